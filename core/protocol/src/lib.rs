@@ -1,0 +1,119 @@
+//! The stream-json protocol dcl speaks: every message and control envelope, both directions.
+//!
+//! No runtime here: plain serde types, a line parser that never panics, and JSON Schema export.
+
+pub mod content;
+pub mod control;
+pub mod messages;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use content::*;
+pub use control::*;
+pub use messages::*;
+
+/// The reference protocol level dcl implements (reported as `claude_code_version`).
+pub const PROTOCOL_LEVEL: &str = "2.1.332";
+/// The Qoder wire protocol version (reported as `protocol_version`).
+pub const QODER_PROTOCOL_VERSION: &str = "1.4.0";
+/// dcl's own version.
+pub const DCL_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// One line of stream-json, in either direction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Message {
+    User(UserMessage),
+    Assistant(AssistantMessage),
+    System(SystemMessage),
+    Result(ResultMessage),
+    StreamEvent(StreamEventMessage),
+    ControlRequest(ControlRequestEnvelope),
+    ControlResponse(ControlResponseEnvelope),
+    ControlCancelRequest(ControlCancelRequest),
+    PromptSuggestion(PromptSuggestionMessage),
+    KeepAlive(Extra),
+}
+
+/// Why a stdin line could not be used. Every variant is reported and the session goes on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LineError {
+    /// Not JSON at all.
+    NotJson(String),
+    /// JSON, but not an object with a string `type`.
+    NoType,
+    /// A `type` dcl does not know; ignored with a warning, as the reference does.
+    UnknownType(String),
+    /// A known `type` with the wrong shape. `request_id` is set when one could be read,
+    /// so the sender gets an `error` control response.
+    BadShape {
+        kind: String,
+        message: String,
+        request_id: Option<String>,
+    },
+}
+
+impl std::fmt::Display for LineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LineError::NotJson(e) => write!(f, "line is not JSON: {e}"),
+            LineError::NoType => write!(f, "line is not a JSON object with a string \"type\""),
+            LineError::UnknownType(t) => write!(f, "unknown message type {t:?}; ignored"),
+            LineError::BadShape { kind, message, .. } => {
+                write!(f, "malformed {kind} message: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LineError {}
+
+const KNOWN_TYPES: &[&str] = &[
+    "user",
+    "assistant",
+    "system",
+    "result",
+    "stream_event",
+    "control_request",
+    "control_response",
+    "control_cancel_request",
+    "prompt_suggestion",
+    "keep_alive",
+];
+
+/// Parses one stdin/stdout line. Never panics; every failure says what was wrong.
+pub fn parse_line(line: &str) -> Result<Message, LineError> {
+    let value: Value = serde_json::from_str(line).map_err(|e| LineError::NotJson(e.to_string()))?;
+    parse_value(value)
+}
+
+/// As [`parse_line`], for an already-decoded value.
+pub fn parse_value(value: Value) -> Result<Message, LineError> {
+    let kind = value
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or(LineError::NoType)?
+        .to_string();
+    if !KNOWN_TYPES.contains(&kind.as_str()) {
+        return Err(LineError::UnknownType(kind));
+    }
+    let request_id = value
+        .get("request_id")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    serde_json::from_value(value).map_err(|e| LineError::BadShape {
+        kind,
+        message: e.to_string(),
+        request_id,
+    })
+}
+
+/// Serializes a message as one line (no trailing newline).
+pub fn to_line(message: &Message) -> String {
+    // Serializing these types cannot fail: every map key is a string.
+    serde_json::to_string(message).unwrap_or_else(|e| {
+        format!(r#"{{"type":"system","subtype":"error","error":"serialization failed: {e}"}}"#)
+    })
+}
