@@ -1,1 +1,6 @@
-//! placeholder
+//! dcl's agent core: the session actor, the agent loop, model clients, built-in tools
+//! and permissions. It owns no tokio runtime: callers spawn it on theirs.
+
+pub mod model;
+pub mod options;
+pub mod tools;

@@ -1,0 +1,88 @@
+//! Session options: JSON in the vocabulary of the CLI flags (`--permission-mode` is
+//! `permissionMode`), validated once here for the CLI and every binding.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Which client dialect to speak; read from the environment by front ends.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    #[default]
+    Claude,
+    Qoder,
+}
+
+/// How output is framed; only `stream-json` sessions speak the control protocol.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutputFormat {
+    Text,
+    Json,
+    #[default]
+    StreamJson,
+}
+
+/// Everything a session is opened with. Unknown keys are rejected so typos surface.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SessionOptions {
+    /// Working directory; relative paths in tools resolve against it. Default: process cwd.
+    pub cwd: Option<PathBuf>,
+    pub model: Option<String>,
+    pub fallback_model: Option<String>,
+    /// `anthropic` (default) or `openai`.
+    pub api_format: Option<String>,
+    pub base_url: Option<String>,
+    pub api_key: Option<String>,
+    /// `None`: default prompt. `Some("")`: Claude dialect means no prompt at all.
+    pub system_prompt: Option<String>,
+    pub append_system_prompt: Option<String>,
+    pub permission_mode: Option<String>,
+    /// `stdio` sends approvals to the host; absent in stream-json mode means the same.
+    pub permission_prompt_tool: Option<String>,
+    #[serde(default)]
+    pub allowed_tools: Vec<String>,
+    #[serde(default)]
+    pub disallowed_tools: Vec<String>,
+    /// Restricts the built-in tool set (`--tools`); `Some([])` means none.
+    pub tools: Option<Vec<String>>,
+    pub max_turns: Option<u32>,
+    pub max_thinking_tokens: Option<u32>,
+    #[serde(default)]
+    pub add_dirs: Vec<PathBuf>,
+    #[serde(default)]
+    pub include_partial_messages: bool,
+    #[serde(default)]
+    pub replay_user_messages: bool,
+    /// Emit the legacy `text` / `tool_start` / `tool_result` / `usage` lines.
+    pub legacy_events: Option<bool>,
+    pub output_format: Option<OutputFormat>,
+    /// `true` for `-p` with text/json output: an "ask" becomes a deny.
+    #[serde(default)]
+    pub non_interactive: bool,
+    pub session_id: Option<String>,
+    pub json_schema: Option<Value>,
+    /// Path of a mock-model script (also `DCL_MOCK_SCRIPT`).
+    pub mock_script: Option<PathBuf>,
+    #[serde(default)]
+    pub dialect: Dialect,
+    /// Environment seen by this session (keys, base URLs) and given to tools' children.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Seconds to wait for a host answer (permission, hook) before denying. Default 300.
+    pub host_timeout_secs: Option<f64>,
+    /// Flags that were accepted for compatibility but have no effect yet; each is
+    /// reported to the host as a warning.
+    #[serde(default)]
+    pub ignored_flags: Vec<String>,
+}
+
+impl SessionOptions {
+    pub fn from_json(json: &str) -> Result<Self, String> {
+        serde_json::from_str(json).map_err(|e| format!("invalid session options: {e}"))
+    }
+}

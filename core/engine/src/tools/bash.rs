@@ -1,0 +1,3 @@
+//! (to be written)
+#[derive(Default)]
+pub struct BashTool;

@@ -1,0 +1,175 @@
+//! Built-in tools. Each tool resolves paths against its session's working directory
+//! (never the process's), so sessions with different cwds can share one process.
+
+pub mod bash;
+pub mod edit;
+pub mod glob;
+pub mod grep;
+pub mod read;
+pub mod write;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use dcl_protocol::ToolResultContent;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::model::{BoxFuture, ToolSpec};
+
+/// What a tool does, for permission decisions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolKind {
+    /// Only reads (Read, Glob, Grep).
+    Read,
+    /// Changes files (Write, Edit, NotebookEdit).
+    Edit,
+    /// Runs commands (Bash).
+    Execute,
+    /// Anything else (network, MCP, …).
+    Other,
+}
+
+/// Per-session state and limits a tool runs with.
+#[derive(Clone)]
+pub struct ToolContext {
+    /// The session's working directory (absolute).
+    pub cwd: PathBuf,
+    /// State that persists between Bash calls (its current directory).
+    pub shell: Arc<ShellState>,
+    /// Environment given to child processes on top of the process's own.
+    pub env: Arc<BTreeMap<String, String>>,
+    /// Fires when the turn is interrupted; tools stop and kill what they started.
+    pub cancel: CancellationToken,
+}
+
+impl ToolContext {
+    pub fn new(cwd: PathBuf) -> Self {
+        ToolContext {
+            shell: Arc::new(ShellState::new(cwd.clone())),
+            cwd,
+            env: Arc::new(BTreeMap::new()),
+            cancel: CancellationToken::new(),
+        }
+    }
+
+    /// A path from tool input made absolute against the session cwd (not normalised).
+    pub fn resolve(&self, path: &str) -> PathBuf {
+        let p = Path::new(path);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.cwd.join(p)
+        }
+    }
+}
+
+/// State the Bash tool keeps between calls.
+#[derive(Debug)]
+pub struct ShellState {
+    cwd: Mutex<PathBuf>,
+}
+
+impl ShellState {
+    pub fn new(cwd: PathBuf) -> Self {
+        ShellState {
+            cwd: Mutex::new(cwd),
+        }
+    }
+
+    pub fn cwd(&self) -> PathBuf {
+        match self.cwd.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    pub fn set_cwd(&self, dir: PathBuf) {
+        match self.cwd.lock() {
+            Ok(mut g) => *g = dir,
+            Err(poisoned) => *poisoned.into_inner() = dir,
+        }
+    }
+}
+
+/// A tool's result: what the model sees, whether it is an error, and the structured
+/// `tool_use_result` shown to SDK hosts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    pub content: ToolResultContent,
+    pub is_error: bool,
+    pub structured: Option<Value>,
+}
+
+impl ToolOutput {
+    pub fn ok(text: impl Into<String>) -> Self {
+        ToolOutput {
+            content: ToolResultContent::Text(text.into()),
+            is_error: false,
+            structured: None,
+        }
+    }
+
+    /// An error result; the model reads the message, hosts see `"Error: <message>"`.
+    pub fn error(message: impl Into<String>) -> Self {
+        let message = message.into();
+        ToolOutput {
+            structured: Some(Value::String(format!("Error: {message}"))),
+            content: ToolResultContent::Text(message),
+            is_error: true,
+        }
+    }
+
+    pub fn with_structured(mut self, structured: Value) -> Self {
+        self.structured = Some(structured);
+        self
+    }
+}
+
+/// A built-in tool.
+pub trait Tool: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn description(&self) -> &'static str;
+    /// JSON Schema of the input (draft 2020-12, `additionalProperties: false`).
+    fn input_schema(&self) -> Value;
+    fn kind(&self) -> ToolKind;
+    /// Files this call would touch, made absolute against `ctx.cwd`; used by permission
+    /// checks (edits outside the allowed directories ask or are denied).
+    fn paths(&self, _input: &Value, _ctx: &ToolContext) -> Vec<PathBuf> {
+        Vec::new()
+    }
+    /// A short human description of this call, for approval prompts.
+    fn describe(&self, _input: &Value) -> Option<String> {
+        None
+    }
+    /// Runs the tool. Invalid input is an error result, never a panic.
+    fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput>;
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: self.name().to_string(),
+            description: self.description().to_string(),
+            input_schema: self.input_schema(),
+        }
+    }
+}
+
+/// The built-in tools, in the order they are offered to the model.
+pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
+    // TOOLS-HELPER: restore the list once every tool implements `Tool`:
+    // Bash, Edit, Glob, Grep, Read, Write.
+    Vec::new()
+}
+
+/// Decodes tool input into its typed form, or an error result naming the problem.
+pub fn parse_input<T: serde::de::DeserializeOwned>(
+    tool: &str,
+    input: Value,
+) -> Result<T, ToolOutput> {
+    serde_json::from_value(input).map_err(|e| {
+        ToolOutput::error(format!(
+            "<tool_use_error>InputValidationError: {tool} failed due to the following issue: {e}</tool_use_error>"
+        ))
+    })
+}
