@@ -1,1 +1,150 @@
-fn main() {}
+//! `dcl`: the stream-json endpoint the agent SDKs drive, and a CLI for people (`-p`).
+
+mod args;
+mod options;
+mod print_mode;
+mod stdio_loop;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::process::ExitCode;
+
+use args::Args;
+use dcl_engine::options::OutputFormat;
+
+const HELP: &str = "dcl — a coding-agent runtime
+
+Usage:
+  dcl -p \"<prompt>\" [--output-format text|json|stream-json] [options]
+  dcl --input-format stream-json --output-format stream-json [options]
+  dcl -v | --version
+
+Options:
+  --model <id>                 model id or alias (sonnet, opus, haiku); mock-model runs offline
+  --permission-mode <mode>     default | acceptEdits | plan | bypassPermissions | dontAsk
+  --allowedTools <rules>       rules that run without asking, e.g. \"Read,Bash(git log:*)\"
+  --disallowedTools <rules>    rules that are always refused
+  --tools <names>              restrict the built-in tools (\"\" for none)
+  --max-turns <n>              stop after n model calls in one turn
+  --system-prompt <text>       replace the default system prompt (\"\" for none)
+  --append-system-prompt <t>   append to the system prompt
+  --add-dir <dir>              another directory tools may use without asking
+  --include-partial-messages   emit stream_event lines (stream-json)
+  --replay-user-messages       echo each user message with its uuid (stream-json)
+  --no-legacy-events           omit the legacy text/tool_start/tool_result/usage lines
+  --mock-script <file>         play scripted turns on the mock model
+  --base-url <url>             Anthropic-compatible endpoint (else ANTHROPIC_BASE_URL)
+  --cwd <dir>                  working directory of the session
+  --host-timeout <secs>        how long to wait for the host's answers (default 300)
+Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, DCL_MODEL, DCL_LOG
+";
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let args = Args::parse(argv);
+    // Clients probe the version with a short timeout: answer before anything else.
+    if args.has("-v") || args.has("--version") {
+        println!(
+            "{} (dcl {})",
+            dcl_protocol::PROTOCOL_LEVEL,
+            dcl_protocol::DCL_VERSION
+        );
+        return ExitCode::SUCCESS;
+    }
+    if args.has("-h") || args.has("--help") {
+        print!("{HELP}");
+        return ExitCode::SUCCESS;
+    }
+    init_logging();
+    match run(args) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("Error: {message}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("DCL_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .without_time()
+        .try_init();
+}
+
+fn run(args: Args) -> Result<ExitCode, String> {
+    if args.positionals.first().map(String::as_str) == Some("mcp") {
+        return Err("`dcl mcp` is not implemented yet in this build".into());
+    }
+    let env: BTreeMap<String, String> = std::env::vars().collect();
+    consume_qoder_auth_payload(&env);
+    let output = options::output_format(&args)?;
+    let stream_input = match args.value(&["--input-format"]) {
+        None | Some("text") => false,
+        Some("stream-json") => true,
+        Some(other) => {
+            return Err(format!(
+                "--input-format {other:?}: expected text or stream-json"
+            ));
+        }
+    };
+    if stream_input && output != OutputFormat::StreamJson {
+        return Err("--input-format stream-json requires --output-format stream-json".into());
+    }
+    for flag in &options::build(&args, BTreeMap::new(), output, stream_input)?.ignored_flags {
+        eprintln!("warning: {flag}: accepted for compatibility but not supported yet; ignored");
+    }
+    let opts = options::build(&args, env, output, stream_input)?;
+    if args.given("--resume") || args.has("--continue") || args.has("-c") {
+        return Ok(session_resume_unsupported(&opts, output));
+    }
+    if stream_input {
+        stdio_loop::run(opts)
+    } else {
+        print_mode::run(&args, opts, output)
+    }
+}
+
+/// Sessions are not persisted yet: say so as an error result, as the SDKs expect.
+fn session_resume_unsupported(opts: &dcl_engine::SessionOptions, output: OutputFormat) -> ExitCode {
+    let text = "Resuming a session (--resume / --continue) is not supported yet by this dcl build";
+    if output == OutputFormat::Text {
+        eprintln!("Error: {text}");
+    } else {
+        let session_id = opts.session_id.clone().unwrap_or_default();
+        let line = serde_json::json!({
+            "type": "result", "subtype": "error_during_execution", "is_error": true,
+            "duration_ms": 0, "duration_api_ms": 0, "num_turns": 0, "result": text,
+            "errors": [text], "session_id": session_id, "total_cost_usd": 0.0,
+            "usage": {"input_tokens": 0, "output_tokens": 0}, "modelUsage": {},
+            "permission_denials": [], "terminal_reason": "resume_unsupported",
+        });
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    }
+    ExitCode::from(1)
+}
+
+/// The Qoder SDKs hand credentials over in a one-time file: read it, delete it.
+/// dcl authenticates with its own provider keys, so the token is not needed further.
+fn consume_qoder_auth_payload(env: &BTreeMap<String, String>) {
+    let Some(path) = env.get("QODER_SDK_AUTH_PAYLOAD_FILE") else {
+        return;
+    };
+    match std::fs::read_to_string(path) {
+        Ok(text) => {
+            if serde_json::from_str::<serde_json::Value>(&text).is_err() {
+                tracing::warn!("the Qoder auth payload file is not JSON; ignored");
+            }
+        }
+        Err(e) => tracing::warn!("cannot read the Qoder auth payload file: {e}"),
+    }
+    if let Err(e) = std::fs::remove_file(path) {
+        tracing::debug!("cannot delete the Qoder auth payload file: {e}");
+    }
+}

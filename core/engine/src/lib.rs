@@ -4,3 +4,9 @@
 pub mod model;
 pub mod options;
 pub mod tools;
+pub mod permissions;
+pub mod prompt;
+pub mod session;
+
+pub use options::SessionOptions;
+pub use session::{Session, SessionClosed};

@@ -1,10 +1,25 @@
 //! The stream-json protocol dcl speaks: every message and control envelope, both directions.
 //!
 //! No runtime here: plain serde types, a line parser that never panics, and JSON Schema export.
+//!
+//! * [`Message`]: one line, either direction (including the legacy `text`, `tool_start`,
+//!   `tool_result` and `usage` lines);
+//! * [`control`]: control envelopes, host -> dcl requests ([`HostRequest`]), dcl -> host
+//!   requests ([`DclRequest`]) and the host's answers;
+//! * [`responses`]: the payloads of dcl's answers;
+//! * [`system`]: typed `system` subtypes, convertible to and from [`SystemMessage`];
+//! * [`schema`]: the JSON Schema document (`export-schema` bin).
+//!
+//! Round trips are exact: unknown fields land in `extra`, an explicit `null` stays `null`,
+//! an absent field stays absent (see [`serde_helpers`]).
 
 pub mod content;
 pub mod control;
 pub mod messages;
+pub mod responses;
+pub mod schema;
+pub mod serde_helpers;
+pub mod system;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -13,6 +28,15 @@ use serde_json::Value;
 pub use content::*;
 pub use control::*;
 pub use messages::*;
+pub use responses::*;
+pub use system::{
+    BackgroundTaskInfo, CompactMetadata, InitMcpServer, SystemApiRetry,
+    SystemBackgroundTasksChanged, SystemCompactBoundary, SystemConvertError, SystemEvent,
+    SystemHookProgress, SystemHookResponse, SystemHookStarted, SystemInformational, SystemInit,
+    SystemPermissionDenied, SystemPlanModeChanged, SystemSessionStateChanged, SystemStatus,
+    SystemSubtype, SystemTaskNotification, SystemTaskProgress, SystemTaskStarted,
+    SystemTaskUpdated, SystemThinkingTokens, TaskUsage,
+};
 
 /// The reference protocol level dcl implements (reported as `claude_code_version`).
 pub const PROTOCOL_LEVEL: &str = "2.1.332";
@@ -35,6 +59,54 @@ pub enum Message {
     ControlCancelRequest(ControlCancelRequest),
     PromptSuggestion(PromptSuggestionMessage),
     KeepAlive(Extra),
+    /// Legacy line: a finished text block.
+    Text(LegacyTextMessage),
+    /// Legacy line: a tool call started.
+    ToolStart(LegacyToolStartMessage),
+    /// Legacy line: a tool call finished.
+    ToolResult(LegacyToolResultMessage),
+    /// Legacy line: usage and cost so far.
+    Usage(LegacyUsageMessage),
+}
+
+impl Message {
+    /// The wire `type` of this line.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Message::User(_) => "user",
+            Message::Assistant(_) => "assistant",
+            Message::System(_) => "system",
+            Message::Result(_) => "result",
+            Message::StreamEvent(_) => "stream_event",
+            Message::ControlRequest(_) => "control_request",
+            Message::ControlResponse(_) => "control_response",
+            Message::ControlCancelRequest(_) => "control_cancel_request",
+            Message::PromptSuggestion(_) => "prompt_suggestion",
+            Message::KeepAlive(_) => "keep_alive",
+            Message::Text(_) => "text",
+            Message::ToolStart(_) => "tool_start",
+            Message::ToolResult(_) => "tool_result",
+            Message::Usage(_) => "usage",
+        }
+    }
+
+    /// True for the legacy event lines (`--no-legacy-events` drops them).
+    pub fn is_legacy(&self) -> bool {
+        matches!(
+            self,
+            Message::Text(_) | Message::ToolStart(_) | Message::ToolResult(_) | Message::Usage(_)
+        )
+    }
+
+    /// A `control_response` line.
+    pub fn control_response(response: ControlResponse) -> Self {
+        Message::ControlResponse(ControlResponseEnvelope::new(response))
+    }
+
+    /// A `control_request` line.
+    pub fn control_request(request_id: impl Into<String>, request: Value) -> Self {
+        Message::ControlRequest(ControlRequestEnvelope::new(request_id, request))
+    }
 }
 
 /// Why a stdin line could not be used. Every variant is reported and the session goes on.
@@ -81,6 +153,10 @@ const KNOWN_TYPES: &[&str] = &[
     "control_cancel_request",
     "prompt_suggestion",
     "keep_alive",
+    "text",
+    "tool_start",
+    "tool_result",
+    "usage",
 ];
 
 /// Parses one stdin/stdout line. Never panics; every failure says what was wrong.

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::content::{ContentBlock, Extra, MessageContent, Usage};
+use crate::serde_helpers::{compact_f64, double_option, present_value};
 
 /// `message` of a `user` line: a role and string-or-blocks content.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -26,8 +27,15 @@ pub struct UserMessage {
     pub message: UserPayload,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uuid: Option<String>,
-    #[serde(default)]
-    pub parent_tool_use_id: Option<String>,
+    /// Tri-state: `None` = absent, `Some(None)` = explicit `null` (what dcl emits on main-thread
+    /// lines), `Some(Some(id))` = a subagent line. Use the constructors or
+    /// [`parent_tool_use_id_null`] to get the `null` form.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub parent_tool_use_id: Option<Option<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -70,8 +78,15 @@ fn assistant_role() -> String {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AssistantMessage {
     pub message: AssistantPayload,
-    #[serde(default)]
-    pub parent_tool_use_id: Option<String>,
+    /// Tri-state: `None` = absent, `Some(None)` = explicit `null` (what dcl emits on main-thread
+    /// lines), `Some(Some(id))` = a subagent line. Use the constructors or
+    /// [`parent_tool_use_id_null`] to get the `null` form.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub parent_tool_use_id: Option<Option<String>>,
     pub session_id: String,
     pub uuid: String,
     /// Set on synthetic assistant lines that report an API failure.
@@ -105,7 +120,7 @@ pub struct ModelUsage {
     pub cache_creation_input_tokens: u64,
     #[serde(default)]
     pub web_search_requests: u64,
-    #[serde(default, rename = "costUSD")]
+    #[serde(default, rename = "costUSD", serialize_with = "compact_f64")]
     pub cost_usd: f64,
     #[serde(default)]
     pub context_window: u64,
@@ -128,7 +143,7 @@ pub struct ResultMessage {
     #[serde(default)]
     pub stop_reason: Option<String>,
     pub session_id: String,
-    #[serde(default)]
+    #[serde(default, serialize_with = "compact_f64")]
     pub total_cost_usd: f64,
     #[serde(default)]
     pub usage: Usage,
@@ -142,7 +157,12 @@ pub struct ResultMessage {
     pub errors: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_output: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `None` = absent; `Some(Value::Null)` = an explicit `null` (kept on a round trip).
+    #[serde(
+        default,
+        deserialize_with = "present_value",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub api_error_status: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uuid: Option<String>,
@@ -156,8 +176,15 @@ pub struct StreamEventMessage {
     pub event: Value,
     pub session_id: String,
     pub uuid: String,
-    #[serde(default)]
-    pub parent_tool_use_id: Option<String>,
+    /// Tri-state: `None` = absent, `Some(None)` = explicit `null` (what dcl emits on main-thread
+    /// lines), `Some(Some(id))` = a subagent line. Use the constructors or
+    /// [`parent_tool_use_id_null`] to get the `null` form.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub parent_tool_use_id: Option<Option<String>>,
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -179,6 +206,203 @@ pub struct SystemMessage {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PromptSuggestionMessage {
     pub suggestion: String,
+    pub session_id: String,
+    pub uuid: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The value of `parent_tool_use_id` on a main-thread line dcl writes: an explicit `null`.
+pub const fn parent_tool_use_id_null() -> Option<Option<String>> {
+    Some(None)
+}
+
+/// Reads a tri-state `parent_tool_use_id` as a plain option (absent and `null` are both `None`).
+fn flatten_parent(parent: &Option<Option<String>>) -> Option<&str> {
+    parent.as_ref().and_then(|p| p.as_deref())
+}
+
+impl UserPayload {
+    /// `{"role":"user","content":…}`.
+    pub fn new(content: MessageContent) -> Self {
+        UserPayload {
+            role: user_role(),
+            content,
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl UserMessage {
+    /// A user line with `parent_tool_use_id: null` and nothing else set.
+    pub fn new(content: MessageContent) -> Self {
+        UserMessage {
+            message: UserPayload::new(content),
+            uuid: None,
+            parent_tool_use_id: parent_tool_use_id_null(),
+            session_id: None,
+            timestamp: None,
+            tool_use_result: None,
+            is_replay: None,
+            extra: Extra::new(),
+        }
+    }
+
+    /// The parent tool use, if any (absent and `null` both read as `None`).
+    pub fn parent_tool_use_id(&self) -> Option<&str> {
+        flatten_parent(&self.parent_tool_use_id)
+    }
+
+    /// Qoder `priority`: `now`, `next` (the default) or `later`.
+    pub fn priority(&self) -> Option<&str> {
+        self.extra.get("priority").and_then(Value::as_str)
+    }
+
+    /// Qoder/Claude `shouldQuery`: `false` appends the message without starting a turn.
+    pub fn should_query(&self) -> Option<bool> {
+        self.extra.get("shouldQuery").and_then(Value::as_bool)
+    }
+
+    /// `origin` (`{"kind": …}`), echoed on the turn's result when present.
+    pub fn origin(&self) -> Option<&Value> {
+        self.extra.get("origin")
+    }
+}
+
+impl AssistantPayload {
+    /// `{"id":…,"type":"message","role":"assistant","model":…,"content":…}` with
+    /// `stop_reason`/`stop_sequence` `null` and no usage.
+    pub fn new(id: impl Into<String>, model: impl Into<String>, content: Vec<ContentBlock>) -> Self {
+        AssistantPayload {
+            id: id.into(),
+            kind: message_type(),
+            role: assistant_role(),
+            model: model.into(),
+            content,
+            stop_reason: None,
+            stop_sequence: None,
+            usage: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl AssistantMessage {
+    /// An assistant line with `parent_tool_use_id: null`.
+    pub fn new(
+        message: AssistantPayload,
+        session_id: impl Into<String>,
+        uuid: impl Into<String>,
+    ) -> Self {
+        AssistantMessage {
+            message,
+            parent_tool_use_id: parent_tool_use_id_null(),
+            session_id: session_id.into(),
+            uuid: uuid.into(),
+            error: None,
+            extra: Extra::new(),
+        }
+    }
+
+    /// The parent tool use, if any (absent and `null` both read as `None`).
+    pub fn parent_tool_use_id(&self) -> Option<&str> {
+        flatten_parent(&self.parent_tool_use_id)
+    }
+}
+
+impl StreamEventMessage {
+    /// A `stream_event` line with `parent_tool_use_id: null`.
+    pub fn new(event: Value, session_id: impl Into<String>, uuid: impl Into<String>) -> Self {
+        StreamEventMessage {
+            event,
+            session_id: session_id.into(),
+            uuid: uuid.into(),
+            parent_tool_use_id: parent_tool_use_id_null(),
+            extra: Extra::new(),
+        }
+    }
+
+    /// The parent tool use, if any (absent and `null` both read as `None`).
+    pub fn parent_tool_use_id(&self) -> Option<&str> {
+        flatten_parent(&self.parent_tool_use_id)
+    }
+}
+
+impl ResultMessage {
+    /// `modelUsage` decoded per model; entries that do not decode are skipped.
+    pub fn model_usage_typed(&self) -> Vec<(String, ModelUsage)> {
+        self.model_usage
+            .iter()
+            .filter_map(|(k, v)| {
+                serde_json::from_value::<ModelUsage>(v.clone())
+                    .ok()
+                    .map(|u| (k.clone(), u))
+            })
+            .collect()
+    }
+
+    /// Qoder `total_credits` (session total), when present.
+    pub fn total_credits(&self) -> Option<f64> {
+        self.extra.get("total_credits").and_then(Value::as_f64)
+    }
+}
+
+impl SystemMessage {
+    /// A system line with no fields besides `subtype`.
+    pub fn new(subtype: impl Into<String>) -> Self {
+        SystemMessage {
+            subtype: subtype.into(),
+            session_id: None,
+            uuid: None,
+            fields: Extra::new(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Legacy event lines (the seed keeps them for old scripts; `--no-legacy-events` turns them off).
+// ---------------------------------------------------------------------------
+
+/// Legacy `{"type":"text","text":…}`: one finished text block of the assistant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LegacyTextMessage {
+    pub text: String,
+    pub session_id: String,
+    pub uuid: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Legacy `{"type":"tool_start",…}`: the model called a tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LegacyToolStartMessage {
+    pub tool_use_id: String,
+    pub name: String,
+    pub input: Value,
+    pub session_id: String,
+    pub uuid: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Legacy `{"type":"tool_result",…}`: a tool finished; `content` is its text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LegacyToolResultMessage {
+    pub tool_use_id: String,
+    pub content: String,
+    pub is_error: bool,
+    pub session_id: String,
+    pub uuid: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Legacy `{"type":"usage",…}`: token usage of the turn and the session's cost so far.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LegacyUsageMessage {
+    pub usage: Usage,
+    #[serde(serialize_with = "compact_f64")]
+    pub total_cost_usd: f64,
     pub session_id: String,
     pub uuid: String,
     #[serde(flatten)]

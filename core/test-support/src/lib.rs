@@ -1,1 +1,10 @@
-//! placeholder
+//! Test fixtures for dcl: a scripted fake Anthropic Messages server on 127.0.0.1
+//! ([`anthropic`]) and builders for its SSE bodies ([`sse`]).
+//!
+//! This crate depends on no dcl crate, so any crate's tests can use it without a cycle.
+
+pub mod anthropic;
+pub mod sse;
+
+pub use anthropic::{FakeAnthropicServer, FakeResponse, RecordedRequest, check_request};
+pub use sse::{SseMessage, sse_error, sse_event, sse_text, sse_thinking, sse_tool_use};

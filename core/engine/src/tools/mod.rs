@@ -6,6 +6,7 @@ pub mod edit;
 pub mod glob;
 pub mod grep;
 pub mod read;
+mod support;
 pub mod write;
 
 use std::collections::BTreeMap;

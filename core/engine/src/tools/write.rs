@@ -1,2 +1,219 @@
-//! (to be written)
+//! Write: creates or overwrites a file atomically, creating parent directories.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::support::{
+    atomic_write, create_parent_dirs, display_path, file_name_of, input_path, input_str, object_schema,
+    resolve_path, run_blocking, structured_patch,
+};
+use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
+use crate::model::BoxFuture;
+
+const DESCRIPTION: &str = "Writes a file to the local filesystem, creating it (and any missing \
+parent directories) or overwriting it completely. `file_path` should be absolute; a relative \
+path is resolved against the session's working directory. The write is atomic, and an \
+overwritten file keeps its permissions. Prefer Edit for changing part of an existing file: it \
+sends only the difference. Do not create documentation or README files unless asked to.";
+
 pub struct WriteTool;
+
+#[derive(Debug, Deserialize)]
+struct WriteInput {
+    file_path: String,
+    content: String,
+}
+
+impl Tool for WriteTool {
+    fn name(&self) -> &'static str {
+        "Write"
+    }
+
+    fn description(&self) -> &'static str {
+        DESCRIPTION
+    }
+
+    fn input_schema(&self) -> Value {
+        object_schema(
+            json!({
+                "file_path": {
+                    "description": "The absolute path to the file to write (must be absolute, not relative)",
+                    "type": "string"
+                },
+                "content": {
+                    "description": "The content to write to the file",
+                    "type": "string"
+                }
+            }),
+            &["file_path", "content"],
+        )
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Edit
+    }
+
+    fn paths(&self, input: &Value, ctx: &ToolContext) -> Vec<PathBuf> {
+        input_path(input, "file_path", ctx).into_iter().collect()
+    }
+
+    /// The reference describes a Write by the file's basename.
+    fn describe(&self, input: &Value) -> Option<String> {
+        input_str(input, "file_path").map(file_name_of)
+    }
+
+    fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            let input: WriteInput = match parse_input(self.name(), input) {
+                Ok(input) => input,
+                Err(e) => return e,
+            };
+            let path = resolve_path(ctx, &input.file_path);
+            run_blocking(move || write_file(&path, input.content)).await
+        })
+    }
+}
+
+fn write_file(path: &Path, content: String) -> ToolOutput {
+    let original = match read_existing(path) {
+        Ok(original) => original,
+        Err(message) => return ToolOutput::error(message),
+    };
+    if let Err(message) = create_parent_dirs(path) {
+        return ToolOutput::error(message);
+    }
+    if let Err(e) = atomic_write(path, content.as_bytes()) {
+        return ToolOutput::error(format!("Cannot write {}: {e}", path.display()));
+    }
+
+    let shown = display_path(path);
+    let (text, kind, patch) = match &original {
+        None => (
+            format!(
+                "File created successfully at: {shown} (file state is current in your context \u{2014} no need to Read it back)"
+            ),
+            "create",
+            json!([]),
+        ),
+        Some(old) => (
+            format!("The file {shown} has been updated successfully."),
+            "update",
+            structured_patch(old, &content),
+        ),
+    };
+    ToolOutput::ok(text).with_structured(json!({
+        "type": kind,
+        "filePath": shown,
+        "content": content,
+        "structuredPatch": patch,
+        "originalFile": original,
+        "userModified": false,
+    }))
+}
+
+/// The current text of the file, `None` if it does not exist yet; an error message when
+/// the path cannot be written as a file.
+fn read_existing(path: &Path) -> Result<Option<String>, String> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) if path.is_dir() => Err(format!(
+            "{} is a directory; Write needs a file path ({e}).",
+            path.display()
+        )),
+        Err(e) => Err(format!("Cannot read {}: {e}", path.display())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::os::unix::fs::PermissionsExt;
+
+    async fn write(dir: &Path, input: Value) -> ToolOutput {
+        let ctx = ToolContext::new(dir.to_path_buf());
+        WriteTool.call(input, &ctx).await
+    }
+
+    #[tokio::test]
+    async fn creates_file_and_parents_with_reference_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = write(dir.path(), json!({"file_path": "a/b/hello.txt", "content": "hello\n"})).await;
+        let path = dir.path().join("a/b/hello.txt");
+        assert!(!out.is_error);
+        assert_eq!(fs::read_to_string(&path).unwrap(), "hello\n");
+        let shown = display_path(&path);
+        assert_eq!(
+            out.content.to_text(),
+            format!("File created successfully at: {shown} (file state is current in your context — no need to Read it back)")
+        );
+        assert_eq!(
+            out.structured,
+            Some(json!({"type": "create", "filePath": shown, "content": "hello\n",
+                        "structuredPatch": [], "originalFile": null, "userModified": false}))
+        );
+    }
+
+    #[tokio::test]
+    async fn overwrite_reports_update_with_patch() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        fs::write(&path, "a\nb\nc\n").unwrap();
+        let out = write(dir.path(), json!({"file_path": path, "content": "a\nX\nc\n"})).await;
+        assert_eq!(
+            out.content.to_text(),
+            format!("The file {} has been updated successfully.", display_path(&path))
+        );
+        let s = out.structured.unwrap();
+        assert_eq!(s["type"], "update");
+        assert_eq!(s["originalFile"], "a\nb\nc\n");
+        assert_eq!(s["structuredPatch"][0]["lines"], json!([" a", "-b", "+X", " c"]));
+        assert_eq!(fs::read_to_string(&path).unwrap(), "a\nX\nc\n");
+    }
+
+    #[tokio::test]
+    async fn overwrite_keeps_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.sh");
+        fs::write(&path, "#!/bin/sh\n").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        let out = write(dir.path(), json!({"file_path": "run.sh", "content": "#!/bin/sh\necho\n"})).await;
+        assert!(!out.is_error);
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o755);
+    }
+
+    #[tokio::test]
+    async fn writing_to_a_directory_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("d")).unwrap();
+        let out = write(dir.path(), json!({"file_path": "d", "content": "x"})).await;
+        assert!(out.is_error);
+        assert!(out.content.to_text().contains("is a directory"));
+    }
+
+    #[tokio::test]
+    async fn missing_content_is_an_input_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = write(dir.path(), json!({"file_path": "x"})).await;
+        assert!(out.is_error);
+        assert!(out.content.to_text().contains("InputValidationError"));
+        assert!(!dir.path().join("x").exists());
+    }
+
+    #[test]
+    fn schema_and_metadata() {
+        let schema = WriteTool.input_schema();
+        assert_eq!(schema["required"], json!(["file_path", "content"]));
+        assert_eq!(schema["additionalProperties"], false);
+        assert_eq!(WriteTool.kind(), ToolKind::Edit);
+        assert_eq!(
+            WriteTool.describe(&json!({"file_path": "/x/y/hello.txt"})),
+            Some("hello.txt".to_string())
+        );
+    }
+}

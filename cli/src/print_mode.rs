@@ -1,0 +1,98 @@
+//! `dcl -p "<prompt>"`: one turn for people and scripts, with text, json or stream-json output.
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+use dcl_engine::SessionOptions;
+use dcl_engine::options::OutputFormat;
+use dcl_protocol::{Extra, Message, MessageContent, UserMessage, UserPayload};
+
+use crate::args::Args;
+
+pub fn run(args: &Args, opts: SessionOptions, output: OutputFormat) -> Result<ExitCode, String> {
+    let prompt = if args.positionals.is_empty() {
+        if !args.has("-p") && !args.has("--print") {
+            return Err(
+                "no prompt: use `dcl -p \"<prompt>\"` or `--input-format stream-json` (interactive mode is not supported)".into(),
+            );
+        }
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("cannot read the prompt from stdin: {e}"))?;
+        text
+    } else {
+        args.positionals.join(" ")
+    };
+    if prompt.trim().is_empty() {
+        return Err("the prompt is empty".into());
+    }
+    let rt = dcl_bridge::runtime().map_err(|e| e.to_string())?;
+    let bridge = dcl_bridge::open_with(opts).map_err(|e| e.to_string())?;
+    bridge
+        .send_message(Message::User(UserMessage {
+            message: UserPayload {
+                role: "user".into(),
+                content: MessageContent::Text(prompt),
+                extra: Extra::new(),
+            },
+            uuid: None,
+            parent_tool_use_id: None,
+            session_id: None,
+            timestamp: None,
+            tool_use_result: None,
+            is_replay: None,
+            extra: Extra::new(),
+        }))
+        .map_err(|e| e.to_string())?;
+    bridge.end_input();
+    let stdout = std::io::stdout();
+    let mut last = None;
+    rt.block_on(async {
+        while let Some(m) = bridge.recv_message().await {
+            if output == OutputFormat::StreamJson && !is_legacy_or_control(&m) {
+                let mut out = stdout.lock();
+                let _ = writeln!(out, "{}", dcl_protocol::to_line(&m));
+                let _ = out.flush();
+            }
+            if let Message::Result(r) = m {
+                last = Some(r);
+            }
+        }
+    });
+    let Some(result) = last else {
+        return Err("the session ended without a result".into());
+    };
+    match output {
+        OutputFormat::Text => {
+            let text = result.result.clone().unwrap_or_else(|| {
+                result
+                    .errors
+                    .clone()
+                    .unwrap_or_default()
+                    .join("; ")
+            });
+            let mut out = stdout.lock();
+            let _ = writeln!(out, "{text}");
+        }
+        OutputFormat::Json => {
+            let line = dcl_protocol::to_line(&Message::Result(result.clone()));
+            let mut out = stdout.lock();
+            let _ = writeln!(out, "{line}");
+        }
+        OutputFormat::StreamJson => {}
+    }
+    Ok(if result.is_error {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `-p` stream-json prints the conversation only: no control traffic.
+fn is_legacy_or_control(m: &Message) -> bool {
+    matches!(
+        m,
+        Message::ControlRequest(_) | Message::ControlResponse(_) | Message::ControlCancelRequest(_)
+    )
+}

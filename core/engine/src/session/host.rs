@@ -1,0 +1,122 @@
+//! Requests dcl sends to its host (approvals, hooks, host MCP calls) and the matching of
+//! their answers. A pending request is a oneshot keyed by `request_id`, raced against the
+//! turn's cancellation and a timeout, so a host that never answers cannot hang a turn.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use dcl_protocol::{ControlCancelRequest, ControlRequestEnvelope, ControlResponse, Extra, Message};
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use super::emit::Emitter;
+
+/// Why a host request produced no usable answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostError {
+    /// The host answered with an `error` response.
+    Refused(String),
+    /// No answer within the timeout.
+    Timeout(Duration),
+    /// The turn was interrupted while waiting.
+    Cancelled,
+    /// Input is closed: no answer can come any more.
+    InputClosed,
+}
+
+impl std::fmt::Display for HostError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HostError::Refused(e) => write!(f, "{e}"),
+            HostError::Timeout(d) => write!(f, "the host did not answer within {}s", d.as_secs()),
+            HostError::Cancelled => write!(f, "the request was cancelled"),
+            HostError::InputClosed => write!(f, "the host's input is closed; nobody can answer"),
+        }
+    }
+}
+
+pub struct HostChannel {
+    pending: Mutex<HashMap<String, oneshot::Sender<ControlResponse>>>,
+    input_closed: AtomicBool,
+    closed_signal: CancellationToken,
+    timeout: Duration,
+}
+
+impl HostChannel {
+    pub fn new(timeout: Duration) -> Self {
+        HostChannel {
+            pending: Mutex::new(HashMap::new()),
+            input_closed: AtomicBool::new(false),
+            closed_signal: CancellationToken::new(),
+            timeout,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<ControlResponse>>> {
+        match self.pending.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    pub fn input_closed(&self) -> bool {
+        self.input_closed.load(Ordering::SeqCst)
+    }
+
+    /// Called on stdin EOF: every waiting request fails at once, and so will new ones.
+    pub fn close_input(&self) {
+        self.input_closed.store(true, Ordering::SeqCst);
+        self.closed_signal.cancel();
+        self.lock().clear();
+    }
+
+    /// Routes a host's `control_response`; false when no request with that id is pending.
+    pub fn resolve(&self, response: ControlResponse) -> bool {
+        let sender = self.lock().remove(response.request_id());
+        match sender {
+            Some(tx) => tx.send(response).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Sends `request` to the host and waits for the answer's payload.
+    pub async fn request(
+        &self,
+        emitter: &Emitter,
+        request: Value,
+        cancel: &CancellationToken,
+    ) -> Result<Value, HostError> {
+        if self.input_closed() {
+            return Err(HostError::InputClosed);
+        }
+        let request_id = uuid::Uuid::new_v4().to_string();
+        let (tx, rx) = oneshot::channel();
+        self.lock().insert(request_id.clone(), tx);
+        emitter.emit(Message::ControlRequest(ControlRequestEnvelope {
+            request_id: request_id.clone(),
+            request,
+            extra: Extra::new(),
+        }));
+        let outcome = tokio::select! {
+            answer = rx => match answer {
+                Ok(ControlResponse::Success { response, .. }) => Ok(response.unwrap_or(Value::Object(Default::default()))),
+                Ok(ControlResponse::Error { error, .. }) => Err(HostError::Refused(error)),
+                Err(_) => Err(HostError::InputClosed),
+            },
+            _ = cancel.cancelled() => Err(HostError::Cancelled),
+            _ = self.closed_signal.cancelled() => Err(HostError::InputClosed),
+            _ = tokio::time::sleep(self.timeout) => Err(HostError::Timeout(self.timeout)),
+        };
+        if outcome.is_err() && self.lock().remove(&request_id).is_some() {
+            // Tell the host it may drop the request (it was never answered).
+            emitter.emit(Message::ControlCancelRequest(ControlCancelRequest {
+                request_id,
+                extra: Extra::new(),
+            }));
+        }
+        outcome
+    }
+}

@@ -1,0 +1,414 @@
+//! The session actor: one per conversation. It reads host messages, queues prompts, runs
+//! one turn at a time on its own task (so control requests are served during a turn),
+//! and emits every outbound line through its [`Emitter`].
+
+mod client;
+mod control;
+pub mod emit;
+pub mod host;
+pub mod models;
+mod state;
+mod turn;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use dcl_protocol::{ControlResponse, Message, MessageContent, UserMessage};
+use tokio::runtime::Handle;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::model::ApiMessage;
+use crate::options::{Dialect, OutputFormat, SessionOptions};
+use crate::permissions::PermissionMode;
+use crate::tools::{ShellState, Tool};
+pub use emit::{Emitter, Outbound};
+use host::HostChannel;
+use state::{LiveSettings, Totals};
+
+/// What the front end feeds the actor.
+enum Input {
+    Message(Box<Message>),
+    Interrupt,
+    /// A host line that could not be decoded but named a `request_id`: answer `error`.
+    Reject { request_id: String, error: String },
+    EndInput,
+    Close,
+}
+
+/// A prompt waiting for its turn.
+#[derive(Debug, Clone)]
+pub(crate) struct QueuedPrompt {
+    pub uuid: String,
+    pub message: UserMessage,
+}
+
+/// A session, as every front end (CLI, Python, Node, Java) holds it.
+pub struct Session {
+    input: mpsc::UnboundedSender<Input>,
+    output: tokio::sync::Mutex<mpsc::UnboundedReceiver<Outbound>>,
+    ended: AtomicBool,
+    session_id: String,
+}
+
+/// The session is gone; nothing more can be sent.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("the session is closed")]
+pub struct SessionClosed;
+
+impl Session {
+    /// Validates the options and starts the session actor on `handle`.
+    pub fn spawn(handle: &Handle, options: SessionOptions) -> Result<Session, String> {
+        let shared = Shared::new(options)?;
+        let session_id = shared.emitter.session_id().to_string();
+        let (in_tx, in_rx) = mpsc::unbounded_channel();
+        let (out_tx, out_rx) = mpsc::unbounded_channel();
+        let emitter = Emitter::new(out_tx, session_id.clone());
+        let shared = Arc::new(Shared { emitter, ..shared });
+        let actor = Actor {
+            shared,
+            rx: in_rx,
+            queue: VecDeque::new(),
+            current: None,
+            input_closed: false,
+            initialized: false,
+        };
+        handle.spawn(actor.run());
+        Ok(Session {
+            input: in_tx,
+            output: tokio::sync::Mutex::new(out_rx),
+            ended: AtomicBool::new(false),
+            session_id,
+        })
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// Hands one host message (user message, control request or response) to the session.
+    pub fn send(&self, message: Message) -> Result<(), SessionClosed> {
+        self.input
+            .send(Input::Message(Box::new(message)))
+            .map_err(|_| SessionClosed)
+    }
+
+    /// The next outbound message; `None` once the session has ended.
+    pub async fn recv(&self) -> Option<Message> {
+        if self.ended.load(Ordering::SeqCst) {
+            return None;
+        }
+        let mut rx = self.output.lock().await;
+        match rx.recv().await {
+            Some(Outbound::Line(m)) => Some(*m),
+            Some(Outbound::End) | None => {
+                self.ended.store(true, Ordering::SeqCst);
+                None
+            }
+        }
+    }
+
+    /// Answers a host request that could not be decoded with an `error` control response.
+    pub fn reject(&self, request_id: String, error: String) -> Result<(), SessionClosed> {
+        self.input
+            .send(Input::Reject { request_id, error })
+            .map_err(|_| SessionClosed)
+    }
+
+    /// Interrupts the running turn (as an `interrupt` control request would, unanswered).
+    pub fn interrupt(&self) {
+        let _ = self.input.send(Input::Interrupt);
+    }
+
+    /// No more input will come: finish the running and queued turns, then end.
+    pub fn end_input(&self) {
+        let _ = self.input.send(Input::EndInput);
+    }
+
+    /// Stops at once: the running turn is cancelled (its tools killed) and the session ends.
+    pub fn close(&self) {
+        let _ = self.input.send(Input::Close);
+    }
+}
+
+/// State shared by the actor and its turn tasks.
+pub(crate) struct Shared {
+    pub opts: SessionOptions,
+    pub cwd: PathBuf,
+    pub emitter: Emitter,
+    pub host: HostChannel,
+    pub live: Mutex<LiveSettings>,
+    pub totals: Mutex<Totals>,
+    pub tools: Vec<Arc<dyn Tool>>,
+    pub shell: Arc<ShellState>,
+    pub env: Arc<BTreeMap<String, String>>,
+    pub history: tokio::sync::Mutex<Vec<ApiMessage>>,
+    pub clients: client::Clients,
+    /// Rules added by the host during the session (`updatedPermissions`).
+    pub session_allow: Mutex<Vec<String>>,
+}
+
+impl Shared {
+    fn new(opts: SessionOptions) -> Result<Shared, String> {
+        let cwd = match &opts.cwd {
+            Some(c) if c.is_absolute() => c.clone(),
+            Some(c) => std::env::current_dir()
+                .map_err(|e| format!("cannot read the current directory: {e}"))?
+                .join(c),
+            None => std::env::current_dir()
+                .map_err(|e| format!("cannot read the current directory: {e}"))?,
+        };
+        if !cwd.is_dir() {
+            return Err(format!("working directory {} does not exist", cwd.display()));
+        }
+        let permission_mode = match &opts.permission_mode {
+            Some(m) => PermissionMode::parse(m)?,
+            None => PermissionMode::Default,
+        };
+        let env = Arc::new(opts.env.clone());
+        let model_name = opts
+            .model
+            .clone()
+            .or_else(|| env.get("DCL_MODEL").cloned());
+        let clients = client::Clients::new(&opts, &env)?;
+        let model = models::resolve_alias(model_name.as_deref(), clients.default_model());
+        let session_id = match &opts.session_id {
+            Some(id) => uuid::Uuid::parse_str(id)
+                .map_err(|e| format!("--session-id must be a UUID: {e}"))?
+                .to_string(),
+            None => emit::new_uuid(),
+        };
+        let tools = select_tools(&opts)?;
+        let (dummy_tx, _) = mpsc::unbounded_channel();
+        let timeout = Duration::from_secs_f64(opts.host_timeout_secs.unwrap_or(300.0).max(0.001));
+        Ok(Shared {
+            live: Mutex::new(LiveSettings {
+                model,
+                permission_mode,
+                max_thinking_tokens: opts.max_thinking_tokens,
+                pending_model: None,
+                pending_thinking: None,
+                system_prompt: opts.system_prompt.clone(),
+                append_system_prompt: opts.append_system_prompt.clone(),
+            }),
+            totals: Mutex::new(Totals::default()),
+            shell: Arc::new(ShellState::new(cwd.clone())),
+            cwd,
+            emitter: Emitter::new(dummy_tx, session_id),
+            host: HostChannel::new(timeout),
+            tools,
+            env,
+            history: tokio::sync::Mutex::new(Vec::new()),
+            clients,
+            session_allow: Mutex::new(Vec::new()),
+            opts,
+        })
+    }
+
+    pub fn live(&self) -> std::sync::MutexGuard<'_, LiveSettings> {
+        match self.live.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    pub fn totals(&self) -> std::sync::MutexGuard<'_, Totals> {
+        match self.totals.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    pub fn stream_json(&self) -> bool {
+        self.opts.output_format.unwrap_or_default() == OutputFormat::StreamJson
+    }
+
+    pub fn qoder(&self) -> bool {
+        self.opts.dialect == Dialect::Qoder
+    }
+
+    pub fn legacy_events(&self) -> bool {
+        self.stream_json() && self.opts.legacy_events.unwrap_or(true)
+    }
+
+    pub fn tool(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.tools.iter().find(|t| t.name() == name).cloned()
+    }
+}
+
+/// The built-in tools this session offers: `--tools` restricts, whole-tool
+/// `--disallowedTools` rules hide. Unknown names in `--tools` are skipped with a warning.
+fn select_tools(opts: &SessionOptions) -> Result<Vec<Arc<dyn Tool>>, String> {
+    let all = crate::tools::builtin_tools();
+    let deny = crate::permissions::RuleSet::parse(&opts.disallowed_tools);
+    let wanted: Option<Vec<String>> = opts.tools.as_ref().map(|list| {
+        list.iter()
+            .flat_map(|s| s.split(','))
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    });
+    let keep_all = wanted
+        .as_ref()
+        .is_none_or(|w| w.iter().any(|n| n == "default"));
+    if let Some(w) = &wanted {
+        for name in w {
+            if name != "default" && !all.iter().any(|t| t.name() == name) {
+                tracing::warn!("--tools: unknown tool {name:?} skipped");
+            }
+        }
+    }
+    Ok(all
+        .into_iter()
+        .filter(|t| keep_all || wanted.as_ref().is_some_and(|w| w.iter().any(|n| n == t.name())))
+        .filter(|t| !deny.names_whole_tool(t.name()))
+        .collect())
+}
+
+struct RunningTurn {
+    handle: JoinHandle<turn::TurnOutcome>,
+    cancel: CancellationToken,
+}
+
+struct Actor {
+    shared: Arc<Shared>,
+    rx: mpsc::UnboundedReceiver<Input>,
+    queue: VecDeque<QueuedPrompt>,
+    current: Option<RunningTurn>,
+    input_closed: bool,
+    initialized: bool,
+}
+
+impl Actor {
+    async fn run(mut self) {
+        loop {
+            if self.current.is_none() {
+                if let Some(next) = self.queue.pop_front() {
+                    self.start_turn(next);
+                } else if self.input_closed {
+                    break;
+                }
+            }
+            let turn_done = async {
+                match self.current.as_mut() {
+                    Some(t) => Some((&mut t.handle).await),
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                input = self.rx.recv() => match input {
+                    Some(Input::Message(m)) => self.handle_message(*m),
+                    Some(Input::Interrupt) => { self.interrupt(true); }
+                    Some(Input::Reject { request_id, error }) => {
+                        self.respond(ControlResponse::error(request_id, error));
+                    }
+                    Some(Input::EndInput) | None => {
+                        self.input_closed = true;
+                        self.shared.host.close_input();
+                    }
+                    Some(Input::Close) => {
+                        self.interrupt(true);
+                        if let Some(t) = self.current.take() {
+                            // The turn stops promptly once cancelled; wait so its tools are killed.
+                            let _ = tokio::time::timeout(Duration::from_secs(2), t.handle).await;
+                        }
+                        break;
+                    }
+                },
+                done = turn_done => {
+                    self.current = None;
+                    if let Some(Err(e)) = done {
+                        tracing::error!("turn task failed: {e}");
+                    }
+                    self.apply_pending();
+                }
+            }
+        }
+        self.shared.emitter.end();
+    }
+
+    fn start_turn(&mut self, prompt: QueuedPrompt) {
+        let cancel = CancellationToken::new();
+        let handle = tokio::spawn(turn::run_turn(self.shared.clone(), prompt, cancel.clone()));
+        self.current = Some(RunningTurn { handle, cancel });
+    }
+
+    /// Changes asked for during a turn take effect once it has ended.
+    fn apply_pending(&mut self) {
+        let mut live = self.shared.live();
+        if let Some(m) = live.pending_model.take() {
+            live.model = m;
+        }
+        if let Some(t) = live.pending_thinking.take() {
+            live.max_thinking_tokens = t;
+        }
+    }
+
+    fn turn_running(&self) -> bool {
+        self.current.is_some()
+    }
+
+    /// Cancels the running turn and, when `cancel_queued`, every queued prompt (each still
+    /// gets its own result). Returns the uuids still queued.
+    fn interrupt(&mut self, cancel_queued: bool) -> Vec<String> {
+        if let Some(t) = &self.current {
+            t.cancel.cancel();
+        }
+        if cancel_queued {
+            for p in std::mem::take(&mut self.queue) {
+                turn::emit_cancelled_result(&self.shared, &p);
+            }
+        }
+        self.queue.iter().map(|p| p.uuid.clone()).collect()
+    }
+
+    fn handle_message(&mut self, message: Message) {
+        match message {
+            Message::User(user) => self.enqueue(user),
+            Message::ControlRequest(req) => self.handle_control(req),
+            Message::ControlResponse(resp) => {
+                let id = resp.response.request_id().to_string();
+                if !self.shared.host.resolve(resp.response) {
+                    tracing::warn!("control_response for unknown or expired request_id {id:?}; ignored");
+                }
+            }
+            Message::ControlCancelRequest(c) => {
+                tracing::debug!("host cancelled its request {}", c.request_id);
+            }
+            Message::KeepAlive(_) => {}
+            other => {
+                tracing::warn!(
+                    "ignoring a {:?} message from the host: only user messages and control messages are accepted",
+                    other.kind()
+                );
+            }
+        }
+    }
+
+    fn enqueue(&mut self, user: UserMessage) {
+        if let MessageContent::Blocks(b) = &user.message.content {
+            if b.is_empty() {
+                tracing::warn!("user message with empty content ignored");
+                return;
+            }
+        }
+        let uuid = user.uuid.clone().unwrap_or_else(emit::new_uuid);
+        self.queue.push_back(QueuedPrompt {
+            uuid,
+            message: user,
+        });
+    }
+
+    fn respond(&self, response: ControlResponse) {
+        self.shared.emitter.emit(Message::ControlResponse(
+            dcl_protocol::ControlResponseEnvelope {
+                response,
+                extra: Default::default(),
+            },
+        ));
+    }
+}

@@ -1,0 +1,819 @@
+//! One turn of the agent loop: prompt → model → tools → model … → one `result` line.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use dcl_protocol::{
+    AssistantMessage, AssistantPayload, LegacyTextMessage, LegacyToolResultMessage,
+    LegacyToolStartMessage, LegacyUsageMessage, CanUseToolRequest, CanUseToolTag, ContentBlock, Extra,
+    Message, MessageContent, PermissionDecision, PermissionDenial, ResultMessage,
+    StreamEventMessage, ToolResultContent, ToolUseBlock, Usage, UserMessage, UserPayload,
+};
+use futures::StreamExt;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::emit::{new_uuid, now_iso};
+use super::host::HostError;
+use super::models;
+use super::{QueuedPrompt, Shared};
+use crate::model::accumulate::{Accumulator, InvalidToolInput};
+use crate::model::{ApiMessage, Delta, ModelError, ModelRequest, Role, StreamEvent, ThinkingConfig};
+use crate::permissions::{self, Policy, Verdict};
+use crate::tools::{ToolContext, ToolKind, ToolOutput};
+
+/// How a turn ended, for the front end's exit code.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TurnOutcome {
+    pub is_error: bool,
+}
+
+/// Largest tool-result text put on one stdout line; SDKs refuse lines over 1 MiB.
+const MAX_RESULT_CHARS: usize = 200_000;
+
+struct TurnState {
+    started: Instant,
+    api_time: Duration,
+    num_turns: u32,
+    usage: Usage,
+    denials: Vec<PermissionDenial>,
+    last_text: Option<String>,
+    stop_reason: Option<String>,
+    model: String,
+}
+
+enum CallError {
+    Cancelled,
+    Api(ModelError),
+}
+
+/// The assistant message of one model call.
+struct Reply {
+    content: Vec<ContentBlock>,
+    /// Tool uses whose input JSON was invalid.
+    invalid_inputs: Vec<InvalidToolInput>,
+    stop_reason: Option<String>,
+}
+
+pub(crate) async fn run_turn(shared: Arc<Shared>, prompt: QueuedPrompt, cancel: CancellationToken) -> TurnOutcome {
+    let model = shared.live().model.clone();
+    let mut st = TurnState {
+        started: Instant::now(),
+        api_time: Duration::ZERO,
+        num_turns: 0,
+        usage: Usage::default(),
+        denials: Vec::new(),
+        last_text: None,
+        stop_reason: None,
+        model,
+    };
+    emit_init(&shared);
+    if shared.opts.replay_user_messages {
+        let mut echo = prompt.message.clone();
+        echo.uuid = Some(prompt.uuid.clone());
+        echo.session_id = None;
+        echo.timestamp = Some(now_iso());
+        echo.is_replay = Some(true);
+        shared.emitter.emit(Message::User(echo));
+    }
+    let user_blocks = prompt.message.message.content.clone().into_blocks();
+    shared.history.lock().await.push(ApiMessage {
+        role: Role::User,
+        content: user_blocks,
+    });
+
+    loop {
+        if let Some(max) = shared.opts.max_turns {
+            if st.num_turns >= max {
+                return finish(&shared, &mut st, Finish::MaxTurns(max));
+            }
+        }
+        st.num_turns += 1;
+        let request = build_request(&shared, &st.model).await;
+        let reply = match call_model(&shared, request, &cancel, &mut st).await {
+            Ok(r) => r,
+            Err(CallError::Cancelled) => {
+                return finish(&shared, &mut st, Finish::Interrupted("aborted_streaming"));
+            }
+            Err(CallError::Api(e)) => return finish(&shared, &mut st, Finish::ApiError(e)),
+        };
+        st.stop_reason = reply.stop_reason.clone();
+        let text: Vec<&str> = reply.content.iter().filter_map(ContentBlock::as_text).collect();
+        if !text.is_empty() {
+            st.last_text = Some(text.join(""));
+        }
+        let tool_uses: Vec<ToolUseBlock> = reply
+            .content
+            .iter()
+            .filter_map(|b| b.as_tool_use().cloned())
+            .collect();
+        shared.history.lock().await.push(ApiMessage {
+            role: Role::Assistant,
+            content: reply.content.clone(),
+        });
+        if tool_uses.is_empty() {
+            return finish(&shared, &mut st, Finish::Completed);
+        }
+        let mut results = Vec::with_capacity(tool_uses.len());
+        let mut interrupted = false;
+        for tu in &tool_uses {
+            let invalid = reply
+                .invalid_inputs
+                .iter()
+                .find(|i| i.tool_use_id == tu.id)
+                .map(InvalidToolInput::tool_result_text);
+            let block = if interrupted || cancel.is_cancelled() {
+                interrupted = true;
+                ContentBlock::tool_result(
+                    tu.id.clone(),
+                    ToolResultContent::Text("Interrupted by user".into()),
+                    Some(true),
+                )
+            } else {
+                run_tool_call(&shared, tu, invalid, &cancel, &mut st).await
+            };
+            results.push(block);
+        }
+        shared.history.lock().await.push(ApiMessage {
+            role: Role::User,
+            content: results,
+        });
+        if interrupted || cancel.is_cancelled() {
+            return finish(&shared, &mut st, Finish::Interrupted("aborted_tools"));
+        }
+    }
+}
+
+/// The `system/init` line that opens every turn (Qoder also sends one before `initialize`'s answer).
+pub(crate) fn emit_init(shared: &Shared) {
+    let live = shared.live().clone();
+    let mut f = Map::new();
+    f.insert("cwd".into(), json!(shared.cwd.display().to_string()));
+    f.insert(
+        "tools".into(),
+        json!(shared.tools.iter().map(|t| t.name()).collect::<Vec<_>>()),
+    );
+    f.insert("mcp_servers".into(), json!([]));
+    f.insert("model".into(), json!(live.model));
+    f.insert("permissionMode".into(), json!(live.permission_mode.as_str()));
+    f.insert("slash_commands".into(), json!([]));
+    f.insert("apiKeySource".into(), json!(shared.clients.api_key_source()));
+    f.insert("claude_code_version".into(), json!(dcl_protocol::PROTOCOL_LEVEL));
+    f.insert("dcl_version".into(), json!(dcl_protocol::DCL_VERSION));
+    f.insert("output_style".into(), json!("default"));
+    f.insert("agents".into(), json!([]));
+    f.insert("skills".into(), json!([]));
+    f.insert("plugins".into(), json!([]));
+    if shared.qoder() {
+        f.insert("qodercli_version".into(), json!(dcl_protocol::PROTOCOL_LEVEL));
+        f.insert("protocol_version".into(), json!(dcl_protocol::QODER_PROTOCOL_VERSION));
+        f.insert("capabilities".into(), json!(super::control::QODER_CAPABILITIES));
+    }
+    shared.emitter.system("init", f);
+}
+
+async fn build_request(shared: &Shared, model: &str) -> ModelRequest {
+    let live = shared.live().clone();
+    let system = crate::prompt::system_prompt(
+        live.system_prompt.as_deref(),
+        live.append_system_prompt.as_deref(),
+        !shared.qoder(),
+        &shared.cwd,
+    );
+    let history = shared.history.lock().await;
+    ModelRequest {
+        model: model.to_string(),
+        system,
+        messages: merge_consecutive(&history),
+        tools: shared.tools.iter().map(|t| t.spec()).collect(),
+        max_tokens: models::max_output_tokens(model).min(32_000) as u32,
+        thinking: live
+            .max_thinking_tokens
+            .filter(|t| *t >= 1024)
+            .map(|t| ThinkingConfig { budget_tokens: t }),
+    }
+}
+
+/// The API wants alternating roles; an interrupted turn can leave two user messages in a row.
+fn merge_consecutive(history: &[ApiMessage]) -> Vec<ApiMessage> {
+    let mut out: Vec<ApiMessage> = Vec::with_capacity(history.len());
+    for m in history {
+        match out.last_mut() {
+            Some(last) if last.role == m.role => last.content.extend(m.content.iter().cloned()),
+            _ => out.push(m.clone()),
+        }
+    }
+    out
+}
+
+fn retry_settings(shared: &Shared) -> (u32, u64) {
+    let env = &shared.env;
+    let max = env
+        .get("DCL_MAX_RETRIES")
+        .or_else(|| env.get("CLAUDE_CODE_MAX_RETRIES"))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2);
+    let base_ms = env
+        .get("DCL_RETRY_BASE_MS")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(500);
+    (max, base_ms)
+}
+
+async fn call_model(
+    shared: &Shared,
+    request: ModelRequest,
+    cancel: &CancellationToken,
+    st: &mut TurnState,
+) -> Result<Reply, CallError> {
+    let client = shared.clients.client_for(&request.model).map_err(CallError::Api)?;
+    let (max_retries, base_ms) = retry_settings(shared);
+    let partial = shared.opts.include_partial_messages;
+    let mut attempt = 0u32;
+    loop {
+        if partial {
+            let mut f = Map::new();
+            f.insert("status".into(), json!("requesting"));
+            shared.emitter.system("status", f);
+        }
+        let t0 = Instant::now();
+        let opened = tokio::select! {
+            r = client.stream(request.clone(), cancel.clone()) => r,
+            _ = cancel.cancelled() => return Err(CallError::Cancelled),
+        };
+        let stream = match opened {
+            Ok(s) => s,
+            Err(e) if e.is_retryable() && attempt < max_retries => {
+                attempt += 1;
+                let delay = backoff_ms(base_ms, attempt, &e);
+                let mut f = Map::new();
+                f.insert("attempt".into(), json!(attempt));
+                f.insert("max_retries".into(), json!(max_retries));
+                f.insert("retry_delay_ms".into(), json!(delay));
+                f.insert("error_status".into(), json!(e.status()));
+                f.insert("error".into(), json!(error_kind(&e)));
+                shared.emitter.system("api_retry", f);
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_millis(delay)) => continue,
+                    _ = cancel.cancelled() => return Err(CallError::Cancelled),
+                }
+            }
+            Err(e) => {
+                st.api_time += t0.elapsed();
+                return Err(CallError::Api(e));
+            }
+        };
+        let result = consume_stream(shared, stream, cancel, st).await;
+        st.api_time += t0.elapsed();
+        return result;
+    }
+}
+
+fn backoff_ms(base_ms: u64, attempt: u32, err: &ModelError) -> u64 {
+    if let ModelError::Http {
+        retry_after: Some(secs),
+        ..
+    } = err
+    {
+        return (secs * 1000.0).clamp(0.0, 60_000.0) as u64;
+    }
+    let exp = base_ms.saturating_mul(1u64 << attempt.saturating_sub(1).min(10));
+    let jitter = rand::random::<u64>() % (base_ms / 4 + 1);
+    exp.saturating_add(jitter).min(32_000)
+}
+
+fn error_kind(e: &ModelError) -> &'static str {
+    match e {
+        ModelError::Http { status: 529, .. } => "overloaded",
+        ModelError::Http { status: 429, .. } => "rate_limit",
+        ModelError::Http { .. } => "server_error",
+        ModelError::Connection(_) => "connection_error",
+        ModelError::Stream(_) => "stream_error",
+        ModelError::Config(_) => "config_error",
+        ModelError::Cancelled => "cancelled",
+    }
+}
+
+async fn consume_stream(
+    shared: &Shared,
+    mut stream: crate::model::EventStream,
+    cancel: &CancellationToken,
+    st: &mut TurnState,
+) -> Result<Reply, CallError> {
+    let partial = shared.opts.include_partial_messages;
+    let mut acc = Accumulator::new();
+    let mut msg_id = new_uuid();
+    let mut start_usage: Option<Usage> = None;
+    let mut open_text = String::new();
+    loop {
+        let next = tokio::select! {
+            ev = stream.next() => ev,
+            _ = cancel.cancelled() => {
+                if !open_text.is_empty() {
+                    emit_assistant_block(shared, &msg_id, &st.model, start_usage.clone(), ContentBlock::text(open_text));
+                }
+                return Err(CallError::Cancelled);
+            }
+        };
+        let event = match next {
+            None => break,
+            Some(Ok(ev)) => ev,
+            Some(Err(e)) => return Err(CallError::Api(e)),
+        };
+        match &event {
+            StreamEvent::MessageStart { message } => {
+                msg_id = message.id.clone();
+                start_usage = Some(message.usage.clone());
+            }
+            StreamEvent::ContentBlockDelta {
+                delta: Delta::TextDelta { text },
+                ..
+            } => open_text.push_str(text),
+            _ => {}
+        }
+        let completed = acc.push(&event).map_err(CallError::Api)?;
+        if let Some(block) = completed {
+            open_text.clear();
+            emit_assistant_block(shared, &msg_id, &st.model, start_usage.clone(), block.block.clone());
+        }
+        if partial && !matches!(event, StreamEvent::Ping) {
+            if let Ok(v) = serde_json::to_value(&event) {
+                shared.emitter.emit(Message::StreamEvent(StreamEventMessage {
+                    event: v,
+                    session_id: String::new(),
+                    uuid: String::new(),
+                    parent_tool_use_id: None,
+                    extra: Extra::new(),
+                }));
+            }
+        }
+    }
+    let turn = acc.finish().map_err(CallError::Api)?;
+    st.usage.add(&turn.usage);
+    record_usage(shared, &st.model, &turn.usage);
+    Ok(Reply {
+        content: turn.content,
+        invalid_inputs: turn.invalid_tool_inputs,
+        stop_reason: turn.stop_reason,
+    })
+}
+
+fn emit_assistant_block(shared: &Shared, id: &str, model: &str, usage: Option<Usage>, block: ContentBlock) {
+    if shared.legacy_events() {
+        emit_legacy_for_block(shared, &block);
+    }
+    shared.emitter.emit(Message::Assistant(AssistantMessage {
+        message: AssistantPayload {
+            id: id.to_string(),
+            kind: "message".into(),
+            role: "assistant".into(),
+            model: model.to_string(),
+            content: vec![block],
+            stop_reason: None,
+            stop_sequence: None,
+            usage,
+            extra: Extra::new(),
+        },
+        parent_tool_use_id: None,
+        session_id: String::new(),
+        uuid: String::new(),
+        error: None,
+        extra: Extra::new(),
+    }));
+}
+
+/// Legacy lines (`text`, `tool_start`) kept for old scripts; the emitter stamps ids.
+fn emit_legacy_for_block(shared: &Shared, block: &ContentBlock) {
+    if let Some(text) = block.as_text() {
+        shared.emitter.emit(Message::Text(LegacyTextMessage {
+            text: text.to_string(),
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }));
+    } else if let Some(tu) = block.as_tool_use() {
+        shared.emitter.emit(Message::ToolStart(LegacyToolStartMessage {
+            tool_use_id: tu.id.clone(),
+            name: tu.name.clone(),
+            input: tu.input.clone(),
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }));
+    }
+}
+
+fn record_usage(shared: &Shared, model: &str, usage: &Usage) {
+    let cost = models::price_per_mtok(model).map_or(0.0, |(i, o, cr, cw)| {
+        (usage.input_tokens as f64 * i
+            + usage.output_tokens as f64 * o
+            + usage.cache_read_input_tokens as f64 * cr
+            + usage.cache_creation_input_tokens as f64 * cw)
+            / 1_000_000.0
+    });
+    let mut totals = shared.totals();
+    totals.cost_usd += cost;
+    let entry = totals
+        .model_usage
+        .entry(model.to_string())
+        .or_insert_with(|| {
+            json!({
+                "inputTokens": 0, "outputTokens": 0, "cacheReadInputTokens": 0,
+                "cacheCreationInputTokens": 0, "webSearchRequests": 0, "costUSD": 0.0,
+                "contextWindow": models::context_window(model),
+                "maxOutputTokens": models::max_output_tokens(model),
+            })
+        });
+    let add = |e: &mut Value, key: &str, n: u64| {
+        let cur = e.get(key).and_then(Value::as_u64).unwrap_or(0);
+        e[key] = json!(cur + n);
+    };
+    add(entry, "inputTokens", usage.input_tokens);
+    add(entry, "outputTokens", usage.output_tokens);
+    add(entry, "cacheReadInputTokens", usage.cache_read_input_tokens);
+    add(entry, "cacheCreationInputTokens", usage.cache_creation_input_tokens);
+    let cur = entry.get("costUSD").and_then(Value::as_f64).unwrap_or(0.0);
+    entry["costUSD"] = json!(cur + cost);
+}
+
+// ---------------------------------------------------------------------------
+// Tools
+// ---------------------------------------------------------------------------
+
+async fn run_tool_call(
+    shared: &Shared,
+    tu: &ToolUseBlock,
+    invalid_input: Option<String>,
+    cancel: &CancellationToken,
+    st: &mut TurnState,
+) -> ContentBlock {
+    let ctx = ToolContext {
+        cwd: shared.cwd.clone(),
+        shell: shared.shell.clone(),
+        env: shared.env.clone(),
+        cancel: cancel.clone(),
+    };
+    let tool = shared.tool(&tu.name);
+    let output = match decide(shared, tu, tool.as_deref(), &ctx, cancel).await {
+        Decision::Deny(message) => {
+            st.denials.push(PermissionDenial {
+                tool_name: tu.name.clone(),
+                tool_use_id: tu.id.clone(),
+                tool_input: tu.input.clone(),
+                extra: Extra::new(),
+            });
+            ToolOutput::error(message)
+        }
+        Decision::Allow(input) => match (&tool, invalid_input) {
+            (_, Some(err)) => ToolOutput::error(err),
+            (None, None) => ToolOutput::error(format!(
+                "<tool_use_error>Error: No such tool available: {}</tool_use_error>",
+                tu.name
+            )),
+            (Some(t), None) => t.call(input, &ctx).await,
+        },
+    };
+    emit_tool_result(shared, &tu.id, output)
+}
+
+enum Decision {
+    Allow(Value),
+    Deny(String),
+}
+
+async fn decide(
+    shared: &Shared,
+    tu: &ToolUseBlock,
+    tool: Option<&dyn crate::tools::Tool>,
+    ctx: &ToolContext,
+    cancel: &CancellationToken,
+) -> Decision {
+    let policy = {
+        let live = shared.live();
+        let mut allowed = shared.opts.allowed_tools.clone();
+        allowed.extend(match shared.session_allow.lock() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        });
+        Policy::new(
+            live.permission_mode,
+            &allowed,
+            &shared.opts.disallowed_tools,
+            &shared.cwd,
+            &shared.opts.add_dirs,
+        )
+    };
+    let kind = tool.map_or(ToolKind::Other, |t| t.kind());
+    match policy.check(&tu.name, tool, &tu.input, ctx) {
+        Verdict::Allow => Decision::Allow(tu.input.clone()),
+        Verdict::Deny(msg) => Decision::Deny(msg),
+        Verdict::Ask { .. } if tool.is_none() => {
+            // Nothing to approve: the call fails as an unknown tool.
+            Decision::Allow(tu.input.clone())
+        }
+        Verdict::Ask {
+            blocked_path,
+            decision_reason_type,
+        } => {
+            let can_ask = shared.stream_json()
+                && !shared.opts.non_interactive
+                && shared
+                    .opts
+                    .permission_prompt_tool
+                    .as_deref()
+                    .is_none_or(|p| p == "stdio");
+            if !can_ask || policy.mode == permissions::PermissionMode::DontAsk {
+                return Decision::Deny(permissions::auto_denial_message(
+                    &tu.name,
+                    kind,
+                    blocked_path.as_deref(),
+                ));
+            }
+            ask_host(shared, tu, tool, blocked_path, decision_reason_type, cancel).await
+        }
+    }
+}
+
+async fn ask_host(
+    shared: &Shared,
+    tu: &ToolUseBlock,
+    tool: Option<&dyn crate::tools::Tool>,
+    blocked_path: Option<std::path::PathBuf>,
+    decision_reason_type: Option<&'static str>,
+    cancel: &CancellationToken,
+) -> Decision {
+    let description = tool.and_then(|t| t.describe(&tu.input));
+    let mut suggestions = Vec::new();
+    if let Some(cmd) = tu.input.get("command").and_then(Value::as_str) {
+        suggestions.push(json!({"type":"addRules","rules":[{"toolName":tu.name,"ruleContent":cmd}],"behavior":"allow","destination":"localSettings"}));
+    }
+    suggestions.push(json!({"type":"setMode","mode":"acceptEdits","destination":"session"}));
+    let request = CanUseToolRequest {
+        subtype: CanUseToolTag::CanUseTool,
+        tool_name: tu.name.clone(),
+        display_name: tu.name.clone(),
+        input: tu.input.clone(),
+        tool_use_id: tu.id.clone(),
+        description,
+        permission_suggestions: suggestions,
+        blocked_path: blocked_path.map(|p| p.display().to_string()),
+        decision_reason_type: decision_reason_type.map(str::to_string),
+        extra: Extra::new(),
+    };
+    let request = match serde_json::to_value(&request) {
+        Ok(v) => v,
+        Err(e) => return Decision::Deny(format!("could not build the approval request: {e}")),
+    };
+    match shared.host.request(&shared.emitter, request, cancel).await {
+        Ok(answer) => match serde_json::from_value::<PermissionDecision>(answer.clone()) {
+            Ok(PermissionDecision::Allow {
+                updated_input,
+                updated_permissions,
+                ..
+            }) => {
+                if let Some(updates) = updated_permissions {
+                    apply_permission_updates(shared, &updates);
+                }
+                Decision::Allow(updated_input.unwrap_or_else(|| tu.input.clone()))
+            }
+            Ok(PermissionDecision::Deny { message, .. }) => Decision::Deny(if message.is_empty() {
+                "The user denied this tool use.".to_string()
+            } else {
+                message
+            }),
+            Err(e) => Decision::Deny(format!("The host's permission answer was not understood ({e}): {answer}")),
+        },
+        Err(HostError::Cancelled) => Decision::Deny("Interrupted by user".into()),
+        Err(e) => Decision::Deny(format!("Permission to use {} was not granted: {e}", tu.name)),
+    }
+}
+
+/// Applies the session-scoped parts of a host's `updatedPermissions`.
+fn apply_permission_updates(shared: &Shared, updates: &[Value]) {
+    for u in updates {
+        match u.get("type").and_then(Value::as_str) {
+            Some("setMode") => {
+                if let Some(mode) = u.get("mode").and_then(Value::as_str) {
+                    match permissions::PermissionMode::parse(mode) {
+                        Ok(m) => shared.live().permission_mode = m,
+                        Err(e) => tracing::warn!("updatedPermissions: {e}"),
+                    }
+                }
+            }
+            Some("addRules") if u.get("behavior").and_then(Value::as_str) == Some("allow") => {
+                let rules = u.get("rules").and_then(Value::as_array).cloned().unwrap_or_default();
+                let mut allow = match shared.session_allow.lock() {
+                    Ok(g) => g,
+                    Err(p) => p.into_inner(),
+                };
+                for r in rules {
+                    if let Some(name) = r.get("toolName").and_then(Value::as_str) {
+                        match r.get("ruleContent").and_then(Value::as_str) {
+                            Some(c) => allow.push(format!("{name}({c})")),
+                            None => allow.push(name.to_string()),
+                        }
+                    }
+                }
+            }
+            other => tracing::warn!("updatedPermissions entry {other:?} is not applied by this dcl build"),
+        }
+    }
+}
+
+fn emit_tool_result(shared: &Shared, tool_use_id: &str, output: ToolOutput) -> ContentBlock {
+    let content = match output.content {
+        ToolResultContent::Text(t) => ToolResultContent::Text(cap_text(t)),
+        blocks => blocks,
+    };
+    let block = ContentBlock::tool_result(tool_use_id, content.clone(), Some(output.is_error));
+    if shared.legacy_events() {
+        shared.emitter.emit(Message::ToolResult(LegacyToolResultMessage {
+            tool_use_id: tool_use_id.to_string(),
+            content: content.to_text(),
+            is_error: output.is_error,
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }));
+    }
+    shared.emitter.emit(Message::User(UserMessage {
+        message: UserPayload {
+            role: "user".into(),
+            content: MessageContent::Blocks(vec![block.clone()]),
+            extra: Extra::new(),
+        },
+        uuid: None,
+        parent_tool_use_id: None,
+        session_id: None,
+        timestamp: Some(now_iso()),
+        tool_use_result: output.structured.map(cap_value),
+        is_replay: None,
+        extra: Extra::new(),
+    }));
+    block
+}
+
+fn cap_text(t: String) -> String {
+    if t.chars().count() <= MAX_RESULT_CHARS {
+        return t;
+    }
+    let head: String = t.chars().take(MAX_RESULT_CHARS).collect();
+    let dropped = t.chars().count() - MAX_RESULT_CHARS;
+    format!("{head}\n... [{dropped} characters truncated to keep the output line under 1 MiB] ...")
+}
+
+fn cap_value(v: Value) -> Value {
+    match serde_json::to_string(&v) {
+        Ok(s) if s.len() > MAX_RESULT_CHARS * 2 => json!({"truncated": true, "bytes": s.len()}),
+        _ => v,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Results
+// ---------------------------------------------------------------------------
+
+enum Finish {
+    Completed,
+    MaxTurns(u32),
+    Interrupted(&'static str),
+    ApiError(ModelError),
+}
+
+fn finish(shared: &Shared, st: &mut TurnState, how: Finish) -> TurnOutcome {
+    let (subtype, is_error, result, terminal, errors, api_status) = match how {
+        Finish::Completed => ("success", false, st.last_text.clone().or(Some(String::new())), "completed", None, None),
+        Finish::MaxTurns(max) => (
+            "error_max_turns",
+            true,
+            None,
+            "max_turns",
+            Some(vec![format!("Reached maximum number of turns ({max})")]),
+            None,
+        ),
+        Finish::Interrupted(reason) => {
+            shared.emitter.emit(Message::User(UserMessage {
+                message: UserPayload {
+                    role: "user".into(),
+                    content: MessageContent::Blocks(vec![ContentBlock::text("[Request interrupted by user]")]),
+                    extra: Extra::new(),
+                },
+                uuid: None,
+                parent_tool_use_id: None,
+                session_id: None,
+                timestamp: Some(now_iso()),
+                tool_use_result: None,
+                is_replay: None,
+                extra: Extra::new(),
+            }));
+            ("error_during_execution", true, None, reason, Some(vec!["Interrupted by user".to_string()]), None)
+        }
+        Finish::ApiError(e) => {
+            let text = e.to_string();
+            emit_synthetic_error(shared, &text, &e);
+            st.stop_reason = Some("stop_sequence".into());
+            ("success", true, Some(text.clone()), "api_error", Some(vec![text]), e.status())
+        }
+    };
+    emit_result(shared, st, subtype, is_error, result, terminal, errors, api_status);
+    TurnOutcome { is_error }
+}
+
+fn emit_synthetic_error(shared: &Shared, text: &str, e: &ModelError) {
+    let kind = match e {
+        ModelError::Http { status: 401 | 403, .. } => "authentication_failed",
+        ModelError::Http { status: 429, .. } => "rate_limit",
+        ModelError::Http { status: 400, .. } => "invalid_request",
+        ModelError::Http { .. } => "server_error",
+        _ => "unknown",
+    };
+    shared.emitter.emit(Message::Assistant(AssistantMessage {
+        message: AssistantPayload {
+            id: new_uuid(),
+            kind: "message".into(),
+            role: "assistant".into(),
+            model: "<synthetic>".into(),
+            content: vec![ContentBlock::text(text)],
+            stop_reason: Some("stop_sequence".into()),
+            stop_sequence: Some(String::new()),
+            usage: Some(Usage::default()),
+            extra: Extra::new(),
+        },
+        parent_tool_use_id: None,
+        session_id: String::new(),
+        uuid: String::new(),
+        error: Some(kind.into()),
+        extra: Extra::new(),
+    }));
+}
+
+#[allow(clippy::too_many_arguments)]
+fn emit_result(
+    shared: &Shared,
+    st: &TurnState,
+    subtype: &str,
+    is_error: bool,
+    result: Option<String>,
+    terminal: &str,
+    errors: Option<Vec<String>>,
+    api_status: Option<u16>,
+) {
+    let totals = shared.totals().clone();
+    if shared.legacy_events() {
+        shared.emitter.emit(Message::Usage(LegacyUsageMessage {
+            usage: st.usage.clone(),
+            total_cost_usd: totals.cost_usd,
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }));
+    }
+    let mut extra = Extra::new();
+    if shared.qoder() {
+        extra.insert("total_credits".into(), json!(0));
+    }
+    shared.emitter.emit(Message::Result(ResultMessage {
+        subtype: subtype.to_string(),
+        is_error,
+        duration_ms: st.started.elapsed().as_millis() as u64,
+        duration_api_ms: st.api_time.as_millis() as u64,
+        num_turns: st.num_turns,
+        result,
+        stop_reason: st.stop_reason.clone(),
+        session_id: String::new(),
+        total_cost_usd: totals.cost_usd,
+        usage: st.usage.clone(),
+        model_usage: totals.model_usage,
+        permission_denials: st.denials.clone(),
+        terminal_reason: Some(terminal.to_string()),
+        errors,
+        structured_output: None,
+        api_error_status: api_status.map(|s| json!(s)),
+        uuid: None,
+        extra,
+    }));
+}
+
+/// A queued prompt cancelled before it started still gets its own result.
+pub(crate) fn emit_cancelled_result(shared: &Shared, prompt: &QueuedPrompt) {
+    let st = TurnState {
+        started: Instant::now(),
+        api_time: Duration::ZERO,
+        num_turns: 0,
+        usage: Usage::default(),
+        denials: Vec::new(),
+        last_text: None,
+        stop_reason: None,
+        model: shared.live().model.clone(),
+    };
+    emit_result(
+        shared,
+        &st,
+        "error_during_execution",
+        true,
+        None,
+        "aborted_streaming",
+        Some(vec![format!("The queued message {} was cancelled before it started", prompt.uuid)]),
+        None,
+    );
+}

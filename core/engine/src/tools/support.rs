@@ -1,0 +1,385 @@
+//! Helpers shared by the built-in tools: input schemas, lenient number/boolean input,
+//! path normalisation, atomic writes, structured patches, output truncation and the
+//! ripgrep-like directory walker used by Glob and Grep.
+
+use std::cmp::Reverse;
+use std::fs;
+use std::io::{self, Write as _};
+use std::path::{Component, Path, PathBuf};
+use std::time::SystemTime;
+
+use serde::{Deserialize, Deserializer};
+use serde_json::{Value, json};
+
+use super::{ToolContext, ToolOutput};
+
+/// The JSON Schema dialect the reference CLI declares on every tool.
+const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// A tool input schema in the reference's exact shape: keys in the same order,
+/// `additionalProperties: false`.
+pub(crate) fn object_schema(properties: Value, required: &[&str]) -> Value {
+    json!({
+        "$schema": SCHEMA_DIALECT,
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    })
+}
+
+/// `path` made absolute against the session cwd and normalised lexically (`.` and `..`
+/// removed), like Node's `path.resolve`. Permission checks compare these paths with
+/// allowed directories, so `cwd/../etc` must show up as `/etc`, not as a path under cwd.
+pub(crate) fn resolve_path(ctx: &ToolContext, path: &str) -> PathBuf {
+    normalize_lexically(&ctx.resolve(path))
+}
+
+fn normalize_lexically(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            // `pop` on the root is a no-op, so `/..` stays `/` as on a real filesystem.
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// The resolved path held in a string field of raw (not yet validated) tool input,
+/// for `Tool::paths`; nothing when the field is missing or not a string.
+pub(crate) fn input_path(input: &Value, key: &str, ctx: &ToolContext) -> Option<PathBuf> {
+    input
+        .get(key)
+        .and_then(Value::as_str)
+        .map(|p| resolve_path(ctx, p))
+}
+
+/// A string field of raw tool input, for `Tool::describe`.
+pub(crate) fn input_str<'v>(input: &'v Value, key: &str) -> Option<&'v str> {
+    input.get(key).and_then(Value::as_str)
+}
+
+/// The last component of a path, for short approval-prompt descriptions.
+pub(crate) fn file_name_of(path: &str) -> String {
+    Path::new(path)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.to_string())
+}
+
+/// Deserializes an optional non-negative count. Models send `5`, `5.0` and sometimes
+/// `"5"` for the same thing; all are accepted (fractions are rounded down), while
+/// negative or non-numeric values are rejected with a clear message.
+pub(crate) fn lenient_count<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error> {
+    let Some(value) = Option::<Value>::deserialize(de)? else {
+        return Ok(None);
+    };
+    let number = match &value {
+        Value::Null => return Ok(None),
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    };
+    match number {
+        Some(n) if n.is_finite() && n >= 0.0 => Ok(Some(n.floor() as usize)),
+        _ => Err(serde::de::Error::custom(format!(
+            "expected a non-negative number, got {value}"
+        ))),
+    }
+}
+
+/// Deserializes an optional boolean, also accepting the strings `"true"`/`"false"`
+/// that models occasionally send.
+pub(crate) fn lenient_bool<'de, D: Deserializer<'de>>(de: D) -> Result<Option<bool>, D::Error> {
+    let Some(value) = Option::<Value>::deserialize(de)? else {
+        return Ok(None);
+    };
+    match &value {
+        Value::Null => Ok(None),
+        Value::Bool(b) => Ok(Some(*b)),
+        Value::String(s) if s == "true" => Ok(Some(true)),
+        Value::String(s) if s == "false" => Ok(Some(false)),
+        _ => Err(serde::de::Error::custom(format!(
+            "expected a boolean, got {value}"
+        ))),
+    }
+}
+
+/// Runs blocking filesystem work off the async runtime. A panic in `work` becomes an
+/// error result rather than taking the session down.
+pub(crate) async fn run_blocking<F>(work: F) -> ToolOutput
+where
+    F: FnOnce() -> ToolOutput + Send + 'static,
+{
+    match tokio::task::spawn_blocking(work).await {
+        Ok(output) => output,
+        Err(e) => ToolOutput::error(format!("internal error: tool task failed: {e}")),
+    }
+}
+
+/// Writes `contents` to `path` atomically: a temp file in the same directory (so the
+/// rename cannot cross filesystems) is filled, synced and renamed over the target.
+/// Readers never see a half-written file. An existing file keeps its permission bits,
+/// and writing through a symlink replaces the link's target, not the link.
+pub(crate) fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
+    let target = if path.is_symlink() {
+        fs::canonicalize(path)?
+    } else {
+        path.to_path_buf()
+    };
+    let dir = target
+        .parent()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no parent"))?;
+    let name = target
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
+    let permissions = fs::metadata(&target).ok().map(|m| m.permissions());
+
+    let tmp = dir.join(format!(
+        ".{}.dcl-tmp-{}",
+        name.to_string_lossy(),
+        uuid::Uuid::new_v4().simple()
+    ));
+    let result = write_and_rename(&tmp, &target, contents, permissions);
+    if result.is_err() {
+        // Best effort: never leave temp files behind on failure.
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn write_and_rename(
+    tmp: &Path,
+    target: &Path,
+    contents: &[u8],
+    permissions: Option<fs::Permissions>,
+) -> io::Result<()> {
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(tmp)?;
+    file.write_all(contents)?;
+    if let Some(permissions) = permissions {
+        file.set_permissions(permissions)?;
+    }
+    file.sync_all()?;
+    drop(file);
+    fs::rename(tmp, target)
+}
+
+/// Creates the directories a new file needs.
+pub(crate) fn create_parent_dirs(path: &Path) -> Result<(), String> {
+    match path.parent() {
+        Some(parent) => std::fs::create_dir_all(parent)
+            .map_err(|e| format!("Cannot create directory {}: {e}", parent.display())),
+        None => Ok(()),
+    }
+}
+
+/// Hunks of a line diff between two texts, in the shape of jsdiff's `structuredPatch`
+/// (what the reference puts in `tool_use_result.structuredPatch`): 1-based starts,
+/// 3 lines of context, lines prefixed with `-`, `+` or a space.
+pub(crate) fn structured_patch(old: &str, new: &str) -> Value {
+    let diff = similar::TextDiff::from_lines(old, new);
+    let hunks: Vec<Value> = diff
+        .grouped_ops(3)
+        .iter()
+        .filter_map(|group| {
+            let first = group.first()?;
+            let last = group.last()?;
+            let old_range = first.old_range().start..last.old_range().end;
+            let new_range = first.new_range().start..last.new_range().end;
+            let lines: Vec<String> = group
+                .iter()
+                .flat_map(|op| diff.iter_changes(op))
+                .map(|change| {
+                    let sign = match change.tag() {
+                        similar::ChangeTag::Delete => '-',
+                        similar::ChangeTag::Insert => '+',
+                        similar::ChangeTag::Equal => ' ',
+                    };
+                    let text = change.value();
+                    let text = text.strip_suffix('\n').unwrap_or(text);
+                    let text = text.strip_suffix('\r').unwrap_or(text);
+                    format!("{sign}{text}")
+                })
+                .collect();
+            Some(json!({
+                "oldStart": hunk_start(&old_range),
+                "oldLines": old_range.len(),
+                "newStart": hunk_start(&new_range),
+                "newLines": new_range.len(),
+                "lines": lines,
+            }))
+        })
+        .collect();
+    Value::Array(hunks)
+}
+
+/// Unified-diff convention: a non-empty range starts at its first line (1-based); an
+/// empty one names the line *after which* the change happens.
+fn hunk_start(range: &std::ops::Range<usize>) -> usize {
+    if range.is_empty() {
+        range.start
+    } else {
+        range.start + 1
+    }
+}
+
+/// Keeps the head and tail of a long text, replacing the middle with a marker, so the
+/// model sees both how a command started and how it ended.
+pub(crate) fn truncate_middle(text: &str, max_chars: usize) -> String {
+    let total = text.chars().count();
+    if total <= max_chars {
+        return text.to_string();
+    }
+    let half = max_chars / 2;
+    let head: String = text.chars().take(half).collect();
+    let tail: String = text.chars().skip(total - half).collect();
+    format!(
+        "{head}\n\n... [{} characters truncated] ...\n\n{tail}",
+        total - 2 * half
+    )
+}
+
+/// Cuts a line to `max_chars` characters, marking the cut.
+pub(crate) fn truncate_line(line: &str, max_chars: usize) -> String {
+    match line.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}... [line truncated]", &line[..cut]),
+        None => line.to_string(),
+    }
+}
+
+/// A directory walker that skips what ripgrep skips by default: hidden files,
+/// `.gitignore`d files (inside git repositories), `.ignore` and `.rgignore` entries.
+/// Entries are sorted by name so results do not depend on directory order.
+pub(crate) fn search_walker(root: &Path) -> ignore::WalkBuilder {
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .add_custom_ignore_filename(".rgignore")
+        .sort_by_file_name(|a, b| a.cmp(b));
+    builder
+}
+
+/// Whether a walker entry is a regular file (symlinks are not followed, as in rg).
+pub(crate) fn is_file_entry(entry: &ignore::DirEntry) -> bool {
+    entry.file_type().is_some_and(|t| t.is_file())
+}
+
+/// Sorts paths newest-modified first (ties by path), the order the reference uses for
+/// file lists: recently touched files are usually the relevant ones.
+pub(crate) fn sort_newest_first(paths: &mut [(PathBuf, SystemTime)]) {
+    paths.sort_by(|(pa, ta), (pb, tb)| Reverse(ta).cmp(&Reverse(tb)).then_with(|| pa.cmp(pb)));
+}
+
+/// A file's modification time, or the epoch when it cannot be read.
+pub(crate) fn modified_time(path: &Path) -> SystemTime {
+    fs::metadata(path)
+        .and_then(|m| m.modified())
+        .unwrap_or(SystemTime::UNIX_EPOCH)
+}
+
+/// The path as text for tool output.
+pub(crate) fn display_path(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolve_path_normalises_dots_against_session_cwd() {
+        let ctx = ToolContext::new(PathBuf::from("/work/proj"));
+        assert_eq!(resolve_path(&ctx, "a/./b/../c"), PathBuf::from("/work/proj/a/c"));
+        assert_eq!(resolve_path(&ctx, "../../etc/passwd"), PathBuf::from("/etc/passwd"));
+        assert_eq!(resolve_path(&ctx, "/x/../../y"), PathBuf::from("/y"));
+    }
+
+    #[test]
+    fn structured_patch_matches_jsdiff_shape() {
+        let patch = structured_patch("a\nb\nc\n", "a\nB\nc\n");
+        assert_eq!(
+            patch,
+            json!([{"oldStart": 1, "oldLines": 3, "newStart": 1, "newLines": 3,
+                    "lines": [" a", "-b", "+B", " c"]}])
+        );
+        assert_eq!(structured_patch("same\n", "same\n"), json!([]));
+    }
+
+    #[test]
+    fn structured_patch_splits_distant_changes_into_hunks() {
+        let old: String = (1..=20).map(|i| format!("{i}\n")).collect();
+        let new = old.replace("2\n", "two\n").replace("19\n", "nineteen\n");
+        let patch = structured_patch(&old, &new);
+        let hunks = patch.as_array().map(Vec::len);
+        assert_eq!(hunks, Some(2));
+        assert_eq!(patch[1]["oldStart"], 16);
+    }
+
+    #[test]
+    fn truncate_middle_keeps_head_and_tail() {
+        let text = format!("{}{}", "h".repeat(100), "t".repeat(100));
+        let out = truncate_middle(&text, 20);
+        assert!(out.starts_with("hhhhhhhhhh\n"));
+        assert!(out.ends_with("\ntttttttttt"));
+        assert!(out.contains("... [180 characters truncated] ..."));
+        assert_eq!(truncate_middle("short", 20), "short");
+    }
+
+    #[test]
+    fn truncate_line_respects_char_boundaries() {
+        assert_eq!(truncate_line("ééé", 2), "éé... [line truncated]");
+        assert_eq!(truncate_line("ab", 2), "ab");
+    }
+
+    #[test]
+    fn atomic_write_keeps_permissions_and_leaves_no_temp_files() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("script.sh");
+        fs::write(&path, "old").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o750)).unwrap();
+        atomic_write(&path, b"new").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new");
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o750);
+        let entries = fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(entries, 1, "temp file left behind");
+    }
+
+    #[test]
+    fn atomic_write_through_symlink_updates_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("real.txt");
+        let link = dir.path().join("link.txt");
+        fs::write(&target, "old").unwrap();
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        atomic_write(&link, b"new").unwrap();
+        assert!(link.is_symlink());
+        assert_eq!(fs::read_to_string(&target).unwrap(), "new");
+    }
+
+    #[derive(Deserialize)]
+    struct Lenient {
+        #[serde(default, deserialize_with = "lenient_count")]
+        n: Option<usize>,
+        #[serde(default, deserialize_with = "lenient_bool")]
+        b: Option<bool>,
+    }
+
+    #[test]
+    fn lenient_inputs_accept_model_variants() {
+        let v: Lenient = serde_json::from_value(json!({"n": "5", "b": "true"})).unwrap();
+        assert_eq!((v.n, v.b), (Some(5), Some(true)));
+        let v: Lenient = serde_json::from_value(json!({"n": 3.0})).unwrap();
+        assert_eq!((v.n, v.b), (Some(3), None));
+        assert!(serde_json::from_value::<Lenient>(json!({"n": -1})).is_err());
+        assert!(serde_json::from_value::<Lenient>(json!({"b": 2})).is_err());
+    }
+}

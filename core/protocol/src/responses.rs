@@ -1,0 +1,653 @@
+//! Payloads of dcl's `success` answers to host control requests (`response.response`).
+//!
+//! Every struct keeps unknown fields in `extra`, so a reference answer survives a round trip.
+//! Build one and send it with [`crate::ControlResponse::success_with`].
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::content::Extra;
+use crate::serde_helpers::{compact_f64, compact_opt_f64, present_value};
+
+/// `{}`: the answer to requests that return nothing (`mcp_toggle`, `mcp_reconnect`,
+/// `stop_task`, `seed_read_state`, …).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EmptyResponse {
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+// ---------------------------------------------------------------------------
+// initialize
+// ---------------------------------------------------------------------------
+
+/// A slash command as listed in `initialize.commands` and `reload_plugins.commands`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SlashCommandInfo {
+    pub name: String,
+    pub description: String,
+    #[serde(default)]
+    pub argument_hint: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub builtin: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aliases: Option<Vec<String>>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl SlashCommandInfo {
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        SlashCommandInfo {
+            name: name.into(),
+            description: description.into(),
+            argument_hint: String::new(),
+            builtin: None,
+            aliases: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+/// A subagent as listed in `initialize.agents`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AgentInfo {
+    pub name: String,
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A model as listed in `initialize.models` (and Qoder `get_models`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelInfo {
+    pub value: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved_model: Option<String>,
+    pub display_name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_effort: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supported_effort_levels: Option<Vec<String>>,
+    /// Qoder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_enabled: Option<bool>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl ModelInfo {
+    pub fn new(value: impl Into<String>, display_name: impl Into<String>) -> Self {
+        ModelInfo {
+            value: value.into(),
+            resolved_model: None,
+            display_name: display_name.into(),
+            description: String::new(),
+            supports_effort: None,
+            supported_effort_levels: None,
+            is_enabled: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+/// `initialize.account`. Every field is optional (`{}` is a valid answer).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AccountInfo {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_source: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_source: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_provider: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The `initialize` answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct InitializeResponse {
+    pub commands: Vec<SlashCommandInfo>,
+    pub agents: Vec<AgentInfo>,
+    pub output_style: String,
+    pub available_output_styles: Vec<String>,
+    pub models: Vec<ModelInfo>,
+    #[serde(default)]
+    pub account: AccountInfo,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// dcl always sends `true` (the Python SDK requires it for `onFailure: "block"` hooks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hook_on_failure_supported: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claude_code_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_permission_mode: Option<String>,
+    /// Qoder: identical to `system/init.capabilities`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<Vec<String>>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl Default for InitializeResponse {
+    /// The minimal safe answer: no commands, agents or models; `default` output style; this
+    /// process's pid; `hook_on_failure_supported: true`; the protocol level.
+    fn default() -> Self {
+        InitializeResponse {
+            commands: Vec::new(),
+            agents: Vec::new(),
+            output_style: "default".into(),
+            available_output_styles: vec!["default".into()],
+            models: Vec::new(),
+            account: AccountInfo::default(),
+            pid: Some(std::process::id()),
+            hook_on_failure_supported: Some(true),
+            claude_code_version: Some(crate::PROTOCOL_LEVEL.into()),
+            current_permission_mode: None,
+            capabilities: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Turn control and session settings.
+// ---------------------------------------------------------------------------
+
+/// The `interrupt` answer: uuids of queued messages that were not cancelled (Qoder also lists
+/// `cancelled`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct InterruptResponse {
+    #[serde(default)]
+    pub still_queued: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancelled: Option<Vec<String>>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SetPermissionModeResponse {
+    pub mode: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The `set_model` answer: the resolved model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SetModelResponse {
+    pub model: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CancelAsyncMessageResponse {
+    pub cancelled: bool,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One settings layer in `get_settings.sources` (`user` → `project` → `local` → `flag`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SettingsSource {
+    pub source: String,
+    pub settings: Map<String, Value>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// What actually took effect (`get_settings.applied`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AppliedSettings {
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub effort: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GetSettingsResponse {
+    pub effective: Map<String, Value>,
+    pub sources: Vec<SettingsSource>,
+    pub applied: AppliedSettings,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The `apply_flag_settings` answer (Qoder: `{applied: {effort, …}}`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ApplyFlagSettingsResponse {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applied: Option<Map<String, Value>>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+// ---------------------------------------------------------------------------
+// MCP.
+// ---------------------------------------------------------------------------
+
+/// A tool of an MCP server in `mcp_status`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct McpToolInfo {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Value>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One MCP server in `mcp_status` / `reload_plugins`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerStatus {
+    pub name: String,
+    /// `connected`, `failed`, `needs-auth`, `pending` or `disabled`.
+    pub status: String,
+    /// `{name, version}` from the server's `initialize` result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_info: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<McpToolInfo>>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl McpServerStatus {
+    pub fn new(name: impl Into<String>, status: impl Into<String>) -> Self {
+        McpServerStatus {
+            name: name.into(),
+            status: status.into(),
+            server_info: None,
+            error: None,
+            config: None,
+            scope: None,
+            tools: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+/// The `mcp_status` answer. Claude reads `mcpServers`, Qoder TS reads `servers`; dcl fills
+/// both ([`McpStatusResponse::new`]). Each is optional so either shape round-trips.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct McpStatusResponse {
+    #[serde(
+        default,
+        rename = "mcpServers",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub mcp_servers: Option<Vec<McpServerStatus>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub servers: Option<Vec<McpServerStatus>>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl McpStatusResponse {
+    /// The same list under `mcpServers` and `servers`.
+    pub fn new(servers: Vec<McpServerStatus>) -> Self {
+        McpStatusResponse {
+            mcp_servers: Some(servers.clone()),
+            servers: Some(servers),
+            extra: Extra::new(),
+        }
+    }
+
+    /// The servers, from whichever key is present.
+    pub fn list(&self) -> &[McpServerStatus] {
+        self.mcp_servers
+            .as_deref()
+            .or(self.servers.as_deref())
+            .unwrap_or(&[])
+    }
+}
+
+/// The `mcp_set_servers` answer.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct McpSetServersResponse {
+    #[serde(default)]
+    pub added: Vec<String>,
+    #[serde(default)]
+    pub removed: Vec<String>,
+    #[serde(default)]
+    pub errors: Map<String, Value>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Qoder `mcp_authenticate` answer.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct McpAuthenticateResponse {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth_url: Option<String>,
+    pub requires_user_action: bool,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+// ---------------------------------------------------------------------------
+// Context usage.
+// ---------------------------------------------------------------------------
+
+/// One category of `get_context_usage` (`System prompt`, `System tools`, `Messages`, …).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ContextCategory {
+    pub name: String,
+    pub tokens: u64,
+    pub color: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl ContextCategory {
+    pub fn new(name: impl Into<String>, tokens: u64, color: impl Into<String>) -> Self {
+        ContextCategory {
+            name: name.into(),
+            tokens,
+            color: color.into(),
+            extra: Extra::new(),
+        }
+    }
+}
+
+/// The `get_context_usage` answer (Claude shape; Qoder's extra keys such as
+/// `contextWindow`, `autoCompact`, `session` go in `extra`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextUsageResponse {
+    pub categories: Vec<ContextCategory>,
+    pub total_tokens: u64,
+    pub max_tokens: u64,
+    pub raw_max_tokens: u64,
+    /// 0–100.
+    #[serde(serialize_with = "compact_f64")]
+    pub percentage: f64,
+    pub model: String,
+    pub is_auto_compact_enabled: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_compact_threshold: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autocompact_source: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_files: Option<Vec<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_tools: Option<Vec<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agents: Option<Vec<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid_rows: Option<Vec<Vec<Value>>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slash_commands: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skills: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_breakdown: Option<Value>,
+    /// Usage of the last request; an explicit `null` before the first one.
+    #[serde(
+        default,
+        deserialize_with = "present_value",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub api_usage: Option<Value>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+// ---------------------------------------------------------------------------
+// Checkpoints.
+// ---------------------------------------------------------------------------
+
+/// The `rewind_files` answer.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RewindFilesResponse {
+    pub can_rewind: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files_changed: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub insertions: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletions: Option<u64>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A file that could not be restored by Qoder `rewind`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FailedPath {
+    pub path: String,
+    pub error: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The Qoder `rewind` answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RewindResponse {
+    /// `ready`, `success`, `partial` or `rejected`.
+    pub status: String,
+    pub target_user_message_id: String,
+    pub scope: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retained_leaf_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub removed_message_ids: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files_changed: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub insertions: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletions: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_files: Option<Vec<FailedPath>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+// ---------------------------------------------------------------------------
+// Plugins and skills.
+// ---------------------------------------------------------------------------
+
+/// A plugin in `reload_plugins`, Qoder `list_plugins` and `system/init.plugins`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PluginInfo {
+    pub name: String,
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The `reload_plugins` answer.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReloadPluginsResponse {
+    pub commands: Vec<SlashCommandInfo>,
+    pub agents: Vec<AgentInfo>,
+    pub plugins: Vec<PluginInfo>,
+    #[serde(rename = "mcpServers")]
+    pub mcp_servers: Vec<McpServerStatus>,
+    pub error_count: u64,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The Qoder `list_plugins` answer.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ListPluginsResponse {
+    pub plugins: Vec<Value>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The Qoder TS `reload_skills` answer.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReloadSkillsResponse {
+    pub skills: Vec<Value>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+// ---------------------------------------------------------------------------
+// Qoder extras.
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PlanModeState {
+    pub active: bool,
+}
+
+/// The answer to `set_plan_mode` / `get_plan_mode`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PlanModeResponse {
+    pub plan_mode: PlanModeState,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SetProxyResponse {
+    #[serde(default)]
+    pub proxy: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A goal as Qoder reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GoalSnapshot {
+    pub id: String,
+    pub objective: String,
+    pub status: String,
+    pub turns_used: u64,
+    #[serde(serialize_with = "compact_f64")]
+    pub time_used_seconds: f64,
+    pub created_at: Value,
+    pub updated_at: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_turns: Option<u64>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "compact_opt_f64"
+    )]
+    pub credits_budget: Option<f64>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "compact_opt_f64"
+    )]
+    pub credits_used: Option<f64>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The answer to `set_goal` / `get_goal`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GoalResponse {
+    pub goal: Option<GoalSnapshot>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ClearGoalResponse {
+    pub cleared: bool,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GoalMaxTurnsResponse {
+    pub goal_max_turns: Option<u64>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The `background_tasks` answer (`backgrounded` only when a task was targeted).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BackgroundTasksResponse {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backgrounded: Option<bool>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SideQuestionResponse {
+    pub response: Option<String>,
+    pub synthetic: bool,
+    /// `{original_model, fallback_model, content}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal_fallback: Option<Value>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GetUsageInfoResponse {
+    pub usage: Option<Value>,
+    /// `{total_credits, model_usage: {model: {credits}}}`.
+    pub session: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage_error: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AccountInfoResponse {
+    pub account: Map<String, Value>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GetModelsResponse {
+    pub models: Vec<ModelInfo>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AddDirectoriesResponse {
+    pub added: Vec<String>,
+    pub failed: Vec<FailedPath>,
+    pub directories: Vec<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GenerateSessionTitleResponse {
+    pub title: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}

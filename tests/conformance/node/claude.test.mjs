@@ -1,0 +1,31 @@
+// dcl driven through npm @anthropic-ai/claude-agent-sdk (public API only):
+// query({ prompt, options: { pathToClaudeCodeExecutable: dcl, model: 'mock-model', cwd, ... } }).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { test } from 'node:test';
+import { query } from '@anthropic-ai/claude-agent-sdk';
+import { DCL, HERE, checkDcl, childEnv } from './lib.mjs';
+import { defineScenarios } from './scenarios.mjs';
+
+const require = createRequire(import.meta.url);
+
+test('claude: installed SDK is 0.3.332 with no native CLI (so dcl is what runs)', () => {
+  const pkgDir = path.join(HERE, 'node_modules', '@anthropic-ai', 'claude-agent-sdk');
+  const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
+  assert.equal(pkg.version, '0.3.332');
+  const natives = Object.keys(pkg.optionalDependencies ?? {});
+  assert.ok(natives.length > 0);
+  for (const name of natives) {
+    assert.throws(() => require.resolve(`${name}/package.json`), `${name} is installed`);
+  }
+  checkDcl();
+});
+
+defineScenarios('claude', query, (cwd) => ({
+  pathToClaudeCodeExecutable: DCL,
+  model: 'mock-model',
+  cwd,
+  env: childEnv(),
+}));

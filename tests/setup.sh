@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Creates the environment the conformance suites need, idempotently:
+#   tests/.work/venv                      Python venv with the pinned PyPI SDKs, built from
+#                                         their sdists (--no-binary) so no bundled CLI exists
+#   tests/conformance/node/node_modules   npm ci from the committed package-lock.json, without
+#                                         optional deps (no native Claude Code) and without
+#                                         install scripts (no Qoder runtime download)
+# Re-running is cheap: each part is skipped while its inputs are unchanged.
+# Env: PYTHON (default python3), FORCE_SETUP=1 to reinstall everything.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+WORK="$ROOT/tests/.work"
+VENV="$WORK/venv"
+PYDIR="$ROOT/tests/conformance/python"
+NODEDIR="$ROOT/tests/conformance/node"
+PYTHON="${PYTHON:-python3}"
+FORCE="${FORCE_SETUP:-0}"
+
+log() { printf '[setup] %s\n' "$*"; }
+hash_of() { cat "$@" | sha256sum | cut -d' ' -f1; }
+
+mkdir -p "$WORK"
+
+# --- Python -----------------------------------------------------------------
+py_inputs=("$PYDIR/requirements.txt" "$PYDIR/constraints.txt")
+py_want="$(hash_of "${py_inputs[@]}") $("$PYTHON" -c 'import sys; print(sys.version.split()[0])')"
+py_stamp="$VENV/.dcl-setup-stamp"
+if [[ "$FORCE" != 1 && -x "$VENV/bin/python" && -f "$py_stamp" && "$(cat "$py_stamp")" == "$py_want" ]]; then
+  log "python venv up to date ($VENV)"
+else
+  log "creating python venv at $VENV with $("$PYTHON" --version 2>&1)"
+  rm -rf "$VENV"
+  "$PYTHON" -m venv "$VENV"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+    --no-binary claude-agent-sdk,qoder-agent-sdk \
+    -r "$PYDIR/requirements.txt" -c "$PYDIR/constraints.txt"
+  # The sdists ship an empty _bundled/; a CLI binary there would shadow dcl.
+  "$VENV/bin/python" - <<'EOF'
+import importlib, pathlib, sys
+bad = []
+for pkg in ("claude_agent_sdk", "qoder_agent_sdk"):
+    d = pathlib.Path(importlib.import_module(pkg).__file__).parent / "_bundled"
+    names = {"claude", "claude.exe", "qodercli", "qodercli.exe", "qoder", "qoder.exe"}
+    if d.exists():
+        bad += [str(p) for p in d.iterdir() if p.name in names or p.stat().st_size > 1 << 20]
+if bad:
+    sys.exit(f"bundled CLI binaries installed: {bad}")
+EOF
+  echo "$py_want" >"$py_stamp"
+  log "python packages: $("$VENV/bin/python" -m pip freeze --disable-pip-version-check | grep -Ei '^(claude-agent-sdk|qoder-agent-sdk|pytest|pytest-asyncio|anyio)==' | tr '\n' ' ')"
+fi
+
+# --- Node -------------------------------------------------------------------
+node_want="$(hash_of "$NODEDIR/package.json" "$NODEDIR/package-lock.json") $(node --version)"
+node_stamp="$NODEDIR/node_modules/.dcl-setup-stamp"
+if [[ "$FORCE" != 1 && -f "$node_stamp" && "$(cat "$node_stamp")" == "$node_want" ]]; then
+  log "node_modules up to date ($NODEDIR/node_modules)"
+else
+  log "npm ci in $NODEDIR (node $(node --version), npm $(npm --version))"
+  (
+    cd "$NODEDIR"
+    # --omit=optional: no @anthropic-ai/claude-agent-sdk-<platform> native CLI.
+    # --ignore-scripts: no @qoder-ai/qoder-agent-sdk postinstall download.
+    QODER_SKIP_DOWNLOAD=1 npm ci --omit=optional --ignore-scripts --no-audit --no-fund --loglevel=error
+  )
+  echo "$node_want" >"$node_stamp"
+fi
+
+log "done"
