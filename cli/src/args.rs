@@ -6,29 +6,90 @@ use std::collections::BTreeMap;
 
 /// Flags that take one value.
 const VALUED: &[&str] = &[
-    "--input-format", "--output-format", "--model", "--fallback-model", "--permission-mode",
-    "--permission-prompt-tool", "--allowedTools", "--allowed-tools", "--disallowedTools",
-    "--disallowed-tools", "--tools", "--max-turns", "--max-budget-usd", "--max-thinking-tokens",
-    "--system-prompt", "--system-prompt-file", "--append-system-prompt",
-    "--append-system-prompt-file", "--settings", "--setting-sources", "--mcp-config",
-    "--add-dir", "--resume", "--session-id", "--json-schema", "--effort", "--thinking",
-    "--thinking-display", "--betas", "--agent", "--agents", "--plugin-dir",
-    "--plugin-dir-no-mcp", "--proxy", "--base-url", "--api-format", "--mock-script",
-    "--data-dir", "--resume-session-at", "--resume-drops-turn", "--task-budget",
-    "--debug-file", "--allowed-mcp-server-names", "--extensions", "--permission-prompts",
-    "--channels", "--project-config-root", "--initialize-fields", "--max-output-tokens",
-    "--context-window", "--reasoning-effort", "--cwd", "--host-timeout",
+    "--input-format",
+    "--output-format",
+    "--model",
+    "--fallback-model",
+    "--permission-mode",
+    "--permission-prompt-tool",
+    "--allowedTools",
+    "--allowed-tools",
+    "--disallowedTools",
+    "--disallowed-tools",
+    "--tools",
+    "--max-turns",
+    "--max-budget-usd",
+    "--max-thinking-tokens",
+    "--system-prompt",
+    "--system-prompt-file",
+    "--append-system-prompt",
+    "--append-system-prompt-file",
+    "--settings",
+    "--setting-sources",
+    "--mcp-config",
+    "--add-dir",
+    "--resume",
+    "--session-id",
+    "--json-schema",
+    "--effort",
+    "--thinking",
+    "--thinking-display",
+    "--betas",
+    "--agent",
+    "--agents",
+    "--plugin-dir",
+    "--plugin-dir-no-mcp",
+    "--proxy",
+    "--base-url",
+    "--api-format",
+    "--mock-script",
+    "--data-dir",
+    "--resume-session-at",
+    "--resume-drops-turn",
+    "--task-budget",
+    "--debug-file",
+    "--allowed-mcp-server-names",
+    "--extensions",
+    "--permission-prompts",
+    "--channels",
+    "--project-config-root",
+    "--initialize-fields",
+    "--max-output-tokens",
+    "--context-window",
+    "--reasoning-effort",
+    "--cwd",
+    "--host-timeout",
 ];
 
 /// Flags that take no value.
 const BOOLEAN: &[&str] = &[
-    "-p", "--print", "--verbose", "--include-partial-messages", "--replay-user-messages",
-    "--continue", "-c", "--fork-session", "--strict-mcp-config",
-    "--dangerously-skip-permissions", "--allow-dangerously-skip-permissions", "--yolo",
-    "--disable-builtin-skills", "--enable-builtin-skills", "--include-hook-events",
-    "--session-mirror", "--no-session-persistence", "--debug", "--debug-to-stderr",
-    "--no-legacy-events", "--await-initialize", "-v", "--version", "-h", "--help",
-    "--managed-settings", "--managed-settings-in-initialize",
+    "-p",
+    "--print",
+    "--verbose",
+    "--include-partial-messages",
+    "--replay-user-messages",
+    "--continue",
+    "-c",
+    "--fork-session",
+    "--strict-mcp-config",
+    "--dangerously-skip-permissions",
+    "--allow-dangerously-skip-permissions",
+    "--yolo",
+    "--disable-builtin-skills",
+    "--enable-builtin-skills",
+    "--include-hook-events",
+    "--session-mirror",
+    "--no-session-persistence",
+    "--debug",
+    "--debug-to-stderr",
+    "--no-legacy-events",
+    "--await-initialize",
+    "-v",
+    "--version",
+    "-h",
+    "--help",
+    "--managed-settings",
+    "--managed-settings-in-initialize",
 ];
 
 /// Parsed command line: flag values in order of appearance, and positionals.
@@ -120,7 +181,14 @@ mod tests {
 
     #[test]
     fn both_value_forms_and_empty_values() {
-        let a = parse(&["--model=m1", "--system-prompt", "", "--setting-sources=", "--max-turns", "3"]);
+        let a = parse(&[
+            "--model=m1",
+            "--system-prompt",
+            "",
+            "--setting-sources=",
+            "--max-turns",
+            "3",
+        ]);
         assert_eq!(a.value(&["--model"]), Some("m1"));
         assert_eq!(a.value(&["--system-prompt"]), Some(""));
         assert_eq!(a.value(&["--setting-sources"]), Some(""));
@@ -130,14 +198,23 @@ mod tests {
     #[test]
     fn unknown_flags_take_a_value_unless_it_is_a_flag() {
         let a = parse(&["--foo", "bar", "--baz", "--verbose", "-p", "hello"]);
-        assert_eq!(a.unknown, vec!["--foo bar".to_string(), "--baz".to_string()]);
+        assert_eq!(
+            a.unknown,
+            vec!["--foo bar".to_string(), "--baz".to_string()]
+        );
         assert!(a.has("--verbose"));
         assert_eq!(a.positionals, vec!["hello".to_string()]);
     }
 
     #[test]
     fn repeated_flags_accumulate() {
-        let a = parse(&["--allowed-tools", "Read", "--allowed-tools", "Bash(git:*)", "--allowedTools=Write,Edit"]);
+        let a = parse(&[
+            "--allowed-tools",
+            "Read",
+            "--allowed-tools",
+            "Bash(git:*)",
+            "--allowedTools=Write,Edit",
+        ]);
         assert_eq!(
             a.all(&["--allowedTools", "--allowed-tools"]),
             vec!["Write,Edit", "Read", "Bash(git:*)"]

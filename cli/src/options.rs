@@ -9,13 +9,38 @@ use crate::args::Args;
 
 /// Flags accepted for compatibility that this build does not act on yet.
 const NOT_YET: &[&str] = &[
-    "--fallback-model", "--max-budget-usd", "--settings", "--setting-sources", "--mcp-config",
-    "--json-schema", "--effort", "--thinking", "--thinking-display", "--betas", "--agent",
-    "--agents", "--plugin-dir", "--plugin-dir-no-mcp", "--proxy", "--data-dir",
-    "--resume-session-at", "--resume-drops-turn", "--task-budget", "--allowed-mcp-server-names",
-    "--extensions", "--permission-prompts", "--channels", "--project-config-root",
-    "--initialize-fields", "--max-output-tokens", "--context-window", "--reasoning-effort",
-    "--strict-mcp-config", "--include-hook-events", "--session-mirror", "--fork-session",
+    "--fallback-model",
+    "--max-budget-usd",
+    "--settings",
+    "--setting-sources",
+    "--mcp-config",
+    "--json-schema",
+    "--effort",
+    "--thinking",
+    "--thinking-display",
+    "--betas",
+    "--agent",
+    "--agents",
+    "--plugin-dir",
+    "--plugin-dir-no-mcp",
+    "--proxy",
+    "--data-dir",
+    "--resume-session-at",
+    "--resume-drops-turn",
+    "--task-budget",
+    "--allowed-mcp-server-names",
+    "--extensions",
+    "--permission-prompts",
+    "--channels",
+    "--project-config-root",
+    "--initialize-fields",
+    "--max-output-tokens",
+    "--context-window",
+    "--reasoning-effort",
+    "--strict-mcp-config",
+    "--include-hook-events",
+    "--session-mirror",
+    "--fork-session",
 ];
 
 pub fn dialect(env: &BTreeMap<String, String>) -> Dialect {
@@ -91,8 +116,10 @@ pub fn build(
             .collect()
     });
     let cwd = args.value(&["--cwd"]).map(PathBuf::from);
-    let host_timeout_secs = parse_num::<f64>(args, "--host-timeout")?
-        .or_else(|| env.get("DCL_HOST_TIMEOUT_SECS").and_then(|v| v.parse().ok()));
+    let host_timeout_secs = parse_num::<f64>(args, "--host-timeout")?.or_else(|| {
+        env.get("DCL_HOST_TIMEOUT_SECS")
+            .and_then(|v| v.parse().ok())
+    });
     Ok(SessionOptions {
         cwd,
         model: args.value(&["--model"]).map(str::to_string),
@@ -103,16 +130,24 @@ pub fn build(
         system_prompt,
         append_system_prompt: append,
         permission_mode,
-        permission_prompt_tool: args.value(&["--permission-prompt-tool"]).map(str::to_string),
+        permission_prompt_tool: args
+            .value(&["--permission-prompt-tool"])
+            .map(str::to_string),
         allowed_tools: args.all(&["--allowedTools", "--allowed-tools"]),
         disallowed_tools: args.all(&["--disallowedTools", "--disallowed-tools"]),
         tools,
         max_turns: parse_num(args, "--max-turns")?,
         max_thinking_tokens: parse_num(args, "--max-thinking-tokens")?,
-        add_dirs: args.all(&["--add-dir"]).into_iter().map(PathBuf::from).collect(),
+        add_dirs: args
+            .all(&["--add-dir"])
+            .into_iter()
+            .map(PathBuf::from)
+            .collect(),
         include_partial_messages: args.has("--include-partial-messages"),
         replay_user_messages: args.has("--replay-user-messages"),
-        legacy_events: Some(!args.has("--no-legacy-events") && env.get("DCL_NO_LEGACY_EVENTS").is_none()),
+        legacy_events: Some(
+            !args.has("--no-legacy-events") && env.get("DCL_NO_LEGACY_EVENTS").is_none(),
+        ),
         output_format: Some(output),
         non_interactive: !stream_input,
         session_id: args.value(&["--session-id"]).map(str::to_string),

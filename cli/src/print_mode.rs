@@ -37,7 +37,7 @@ pub fn run(args: &Args, opts: SessionOptions, output: OutputFormat) -> Result<Ex
                 extra: Extra::new(),
             },
             uuid: None,
-            parent_tool_use_id: None,
+            parent_tool_use_id: dcl_protocol::parent_tool_use_id_null(),
             session_id: None,
             timestamp: None,
             tool_use_result: None,
@@ -65,13 +65,10 @@ pub fn run(args: &Args, opts: SessionOptions, output: OutputFormat) -> Result<Ex
     };
     match output {
         OutputFormat::Text => {
-            let text = result.result.clone().unwrap_or_else(|| {
-                result
-                    .errors
-                    .clone()
-                    .unwrap_or_default()
-                    .join("; ")
-            });
+            let text = result
+                .result
+                .clone()
+                .unwrap_or_else(|| result.errors.clone().unwrap_or_default().join("; "));
             let mut out = stdout.lock();
             let _ = writeln!(out, "{text}");
         }

@@ -34,7 +34,9 @@ fn spawn_stdin_reader(tx: mpsc::UnboundedSender<String>) {
                 match lock.read_until(b'\n', &mut buf) {
                     Ok(0) => break,
                     Ok(_) => {
-                        let line = String::from_utf8_lossy(&buf).trim_end_matches(['\n', '\r']).to_string();
+                        let line = String::from_utf8_lossy(&buf)
+                            .trim_end_matches(['\n', '\r'])
+                            .to_string();
                         if tx.send(line).is_err() {
                             break;
                         }

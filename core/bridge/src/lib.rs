@@ -48,7 +48,8 @@ pub fn runtime() -> Result<&'static Runtime, BridgeError> {
         }
         b.build().map_err(|e| e.to_string())
     });
-    rt.as_ref().map_err(|e| BridgeError::Internal(format!("cannot start the runtime: {e}")))
+    rt.as_ref()
+        .map_err(|e| BridgeError::Internal(format!("cannot start the runtime: {e}")))
 }
 
 /// One open session.
@@ -104,10 +105,7 @@ impl Bridge {
 
     /// The next outbound line; `None` once the session has ended.
     pub async fn recv(&self) -> Option<String> {
-        self.session
-            .recv()
-            .await
-            .map(|m| dcl_protocol::to_line(&m))
+        self.session.recv().await.map(|m| dcl_protocol::to_line(&m))
     }
 
     /// The next outbound message, typed.

@@ -3,10 +3,10 @@
 
 pub mod model;
 pub mod options;
-pub mod tools;
 pub mod permissions;
 pub mod prompt;
 pub mod session;
+pub mod tools;
 
 pub use options::SessionOptions;
 pub use session::{Session, SessionClosed};

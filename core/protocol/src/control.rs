@@ -98,9 +98,8 @@ pub enum ControlResponse {
 impl ControlResponse {
     pub fn request_id(&self) -> &str {
         match self {
-            ControlResponse::Success { request_id, .. } | ControlResponse::Error { request_id, .. } => {
-                request_id
-            }
+            ControlResponse::Success { request_id, .. }
+            | ControlResponse::Error { request_id, .. } => request_id,
         }
     }
 
@@ -228,6 +227,9 @@ macro_rules! host_requests {
         /// Every host -> dcl control request dcl understands, decoded from the envelope's
         /// `request` object by [`HostRequest::parse`]. Claude (§5.3, §7.6) and Qoder (§3.3)
         /// subtypes; a subtype not listed here parses as [`RequestParseError::Unknown`].
+        // `Initialize` is large; a request is decoded once and handled at once, so boxing
+        // would only cost the callers a deref.
+        #[allow(clippy::large_enum_variant)]
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
         #[serde(tag = "subtype")]
         pub enum HostRequest {
@@ -460,8 +462,8 @@ impl InitializeRequest {
                 .as_array()
                 .ok_or_else(|| format!("hooks.{event} must be an array"))?;
             for m in list {
-                let cfg: HookMatcherConfig = serde_json::from_value(m.clone())
-                    .map_err(|e| format!("hooks.{event}: {e}"))?;
+                let cfg: HookMatcherConfig =
+                    serde_json::from_value(m.clone()).map_err(|e| format!("hooks.{event}: {e}"))?;
                 out.push((event.clone(), cfg));
             }
         }
@@ -1000,9 +1002,17 @@ impl CanUseToolRequest {
 #[serde(tag = "behavior", rename_all = "snake_case")]
 pub enum PermissionDecision {
     Allow {
-        #[serde(default, rename = "updatedInput", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            rename = "updatedInput",
+            skip_serializing_if = "Option::is_none"
+        )]
         updated_input: Option<Value>,
-        #[serde(default, rename = "updatedPermissions", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            rename = "updatedPermissions",
+            skip_serializing_if = "Option::is_none"
+        )]
         updated_permissions: Option<Vec<Value>>,
         #[serde(flatten)]
         extra: Extra,

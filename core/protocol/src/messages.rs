@@ -27,9 +27,10 @@ pub struct UserMessage {
     pub message: UserPayload,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uuid: Option<String>,
-    /// Tri-state: `None` = absent, `Some(None)` = explicit `null` (what dcl emits on main-thread
-    /// lines), `Some(Some(id))` = a subagent line. Use the constructors or
-    /// [`parent_tool_use_id_null`] to get the `null` form.
+    /// The Agent tool call a subagent line belongs to; `null` on main-thread lines (dcl always
+    /// writes the key). Rust tri-state: `None` = key absent, `Some(None)` = `null`,
+    /// `Some(Some(id))` = a subagent line. The constructors and [`parent_tool_use_id_null`]
+    /// give the `null` form; a literal `None` drops the key.
     #[serde(
         default,
         deserialize_with = "double_option",
@@ -78,9 +79,10 @@ fn assistant_role() -> String {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AssistantMessage {
     pub message: AssistantPayload,
-    /// Tri-state: `None` = absent, `Some(None)` = explicit `null` (what dcl emits on main-thread
-    /// lines), `Some(Some(id))` = a subagent line. Use the constructors or
-    /// [`parent_tool_use_id_null`] to get the `null` form.
+    /// The Agent tool call a subagent line belongs to; `null` on main-thread lines (dcl always
+    /// writes the key). Rust tri-state: `None` = key absent, `Some(None)` = `null`,
+    /// `Some(Some(id))` = a subagent line. The constructors and [`parent_tool_use_id_null`]
+    /// give the `null` form; a literal `None` drops the key.
     #[serde(
         default,
         deserialize_with = "double_option",
@@ -176,9 +178,10 @@ pub struct StreamEventMessage {
     pub event: Value,
     pub session_id: String,
     pub uuid: String,
-    /// Tri-state: `None` = absent, `Some(None)` = explicit `null` (what dcl emits on main-thread
-    /// lines), `Some(Some(id))` = a subagent line. Use the constructors or
-    /// [`parent_tool_use_id_null`] to get the `null` form.
+    /// The Agent tool call a subagent line belongs to; `null` on main-thread lines (dcl always
+    /// writes the key). Rust tri-state: `None` = key absent, `Some(None)` = `null`,
+    /// `Some(Some(id))` = a subagent line. The constructors and [`parent_tool_use_id_null`]
+    /// give the `null` form; a literal `None` drops the key.
     #[serde(
         default,
         deserialize_with = "double_option",
@@ -272,7 +275,11 @@ impl UserMessage {
 impl AssistantPayload {
     /// `{"id":…,"type":"message","role":"assistant","model":…,"content":…}` with
     /// `stop_reason`/`stop_sequence` `null` and no usage.
-    pub fn new(id: impl Into<String>, model: impl Into<String>, content: Vec<ContentBlock>) -> Self {
+    pub fn new(
+        id: impl Into<String>,
+        model: impl Into<String>,
+        content: Vec<ContentBlock>,
+    ) -> Self {
         AssistantPayload {
             id: id.into(),
             kind: message_type(),
@@ -363,7 +370,7 @@ impl SystemMessage {
 // Legacy event lines (the seed keeps them for old scripts; `--no-legacy-events` turns them off).
 // ---------------------------------------------------------------------------
 
-/// Legacy `{"type":"text","text":…}`: one finished text block of the assistant.
+/// Legacy `{"type":"text","text":…}`: one per finished text block of the assistant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LegacyTextMessage {
     pub text: String,
@@ -373,7 +380,7 @@ pub struct LegacyTextMessage {
     pub extra: Extra,
 }
 
-/// Legacy `{"type":"tool_start",…}`: the model called a tool.
+/// Legacy `{"type":"tool_start",…}`: a tool call is complete and about to run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LegacyToolStartMessage {
     pub tool_use_id: String,
@@ -397,7 +404,8 @@ pub struct LegacyToolResultMessage {
     pub extra: Extra,
 }
 
-/// Legacy `{"type":"usage",…}`: token usage of the turn and the session's cost so far.
+/// Legacy `{"type":"usage",…}`: token usage of this turn and the session's cost so far, just
+/// before `result`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LegacyUsageMessage {
     pub usage: Usage,

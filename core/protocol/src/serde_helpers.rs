@@ -69,7 +69,7 @@ mod tests {
         assert_eq!(serde_json::to_string(&N(2.0)).unwrap(), "2");
         assert_eq!(serde_json::to_string(&N(-3.0)).unwrap(), "-3");
         assert_eq!(serde_json::to_string(&N(538.3)).unwrap(), "538.3");
-        assert_eq!(serde_json::to_string(&N(1e300)).unwrap(), "1e300");
+        assert_eq!(serde_json::to_string(&N(1e300)).unwrap(), "1e+300");
         assert_eq!(serde_json::to_string(&N(f64::NAN)).unwrap(), "null");
     }
 }

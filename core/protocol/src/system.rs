@@ -20,11 +20,11 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::Message;
 use crate::content::Extra;
 use crate::messages::SystemMessage;
 use crate::responses::{PlanModeState, PluginInfo};
 use crate::serde_helpers::compact_f64;
-use crate::Message;
 
 /// A typed `system` subtype.
 pub trait SystemSubtype: Serialize + DeserializeOwned {

@@ -96,8 +96,12 @@ impl FakeResponse {
 
     /// 429 `rate_limit_error` with `retry-after: <secs>`.
     pub fn rate_limited(retry_after_secs: u64) -> Self {
-        Self::error(429, "rate_limit_error", "Number of requests has exceeded your rate limit")
-            .with_header("retry-after", &retry_after_secs.to_string())
+        Self::error(
+            429,
+            "rate_limit_error",
+            "Number of requests has exceeded your rate limit",
+        )
+        .with_header("retry-after", &retry_after_secs.to_string())
     }
 
     /// 529 `overloaded_error` "Overloaded".
@@ -223,9 +227,7 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
 impl FakeAnthropicServer {
     /// Binds 127.0.0.1 on a free port and serves `responses` in order. Call inside a tokio
     /// runtime.
-    pub async fn start(
-        responses: impl IntoIterator<Item = FakeResponse>,
-    ) -> std::io::Result<Self> {
+    pub async fn start(responses: impl IntoIterator<Item = FakeResponse>) -> std::io::Result<Self> {
         let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
         let addr = listener.local_addr()?;
         let state = Arc::new(Mutex::new(State {
@@ -274,7 +276,11 @@ impl FakeAnthropicServer {
     /// Panics listing the violations, if any.
     pub fn assert_no_violations(&self) {
         let v = self.violations();
-        assert!(v.is_empty(), "fake Anthropic server saw violations:\n{}", v.join("\n"));
+        assert!(
+            v.is_empty(),
+            "fake Anthropic server saw violations:\n{}",
+            v.join("\n")
+        );
     }
 
     /// Scripted responses not yet used.
@@ -318,7 +324,11 @@ async fn serve_connection(mut sock: TcpStream, state: Arc<Mutex<State>>) {
             && !req
                 .header("connection")
                 .is_some_and(|c| c.eq_ignore_ascii_case("close"));
-        if write_response(&mut sock, &response, keep_alive).await.is_err() || !keep_alive {
+        if write_response(&mut sock, &response, keep_alive)
+            .await
+            .is_err()
+            || !keep_alive
+        {
             let _ = sock.shutdown().await;
             return;
         }
@@ -361,7 +371,11 @@ fn route(req: &RecordedRequest, state: &Mutex<State>) -> FakeResponse {
 /// fakes and tests can reuse it.
 pub fn check_request(body: &Value) -> Vec<String> {
     let mut problems = Vec::new();
-    if body.get("model").and_then(Value::as_str).is_none_or(str::is_empty) {
+    if body
+        .get("model")
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty)
+    {
         problems.push("model: field required".to_string());
     }
     if body.get("max_tokens").and_then(Value::as_u64).is_none() {
@@ -399,11 +413,12 @@ pub fn check_request(body: &Value) -> Vec<String> {
             }
         }
         // Which tool_use ids this message answers: those of the assistant message before.
-        let expected: Vec<String> = if i > 0 && messages[i - 1].get("role").and_then(Value::as_str) == Some("assistant") {
-            tool_use_ids(&messages[i - 1])
-        } else {
-            Vec::new()
-        };
+        let expected: Vec<String> =
+            if i > 0 && messages[i - 1].get("role").and_then(Value::as_str) == Some("assistant") {
+                tool_use_ids(&messages[i - 1])
+            } else {
+                Vec::new()
+            };
         if role == "user" {
             let results = tool_result_ids(msg);
             for id in &expected {
@@ -465,7 +480,12 @@ fn ids_of(msg: &Value, kind: &str, field: &str) -> Vec<String> {
     content_blocks(msg)
         .iter()
         .filter(|b| b.get("type").and_then(Value::as_str) == Some(kind))
-        .map(|b| b.get(field).and_then(Value::as_str).unwrap_or("").to_string())
+        .map(|b| {
+            b.get(field)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        })
         .collect()
 }
 
@@ -503,7 +523,12 @@ async fn read_request(
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
         .collect();
-    let header = |name: &str| headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
     let raw_body = if header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
         read_chunked(sock, buf).await?
     } else {
@@ -658,21 +683,17 @@ async fn write_response(
             if let Some(cut) = r.cut_at {
                 take = take.min(cut.saturating_sub(sent));
             }
-            if let Some((at, _)) = r.stall_at.filter(|_| !stalled) {
-                if at > sent {
-                    take = take.min(at - sent);
-                }
+            if let Some((at, _)) = r.stall_at.filter(|(at, _)| !stalled && *at > sent) {
+                take = take.min(at - sent);
             }
             if take > 0 {
                 write_piece(sock, &piece[..take], r.streaming).await?;
                 sent += take;
                 piece = &piece[take..];
             }
-            if let Some((at, delay)) = r.stall_at {
-                if !stalled && sent >= at {
-                    stalled = true;
-                    tokio::time::sleep(delay).await;
-                }
+            if let Some((_, delay)) = r.stall_at.filter(|(at, _)| !stalled && sent >= *at) {
+                stalled = true;
+                tokio::time::sleep(delay).await;
             }
             if r.cut_at.is_some_and(|cut| sent >= cut) {
                 // Abrupt end: no terminating chunk, the client must see a broken body.

@@ -14,7 +14,10 @@ use serde_json::{Value, json};
 
 /// `event: <type>\ndata: <json>\n\n` for one event (the name is the data's `type`).
 pub fn sse_event(data: &Value) -> String {
-    let name = data.get("type").and_then(Value::as_str).unwrap_or("message");
+    let name = data
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("message");
     format!("event: {name}\ndata: {data}\n\n")
 }
 
@@ -182,10 +185,13 @@ impl SseMessage {
             out += &sse_event(&json!({"type": "ping"}));
         }
         for (index, block) in self.blocks.iter().enumerate() {
-            let delta =
-                |d: Value| sse_event(&json!({"type": "content_block_delta", "index": index, "delta": d}));
+            let delta = |d: Value| {
+                sse_event(&json!({"type": "content_block_delta", "index": index, "delta": d}))
+            };
             let start = |b: Value| {
-                sse_event(&json!({"type": "content_block_start", "index": index, "content_block": b}))
+                sse_event(
+                    &json!({"type": "content_block_start", "index": index, "content_block": b}),
+                )
             };
             match block {
                 Block::Text(chunks) => {
@@ -216,9 +222,10 @@ impl SseMessage {
             return out;
         }
         let has_tool = self.blocks.iter().any(|b| matches!(b, Block::ToolUse(..)));
-        let reason = self.stop_reason.clone().unwrap_or_else(|| {
-            if has_tool { "tool_use" } else { "end_turn" }.to_string()
-        });
+        let reason = self
+            .stop_reason
+            .clone()
+            .unwrap_or_else(|| if has_tool { "tool_use" } else { "end_turn" }.to_string());
         out += &sse_event(&json!({"type": "message_delta",
             "delta": {"stop_reason": reason, "stop_sequence": null},
             "usage": {"output_tokens": self.output_tokens}}));

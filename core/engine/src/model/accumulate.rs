@@ -108,7 +108,10 @@ enum OpenBlock {
     },
     /// Block types dcl does not model (server tools, redacted thinking, …): kept as the
     /// start JSON, with streamed input JSON applied to its `input` field.
-    Other { value: Value, json: String },
+    Other {
+        value: Value,
+        json: String,
+    },
 }
 
 impl OpenBlock {
@@ -220,15 +223,14 @@ impl OpenBlock {
             }
             OpenBlock::Other { value, json } => {
                 let mut value = value.clone();
-                if !json.trim().is_empty() {
-                    if let (Some(obj), Ok(input)) = (
-                        value.as_object_mut(),
-                        serde_json::from_str::<Value>(json),
-                    ) {
-                        obj.insert("input".into(), input);
-                    }
+                if !json.trim().is_empty()
+                    && let (Some(obj), Ok(input)) =
+                        (value.as_object_mut(), serde_json::from_str::<Value>(json))
+                {
+                    obj.insert("input".into(), input);
                 }
-                let block = serde_json::from_value(value.clone()).unwrap_or(ContentBlock::Other(value));
+                let block =
+                    serde_json::from_value(value.clone()).unwrap_or(ContentBlock::Other(value));
                 (block, None)
             }
         }
@@ -311,7 +313,8 @@ impl Accumulator {
                         "content block {index} started twice"
                     )));
                 }
-                self.open.insert(*index, OpenBlock::from_start(content_block));
+                self.open
+                    .insert(*index, OpenBlock::from_start(content_block));
                 Ok(None)
             }
             StreamEvent::ContentBlockDelta { index, delta } => {
@@ -625,7 +628,10 @@ mod tests {
             }
         }
         assert_eq!(completed.len(), 3);
-        assert_eq!(completed[0].block, ContentBlock::thinking("Let me think.", "sig"));
+        assert_eq!(
+            completed[0].block,
+            ContentBlock::thinking("Let me think.", "sig")
+        );
         assert_eq!(completed[1].block, ContentBlock::text("Hi there"));
         assert_eq!(
             completed[2].block,
@@ -702,10 +708,16 @@ mod tests {
         let mut acc = Accumulator::new();
         assert!(acc.push(&stop(0)).is_err(), "before message_start");
         acc.push(&start(1)).unwrap();
-        assert!(acc.push(&delta(0, Delta::TextDelta { text: "x".into() })).is_err());
+        assert!(
+            acc.push(&delta(0, Delta::TextDelta { text: "x".into() }))
+                .is_err()
+        );
         acc.push(&block_start(0, json!({"type":"text","text":""})))
             .unwrap();
-        assert!(acc.push(&block_start(0, json!({"type":"text","text":""}))).is_err());
+        assert!(
+            acc.push(&block_start(0, json!({"type":"text","text":""})))
+                .is_err()
+        );
         assert!(acc.push(&json_delta(0, "{}")).is_err(), "json into text");
         assert!(acc.push(&stop(5)).is_err());
         let err = acc
@@ -740,8 +752,11 @@ mod tests {
     fn unknown_blocks_are_kept() {
         let mut acc = Accumulator::new();
         acc.push(&start(1)).unwrap();
-        acc.push(&block_start(0, json!({"type":"redacted_thinking","data":"abc"})))
-            .unwrap();
+        acc.push(&block_start(
+            0,
+            json!({"type":"redacted_thinking","data":"abc"}),
+        ))
+        .unwrap();
         let c = acc.push(&stop(0)).unwrap().unwrap();
         assert!(matches!(
             c.block,

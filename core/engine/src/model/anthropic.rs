@@ -121,6 +121,17 @@ impl AnthropicConfig {
     }
 }
 
+/// `scheme://user:pass@host/…` → `scheme://<redacted>@host/…`; other URLs unchanged.
+fn redact_url(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) if scheme.is_empty() => format!("<redacted>@{}", &rest[at + 1..]),
+        Some(at) => format!("{scheme}://<redacted>@{}", &rest[at + 1..]),
+        None => url.to_string(),
+    }
+}
+
 fn redact(v: &Option<String>) -> &'static str {
     match v {
         Some(_) => "Some(<redacted>)",
@@ -136,12 +147,9 @@ impl std::fmt::Debug for AnthropicConfig {
             .map(|(k, _)| (k.as_str(), "<redacted>"))
             .collect();
         // A proxy URL may hold `user:password@`; show it only when it holds none.
-        let proxy = match &self.proxy {
-            Some(p) if p.contains('@') => "Some(<redacted>)".to_string(),
-            other => format!("{other:?}"),
-        };
+        let proxy = format!("{:?}", self.proxy.as_deref().map(redact_url));
         f.debug_struct("AnthropicConfig")
-            .field("base_url", &self.base_url)
+            .field("base_url", &redact_url(&self.base_url))
             .field("api_key", &format_args!("{}", redact(&self.api_key)))
             .field("auth_token", &format_args!("{}", redact(&self.auth_token)))
             .field("request_timeout", &self.request_timeout)
@@ -166,7 +174,7 @@ pub struct AnthropicClient {
 impl std::fmt::Debug for AnthropicClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AnthropicClient")
-            .field("endpoint", &self.endpoint.as_str())
+            .field("endpoint", &redact_url(self.endpoint.as_str()))
             .field("config", &self.config)
             .finish()
     }
@@ -182,12 +190,15 @@ impl AnthropicClient {
             ));
         }
         let endpoint = reqwest::Url::parse(&config.endpoint()).map_err(|e| {
-            ModelError::Config(format!("invalid base URL {:?}: {e}", config.base_url))
+            ModelError::Config(format!(
+                "invalid base URL {:?}: {e}",
+                redact_url(&config.base_url)
+            ))
         })?;
         if !matches!(endpoint.scheme(), "http" | "https") {
             return Err(ModelError::Config(format!(
                 "invalid base URL {:?}: the scheme must be http or https",
-                config.base_url
+                redact_url(&config.base_url)
             )));
         }
         let headers = build_headers(&config)?;
@@ -246,7 +257,7 @@ impl AnthropicClient {
                         timeout.as_secs_f64()
                     )));
                 }
-                Ok(Err(e)) => return Err(self.request_error(&e)),
+                Ok(Err(e)) => return Err(self.request_error(e)),
                 Ok(Ok(r)) => r,
             },
         };
@@ -272,7 +283,7 @@ impl AnthropicClient {
             r.map_err(|e| {
                 ModelError::Connection(format!(
                     "error reading the response stream: {}",
-                    error_chain(&e)
+                    error_chain(&e.without_url())
                 ))
             })
         });
@@ -284,11 +295,14 @@ impl AnthropicClient {
         match (self.endpoint.host_str(), self.endpoint.port()) {
             (Some(h), Some(p)) => format!("{h}:{p}"),
             (Some(h), None) => h.to_string(),
-            _ => self.endpoint.to_string(),
+            _ => redact_url(self.endpoint.as_str()),
         }
     }
 
-    fn request_error(&self, e: &reqwest::Error) -> ModelError {
+    /// The URL is left out of reqwest's text (it could hold `user:password@`); the host
+    /// alone says where we tried to go.
+    fn request_error(&self, e: reqwest::Error) -> ModelError {
+        let e = e.without_url();
         let what = if e.is_connect() {
             format!("cannot connect to {}", self.host())
         } else if e.is_timeout() {
@@ -296,7 +310,7 @@ impl AnthropicClient {
         } else {
             format!("request to {} failed", self.host())
         };
-        ModelError::Connection(format!("{what}: {}", error_chain(e)))
+        ModelError::Connection(format!("{what}: {}", error_chain(&e)))
     }
 }
 
@@ -414,11 +428,17 @@ async fn read_capped(response: reqwest::Response, cancel: &CancellationToken) ->
 /// Seconds to wait from `retry-after-ms` (what the Anthropic SDKs prefer) or
 /// `retry-after` (seconds or an HTTP date).
 fn retry_after(headers: &HeaderMap) -> Option<f64> {
-    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
-    if let Some(ms) = get("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
-        if ms.is_finite() && ms >= 0.0 {
-            return Some(ms / 1000.0);
-        }
+    let get = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
+    if let Some(ms) = get("retry-after-ms")
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|ms| ms.is_finite() && *ms >= 0.0)
+    {
+        return Some(ms / 1000.0);
     }
     let value = get("retry-after")?;
     if let Ok(secs) = value.parse::<f64>() {
@@ -523,8 +543,8 @@ mod tests {
         )
         .unwrap_err();
         assert!(!err.to_string().contains("secret"), "{err}");
-        let err = AnthropicClient::new(AnthropicConfig::new("not a url").with_api_key("k"))
-            .unwrap_err();
+        let err =
+            AnthropicClient::new(AnthropicConfig::new("not a url").with_api_key("k")).unwrap_err();
         assert!(matches!(err, ModelError::Config(_)));
     }
 
@@ -567,6 +587,19 @@ mod tests {
         assert!(body.get("system").is_none());
         assert!(body.get("tools").is_none());
         assert!(body.get("thinking").is_none());
+    }
+
+    #[test]
+    fn urls_lose_their_userinfo() {
+        assert_eq!(
+            redact_url("https://u:secret@gw.example/x@y"),
+            "https://<redacted>@gw.example/x@y"
+        );
+        assert_eq!(redact_url("http://127.0.0.1:9"), "http://127.0.0.1:9");
+        let cfg = AnthropicConfig::new("https://u:secret@gw.example").with_api_key("k");
+        assert!(!format!("{cfg:?}").contains("secret"));
+        let client = AnthropicClient::new(cfg).unwrap();
+        assert!(!format!("{client:?}").contains("secret"));
     }
 
     #[test]

@@ -75,7 +75,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
-use dcl_protocol::{ContentBlock, KnownBlock};
+use dcl_protocol::ContentBlock;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -144,9 +144,16 @@ struct ScriptStreamError {
 #[derive(Debug, Clone, PartialEq)]
 enum Planned {
     Text(String),
-    Thinking { thinking: String, signature: String },
+    Thinking {
+        thinking: String,
+        signature: String,
+    },
     /// `input` is the exact JSON text to stream (may be invalid on purpose).
-    ToolUse { id: String, name: String, input: String },
+    ToolUse {
+        id: String,
+        name: String,
+        input: String,
+    },
     /// Sent whole in `content_block_start`.
     Raw(Value),
 }
@@ -483,7 +490,11 @@ fn prompt_text(req: &ModelRequest) -> String {
 /// When the last message is a user message with tool_results: the last result's text.
 fn last_tool_result_text(req: &ModelRequest) -> Option<String> {
     let last = req.messages.last().filter(|m| m.role == Role::User)?;
-    let result = last.content.iter().rev().find_map(ContentBlock::as_tool_result)?;
+    let result = last
+        .content
+        .iter()
+        .rev()
+        .find_map(ContentBlock::as_tool_result)?;
     Some(
         result
             .content
@@ -538,7 +549,10 @@ fn output_tokens(blocks: &[Planned]) -> u64 {
 
 /// `event: <name>\ndata: <json>\n\n`
 fn sse_event(data: &Value) -> String {
-    let name = data.get("type").and_then(Value::as_str).unwrap_or("message");
+    let name = data
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("message");
     format!("event: {name}\ndata: {data}\n\n")
 }
 
@@ -650,9 +664,10 @@ fn render(plan: &Plan, model: &str, input_tokens: u64) -> Vec<(Duration, String)
         .blocks
         .iter()
         .any(|b| matches!(b, Planned::ToolUse { .. }));
-    let stop_reason = plan.stop_reason.clone().unwrap_or_else(|| {
-        if has_tool { "tool_use" } else { "end_turn" }.to_string()
-    });
+    let stop_reason = plan
+        .stop_reason
+        .clone()
+        .unwrap_or_else(|| if has_tool { "tool_use" } else { "end_turn" }.to_string());
     push(
         Duration::ZERO,
         json!({"type": "message_delta",
@@ -713,11 +728,6 @@ impl ModelClient for MockClient {
     }
 }
 
-/// Whether a model id names the mock (`mock-model`, `mock-*`).
-pub fn is_mock_model(model: &str) -> bool {
-    model.starts_with("mock-") || model == "mock"
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -738,7 +748,10 @@ mod tests {
 
     #[test]
     fn arguments() {
-        assert_eq!(argument("please FAKE_WRITE /a/b.txt now", "FAKE_WRITE"), Some("/a/b.txt"));
+        assert_eq!(
+            argument("please FAKE_WRITE /a/b.txt now", "FAKE_WRITE"),
+            Some("/a/b.txt")
+        );
         assert_eq!(argument("FAKE_WRITE", "FAKE_WRITE"), None);
         assert_eq!(
             rest_of_line("x FAKE_TOOL Edit {\"a\": 1}\nmore", "FAKE_TOOL"),
@@ -754,12 +767,5 @@ mod tests {
             MockClient::from_script_str(r#"{"turns":[{"content":[{"type":"text"}]}]}"#).is_err()
         );
         assert!(MockClient::from_script_str(r#"{"turns":[]}"#).is_ok());
-    }
-
-    #[test]
-    fn mock_model_names() {
-        assert!(is_mock_model("mock-model"));
-        assert!(is_mock_model("mock-fast"));
-        assert!(!is_mock_model("claude-sonnet-4-5"));
     }
 }

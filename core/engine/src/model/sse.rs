@@ -520,7 +520,10 @@ data: {\"type\":\"message_stop\"}\n\
         ));
         // Known type, wrong shape.
         assert!(matches!(
-            parse_event(&ev("content_block_stop", r#"{"type":"content_block_stop"}"#)),
+            parse_event(&ev(
+                "content_block_stop",
+                r#"{"type":"content_block_stop"}"#
+            )),
             Err(ModelError::Stream(_))
         ));
     }
@@ -610,7 +613,9 @@ data: {\"type\":\"message_stop\"}\n\
     #[tokio::test]
     async fn byte_errors_pass_through() {
         let got = collect(event_stream(chunks_stream(vec![
-            Ok(Bytes::from_static(b"event: ping\ndata: {\"type\":\"ping\"}\n\n")),
+            Ok(Bytes::from_static(
+                b"event: ping\ndata: {\"type\":\"ping\"}\n\n",
+            )),
             Err(ModelError::Connection("reset".into())),
         ])))
         .await;

@@ -6,17 +6,77 @@
 
 /// Commands that never write, whatever their arguments (except the flags checked below).
 const READ_ONLY: &[&str] = &[
-    "ls", "cat", "echo", "pwd", "head", "tail", "wc", "grep", "rg", "egrep", "fgrep", "which",
-    "whoami", "date", "file", "stat", "du", "df", "tree", "basename", "dirname", "realpath",
-    "readlink", "printf", "true", "false", "uname", "id", "env", "printenv", "sort", "uniq",
-    "cut", "tr", "diff", "cmp", "md5sum", "sha256sum", "sha1sum", "type", "test", "[", "nl",
-    "less", "more", "hostname", "seq", "jq", "column", "od", "hexdump", "xxd", "strings",
+    "ls",
+    "cat",
+    "echo",
+    "pwd",
+    "head",
+    "tail",
+    "wc",
+    "grep",
+    "rg",
+    "egrep",
+    "fgrep",
+    "which",
+    "whoami",
+    "date",
+    "file",
+    "stat",
+    "du",
+    "df",
+    "tree",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "printf",
+    "true",
+    "false",
+    "uname",
+    "id",
+    "env",
+    "printenv",
+    "sort",
+    "uniq",
+    "cut",
+    "tr",
+    "diff",
+    "cmp",
+    "md5sum",
+    "sha256sum",
+    "sha1sum",
+    "type",
+    "test",
+    "[",
+    "nl",
+    "less",
+    "more",
+    "hostname",
+    "seq",
+    "jq",
+    "column",
+    "od",
+    "hexdump",
+    "xxd",
+    "strings",
 ];
 
 /// Read-only git subcommands.
 const GIT_READ_ONLY: &[&str] = &[
-    "status", "log", "diff", "show", "branch", "rev-parse", "ls-files", "blame", "describe",
-    "remote", "tag", "shortlog", "grep", "config",
+    "status",
+    "log",
+    "diff",
+    "show",
+    "branch",
+    "rev-parse",
+    "ls-files",
+    "blame",
+    "describe",
+    "remote",
+    "tag",
+    "shortlog",
+    "grep",
+    "config",
 ];
 
 /// True when every simple command of `line` only reads.
@@ -115,11 +175,22 @@ fn simple_command_reads(cmd: &str) -> bool {
         "find" => !words.iter().any(|w| {
             matches!(
                 w.as_str(),
-                "-exec" | "-execdir" | "-ok" | "-okdir" | "-delete" | "-fprint" | "-fprintf" | "-fls"
+                "-exec"
+                    | "-execdir"
+                    | "-ok"
+                    | "-okdir"
+                    | "-delete"
+                    | "-fprint"
+                    | "-fprintf"
+                    | "-fls"
             )
         }),
-        "sed" => !words.iter().any(|w| w.starts_with("-i") || w == "--in-place"),
-        "sort" => !words.iter().any(|w| w.starts_with("-o") || w.starts_with("--output")),
+        "sed" => !words
+            .iter()
+            .any(|w| w.starts_with("-i") || w == "--in-place"),
+        "sort" => !words
+            .iter()
+            .any(|w| w.starts_with("-o") || w.starts_with("--output")),
         "env" | "printenv" => words.len() == 1,
         _ => READ_ONLY.contains(&name),
     }
@@ -136,10 +207,15 @@ fn git_reads(args: &[String]) -> bool {
     match sub.as_str() {
         // Listing only; creating/deleting branches, tags, remotes or config writes.
         "branch" | "tag" => rest.iter().all(|a| {
-            *a == sub.as_str() || matches!(*a, "-a" | "-r" | "-l" | "--list" | "-v" | "-vv" | "--all")
+            *a == sub.as_str()
+                || matches!(*a, "-a" | "-r" | "-l" | "--list" | "-v" | "-vv" | "--all")
         }),
-        "remote" => rest.iter().all(|a| *a == "remote" || matches!(*a, "-v" | "show" | "get-url")),
-        "config" => rest.iter().any(|a| matches!(*a, "--get" | "--list" | "-l" | "--get-all")),
+        "remote" => rest
+            .iter()
+            .all(|a| *a == "remote" || matches!(*a, "-v" | "show" | "get-url")),
+        "config" => rest
+            .iter()
+            .any(|a| matches!(*a, "--get" | "--list" | "-l" | "--get-all")),
         _ => true,
     }
 }
@@ -150,7 +226,14 @@ mod tests {
 
     #[test]
     fn plain_reads_are_read_only() {
-        for c in ["echo hi", "ls -la", "cat a.txt | wc -l", "git status", "git log --oneline -5", "pwd && ls"] {
+        for c in [
+            "echo hi",
+            "ls -la",
+            "cat a.txt | wc -l",
+            "git status",
+            "git log --oneline -5",
+            "pwd && ls",
+        ] {
             assert!(is_read_only(c), "{c}");
         }
     }
@@ -183,7 +266,10 @@ mod tests {
 
     #[test]
     fn separators_inside_quotes_do_not_split() {
-        assert_eq!(split_simple_commands("echo 'a; rm x'"), vec!["echo 'a; rm x'"]);
+        assert_eq!(
+            split_simple_commands("echo 'a; rm x'"),
+            vec!["echo 'a; rm x'"]
+        );
         assert!(is_read_only("echo 'a && rm x'"));
     }
 

@@ -167,7 +167,11 @@ impl Policy {
 }
 
 /// The text of an automatic denial when nobody can be asked (the reference's wording).
-pub fn auto_denial_message(tool_name: &str, kind: ToolKind, path: Option<&std::path::Path>) -> String {
+pub fn auto_denial_message(
+    tool_name: &str,
+    kind: ToolKind,
+    path: Option<&std::path::Path>,
+) -> String {
     match (kind, path) {
         (ToolKind::Edit, Some(p)) => format!(
             "Claude requested permissions to write to {}, but you haven't granted it yet.",
@@ -177,6 +181,8 @@ pub fn auto_denial_message(tool_name: &str, kind: ToolKind, path: Option<&std::p
             "Claude requested permissions to read from {}, but you haven't granted it yet.",
             p.display()
         ),
-        _ => format!("Claude requested permissions to use {tool_name}, but you haven't granted it yet."),
+        _ => format!(
+            "Claude requested permissions to use {tool_name}, but you haven't granted it yet."
+        ),
     }
 }

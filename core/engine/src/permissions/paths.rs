@@ -34,7 +34,10 @@ pub fn resolve_real(path: &Path) -> PathBuf {
             }
             return normalize_lexically(&full);
         }
-        match (existing.file_name().map(|f| f.to_os_string()), existing.parent()) {
+        match (
+            existing.file_name().map(|f| f.to_os_string()),
+            existing.parent(),
+        ) {
             (Some(name), Some(parent)) => {
                 rest.push(name);
                 existing = parent.to_path_buf();
@@ -62,7 +65,10 @@ mod tests {
         let root = dir.path().canonicalize().unwrap();
         let sneaky = root.join("sub/../../outside.txt");
         let real = resolve_real(&sneaky);
-        assert!(!real.starts_with(&root), "{real:?} must be outside {root:?}");
+        assert!(
+            !real.starts_with(&root),
+            "{real:?} must be outside {root:?}"
+        );
     }
 
     #[test]

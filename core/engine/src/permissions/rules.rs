@@ -39,7 +39,13 @@ impl Rule {
     }
 
     fn names_tool(&self, tool_name: &str) -> bool {
-        let canonical = |n: &str| if n == "Task" { "Agent".to_string() } else { n.to_string() };
+        let canonical = |n: &str| {
+            if n == "Task" {
+                "Agent".to_string()
+            } else {
+                n.to_string()
+            }
+        };
         let rule_tool = canonical(&self.tool);
         let name = canonical(tool_name);
         if let Some(prefix) = rule_tool.strip_suffix('*') {
@@ -138,7 +144,9 @@ impl RuleSet {
     }
 
     pub fn matches(&self, tool_name: &str, input: &Value, paths: &[PathBuf], cwd: &Path) -> bool {
-        self.rules.iter().any(|r| r.matches(tool_name, input, paths, cwd))
+        self.rules
+            .iter()
+            .any(|r| r.matches(tool_name, input, paths, cwd))
     }
 
     /// Whether a rule names this tool with no content: used to hide fully denied tools.

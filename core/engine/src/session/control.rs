@@ -1,6 +1,8 @@
 //! Host -> dcl control requests.
 
-use dcl_protocol::{ControlRequestEnvelope, ControlResponse, HostRequest, InitializeRequest, RequestParseError};
+use dcl_protocol::{
+    ControlRequestEnvelope, ControlResponse, HostRequest, InitializeRequest, RequestParseError,
+};
 use serde_json::{Map, Value, json};
 
 use super::Actor;
@@ -42,7 +44,8 @@ impl Actor {
                 Err(e) => Err(e),
             },
             HostRequest::SetModel(r) => {
-                let resolved = models::resolve_alias(r.model.as_deref(), self.shared.clients.default_model());
+                let resolved =
+                    models::resolve_alias(r.model.as_deref(), self.shared.clients.default_model());
                 let running = self.turn_running();
                 let mut live = self.shared.live();
                 if running {
@@ -98,7 +101,9 @@ impl Actor {
         }
         let mut warnings = Vec::new();
         if init.hooks.as_ref().is_some_and(|h| !h.is_empty()) {
-            warnings.push("hooks are not supported yet by this dcl build; they will not run".to_string());
+            warnings.push(
+                "hooks are not supported yet by this dcl build; they will not run".to_string(),
+            );
         }
         if init.sdk_mcp_servers.as_ref().is_some_and(|s| !s.is_empty()) {
             warnings.push("sdkMcpServers are not supported yet by this dcl build".to_string());
@@ -107,7 +112,9 @@ impl Actor {
             warnings.push("agents are not supported yet by this dcl build".to_string());
         }
         if init.json_schema.is_some() {
-            warnings.push("jsonSchema (structured output) is not supported yet by this dcl build".to_string());
+            warnings.push(
+                "jsonSchema (structured output) is not supported yet by this dcl build".to_string(),
+            );
         }
         for w in &warnings {
             tracing::warn!("initialize: {w}");

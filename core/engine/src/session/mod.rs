@@ -35,7 +35,10 @@ enum Input {
     Message(Box<Message>),
     Interrupt,
     /// A host line that could not be decoded but named a `request_id`: answer `error`.
-    Reject { request_id: String, error: String },
+    Reject {
+        request_id: String,
+        error: String,
+    },
     EndInput,
     Close,
 }
@@ -163,17 +166,17 @@ impl Shared {
                 .map_err(|e| format!("cannot read the current directory: {e}"))?,
         };
         if !cwd.is_dir() {
-            return Err(format!("working directory {} does not exist", cwd.display()));
+            return Err(format!(
+                "working directory {} does not exist",
+                cwd.display()
+            ));
         }
         let permission_mode = match &opts.permission_mode {
             Some(m) => PermissionMode::parse(m)?,
             None => PermissionMode::Default,
         };
         let env = Arc::new(opts.env.clone());
-        let model_name = opts
-            .model
-            .clone()
-            .or_else(|| env.get("DCL_MODEL").cloned());
+        let model_name = opts.model.clone().or_else(|| env.get("DCL_MODEL").cloned());
         let clients = client::Clients::new(&opts, &env)?;
         let model = models::resolve_alias(model_name.as_deref(), clients.default_model());
         let session_id = match &opts.session_id {
@@ -264,7 +267,12 @@ fn select_tools(opts: &SessionOptions) -> Result<Vec<Arc<dyn Tool>>, String> {
     }
     Ok(all
         .into_iter()
-        .filter(|t| keep_all || wanted.as_ref().is_some_and(|w| w.iter().any(|n| n == t.name())))
+        .filter(|t| {
+            keep_all
+                || wanted
+                    .as_ref()
+                    .is_some_and(|w| w.iter().any(|n| n == t.name()))
+        })
         .filter(|t| !deny.names_whole_tool(t.name()))
         .collect())
 }
@@ -373,7 +381,9 @@ impl Actor {
             Message::ControlResponse(resp) => {
                 let id = resp.response.request_id().to_string();
                 if !self.shared.host.resolve(resp.response) {
-                    tracing::warn!("control_response for unknown or expired request_id {id:?}; ignored");
+                    tracing::warn!(
+                        "control_response for unknown or expired request_id {id:?}; ignored"
+                    );
                 }
             }
             Message::ControlCancelRequest(c) => {

@@ -4,8 +4,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use dcl_protocol::{
-    AssistantMessage, AssistantPayload, LegacyTextMessage, LegacyToolResultMessage,
-    LegacyToolStartMessage, LegacyUsageMessage, CanUseToolRequest, CanUseToolTag, ContentBlock, Extra,
+    AssistantMessage, AssistantPayload, CanUseToolRequest, CanUseToolTag, ContentBlock, Extra,
+    LegacyTextMessage, LegacyToolResultMessage, LegacyToolStartMessage, LegacyUsageMessage,
     Message, MessageContent, PermissionDecision, PermissionDenial, ResultMessage,
     StreamEventMessage, ToolResultContent, ToolUseBlock, Usage, UserMessage, UserPayload,
 };
@@ -18,7 +18,9 @@ use super::host::HostError;
 use super::models;
 use super::{QueuedPrompt, Shared};
 use crate::model::accumulate::{Accumulator, InvalidToolInput};
-use crate::model::{ApiMessage, Delta, ModelError, ModelRequest, Role, StreamEvent, ThinkingConfig};
+use crate::model::{
+    ApiMessage, Delta, ModelError, ModelRequest, Role, StreamEvent, ThinkingConfig,
+};
 use crate::permissions::{self, Policy, Verdict};
 use crate::tools::{ToolContext, ToolKind, ToolOutput};
 
@@ -55,7 +57,11 @@ struct Reply {
     stop_reason: Option<String>,
 }
 
-pub(crate) async fn run_turn(shared: Arc<Shared>, prompt: QueuedPrompt, cancel: CancellationToken) -> TurnOutcome {
+pub(crate) async fn run_turn(
+    shared: Arc<Shared>,
+    prompt: QueuedPrompt,
+    cancel: CancellationToken,
+) -> TurnOutcome {
     let model = shared.live().model.clone();
     let mut st = TurnState {
         started: Instant::now(),
@@ -98,7 +104,11 @@ pub(crate) async fn run_turn(shared: Arc<Shared>, prompt: QueuedPrompt, cancel: 
             Err(CallError::Api(e)) => return finish(&shared, &mut st, Finish::ApiError(e)),
         };
         st.stop_reason = reply.stop_reason.clone();
-        let text: Vec<&str> = reply.content.iter().filter_map(ContentBlock::as_text).collect();
+        let text: Vec<&str> = reply
+            .content
+            .iter()
+            .filter_map(ContentBlock::as_text)
+            .collect();
         if !text.is_empty() {
             st.last_text = Some(text.join(""));
         }
@@ -155,19 +165,37 @@ pub(crate) fn emit_init(shared: &Shared) {
     );
     f.insert("mcp_servers".into(), json!([]));
     f.insert("model".into(), json!(live.model));
-    f.insert("permissionMode".into(), json!(live.permission_mode.as_str()));
+    f.insert(
+        "permissionMode".into(),
+        json!(live.permission_mode.as_str()),
+    );
     f.insert("slash_commands".into(), json!([]));
-    f.insert("apiKeySource".into(), json!(shared.clients.api_key_source()));
-    f.insert("claude_code_version".into(), json!(dcl_protocol::PROTOCOL_LEVEL));
+    f.insert(
+        "apiKeySource".into(),
+        json!(shared.clients.api_key_source()),
+    );
+    f.insert(
+        "claude_code_version".into(),
+        json!(dcl_protocol::PROTOCOL_LEVEL),
+    );
     f.insert("dcl_version".into(), json!(dcl_protocol::DCL_VERSION));
     f.insert("output_style".into(), json!("default"));
     f.insert("agents".into(), json!([]));
     f.insert("skills".into(), json!([]));
     f.insert("plugins".into(), json!([]));
     if shared.qoder() {
-        f.insert("qodercli_version".into(), json!(dcl_protocol::PROTOCOL_LEVEL));
-        f.insert("protocol_version".into(), json!(dcl_protocol::QODER_PROTOCOL_VERSION));
-        f.insert("capabilities".into(), json!(super::control::QODER_CAPABILITIES));
+        f.insert(
+            "qodercli_version".into(),
+            json!(dcl_protocol::PROTOCOL_LEVEL),
+        );
+        f.insert(
+            "protocol_version".into(),
+            json!(dcl_protocol::QODER_PROTOCOL_VERSION),
+        );
+        f.insert(
+            "capabilities".into(),
+            json!(super::control::QODER_CAPABILITIES),
+        );
     }
     shared.emitter.system("init", f);
 }
@@ -226,7 +254,10 @@ async fn call_model(
     cancel: &CancellationToken,
     st: &mut TurnState,
 ) -> Result<Reply, CallError> {
-    let client = shared.clients.client_for(&request.model).map_err(CallError::Api)?;
+    let client = shared
+        .clients
+        .client_for(&request.model)
+        .map_err(CallError::Api)?;
     let (max_retries, base_ms) = retry_settings(shared);
     let partial = shared.opts.include_partial_messages;
     let mut attempt = 0u32;
@@ -334,17 +365,25 @@ async fn consume_stream(
         let completed = acc.push(&event).map_err(CallError::Api)?;
         if let Some(block) = completed {
             open_text.clear();
-            emit_assistant_block(shared, &msg_id, &st.model, start_usage.clone(), block.block.clone());
+            emit_assistant_block(
+                shared,
+                &msg_id,
+                &st.model,
+                start_usage.clone(),
+                block.block.clone(),
+            );
         }
         if partial && !matches!(event, StreamEvent::Ping) {
             if let Ok(v) = serde_json::to_value(&event) {
-                shared.emitter.emit(Message::StreamEvent(StreamEventMessage {
-                    event: v,
-                    session_id: String::new(),
-                    uuid: String::new(),
-                    parent_tool_use_id: None,
-                    extra: Extra::new(),
-                }));
+                shared
+                    .emitter
+                    .emit(Message::StreamEvent(StreamEventMessage {
+                        event: v,
+                        session_id: String::new(),
+                        uuid: String::new(),
+                        parent_tool_use_id: dcl_protocol::parent_tool_use_id_null(),
+                        extra: Extra::new(),
+                    }));
             }
         }
     }
@@ -358,7 +397,13 @@ async fn consume_stream(
     })
 }
 
-fn emit_assistant_block(shared: &Shared, id: &str, model: &str, usage: Option<Usage>, block: ContentBlock) {
+fn emit_assistant_block(
+    shared: &Shared,
+    id: &str,
+    model: &str,
+    usage: Option<Usage>,
+    block: ContentBlock,
+) {
     if shared.legacy_events() {
         emit_legacy_for_block(shared, &block);
     }
@@ -374,7 +419,7 @@ fn emit_assistant_block(shared: &Shared, id: &str, model: &str, usage: Option<Us
             usage,
             extra: Extra::new(),
         },
-        parent_tool_use_id: None,
+        parent_tool_use_id: dcl_protocol::parent_tool_use_id_null(),
         session_id: String::new(),
         uuid: String::new(),
         error: None,
@@ -392,14 +437,16 @@ fn emit_legacy_for_block(shared: &Shared, block: &ContentBlock) {
             extra: Extra::new(),
         }));
     } else if let Some(tu) = block.as_tool_use() {
-        shared.emitter.emit(Message::ToolStart(LegacyToolStartMessage {
-            tool_use_id: tu.id.clone(),
-            name: tu.name.clone(),
-            input: tu.input.clone(),
-            session_id: String::new(),
-            uuid: String::new(),
-            extra: Extra::new(),
-        }));
+        shared
+            .emitter
+            .emit(Message::ToolStart(LegacyToolStartMessage {
+                tool_use_id: tu.id.clone(),
+                name: tu.name.clone(),
+                input: tu.input.clone(),
+                session_id: String::new(),
+                uuid: String::new(),
+                extra: Extra::new(),
+            }));
     }
 }
 
@@ -431,7 +478,11 @@ fn record_usage(shared: &Shared, model: &str, usage: &Usage) {
     add(entry, "inputTokens", usage.input_tokens);
     add(entry, "outputTokens", usage.output_tokens);
     add(entry, "cacheReadInputTokens", usage.cache_read_input_tokens);
-    add(entry, "cacheCreationInputTokens", usage.cache_creation_input_tokens);
+    add(
+        entry,
+        "cacheCreationInputTokens",
+        usage.cache_creation_input_tokens,
+    );
     let cur = entry.get("costUSD").and_then(Value::as_f64).unwrap_or(0.0);
     entry["costUSD"] = json!(cur + cost);
 }
@@ -581,10 +632,15 @@ async fn ask_host(
             } else {
                 message
             }),
-            Err(e) => Decision::Deny(format!("The host's permission answer was not understood ({e}): {answer}")),
+            Err(e) => Decision::Deny(format!(
+                "The host's permission answer was not understood ({e}): {answer}"
+            )),
         },
         Err(HostError::Cancelled) => Decision::Deny("Interrupted by user".into()),
-        Err(e) => Decision::Deny(format!("Permission to use {} was not granted: {e}", tu.name)),
+        Err(e) => Decision::Deny(format!(
+            "Permission to use {} was not granted: {e}",
+            tu.name
+        )),
     }
 }
 
@@ -601,7 +657,11 @@ fn apply_permission_updates(shared: &Shared, updates: &[Value]) {
                 }
             }
             Some("addRules") if u.get("behavior").and_then(Value::as_str) == Some("allow") => {
-                let rules = u.get("rules").and_then(Value::as_array).cloned().unwrap_or_default();
+                let rules = u
+                    .get("rules")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
                 let mut allow = match shared.session_allow.lock() {
                     Ok(g) => g,
                     Err(p) => p.into_inner(),
@@ -615,7 +675,9 @@ fn apply_permission_updates(shared: &Shared, updates: &[Value]) {
                     }
                 }
             }
-            other => tracing::warn!("updatedPermissions entry {other:?} is not applied by this dcl build"),
+            other => tracing::warn!(
+                "updatedPermissions entry {other:?} is not applied by this dcl build"
+            ),
         }
     }
 }
@@ -627,14 +689,16 @@ fn emit_tool_result(shared: &Shared, tool_use_id: &str, output: ToolOutput) -> C
     };
     let block = ContentBlock::tool_result(tool_use_id, content.clone(), Some(output.is_error));
     if shared.legacy_events() {
-        shared.emitter.emit(Message::ToolResult(LegacyToolResultMessage {
-            tool_use_id: tool_use_id.to_string(),
-            content: content.to_text(),
-            is_error: output.is_error,
-            session_id: String::new(),
-            uuid: String::new(),
-            extra: Extra::new(),
-        }));
+        shared
+            .emitter
+            .emit(Message::ToolResult(LegacyToolResultMessage {
+                tool_use_id: tool_use_id.to_string(),
+                content: content.to_text(),
+                is_error: output.is_error,
+                session_id: String::new(),
+                uuid: String::new(),
+                extra: Extra::new(),
+            }));
     }
     shared.emitter.emit(Message::User(UserMessage {
         message: UserPayload {
@@ -643,7 +707,7 @@ fn emit_tool_result(shared: &Shared, tool_use_id: &str, output: ToolOutput) -> C
             extra: Extra::new(),
         },
         uuid: None,
-        parent_tool_use_id: None,
+        parent_tool_use_id: dcl_protocol::parent_tool_use_id_null(),
         session_id: None,
         timestamp: Some(now_iso()),
         tool_use_result: output.structured.map(cap_value),
@@ -682,7 +746,14 @@ enum Finish {
 
 fn finish(shared: &Shared, st: &mut TurnState, how: Finish) -> TurnOutcome {
     let (subtype, is_error, result, terminal, errors, api_status) = match how {
-        Finish::Completed => ("success", false, st.last_text.clone().or(Some(String::new())), "completed", None, None),
+        Finish::Completed => (
+            "success",
+            false,
+            st.last_text.clone().or(Some(String::new())),
+            "completed",
+            None,
+            None,
+        ),
         Finish::MaxTurns(max) => (
             "error_max_turns",
             true,
@@ -695,33 +766,53 @@ fn finish(shared: &Shared, st: &mut TurnState, how: Finish) -> TurnOutcome {
             shared.emitter.emit(Message::User(UserMessage {
                 message: UserPayload {
                     role: "user".into(),
-                    content: MessageContent::Blocks(vec![ContentBlock::text("[Request interrupted by user]")]),
+                    content: MessageContent::Blocks(vec![ContentBlock::text(
+                        "[Request interrupted by user]",
+                    )]),
                     extra: Extra::new(),
                 },
                 uuid: None,
-                parent_tool_use_id: None,
+                parent_tool_use_id: dcl_protocol::parent_tool_use_id_null(),
                 session_id: None,
                 timestamp: Some(now_iso()),
                 tool_use_result: None,
                 is_replay: None,
                 extra: Extra::new(),
             }));
-            ("error_during_execution", true, None, reason, Some(vec!["Interrupted by user".to_string()]), None)
+            (
+                "error_during_execution",
+                true,
+                None,
+                reason,
+                Some(vec!["Interrupted by user".to_string()]),
+                None,
+            )
         }
         Finish::ApiError(e) => {
             let text = e.to_string();
             emit_synthetic_error(shared, &text, &e);
             st.stop_reason = Some("stop_sequence".into());
-            ("success", true, Some(text.clone()), "api_error", Some(vec![text]), e.status())
+            (
+                "success",
+                true,
+                Some(text.clone()),
+                "api_error",
+                Some(vec![text]),
+                e.status(),
+            )
         }
     };
-    emit_result(shared, st, subtype, is_error, result, terminal, errors, api_status);
+    emit_result(
+        shared, st, subtype, is_error, result, terminal, errors, api_status,
+    );
     TurnOutcome { is_error }
 }
 
 fn emit_synthetic_error(shared: &Shared, text: &str, e: &ModelError) {
     let kind = match e {
-        ModelError::Http { status: 401 | 403, .. } => "authentication_failed",
+        ModelError::Http {
+            status: 401 | 403, ..
+        } => "authentication_failed",
         ModelError::Http { status: 429, .. } => "rate_limit",
         ModelError::Http { status: 400, .. } => "invalid_request",
         ModelError::Http { .. } => "server_error",
@@ -739,7 +830,7 @@ fn emit_synthetic_error(shared: &Shared, text: &str, e: &ModelError) {
             usage: Some(Usage::default()),
             extra: Extra::new(),
         },
-        parent_tool_use_id: None,
+        parent_tool_use_id: dcl_protocol::parent_tool_use_id_null(),
         session_id: String::new(),
         uuid: String::new(),
         error: Some(kind.into()),
@@ -813,7 +904,10 @@ pub(crate) fn emit_cancelled_result(shared: &Shared, prompt: &QueuedPrompt) {
         true,
         None,
         "aborted_streaming",
-        Some(vec![format!("The queued message {} was cancelled before it started", prompt.uuid)]),
+        Some(vec![format!(
+            "The queued message {} was cancelled before it started",
+            prompt.uuid
+        )]),
         None,
     );
 }

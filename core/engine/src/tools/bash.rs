@@ -261,10 +261,9 @@ struct CwdFile(PathBuf);
 
 impl CwdFile {
     fn new() -> Self {
-        CwdFile(std::env::temp_dir().join(format!(
-            "dcl-bash-cwd-{}",
-            uuid::Uuid::new_v4().simple()
-        )))
+        CwdFile(
+            std::env::temp_dir().join(format!("dcl-bash-cwd-{}", uuid::Uuid::new_v4().simple())),
+        )
     }
 
     fn path(&self) -> &Path {
@@ -368,7 +367,8 @@ impl Capture {
         let half = max_chars / 2;
         let head_chars = head.chars().count();
         let tail_chars = tail.chars().count();
-        let omitted = head_chars.saturating_sub(half) + buf.dropped + tail_chars.saturating_sub(half);
+        let omitted =
+            head_chars.saturating_sub(half) + buf.dropped + tail_chars.saturating_sub(half);
         let head: String = head.chars().take(half).collect();
         let tail: String = tail.chars().skip(tail_chars.saturating_sub(half)).collect();
         format!("{head}\n\n... [{omitted} characters truncated] ...\n\n{tail}")
@@ -395,7 +395,10 @@ where
 async fn join_within(readers: &mut [JoinHandle<()>], limit: Duration) -> bool {
     tokio::time::timeout(limit, async {
         for reader in readers.iter_mut() {
-            let _ = reader.await;
+            // A JoinHandle must not be polled again once it has yielded its result.
+            if !reader.is_finished() {
+                let _ = reader.await;
+            }
         }
     })
     .await
@@ -429,7 +432,10 @@ fn benign_exit_meaning(command: &str, code: i32) -> Option<&'static str> {
 /// the shell's (`cat f | grep x` exits with grep's status).
 fn last_program(command: &str) -> Option<String> {
     // `2>&1` and `&>file` are redirections, not list separators.
-    let command = command.replace(">&", "> ").replace("<&", "< ").replace("&>", " >");
+    let command = command
+        .replace(">&", "> ")
+        .replace("<&", "< ")
+        .replace("&>", " >");
     let last = command
         .rsplit(['|', ';', '&', '\n'])
         .find(|segment| !segment.trim().is_empty())?;
@@ -536,7 +542,11 @@ mod tests {
 
     /// A marker no other process on the machine has in its command line.
     fn unique_sleep_seconds() -> String {
-        format!("{}.{}", 900 + rand::random::<u16>() % 99, rand::random::<u32>())
+        format!(
+            "{}.{}",
+            900 + rand::random::<u16>() % 99,
+            rand::random::<u32>()
+        )
     }
 
     /// Live (non-zombie) processes whose command line contains `marker`.
@@ -546,12 +556,20 @@ mod tests {
         };
         entries
             .flatten()
-            .filter(|e| e.file_name().to_string_lossy().chars().all(|c| c.is_ascii_digit()))
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .chars()
+                    .all(|c| c.is_ascii_digit())
+            })
             .filter_map(|e| {
                 let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
                 let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
                 let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
-                let zombie = stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z'));
+                let zombie = stat
+                    .rsplit(')')
+                    .next()
+                    .is_some_and(|rest| rest.trim_start().starts_with('Z'));
                 (cmdline.contains(marker) && !zombie).then_some(cmdline)
             })
             .collect()
@@ -584,7 +602,11 @@ mod tests {
     #[tokio::test]
     async fn stdout_then_stderr() {
         let dir = tempfile::tempdir().unwrap();
-        let out = bash(&ctx_in(dir.path()), json!({"command": "echo err >&2; sleep 0.05; echo out"})).await;
+        let out = bash(
+            &ctx_in(dir.path()),
+            json!({"command": "echo err >&2; sleep 0.05; echo out"}),
+        )
+        .await;
         assert_eq!(text(&out), "out\nerr");
         let s = out.structured.unwrap();
         assert_eq!(s["stdout"], "out");
@@ -602,7 +624,11 @@ mod tests {
     #[tokio::test]
     async fn nonzero_exit_is_error_with_exit_code_and_output() {
         let dir = tempfile::tempdir().unwrap();
-        let out = bash(&ctx_in(dir.path()), json!({"command": "echo out; echo err >&2; exit 3"})).await;
+        let out = bash(
+            &ctx_in(dir.path()),
+            json!({"command": "echo out; echo err >&2; exit 3"}),
+        )
+        .await;
         assert!(out.is_error);
         assert_eq!(text(&out), "Exit code 3\nout\nerr");
         assert_eq!(out.structured, Some(json!("Error: Exit code 3\nout\nerr")));
@@ -612,11 +638,19 @@ mod tests {
     async fn grep_without_matches_is_not_an_error() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("f"), "abc\n").unwrap();
-        let out = bash(&ctx_in(dir.path()), json!({"command": "cat f | grep zzz 2>&1"})).await;
+        let out = bash(
+            &ctx_in(dir.path()),
+            json!({"command": "cat f | grep zzz 2>&1"}),
+        )
+        .await;
         assert!(!out.is_error, "{out:?}");
         assert_eq!(text(&out), "Exit code 1 (no matches found)");
         // A real grep failure (status 2) still is one.
-        let out = bash(&ctx_in(dir.path()), json!({"command": "grep x missing-file"})).await;
+        let out = bash(
+            &ctx_in(dir.path()),
+            json!({"command": "grep x missing-file"}),
+        )
+        .await;
         assert!(out.is_error);
     }
 
@@ -672,10 +706,18 @@ mod tests {
         let secs = unique_sleep_seconds();
         let command = format!("echo started; sleep {secs} & sleep {secs}");
         let started = Instant::now();
-        let out = bash(&ctx_in(dir.path()), json!({"command": command, "timeout": 500})).await;
+        let out = bash(
+            &ctx_in(dir.path()),
+            json!({"command": command, "timeout": 500}),
+        )
+        .await;
         assert!(started.elapsed() < Duration::from_secs(5));
         assert!(out.is_error);
-        assert!(text(&out).starts_with("Command timed out after 500 ms"), "{}", text(&out));
+        assert!(
+            text(&out).starts_with("Command timed out after 500 ms"),
+            "{}",
+            text(&out)
+        );
         assert!(text(&out).contains("started"));
         let s = out.structured.unwrap();
         assert_eq!(s["interrupted"], true);
@@ -689,10 +731,43 @@ mod tests {
         let command = format!("sleep {secs} & echo done");
         let started = Instant::now();
         let out = bash(&ctx_in(dir.path()), json!({"command": command})).await;
-        assert!(started.elapsed() < Duration::from_secs(5), "call hung on the background child");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "call hung on the background child"
+        );
         assert!(!out.is_error);
         assert_eq!(text(&out), "done");
         assert_no_process_with(&format!("sleep {secs}")).await;
+    }
+
+    #[tokio::test]
+    async fn background_child_holding_only_stderr_does_not_hang_the_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let secs = unique_sleep_seconds();
+        let command = format!("sleep {secs} >/dev/null & echo done");
+        let started = Instant::now();
+        let out = bash(&ctx_in(dir.path()), json!({"command": command})).await;
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert_eq!(text(&out), "done");
+        assert_no_process_with(&format!("sleep {secs}")).await;
+    }
+
+    #[tokio::test]
+    async fn background_child_with_redirected_output_is_left_running() {
+        let dir = tempfile::tempdir().unwrap();
+        let secs = unique_sleep_seconds();
+        let command = format!("nohup sleep {secs} >/dev/null 2>&1 & echo started");
+        let out = bash(&ctx_in(dir.path()), json!({"command": command})).await;
+        assert_eq!(text(&out), "started");
+        let marker = format!("sleep {secs}");
+        assert!(
+            !live_processes_with(&marker).is_empty(),
+            "detached job was killed"
+        );
+        // Clean up what the test started.
+        let _ = std::process::Command::new("pkill")
+            .args(["-f", &marker])
+            .status();
     }
 
     #[tokio::test]
@@ -706,7 +781,11 @@ mod tests {
             cancel.cancel();
         });
         let started = Instant::now();
-        let out = bash(&ctx, json!({"command": format!("sleep {secs} & sleep {secs}")})).await;
+        let out = bash(
+            &ctx,
+            json!({"command": format!("sleep {secs} & sleep {secs}")}),
+        )
+        .await;
         assert!(started.elapsed() < Duration::from_secs(5));
         assert!(out.is_error);
         assert!(text(&out).contains("interrupted"));
@@ -720,7 +799,11 @@ mod tests {
         let secs = unique_sleep_seconds();
         let input = json!({"command": format!("sleep {secs} & sleep {secs}")});
         let call = BashTool.call(input, &ctx);
-        assert!(tokio::time::timeout(Duration::from_millis(300), call).await.is_err());
+        assert!(
+            tokio::time::timeout(Duration::from_millis(300), call)
+                .await
+                .is_err()
+        );
         assert_no_process_with(&format!("sleep {secs}")).await;
     }
 
@@ -773,7 +856,11 @@ mod tests {
     async fn stdin_is_closed() {
         let dir = tempfile::tempdir().unwrap();
         let started = Instant::now();
-        let out = bash(&ctx_in(dir.path()), json!({"command": "cat; echo after", "timeout": 5000})).await;
+        let out = bash(
+            &ctx_in(dir.path()),
+            json!({"command": "cat; echo after", "timeout": 5000}),
+        )
+        .await;
         assert_eq!(text(&out), "after");
         assert!(started.elapsed() < Duration::from_secs(4));
     }
@@ -788,14 +875,23 @@ mod tests {
 
     #[test]
     fn last_program_finds_the_status_owner() {
-        assert_eq!(last_program("cat f | grep -q x 2>&1").as_deref(), Some("grep"));
-        assert_eq!(last_program("cd a && LC_ALL=C /usr/bin/diff a b").as_deref(), Some("diff"));
+        assert_eq!(
+            last_program("cat f | grep -q x 2>&1").as_deref(),
+            Some("grep")
+        );
+        assert_eq!(
+            last_program("cd a && LC_ALL=C /usr/bin/diff a b").as_deref(),
+            Some("diff")
+        );
         assert_eq!(last_program("grep x f; ls").as_deref(), Some("ls"));
     }
 
     #[test]
     fn strip_blank_edges_keeps_indentation() {
-        assert_eq!(strip_blank_edges("\n  \n  indented\nx\n\n"), "  indented\nx");
+        assert_eq!(
+            strip_blank_edges("\n  \n  indented\nx\n\n"),
+            "  indented\nx"
+        );
     }
 
     #[test]
@@ -807,7 +903,16 @@ mod tests {
         );
         let schema = BashTool.input_schema();
         let keys: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
-        assert_eq!(keys, ["command", "timeout", "description", "run_in_background", "dangerouslyDisableSandbox"]);
+        assert_eq!(
+            keys,
+            [
+                "command",
+                "timeout",
+                "description",
+                "run_in_background",
+                "dangerouslyDisableSandbox"
+            ]
+        );
         assert_eq!(schema["required"], json!(["command"]));
         assert_eq!(schema["properties"]["timeout"]["type"], "number");
     }

@@ -7,8 +7,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::support::{
-    atomic_write, create_parent_dirs, display_path, file_name_of, input_path, input_str, lenient_bool,
-    object_schema, resolve_path, run_blocking, structured_patch,
+    atomic_write, create_parent_dirs, display_path, file_name_of, input_path, input_str,
+    lenient_bool, object_schema, resolve_path, run_blocking, structured_patch,
 };
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
 use crate::model::BoxFuture;
@@ -110,16 +110,17 @@ fn edit_file(path: &Path, input: &EditInput) -> ToolOutput {
                 "Cannot create new file - file already exists. Give a non-empty old_string to edit it.",
             );
         }
-        (Some(text), false) => match replace(text, &input.old_string, &input.new_string, replace_all) {
-            Ok(updated) => updated,
-            Err(message) => return ToolOutput::error(message),
-        },
+        (Some(text), false) => {
+            match replace(text, &input.old_string, &input.new_string, replace_all) {
+                Ok(updated) => updated,
+                Err(message) => return ToolOutput::error(message),
+            }
+        }
     };
 
-    if original.is_none() {
-        if let Err(message) = create_parent_dirs(path) {
-            return ToolOutput::error(message);
-        }
+    // Only needed when creating, and a no-op otherwise.
+    if let Err(message) = create_parent_dirs(path) {
+        return ToolOutput::error(message);
     }
     if let Err(e) = atomic_write(path, updated.as_bytes()) {
         return ToolOutput::error(format!("Cannot write {}: {e}", path.display()));
@@ -171,7 +172,9 @@ fn replace(text: &str, old: &str, new: &str, replace_all: bool) -> Result<String
         _ => (old.to_string(), new.to_string()),
     };
     match text.matches(old.as_str()).count() {
-        0 => Err(format!("String to replace not found in file.\nString: {old}")),
+        0 => Err(format!(
+            "String to replace not found in file.\nString: {old}"
+        )),
         1 => Ok(text.replacen(old.as_str(), &new, 1)),
         _ if replace_all => Ok(text.replace(old.as_str(), &new)),
         count => Err(format!(
@@ -202,11 +205,18 @@ mod tests {
     #[tokio::test]
     async fn replaces_single_occurrence() {
         let (dir, path) = fixture("fn a() {}\nfn b() {}\n");
-        let out = edit(dir.path(), json!({"file_path": "f.rs", "old_string": "fn b", "new_string": "fn c"})).await;
+        let out = edit(
+            dir.path(),
+            json!({"file_path": "f.rs", "old_string": "fn b", "new_string": "fn c"}),
+        )
+        .await;
         assert!(!out.is_error, "{:?}", out);
         assert_eq!(
             out.content.to_text(),
-            format!("The file {} has been updated successfully.", display_path(&path))
+            format!(
+                "The file {} has been updated successfully.",
+                display_path(&path)
+            )
         );
         assert_eq!(fs::read_to_string(&path).unwrap(), "fn a() {}\nfn c() {}\n");
         let s = out.structured.unwrap();
@@ -215,13 +225,20 @@ mod tests {
         assert_eq!(s["newString"], "fn c");
         assert_eq!(s["replaceAll"], false);
         assert_eq!(s["originalFile"], "fn a() {}\nfn b() {}\n");
-        assert_eq!(s["structuredPatch"][0]["lines"], json!([" fn a() {}", "-fn b() {}", "+fn c() {}"]));
+        assert_eq!(
+            s["structuredPatch"][0]["lines"],
+            json!([" fn a() {}", "-fn b() {}", "+fn c() {}"])
+        );
     }
 
     #[tokio::test]
     async fn ambiguous_match_names_count_and_changes_nothing() {
         let (dir, path) = fixture("x = 1\nx = 1\nx = 1\n");
-        let out = edit(dir.path(), json!({"file_path": "f.rs", "old_string": "x = 1", "new_string": "x = 2"})).await;
+        let out = edit(
+            dir.path(),
+            json!({"file_path": "f.rs", "old_string": "x = 1", "new_string": "x = 2"}),
+        )
+        .await;
         assert!(out.is_error);
         let msg = out.content.to_text();
         assert!(msg.contains("Found 3 matches"), "{msg}");
@@ -246,15 +263,27 @@ mod tests {
     #[tokio::test]
     async fn missing_string_is_an_error() {
         let (dir, _) = fixture("abc\n");
-        let out = edit(dir.path(), json!({"file_path": "f.rs", "old_string": "zzz", "new_string": "y"})).await;
+        let out = edit(
+            dir.path(),
+            json!({"file_path": "f.rs", "old_string": "zzz", "new_string": "y"}),
+        )
+        .await;
         assert!(out.is_error);
-        assert!(out.content.to_text().contains("String to replace not found"));
+        assert!(
+            out.content
+                .to_text()
+                .contains("String to replace not found")
+        );
     }
 
     #[tokio::test]
     async fn identical_strings_are_rejected() {
         let (dir, _) = fixture("abc\n");
-        let out = edit(dir.path(), json!({"file_path": "f.rs", "old_string": "abc", "new_string": "abc"})).await;
+        let out = edit(
+            dir.path(),
+            json!({"file_path": "f.rs", "old_string": "abc", "new_string": "abc"}),
+        )
+        .await;
         assert!(out.is_error);
         assert!(out.content.to_text().contains("No changes to make"));
     }
@@ -262,9 +291,16 @@ mod tests {
     #[tokio::test]
     async fn empty_old_string_creates_missing_file() {
         let dir = tempfile::tempdir().unwrap();
-        let out = edit(dir.path(), json!({"file_path": "new/n.txt", "old_string": "", "new_string": "hi\n"})).await;
+        let out = edit(
+            dir.path(),
+            json!({"file_path": "new/n.txt", "old_string": "", "new_string": "hi\n"}),
+        )
+        .await;
         assert!(!out.is_error, "{:?}", out);
-        assert_eq!(fs::read_to_string(dir.path().join("new/n.txt")).unwrap(), "hi\n");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("new/n.txt")).unwrap(),
+            "hi\n"
+        );
         let s = out.structured.unwrap();
         assert_eq!(s["type"], "create");
         assert_eq!(s["originalFile"], Value::Null);
@@ -273,7 +309,11 @@ mod tests {
     #[tokio::test]
     async fn empty_old_string_refuses_to_clobber_existing_file() {
         let (dir, path) = fixture("keep\n");
-        let out = edit(dir.path(), json!({"file_path": "f.rs", "old_string": "", "new_string": "x"})).await;
+        let out = edit(
+            dir.path(),
+            json!({"file_path": "f.rs", "old_string": "", "new_string": "x"}),
+        )
+        .await;
         assert!(out.is_error);
         assert_eq!(fs::read_to_string(&path).unwrap(), "keep\n");
     }
@@ -281,7 +321,11 @@ mod tests {
     #[tokio::test]
     async fn missing_file_with_old_string_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
-        let out = edit(dir.path(), json!({"file_path": "no.txt", "old_string": "a", "new_string": "b"})).await;
+        let out = edit(
+            dir.path(),
+            json!({"file_path": "no.txt", "old_string": "a", "new_string": "b"}),
+        )
+        .await;
         assert!(out.is_error);
         assert_eq!(out.content.to_text(), "File does not exist.");
     }
@@ -295,13 +339,20 @@ mod tests {
         )
         .await;
         assert!(!out.is_error, "{:?}", out);
-        assert_eq!(fs::read_to_string(&path).unwrap(), "uno\r\ndos\r\nthree\r\n");
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "uno\r\ndos\r\nthree\r\n"
+        );
     }
 
     #[tokio::test]
     async fn replacement_text_is_literal_not_a_pattern() {
         let (dir, path) = fixture("price: 5\n");
-        let out = edit(dir.path(), json!({"file_path": "f.rs", "old_string": "5", "new_string": "$1.00"})).await;
+        let out = edit(
+            dir.path(),
+            json!({"file_path": "f.rs", "old_string": "5", "new_string": "$1.00"}),
+        )
+        .await;
         assert!(!out.is_error);
         assert_eq!(fs::read_to_string(&path).unwrap(), "price: $1.00\n");
     }
@@ -309,7 +360,10 @@ mod tests {
     #[test]
     fn schema_matches_reference_shape() {
         let schema = EditTool.input_schema();
-        assert_eq!(schema["required"], json!(["file_path", "old_string", "new_string"]));
+        assert_eq!(
+            schema["required"],
+            json!(["file_path", "old_string", "new_string"])
+        );
         assert_eq!(schema["properties"]["replace_all"]["default"], false);
         assert_eq!(schema["properties"]["replace_all"]["type"], "boolean");
         assert_eq!(schema["additionalProperties"], false);

@@ -158,9 +158,14 @@ pub trait Tool: Send + Sync {
 
 /// The built-in tools, in the order they are offered to the model.
 pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
-    // TOOLS-HELPER: restore the list once every tool implements `Tool`:
-    // Bash, Edit, Glob, Grep, Read, Write.
-    Vec::new()
+    vec![
+        Arc::new(bash::BashTool),
+        Arc::new(edit::EditTool),
+        Arc::new(glob::GlobTool),
+        Arc::new(grep::GrepTool),
+        Arc::new(read::ReadTool),
+        Arc::new(write::WriteTool),
+    ]
 }
 
 /// Decodes tool input into its typed form, or an error result naming the problem.

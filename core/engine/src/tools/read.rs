@@ -10,8 +10,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::support::{
-    display_path, file_name_of, input_path, input_str, lenient_count, object_schema,
-    resolve_path, run_blocking, truncate_line,
+    display_path, file_name_of, input_path, input_str, lenient_count, object_schema, resolve_path,
+    run_blocking, truncate_line,
 };
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
 use crate::model::BoxFuture;
@@ -266,7 +266,9 @@ impl From<io::Error> for WindowError {
 fn read_window(path: &Path, skip: usize, limit: usize) -> Result<Window, WindowError> {
     let mut file = File::open(path)?;
     let mut head = Vec::new();
-    (&mut file).take(BINARY_SNIFF_BYTES).read_to_end(&mut head)?;
+    (&mut file)
+        .take(BINARY_SNIFF_BYTES)
+        .read_to_end(&mut head)?;
     if head.contains(&0) {
         return Err(WindowError::Binary);
     }
@@ -349,7 +351,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fs::create_dir(dir.path().join("sub")).unwrap();
         fs::write(dir.path().join("sub/f.txt"), "hi").unwrap();
-        let out = read(&ctx_in(dir.path()), json!({"file_path": "sub/../sub/f.txt"})).await;
+        let out = read(
+            &ctx_in(dir.path()),
+            json!({"file_path": "sub/../sub/f.txt"}),
+        )
+        .await;
         assert_eq!(text(&out), "1\thi");
         let expected = display_path(&dir.path().join("sub/f.txt"));
         assert_eq!(out.structured.unwrap()["file"]["filePath"], expected);
@@ -447,7 +453,11 @@ mod tests {
         let mut body = "ok\n".repeat(5000).into_bytes();
         body.extend_from_slice(&[0xff, 0xfe, b'\n']);
         fs::write(dir.path().join("late.dat"), body).unwrap();
-        let out = read(&ctx_in(dir.path()), json!({"file_path": "late.dat", "limit": 1})).await;
+        let out = read(
+            &ctx_in(dir.path()),
+            json!({"file_path": "late.dat", "limit": 1}),
+        )
+        .await;
         assert!(out.is_error);
         assert!(text(&out).contains("binary"));
     }
@@ -479,7 +489,10 @@ mod tests {
     #[test]
     fn schema_matches_reference_shape() {
         let schema = ReadTool.input_schema();
-        assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+        assert_eq!(
+            schema["$schema"],
+            "https://json-schema.org/draft/2020-12/schema"
+        );
         assert_eq!(schema["additionalProperties"], false);
         assert_eq!(schema["required"], json!(["file_path"]));
         let keys: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();

@@ -35,7 +35,7 @@ pub(crate) fn resolve_path(ctx: &ToolContext, path: &str) -> PathBuf {
     normalize_lexically(&ctx.resolve(path))
 }
 
-fn normalize_lexically(path: &Path) -> PathBuf {
+pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
@@ -296,8 +296,14 @@ mod tests {
     #[test]
     fn resolve_path_normalises_dots_against_session_cwd() {
         let ctx = ToolContext::new(PathBuf::from("/work/proj"));
-        assert_eq!(resolve_path(&ctx, "a/./b/../c"), PathBuf::from("/work/proj/a/c"));
-        assert_eq!(resolve_path(&ctx, "../../etc/passwd"), PathBuf::from("/etc/passwd"));
+        assert_eq!(
+            resolve_path(&ctx, "a/./b/../c"),
+            PathBuf::from("/work/proj/a/c")
+        );
+        assert_eq!(
+            resolve_path(&ctx, "../../etc/passwd"),
+            PathBuf::from("/etc/passwd")
+        );
         assert_eq!(resolve_path(&ctx, "/x/../../y"), PathBuf::from("/y"));
     }
 
@@ -315,7 +321,13 @@ mod tests {
     #[test]
     fn structured_patch_splits_distant_changes_into_hunks() {
         let old: String = (1..=20).map(|i| format!("{i}\n")).collect();
-        let new = old.replace("2\n", "two\n").replace("19\n", "nineteen\n");
+        let new: String = (1..=20)
+            .map(|i| match i {
+                2 => "two\n".to_string(),
+                19 => "nineteen\n".to_string(),
+                _ => format!("{i}\n"),
+            })
+            .collect();
         let patch = structured_patch(&old, &new);
         let hunks = patch.as_array().map(Vec::len);
         assert_eq!(hunks, Some(2));

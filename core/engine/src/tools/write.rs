@@ -7,8 +7,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::support::{
-    atomic_write, create_parent_dirs, display_path, file_name_of, input_path, input_str, object_schema,
-    resolve_path, run_blocking, structured_patch,
+    atomic_write, create_parent_dirs, display_path, file_name_of, input_path, input_str,
+    object_schema, resolve_path, run_blocking, structured_patch,
 };
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
 use crate::model::BoxFuture;
@@ -142,19 +142,27 @@ mod tests {
     #[tokio::test]
     async fn creates_file_and_parents_with_reference_text() {
         let dir = tempfile::tempdir().unwrap();
-        let out = write(dir.path(), json!({"file_path": "a/b/hello.txt", "content": "hello\n"})).await;
+        let out = write(
+            dir.path(),
+            json!({"file_path": "a/b/hello.txt", "content": "hello\n"}),
+        )
+        .await;
         let path = dir.path().join("a/b/hello.txt");
         assert!(!out.is_error);
         assert_eq!(fs::read_to_string(&path).unwrap(), "hello\n");
         let shown = display_path(&path);
         assert_eq!(
             out.content.to_text(),
-            format!("File created successfully at: {shown} (file state is current in your context — no need to Read it back)")
+            format!(
+                "File created successfully at: {shown} (file state is current in your context — no need to Read it back)"
+            )
         );
         assert_eq!(
             out.structured,
-            Some(json!({"type": "create", "filePath": shown, "content": "hello\n",
-                        "structuredPatch": [], "originalFile": null, "userModified": false}))
+            Some(
+                json!({"type": "create", "filePath": shown, "content": "hello\n",
+                        "structuredPatch": [], "originalFile": null, "userModified": false})
+            )
         );
     }
 
@@ -163,15 +171,25 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f.txt");
         fs::write(&path, "a\nb\nc\n").unwrap();
-        let out = write(dir.path(), json!({"file_path": path, "content": "a\nX\nc\n"})).await;
+        let out = write(
+            dir.path(),
+            json!({"file_path": path, "content": "a\nX\nc\n"}),
+        )
+        .await;
         assert_eq!(
             out.content.to_text(),
-            format!("The file {} has been updated successfully.", display_path(&path))
+            format!(
+                "The file {} has been updated successfully.",
+                display_path(&path)
+            )
         );
         let s = out.structured.unwrap();
         assert_eq!(s["type"], "update");
         assert_eq!(s["originalFile"], "a\nb\nc\n");
-        assert_eq!(s["structuredPatch"][0]["lines"], json!([" a", "-b", "+X", " c"]));
+        assert_eq!(
+            s["structuredPatch"][0]["lines"],
+            json!([" a", "-b", "+X", " c"])
+        );
         assert_eq!(fs::read_to_string(&path).unwrap(), "a\nX\nc\n");
     }
 
@@ -181,7 +199,11 @@ mod tests {
         let path = dir.path().join("run.sh");
         fs::write(&path, "#!/bin/sh\n").unwrap();
         fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
-        let out = write(dir.path(), json!({"file_path": "run.sh", "content": "#!/bin/sh\necho\n"})).await;
+        let out = write(
+            dir.path(),
+            json!({"file_path": "run.sh", "content": "#!/bin/sh\necho\n"}),
+        )
+        .await;
         assert!(!out.is_error);
         let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o755);

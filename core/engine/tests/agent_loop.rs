@@ -1,0 +1,282 @@
+//! The agent loop against a scripted fake Anthropic server that checks, on every request,
+//! that each tool_use is answered by exactly one tool_result.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use dcl_engine::{Session, SessionOptions};
+use dcl_protocol::{Extra, Message, MessageContent, UserMessage, UserPayload};
+use dcl_test_support::anthropic::{FakeAnthropicServer, FakeResponse};
+use dcl_test_support::sse::SseMessage;
+use serde_json::{Value, json};
+
+fn options(server: &FakeAnthropicServer, cwd: &std::path::Path, mode: &str) -> SessionOptions {
+    let mut env = BTreeMap::new();
+    env.insert(
+        "ANTHROPIC_API_KEY".to_string(),
+        "sk-test-secret-key".to_string(),
+    );
+    env.insert("DCL_RETRY_BASE_MS".to_string(), "1".to_string());
+    SessionOptions {
+        cwd: Some(cwd.to_path_buf()),
+        model: Some("claude-test".into()),
+        base_url: Some(server.base_url()),
+        permission_mode: Some(mode.into()),
+        env,
+        ..Default::default()
+    }
+}
+
+fn prompt(text: &str) -> Message {
+    Message::User(UserMessage {
+        message: UserPayload {
+            role: "user".into(),
+            content: MessageContent::Text(text.into()),
+            extra: Extra::new(),
+        },
+        uuid: None,
+        parent_tool_use_id: None,
+        session_id: None,
+        timestamp: None,
+        tool_use_result: None,
+        is_replay: None,
+        extra: Extra::new(),
+    })
+}
+
+/// Collects lines until a result; returns (all lines as JSON, the result).
+async fn until_result(session: &Session) -> (Vec<Value>, Value) {
+    let mut seen = Vec::new();
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(20), session.recv())
+            .await
+            .expect("no output within 20s")
+            .expect("session ended before a result");
+        let v = serde_json::to_value(&m).unwrap();
+        let is_result = v["type"] == "result";
+        seen.push(v.clone());
+        if is_result {
+            return (seen, v);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parallel_tool_calls_are_each_answered_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "line1\nline2\n").unwrap();
+    let notes = dir.path().join("notes.txt").display().to_string();
+    let server = FakeAnthropicServer::start(vec![
+        FakeResponse::sse(
+            SseMessage::new()
+                .text("Reading two files.")
+                .tool_use("toolu_1", "Read", json!({"file_path": notes}))
+                .tool_use("toolu_2", "Bash", json!({"command": "echo second"}))
+                .stop_reason("tool_use")
+                .build(),
+        ),
+        FakeResponse::sse(SseMessage::new().text("All done.").build()),
+    ])
+    .await
+    .unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        options(&server, dir.path(), "default"),
+    )
+    .unwrap();
+    session.send(prompt("read things")).unwrap();
+    let (seen, result) = until_result(&session).await;
+    assert_eq!(result["subtype"], "success");
+    assert_eq!(result["result"], "All done.");
+    assert_eq!(result["num_turns"], 2);
+    assert_eq!(result["usage"]["input_tokens"], 200);
+    server.assert_no_violations();
+    let bodies = server.message_bodies();
+    assert_eq!(bodies.len(), 2);
+    let second = &bodies[1]["messages"];
+    let results = second[2]["content"].as_array().unwrap();
+    assert_eq!(
+        results.len(),
+        2,
+        "both tool results in one user message: {second}"
+    );
+    assert!(results[0]["content"].as_str().unwrap().contains("line1"));
+    assert_eq!(results[1]["content"].as_str().unwrap().trim(), "second");
+    // One assistant line per block, sharing the message id.
+    let assistant: Vec<&Value> = seen.iter().filter(|v| v["type"] == "assistant").collect();
+    assert_eq!(assistant.len(), 4);
+    assert_eq!(assistant[0]["message"]["id"], assistant[2]["message"]["id"]);
+    // The key never reaches the output.
+    assert!(
+        !seen
+            .iter()
+            .any(|v| v.to_string().contains("sk-test-secret-key"))
+    );
+    session.close();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupt_during_a_tool_keeps_the_history_valid() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeAnthropicServer::start(vec![
+        FakeResponse::sse(
+            SseMessage::new()
+                .tool_use("toolu_1", "Bash", json!({"command": "sleep 30"}))
+                .tool_use("toolu_2", "Bash", json!({"command": "echo never"}))
+                .stop_reason("tool_use")
+                .build(),
+        ),
+        FakeResponse::sse(SseMessage::new().text("Fresh start.").build()),
+    ])
+    .await
+    .unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        options(&server, dir.path(), "bypassPermissions"),
+    )
+    .unwrap();
+    session.send(prompt("run it")).unwrap();
+    loop {
+        let m = session.recv().await.unwrap();
+        if matches!(m, Message::ToolStart(_)) {
+            break;
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let started = std::time::Instant::now();
+    session.interrupt();
+    let (_, result) = until_result(&session).await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(result["subtype"], "error_during_execution");
+    assert_eq!(result["terminal_reason"], "aborted_tools");
+    session.send(prompt("again")).unwrap();
+    let (_, result) = until_result(&session).await;
+    assert_eq!(result["result"], "Fresh start.");
+    // The second request carried a tool_result for both calls, so the API accepted it.
+    server.assert_no_violations();
+    session.close();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rate_limits_are_retried_after_retry_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeAnthropicServer::start(vec![
+        FakeResponse::rate_limited(0),
+        FakeResponse::overloaded(),
+        FakeResponse::sse(SseMessage::new().text("Finally.").build()),
+    ])
+    .await
+    .unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        options(&server, dir.path(), "default"),
+    )
+    .unwrap();
+    session.send(prompt("hello")).unwrap();
+    let (seen, result) = until_result(&session).await;
+    assert_eq!(result["result"], "Finally.");
+    let retries: Vec<&Value> = seen
+        .iter()
+        .filter(|v| v["subtype"] == "api_retry")
+        .collect();
+    assert_eq!(retries.len(), 2);
+    assert_eq!(retries[0]["error_status"], 429);
+    assert_eq!(retries[1]["error_status"], 529);
+    let req = &server.requests()[0];
+    assert_eq!(req.header("x-api-key"), Some("sk-test-secret-key"));
+    assert_eq!(req.header("anthropic-version"), Some("2023-06-01"));
+    session.close();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_cut_halfway_is_a_clear_error_not_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeAnthropicServer::start(vec![
+        FakeResponse::sse(
+            SseMessage::new()
+                .text("This answer will be cut off in the middle")
+                .build(),
+        )
+        .cut_after_event("content_block_delta"),
+    ])
+    .await
+    .unwrap();
+    let mut opts = options(&server, dir.path(), "default");
+    opts.env.insert("DCL_MAX_RETRIES".into(), "0".into());
+    let session = Session::spawn(&tokio::runtime::Handle::current(), opts).unwrap();
+    session.send(prompt("hello")).unwrap();
+    let (_, result) = until_result(&session).await;
+    assert_eq!(result["is_error"], true);
+    assert!(
+        result["result"].as_str().unwrap().contains("connection"),
+        "{result}"
+    );
+    session.close();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_tool_json_from_the_model_is_answered_with_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeAnthropicServer::start(vec![
+        FakeResponse::sse(
+            SseMessage::new()
+                .tool_use_raw("toolu_1", "Read", &["{\"file_path\": ", "oops"])
+                .stop_reason("tool_use")
+                .build(),
+        ),
+        FakeResponse::sse(SseMessage::new().text("Understood.").build()),
+    ])
+    .await
+    .unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        options(&server, dir.path(), "default"),
+    )
+    .unwrap();
+    session.send(prompt("read")).unwrap();
+    let (seen, result) = until_result(&session).await;
+    assert_eq!(result["result"], "Understood.");
+    let tr = seen
+        .iter()
+        .find(|v| v["type"] == "user" && v["message"]["content"][0]["type"] == "tool_result")
+        .unwrap();
+    assert_eq!(tr["message"]["content"][0]["is_error"], true);
+    server.assert_no_violations();
+    session.close();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_the_model_invented_is_an_error_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeAnthropicServer::start(vec![
+        FakeResponse::sse(
+            SseMessage::new()
+                .tool_use("toolu_1", "Teleport", json!({"to": "mars"}))
+                .stop_reason("tool_use")
+                .build(),
+        ),
+        FakeResponse::sse(SseMessage::new().text("Oh well.").build()),
+    ])
+    .await
+    .unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        options(&server, dir.path(), "default"),
+    )
+    .unwrap();
+    session.send(prompt("go")).unwrap();
+    let (seen, result) = until_result(&session).await;
+    assert_eq!(result["result"], "Oh well.");
+    let tr = seen
+        .iter()
+        .find(|v| v["type"] == "user" && v["message"]["content"][0]["type"] == "tool_result")
+        .unwrap();
+    assert!(
+        tr["message"]["content"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("No such tool")
+    );
+    server.assert_no_violations();
+    session.close();
+}
