@@ -71,7 +71,7 @@ node_suite() {
     echo "missing $NODEDIR/node_modules: run 'bash tests/setup.sh' first" >&2
     return 1
   fi
-  timeout --kill-after=30 "$SUITE_TIMEOUT" node --test "$NODEDIR"/*.test.mjs
+  timeout --kill-after=30 "$SUITE_TIMEOUT" node --test --test-force-exit "$NODEDIR"/*.test.mjs
 }
 
 if [[ "${SKIP_CARGO:-0}" == 1 ]]; then # local iteration on the suites only

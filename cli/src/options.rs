@@ -146,7 +146,7 @@ pub fn build(
         include_partial_messages: args.has("--include-partial-messages"),
         replay_user_messages: args.has("--replay-user-messages"),
         legacy_events: Some(
-            !args.has("--no-legacy-events") && env.get("DCL_NO_LEGACY_EVENTS").is_none(),
+            !args.has("--no-legacy-events") && !env.contains_key("DCL_NO_LEGACY_EVENTS"),
         ),
         output_format: Some(output),
         non_interactive: !stream_input,

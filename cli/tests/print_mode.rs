@@ -1,5 +1,7 @@
 //! `dcl -p` for people and scripts.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on broken fixtures
+
 use std::process::Command;
 
 fn dcl(args: &[&str], cwd: &std::path::Path) -> std::process::Output {

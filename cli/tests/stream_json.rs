@@ -1,6 +1,8 @@
 //! The stream-json protocol end to end: the `dcl` binary on the mock model, driven the
 //! way the SDKs drive it.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on broken fixtures
+
 mod common;
 
 use common::{Dcl, STREAM};
@@ -221,7 +223,7 @@ fn bypass_permissions_runs_everything() {
     let mut d = Dcl::start(&[STREAM, &["--permission-mode", "bypassPermissions"]].concat());
     d.user("please FAKE_TOUCH");
     let result = d.until_type("result");
-    assert_eq!(result["result"], "Done. The tool result had 5 chars.");
+    assert_eq!(result["result"], "Done. The tool result had 4 chars.");
     assert!(d.cwd().join("made.txt").exists());
     d.finish();
 }
@@ -537,8 +539,7 @@ fn bash_keeps_its_cwd_between_calls() {
     let last_tool = d
         .seen
         .iter()
-        .filter(|v| v["type"] == "user" && v["message"]["content"][0]["type"] == "tool_result")
-        .last()
+        .rfind(|v| v["type"] == "user" && v["message"]["content"][0]["type"] == "tool_result")
         .unwrap()
         .clone();
     let text = last_tool["message"]["content"][0]["content"]

@@ -1,5 +1,6 @@
 //! Drives the `dcl` binary over stdin/stdout the way an SDK does.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on broken fixtures
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};

@@ -1,6 +1,8 @@
 //! The agent loop against a scripted fake Anthropic server that checks, on every request,
 //! that each tool_use is answered by exactly one tool_result.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on broken fixtures
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 

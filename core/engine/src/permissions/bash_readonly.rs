@@ -81,22 +81,52 @@ const GIT_READ_ONLY: &[&str] = &[
 
 /// True when every simple command of `line` only reads.
 pub fn is_read_only(line: &str) -> bool {
-    if has_unsafe_syntax(line) {
+    let cleaned = without_harmless_redirections(line);
+    if has_unsafe_syntax(&cleaned) {
         return false;
     }
-    let commands = split_simple_commands(line);
+    let commands = split_simple_commands(&cleaned);
     !commands.is_empty() && commands.iter().all(|c| simple_command_reads(c))
 }
 
+/// The fd duplications `2>&1` / `>&2` and `/dev/null` sinks cannot write a file; they
+/// are removed only as whole words (`>/dev/nullx` is a real file and stays).
+fn without_harmless_redirections(line: &str) -> String {
+    const HARMLESS: &[&str] = &[
+        "2>&1",
+        "1>&2",
+        ">&2",
+        "&>/dev/null",
+        "2>/dev/null",
+        ">/dev/null",
+    ];
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    'scan: while !rest.is_empty() {
+        for pat in HARMLESS {
+            if let Some(after) = rest.strip_prefix(pat) {
+                let ends_word = after
+                    .chars()
+                    .next()
+                    .is_none_or(|c| c.is_whitespace() || matches!(c, ';' | '|' | '&'));
+                if ends_word {
+                    out.push(' ');
+                    rest = after;
+                    continue 'scan;
+                }
+            }
+        }
+        let mut chars = rest.chars();
+        if let Some(c) = chars.next() {
+            out.push(c);
+        }
+        rest = chars.as_str();
+    }
+    out
+}
+
 /// Substitutions, redirections, subshells and expansions that could hide a write.
-fn has_unsafe_syntax(line: &str) -> bool {
-    // Allow only the harmless fd duplications `2>&1` / `>&2` and `/dev/null` sinks.
-    let cleaned = line
-        .replace("2>&1", " ")
-        .replace("1>&2", " ")
-        .replace(">&2", " ")
-        .replace("2>/dev/null", " ")
-        .replace(">/dev/null", " ");
+fn has_unsafe_syntax(cleaned: &str) -> bool {
     cleaned.contains('`')
         || cleaned.contains("$(")
         || cleaned.contains("<(")
@@ -118,10 +148,11 @@ pub fn split_simple_commands(line: &str) -> Vec<String> {
                 cur.push(c);
                 if c == q {
                     quote = None;
-                } else if c == '\\' && q == '"' {
-                    if let Some(n) = chars.next() {
-                        cur.push(n);
-                    }
+                } else if c == '\\'
+                    && q == '"'
+                    && let Some(n) = chars.next()
+                {
+                    cur.push(n);
                 }
             }
             None => match c {
@@ -277,5 +308,7 @@ mod tests {
     fn stderr_redirection_to_stdout_is_fine() {
         assert!(is_read_only("ls missing 2>&1"));
         assert!(is_read_only("ls missing 2>/dev/null"));
+        assert!(!is_read_only("echo x >/dev/nullfile"));
+        assert!(!is_read_only("echo x 2>&1file"));
     }
 }

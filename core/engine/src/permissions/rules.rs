@@ -89,17 +89,26 @@ fn bash_rule_matches(content: &str, command: &str) -> bool {
     let command = command.trim();
     match content.strip_suffix(":*") {
         Some(prefix) => {
-            if command.contains('`') || command.contains("$(") || command.contains('>') {
+            if has_substitution(command) {
                 return false;
             }
             let parts = split_simple_commands(command);
-            !parts.is_empty()
-                && parts
-                    .iter()
-                    .all(|p| p == prefix || p.starts_with(&format!("{prefix} ")))
+            !parts.is_empty() && parts.iter().all(|p| prefix_matches(prefix, p))
         }
         None => command == content,
     }
+}
+
+/// Substitutions and redirections can run or write anything: no prefix rule covers them.
+fn has_substitution(command: &str) -> bool {
+    command.contains('`')
+        || command.contains("$(")
+        || command.contains('>')
+        || command.contains("<(")
+}
+
+fn prefix_matches(prefix: &str, part: &str) -> bool {
+    part == prefix || part.starts_with(&format!("{prefix} "))
 }
 
 fn path_rule_matches(content: &str, paths: &[PathBuf], cwd: &Path) -> bool {
@@ -144,9 +153,32 @@ impl RuleSet {
     }
 
     pub fn matches(&self, tool_name: &str, input: &Value, paths: &[PathBuf], cwd: &Path) -> bool {
-        self.rules
+        if self
+            .rules
             .iter()
             .any(|r| r.matches(tool_name, input, paths, cwd))
+        {
+            return true;
+        }
+        // A compound command is allowed when each of its parts is covered by some rule:
+        // `Bash(git add:*)` + `Bash(git commit:*)` allow `git add . && git commit -m x`.
+        let Some(command) = input.get("command").and_then(Value::as_str) else {
+            return false;
+        };
+        let prefixes: Vec<&str> = self
+            .rules
+            .iter()
+            .filter(|r| r.names_tool(tool_name))
+            .filter_map(|r| r.content.as_deref()?.strip_suffix(":*"))
+            .collect();
+        if prefixes.is_empty() || has_substitution(command) {
+            return false;
+        }
+        let parts = split_simple_commands(command);
+        !parts.is_empty()
+            && parts
+                .iter()
+                .all(|p| prefixes.iter().any(|pre| prefix_matches(pre, p)))
     }
 
     /// Whether a rule names this tool with no content: used to hide fully denied tools.
@@ -213,6 +245,25 @@ mod tests {
         assert!(s.matches("Bash", &ok, &[], cwd));
         assert!(!s.matches("Bash", &sneaky, &[], cwd));
         assert!(!s.matches("Bash", &subst, &[], cwd));
+    }
+
+    #[test]
+    fn each_part_of_a_compound_command_may_be_covered_by_a_different_rule() {
+        let s = set(&["Bash(git add:*)", "Bash(git commit:*)"]);
+        let cwd = Path::new("/");
+        assert!(s.matches(
+            "Bash",
+            &json!({"command": "git add . && git commit -m x"}),
+            &[],
+            cwd
+        ));
+        assert!(!s.matches(
+            "Bash",
+            &json!({"command": "git add . && rm -rf /"}),
+            &[],
+            cwd
+        ));
+        assert!(!s.matches("Bash", &json!({"command": "git add $(rm -rf /)"}), &[], cwd));
     }
 
     #[test]

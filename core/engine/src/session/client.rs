@@ -31,12 +31,12 @@ impl Clients {
         };
         let requested = opts.model.clone().or_else(|| env.get("DCL_MODEL").cloned());
         let mock_session = requested.as_deref().is_some_and(models::is_mock);
-        if let Some(fmt) = opts.api_format.as_deref() {
-            if fmt != "anthropic" {
-                return Err(format!(
-                    "--api-format {fmt}: only \"anthropic\" is supported by this dcl build"
-                ));
-            }
+        if let Some(fmt) = opts.api_format.as_deref()
+            && fmt != "anthropic"
+        {
+            return Err(format!(
+                "--api-format {fmt}: only \"anthropic\" is supported by this dcl build"
+            ));
         }
         let mut anthropic_config = AnthropicConfig::from_env_map(env);
         if let Some(url) = &opts.base_url {

@@ -39,7 +39,7 @@ enum Input {
         request_id: String,
         error: String,
     },
-    EndInput,
+    Eof,
     Close,
 }
 
@@ -129,7 +129,7 @@ impl Session {
 
     /// No more input will come: finish the running and queued turns, then end.
     pub fn end_input(&self) {
-        let _ = self.input.send(Input::EndInput);
+        let _ = self.input.send(Input::Eof);
     }
 
     /// Stops at once: the running turn is cancelled (its tools killed) and the session ends.
@@ -314,7 +314,7 @@ impl Actor {
                     Some(Input::Reject { request_id, error }) => {
                         self.respond(ControlResponse::error(request_id, error));
                     }
-                    Some(Input::EndInput) | None => {
+                    Some(Input::Eof) | None => {
                         self.input_closed = true;
                         self.shared.host.close_input();
                     }
@@ -400,11 +400,11 @@ impl Actor {
     }
 
     fn enqueue(&mut self, user: UserMessage) {
-        if let MessageContent::Blocks(b) = &user.message.content {
-            if b.is_empty() {
-                tracing::warn!("user message with empty content ignored");
-                return;
-            }
+        if let MessageContent::Blocks(b) = &user.message.content
+            && b.is_empty()
+        {
+            tracing::warn!("user message with empty content ignored");
+            return;
         }
         let uuid = user.uuid.clone().unwrap_or_else(emit::new_uuid);
         self.queue.push_back(QueuedPrompt {

@@ -89,10 +89,10 @@ pub(crate) async fn run_turn(
     });
 
     loop {
-        if let Some(max) = shared.opts.max_turns {
-            if st.num_turns >= max {
-                return finish(&shared, &mut st, Finish::MaxTurns(max));
-            }
+        if let Some(max) = shared.opts.max_turns
+            && st.num_turns >= max
+        {
+            return finish(&shared, &mut st, Finish::MaxTurns(max));
         }
         st.num_turns += 1;
         let request = build_request(&shared, &st.model).await;
@@ -289,6 +289,7 @@ async fn call_model(
                     _ = cancel.cancelled() => return Err(CallError::Cancelled),
                 }
             }
+            Err(ModelError::Cancelled) => return Err(CallError::Cancelled),
             Err(e) => {
                 st.api_time += t0.elapsed();
                 return Err(CallError::Api(e));
@@ -339,13 +340,21 @@ async fn consume_stream(
     loop {
         let next = tokio::select! {
             ev = stream.next() => ev,
-            _ = cancel.cancelled() => {
-                if !open_text.is_empty() {
-                    emit_assistant_block(shared, &msg_id, &st.model, start_usage.clone(), ContentBlock::text(open_text));
-                }
-                return Err(CallError::Cancelled);
-            }
+            _ = cancel.cancelled() => Some(Err(ModelError::Cancelled)),
         };
+        // The client may notice the cancellation first and end its stream with `Cancelled`.
+        if matches!(next, Some(Err(ModelError::Cancelled))) || cancel.is_cancelled() {
+            if !open_text.is_empty() {
+                emit_assistant_block(
+                    shared,
+                    &msg_id,
+                    &st.model,
+                    start_usage.clone(),
+                    ContentBlock::text(open_text),
+                );
+            }
+            return Err(CallError::Cancelled);
+        }
         let event = match next {
             None => break,
             Some(Ok(ev)) => ev,
@@ -373,18 +382,13 @@ async fn consume_stream(
                 block.block.clone(),
             );
         }
-        if partial && !matches!(event, StreamEvent::Ping) {
-            if let Ok(v) = serde_json::to_value(&event) {
-                shared
-                    .emitter
-                    .emit(Message::StreamEvent(StreamEventMessage {
-                        event: v,
-                        session_id: String::new(),
-                        uuid: String::new(),
-                        parent_tool_use_id: dcl_protocol::parent_tool_use_id_null(),
-                        extra: Extra::new(),
-                    }));
-            }
+        if partial
+            && !matches!(event, StreamEvent::Ping)
+            && let Ok(v) = serde_json::to_value(&event)
+        {
+            shared
+                .emitter
+                .emit(Message::StreamEvent(StreamEventMessage::new(v, "", "")));
         }
     }
     let turn = acc.finish().map_err(CallError::Api)?;

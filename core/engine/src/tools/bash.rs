@@ -756,18 +756,18 @@ mod tests {
     async fn background_child_with_redirected_output_is_left_running() {
         let dir = tempfile::tempdir().unwrap();
         let secs = unique_sleep_seconds();
-        let command = format!("nohup sleep {secs} >/dev/null 2>&1 & echo started");
+        let command = format!("nohup sleep {secs} >/dev/null 2>&1 & echo $!");
         let out = bash(&ctx_in(dir.path()), json!({"command": command})).await;
-        assert_eq!(text(&out), "started");
+        let pid = Pid::from_raw(text(&out).parse().unwrap());
+        tokio::time::sleep(PIPE_GRACE * 2).await;
         let marker = format!("sleep {secs}");
         assert!(
             !live_processes_with(&marker).is_empty(),
             "detached job was killed"
         );
-        // Clean up what the test started.
-        let _ = std::process::Command::new("pkill")
-            .args(["-f", &marker])
-            .status();
+        // Clean up the one process this test started.
+        nix::sys::signal::kill(pid, Signal::SIGKILL).unwrap();
+        assert_no_process_with(&marker).await;
     }
 
     #[tokio::test]
