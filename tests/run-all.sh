@@ -14,9 +14,30 @@ SUITE_TIMEOUT="${CONFORMANCE_TIMEOUT:-900}"
 VENV_PY="$ROOT/tests/.work/venv/bin/python"
 NODEDIR="$ROOT/tests/conformance/node"
 
+LOGDIR="$ROOT/tests/.work/logs"
+mkdir -p "$LOGDIR"
+TOTALS="$ROOT/tests/.work/test-totals.txt"
+rm -f "$TOTALS"
+PASSED=0
+FAILED=0
 SUMMARY=()
 CURRENT=""
 START_ALL=$SECONDS
+
+# Adds the pass/fail counts a runner printed (in its log) to the totals.
+count() {
+  local kind="$1" log="$2" p f
+  case "$kind" in
+    cargo) # "test result: ok. 12 passed; 0 failed; 0 ignored; ..."
+      read -r p f < <(awk '/^test result: /{for(i=2;i<=NF;i++){if($i~/^passed;?$/)p+=$(i-1); if($i~/^failed;?$/)f+=$(i-1)}} END{print p+0, f+0}' "$log") ;;
+    pytest) # last line like "2 failed, 10 passed in 9.24s"
+      read -r p f < <(awk '/[0-9]+ (passed|failed|errors?)/{l=$0} END{n=split(l,a," "); for(i=2;i<=n;i++){if(a[i]~/^passed,?$/)p+=a[i-1]; if(a[i]~/^(failed|errors?),?$/)f+=a[i-1]} print p+0, f+0}' "$log") ;;
+    node) # "# pass 12" / "# fail 0"
+      read -r p f < <(awk '/^# pass [0-9]+/{p+=$3} /^# fail [0-9]+/{f+=$3} END{print p+0, f+0}' "$log") ;;
+  esac
+  PASSED=$((PASSED + p))
+  FAILED=$((FAILED + f))
+}
 
 summary() {
   local rc=$?
@@ -33,6 +54,8 @@ summary() {
     echo "  result: FAILED in phase '$CURRENT' after $((SECONDS - START_ALL))s"
   fi
   echo "========================================================="
+  # Test counts over every runner that ran (cargo test, pytest, node --test).
+  echo "tests: $PASSED passed, $FAILED failed" | tee "$TOTALS"
 }
 trap summary EXIT
 
@@ -49,7 +72,7 @@ phase() {
 }
 
 smoke() {
-  # The brief's hand check: one user line in, a result line out, exit 0.
+  # Raw stream-json without an SDK: one user line in, a result line out, exit 0.
   local out
   out=$(printf '%s\n' '{"type":"user","message":{"role":"user","content":"hi"}}' |
     timeout 60 "$DCL_BIN" --input-format stream-json --output-format stream-json --model mock-model)
@@ -62,8 +85,12 @@ python_suite() {
     echo "missing $VENV_PY: run 'bash tests/setup.sh' first" >&2
     return 1
   fi
+  local log="$LOGDIR/pytest.log" rc=0
   timeout --kill-after=30 "$SUITE_TIMEOUT" \
-    "$VENV_PY" -m pytest "$ROOT/tests/conformance/python" -q -p no:cacheprovider
+    "$VENV_PY" -m pytest "$ROOT/tests/conformance/python" -q -p no:cacheprovider 2>&1 |
+    tee "$log" || rc=$?
+  count pytest "$log"
+  return "$rc"
 }
 
 node_suite() {
@@ -71,14 +98,25 @@ node_suite() {
     echo "missing $NODEDIR/node_modules: run 'bash tests/setup.sh' first" >&2
     return 1
   fi
-  timeout --kill-after=30 "$SUITE_TIMEOUT" node --test --test-force-exit "$NODEDIR"/*.test.mjs
+  local log="$LOGDIR/node-test.log" rc=0
+  timeout --kill-after=30 "$SUITE_TIMEOUT" node --test --test-force-exit "$NODEDIR"/*.test.mjs 2>&1 |
+    tee "$log" || rc=$?
+  count node "$log"
+  return "$rc"
+}
+
+cargo_test() {
+  local log="$LOGDIR/cargo-test.log" rc=0
+  cargo test --workspace 2>&1 | tee "$log" || rc=$?
+  count cargo "$log"
+  return "$rc"
 }
 
 if [[ "${SKIP_CARGO:-0}" == 1 ]]; then # local iteration on the suites only
   SUMMARY+=("$(printf '%-22s skipped (SKIP_CARGO=1)' 'cargo build+test')")
 else
   phase "cargo build" cargo build --workspace
-  phase "cargo test" cargo test --workspace
+  phase "cargo test" cargo_test
 fi
 phase "dcl smoke" smoke
 phase "python conformance" python_suite

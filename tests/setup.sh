@@ -52,7 +52,7 @@ EOF
 fi
 
 # --- Node -------------------------------------------------------------------
-node_want="$(hash_of "$NODEDIR/package.json" "$NODEDIR/package-lock.json") $(node --version)"
+node_want="$(hash_of "$NODEDIR/package.json" "$NODEDIR/package-lock.json" "$NODEDIR/.npmrc") $(node --version)"
 node_stamp="$NODEDIR/node_modules/.dcl-setup-stamp"
 if [[ "$FORCE" != 1 && -f "$node_stamp" && "$(cat "$node_stamp")" == "$node_want" ]]; then
   log "node_modules up to date ($NODEDIR/node_modules)"

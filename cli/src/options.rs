@@ -10,13 +10,6 @@ use crate::args::Args;
 /// Flags accepted for compatibility that this build does not act on yet.
 const NOT_YET: &[&str] = &[
     "--fallback-model",
-    "--max-budget-usd",
-    "--settings",
-    "--setting-sources",
-    "--mcp-config",
-    "--json-schema",
-    "--effort",
-    "--thinking",
     "--thinking-display",
     "--betas",
     "--agent",
@@ -36,8 +29,6 @@ const NOT_YET: &[&str] = &[
     "--initialize-fields",
     "--max-output-tokens",
     "--context-window",
-    "--reasoning-effort",
-    "--strict-mcp-config",
     "--include-hook-events",
     "--session-mirror",
     "--fork-session",
@@ -116,6 +107,28 @@ pub fn build(
             .collect()
     });
     let cwd = args.value(&["--cwd"]).map(PathBuf::from);
+    let json_schema = match args.value(&["--json-schema"]) {
+        None => None,
+        Some(text) => Some(
+            serde_json::from_str::<serde_json::Value>(text)
+                .map_err(|e| format!("--json-schema is not valid JSON: {e}"))?,
+        ),
+    };
+    let setting_sources = args.value(&["--setting-sources"]).map(|v| {
+        v.split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    });
+    // `--thinking disabled|adaptive` (Claude TS) and `--effort` both choose the effort.
+    let effort = match (
+        args.value(&["--effort", "--reasoning-effort"]),
+        args.value(&["--thinking"]),
+    ) {
+        (Some(e), _) => Some(e.to_string()),
+        (None, Some("disabled")) => Some("off".to_string()),
+        _ => None,
+    };
     let host_timeout_secs = parse_num::<f64>(args, "--host-timeout")?.or_else(|| {
         env.get("DCL_HOST_TIMEOUT_SECS")
             .and_then(|v| v.parse().ok())
@@ -151,11 +164,17 @@ pub fn build(
         output_format: Some(output),
         non_interactive: !stream_input,
         session_id: args.value(&["--session-id"]).map(str::to_string),
-        json_schema: None,
+        json_schema,
         mock_script: args.value(&["--mock-script"]).map(PathBuf::from),
         dialect,
         env,
         host_timeout_secs,
         ignored_flags: ignored,
+        settings: args.value(&["--settings"]).map(str::to_string),
+        setting_sources,
+        max_budget_usd: parse_num(args, "--max-budget-usd")?,
+        effort,
+        mcp_config: args.all(&["--mcp-config"]),
+        strict_mcp_config: args.has("--strict-mcp-config"),
     })
 }

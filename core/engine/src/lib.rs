@@ -6,6 +6,8 @@ pub mod options;
 pub mod permissions;
 pub mod prompt;
 pub mod session;
+pub mod settings;
+pub mod structured;
 pub mod tools;
 
 pub use options::SessionOptions;

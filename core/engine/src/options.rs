@@ -75,6 +75,20 @@ pub struct SessionOptions {
     pub env: BTreeMap<String, String>,
     /// Seconds to wait for a host answer (permission, hook) before denying. Default 300.
     pub host_timeout_secs: Option<f64>,
+    /// `--settings`: inline JSON or a path (relative to `cwd`).
+    pub settings: Option<String>,
+    /// `--setting-sources user,project,local`; `Some([])` loads no settings files.
+    pub setting_sources: Option<Vec<String>>,
+    /// Stop a turn once the session's cost reaches this many USD.
+    pub max_budget_usd: Option<f64>,
+    /// `low` | `medium` | `high` | `max` (or `xhigh`); maps to a thinking budget.
+    pub effort: Option<String>,
+    /// `--mcp-config` values (inline JSON or paths), in order.
+    #[serde(default)]
+    pub mcp_config: Vec<String>,
+    /// Use only `--mcp-config` servers, not the configured ones.
+    #[serde(default)]
+    pub strict_mcp_config: bool,
     /// Flags that were accepted for compatibility but have no effect yet; each is
     /// reported to the host as a warning.
     #[serde(default)]

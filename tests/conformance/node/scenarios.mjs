@@ -15,11 +15,34 @@ import {
  */
 export function defineScenarios(label, query, baseOptions) {
   const opts = (cwd, extra = {}) => ({ ...baseOptions(cwd), ...extra });
-  const t = (name, fn) => test(`${label}: ${name}`, { timeout: TIMEOUT_MS * 2 }, fn);
+  // Every query a scenario opens is closed afterwards, also when an assertion
+  // failed mid-conversation, so a failing scenario cannot leave dcl running
+  // (which would keep this test file's process alive).
+  let opened = [];
+  const start = (prompt, options) => {
+    const q = query({ prompt, options });
+    opened.push({ q, prompt });
+    return q;
+  };
+  const t = (name, fn) => test(`${label}: ${name}`, { timeout: TIMEOUT_MS * 2 }, async () => {
+    opened = [];
+    try {
+      await fn();
+    } finally {
+      for (const { q, prompt } of opened) {
+        if (prompt instanceof Input) prompt.close();
+        try {
+          await within(Promise.resolve(q.close?.()), 'query.close()', 10000);
+        } catch {
+          // already failed or closed: nothing more to do
+        }
+      }
+    }
+  });
 
   t('a. one-shot query("say hi")', async () => {
     const cwd = mkTmp();
-    const msgs = await collect(query({ prompt: 'say hi', options: opts(cwd) }), 'query()');
+    const msgs = await collect(start('say hi', opts(cwd)), 'query()');
     const res = results(msgs);
     assert.equal(res.length, 1, `expected one result, got ${JSON.stringify(msgs)}`);
     const r = res[0];
@@ -39,7 +62,7 @@ export function defineScenarios(label, query, baseOptions) {
   t('b. multi-turn (streaming input): two turns, one session', async () => {
     const cwd = mkTmp();
     const input = new Input();
-    const reader = new Reader(query({ prompt: input, options: opts(cwd) }));
+    const reader = new Reader(start(input, opts(cwd)));
     input.push('say hi');
     const first = await reader.untilResult('first result');
     input.push('say hi again');
@@ -71,10 +94,7 @@ export function defineScenarios(label, query, baseOptions) {
         : { behavior: 'deny', message: 'denied by the conformance test' };
     };
     const msgs = await collect(
-      query({
-        prompt: `please FAKE_WRITE ${target}`,
-        options: opts(cwd, { canUseTool, permissionMode: 'default' }),
-      }),
+      start(`please FAKE_WRITE ${target}`, opts(cwd, { canUseTool, permissionMode: 'default' })),
       'query() with canUseTool',
     );
     return { msgs, calls, target };
@@ -113,7 +133,7 @@ export function defineScenarios(label, query, baseOptions) {
   t('e. interrupt() a slow turn, then another turn', async () => {
     const cwd = mkTmp();
     const input = new Input();
-    const q = query({ prompt: input, options: opts(cwd, { includePartialMessages: true }) });
+    const q = start(input, opts(cwd, { includePartialMessages: true }));
     const reader = new Reader(q);
     input.push('FAKE_SLOW please');
 

@@ -122,7 +122,7 @@ impl AnthropicConfig {
 }
 
 /// `scheme://user:pass@host/…` → `scheme://<redacted>@host/…`; other URLs unchanged.
-fn redact_url(url: &str) -> String {
+pub(crate) fn redact_url(url: &str) -> String {
     let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
     let authority_end = rest.find('/').unwrap_or(rest.len());
     match rest[..authority_end].rfind('@') {
@@ -132,7 +132,7 @@ fn redact_url(url: &str) -> String {
     }
 }
 
-fn redact(v: &Option<String>) -> &'static str {
+pub(crate) fn redact(v: &Option<String>) -> &'static str {
     match v {
         Some(_) => "Some(<redacted>)",
         None => "None",
@@ -406,7 +406,7 @@ async fn http_error(response: reqwest::Response, cancel: &CancellationToken) -> 
 
 /// Reads at most [`MAX_ERROR_BODY`] bytes of a body, giving up after 10 s or on cancel:
 /// an error body is only decoration, never worth a hang.
-async fn read_capped(response: reqwest::Response, cancel: &CancellationToken) -> String {
+pub(crate) async fn read_capped(response: reqwest::Response, cancel: &CancellationToken) -> String {
     let mut buf = Vec::new();
     let mut body = response.bytes_stream();
     let read = async {
@@ -427,7 +427,7 @@ async fn read_capped(response: reqwest::Response, cancel: &CancellationToken) ->
 
 /// Seconds to wait from `retry-after-ms` (what the Anthropic SDKs prefer) or
 /// `retry-after` (seconds or an HTTP date).
-fn retry_after(headers: &HeaderMap) -> Option<f64> {
+pub(crate) fn retry_after(headers: &HeaderMap) -> Option<f64> {
     let get = |name: &str| {
         headers
             .get(name)
@@ -450,7 +450,7 @@ fn retry_after(headers: &HeaderMap) -> Option<f64> {
 }
 
 /// An error and its sources, `a: b: c` (reqwest's own text hides the root cause).
-fn error_chain(e: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
     let mut cur = e.source();
     while let Some(src) = cur {
@@ -466,7 +466,7 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 
 /// Fails the byte stream with a connection error when no chunk arrives for `idle`: a
 /// stalled server must not hang the turn forever.
-fn idle_timeout<S>(
+pub(crate) fn idle_timeout<S>(
     bytes: S,
     idle: Duration,
 ) -> impl Stream<Item = Result<Bytes, ModelError>> + Send + 'static

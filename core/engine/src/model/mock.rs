@@ -433,6 +433,15 @@ impl MockClient {
                 json!({"plan": "1. Create hello.txt\n2. Done"}),
             )]));
         }
+        if let Some(schema) = req
+            .tools
+            .iter()
+            .find(|t| t.name == "StructuredOutput")
+            .map(|t| &t.input_schema)
+        {
+            // A structured-output session: answer with an instance of the schema.
+            return Ok(plan(vec![tool("StructuredOutput", example_for(schema))]));
+        }
         if lower.contains("what time is it") {
             return Ok(plan(vec![Planned::ToolUse {
                 id: "time-1".into(),
@@ -470,20 +479,63 @@ fn validate_turn(turn: &ScriptTurn) -> Result<(), String> {
     Ok(())
 }
 
-/// The text of the latest user message that has any text block.
+/// A small value that satisfies `schema` (first enum value, required and optional
+/// properties filled), so structured-output sessions work offline.
+fn example_for(schema: &Value) -> Value {
+    if let Some(first) = schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
+        return first.clone();
+    }
+    if let Some(c) = schema.get("const") {
+        return c.clone();
+    }
+    let kind = match schema.get("type") {
+        Some(Value::String(t)) => t.as_str(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .unwrap_or("null"),
+        _ if schema.get("properties").is_some() => "object",
+        _ => "string",
+    };
+    match kind {
+        "object" => {
+            let mut out = serde_json::Map::new();
+            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                for (k, sub) in props {
+                    out.insert(k.clone(), example_for(sub));
+                }
+            }
+            Value::Object(out)
+        }
+        "array" => json!([example_for(schema.get("items").unwrap_or(&Value::Null))]),
+        "integer" | "number" => json!(1),
+        "boolean" => json!(true),
+        "null" => Value::Null,
+        _ => json!("example"),
+    }
+}
+
+/// The prompt: the last text block of the latest user message that has text. An
+/// interrupted turn leaves its prompt in the same (merged) user message as the next one,
+/// so only the newest block counts.
 fn prompt_text(req: &ModelRequest) -> String {
     req.messages
         .iter()
         .rev()
         .filter(|m| m.role == Role::User)
-        .map(|m| {
+        .find_map(|m| {
             m.content
                 .iter()
+                .rev()
                 .filter_map(ContentBlock::as_text)
-                .collect::<Vec<_>>()
-                .join("\n")
+                .find(|t| !t.trim().is_empty())
+                .map(str::to_string)
         })
-        .find(|t| !t.is_empty())
         .unwrap_or_default()
 }
 

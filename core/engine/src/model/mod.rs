@@ -1,10 +1,16 @@
-//! Model clients. Every client — the Anthropic HTTP client and the built-in mock — yields
-//! the same typed Messages-API stream events, decoded by the same SSE decoder.
+//! Model clients. Every client — the Anthropic HTTP client, the OpenAI Chat Completions
+//! client and the built-in mock — yields the same typed Messages-API stream events.
+//! [`providers`] decides which client and endpoint serve a model name, [`pricing`] what it
+//! costs, and [`retry`] how failed calls are retried.
 
 pub mod accumulate;
 pub mod anthropic;
 pub mod events;
 pub mod mock;
+pub mod openai;
+pub mod pricing;
+pub mod providers;
+pub mod retry;
 pub mod sse;
 
 use std::pin::Pin;

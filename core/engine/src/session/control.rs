@@ -5,8 +5,9 @@ use dcl_protocol::{
 };
 use serde_json::{Map, Value, json};
 
-use super::Actor;
+use super::hooks::HookRegistry;
 use super::models;
+use super::{Actor, lock};
 use crate::permissions::PermissionMode;
 
 /// What dcl's Qoder dialect advertises; only what is implemented.
@@ -57,12 +58,15 @@ impl Actor {
             }
             HostRequest::SetMaxThinkingTokens(r) => {
                 let value = r.max_thinking_tokens.map(|t| t.min(u32::MAX as u64) as u32);
+                let effort = super::effort::from_thinking_tokens(r.max_thinking_tokens);
                 let running = self.turn_running();
                 let mut live = self.shared.live();
                 if running {
                     live.pending_thinking = Some(value);
+                    live.pending_effort = Some(effort);
                 } else {
                     live.max_thinking_tokens = value;
+                    live.effort = effort;
                 }
                 Ok(None)
             }
@@ -83,8 +87,43 @@ impl Actor {
                 }
                 Ok(Some(json!({ "cancelled": self.queue.len() != before })))
             }
+            HostRequest::ApplyFlagSettings(r) => self.apply_flag_settings(r.settings),
+            HostRequest::GetSettings(_) => Ok(Some(self.get_settings())),
+            HostRequest::GetContextUsage(_) => Ok(Some(super::context::usage(&self.shared))),
+            HostRequest::SeedReadState(r) => {
+                // dcl's edit tools read the file afresh on every call, so there is no
+                // read cache to seed; the request is still checked so mistakes surface.
+                if r.path.trim().is_empty() {
+                    Err("seed_read_state: path is empty".to_string())
+                } else if !r.mtime.is_finite() || r.mtime < 0.0 {
+                    Err(format!("seed_read_state: invalid mtime {}", r.mtime))
+                } else {
+                    Ok(None)
+                }
+            }
+            HostRequest::StopTask(r) => Err(format!(
+                "stop_task: no background task with id {:?} (this dcl build runs no background tasks)",
+                r.task_id
+            )),
+            HostRequest::RewindFiles(_) => Err(
+                "rewind_files: file checkpoints are not available in this dcl build, so nothing can be rewound"
+                    .to_string(),
+            ),
+            HostRequest::ReloadPlugins(_) => Ok(Some(json!({
+                "commands": [],
+                "agents": [],
+                "plugins": [],
+                "mcpServers": [],
+                "error_count": 0,
+            }))),
+            HostRequest::McpToggle(r) => Err(format!("mcp_toggle: no MCP server named {:?}", r.server_name)),
+            HostRequest::McpReconnect(r) => Err(format!("mcp_reconnect: no MCP server named {:?}", r.server_name)),
+            HostRequest::McpSetServers(_) => Err(
+                "mcp_set_servers is not supported: configure MCP servers with `dcl mcp add`, or provide them from the host through initialize.sdkMcpServers"
+                    .to_string(),
+            ),
             other => Err(format!(
-                "{} is not implemented yet in dcl {}",
+                "{} is not supported by dcl {}",
                 other.subtype(),
                 dcl_protocol::DCL_VERSION
             )),
@@ -99,26 +138,48 @@ impl Actor {
         if self.initialized {
             return Err("Already initialized".to_string());
         }
-        let mut warnings = Vec::new();
-        if init.hooks.as_ref().is_some_and(|h| !h.is_empty()) {
-            warnings.push(
-                "hooks are not supported yet by this dcl build; they will not run".to_string(),
-            );
+        let (hooks, mut warnings) = HookRegistry::from_initialize(&init)?;
+        if let Some(schema) = &init.json_schema {
+            if !schema.is_object() {
+                return Err("initialize.jsonSchema must be a JSON object".into());
+            }
+            if self.shared.json_schema.set(schema.clone()).is_err()
+                && self.shared.json_schema() != Some(schema)
+            {
+                warnings.push(
+                    "initialize.jsonSchema differs from --json-schema; --json-schema is used"
+                        .into(),
+                );
+            }
         }
         if init.sdk_mcp_servers.as_ref().is_some_and(|s| !s.is_empty()) {
             warnings.push("sdkMcpServers are not supported yet by this dcl build".to_string());
         }
-        if init.agents.as_ref().is_some_and(|a| !a.is_empty()) {
-            warnings.push("agents are not supported yet by this dcl build".to_string());
-        }
-        if init.json_schema.is_some() {
+        if init.agents.as_ref().is_some_and(|a| !a.is_empty()) || init.agent.is_some() {
             warnings.push(
-                "jsonSchema (structured output) is not supported yet by this dcl build".to_string(),
+                "agents are accepted but this dcl build has no subagent tool; they will not run"
+                    .to_string(),
             );
         }
+        if init.agent_progress_summaries == Some(true) {
+            warnings
+                .push("agentProgressSummaries: there are no subagents to summarise".to_string());
+        }
+        warnings.extend(
+            self.shared
+                .opts
+                .ignored_flags
+                .iter()
+                .map(|f| format!("{f}: accepted for compatibility but not supported yet; ignored")),
+        );
         for w in &warnings {
             tracing::warn!("initialize: {w}");
         }
+        *lock(&self.shared.hooks) = hooks;
+        self.shared.prompt_suggestions.store(
+            init.prompt_suggestions == Some(true),
+            std::sync::atomic::Ordering::SeqCst,
+        );
         {
             let mut live = self.shared.live();
             if let Some(sp) = &init.system_prompt {
@@ -180,4 +241,124 @@ fn model_list(current: &str) -> Value {
         list.push(json!({"value": current, "resolvedModel": current, "displayName": current, "description": "configured model"}));
     }
     Value::Array(list)
+}
+
+/// Keys `apply_flag_settings` may change, and where they land in the settings.
+const FLAG_KEYS: &[&str] = &["model", "effortLevel", "permissions"];
+
+impl Actor {
+    fn apply_flag_settings(
+        &mut self,
+        settings: Map<String, Value>,
+    ) -> Result<Option<Value>, String> {
+        // Validate everything before changing anything.
+        let mut model = None;
+        let mut effort = None;
+        let mut mode = None;
+        for (k, v) in &settings {
+            match k.as_str() {
+                "model" => {
+                    model = Some(match v {
+                        Value::Null => None,
+                        Value::String(s) => Some(s.clone()),
+                        _ => {
+                            return Err("apply_flag_settings: model must be a string or null".into());
+                        }
+                    })
+                }
+                "effortLevel" => {
+                    effort = Some(match v {
+                        Value::Null => None,
+                        Value::String(s) => Some(super::effort::parse(s)?),
+                        _ => {
+                            return Err(
+                                "apply_flag_settings: effortLevel must be a string or null".into()
+                            );
+                        }
+                    })
+                }
+                "permissions" => {
+                    let obj = v
+                        .as_object()
+                        .ok_or("apply_flag_settings: permissions must be an object")?;
+                    for (pk, pv) in obj {
+                        if pk != "defaultMode" {
+                            return Err(format!(
+                                "apply_flag_settings: permissions.{pk} cannot be changed this way (only permissions.defaultMode)"
+                            ));
+                        }
+                        let m = pv.as_str().ok_or(
+                            "apply_flag_settings: permissions.defaultMode must be a string",
+                        )?;
+                        mode = Some(PermissionMode::parse(m)?);
+                    }
+                }
+                other => {
+                    return Err(format!(
+                        "apply_flag_settings: unsupported key {other:?} (supported: {})",
+                        FLAG_KEYS.join(", ")
+                    ));
+                }
+            }
+        }
+        let running = self.turn_running();
+        {
+            let mut st = self.shared.settings();
+            if let Some(m) = &model {
+                st.set_flag("model", m.clone().map_or(Value::Null, Value::String));
+            }
+            if let Some(e) = &effort {
+                st.set_flag("effortLevel", e.clone().map_or(Value::Null, Value::String));
+            }
+            if let Some(m) = mode {
+                st.set_flag("permissions.defaultMode", json!(m.as_str()));
+            }
+        }
+        let mut live = self.shared.live();
+        if let Some(m) = model {
+            let resolved = models::resolve_alias(m.as_deref(), self.shared.clients.default_model());
+            if running {
+                live.pending_model = Some(resolved);
+            } else {
+                live.model = resolved;
+            }
+        }
+        if let Some(e) = effort {
+            if running {
+                live.pending_effort = Some(e);
+            } else {
+                live.effort = e;
+            }
+        }
+        if let Some(m) = mode {
+            // Permission modes act at once, even during a turn.
+            live.permission_mode = m;
+        }
+        Ok(Some(
+            json!({ "applied": { "model": live.pending_model.clone().unwrap_or_else(|| live.model.clone()), "effort": live.effort } }),
+        ))
+    }
+
+    fn get_settings(&self) -> Value {
+        let settings = self.shared.settings().clone();
+        let live = self.shared.live().clone();
+        let sources: Vec<Value> = settings
+            .layers
+            .iter()
+            .map(|l| {
+                let mut m = Map::new();
+                m.insert("source".into(), json!(l.source));
+                if let Some(p) = &l.path {
+                    m.insert("path".into(), json!(p.display().to_string()));
+                }
+                m.insert("settings".into(), Value::Object(l.settings.clone()));
+                Value::Object(m)
+            })
+            .collect();
+        json!({
+            "effective": settings.effective(),
+            "sources": sources,
+            "applied": { "model": live.model, "effort": live.effort },
+        })
+    }
 }

@@ -3,8 +3,11 @@
 //! and emits every outbound line through its [`Emitter`].
 
 mod client;
+mod context;
 mod control;
+pub mod effort;
 pub mod emit;
+pub(crate) mod hooks;
 pub mod host;
 pub mod models;
 mod state;
@@ -12,6 +15,7 @@ mod turn;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -25,9 +29,12 @@ use tokio_util::sync::CancellationToken;
 use crate::model::ApiMessage;
 use crate::options::{Dialect, OutputFormat, SessionOptions};
 use crate::permissions::PermissionMode;
+use crate::settings::Settings;
 use crate::tools::{ShellState, Tool};
 pub use emit::{Emitter, Outbound};
+use hooks::HookRegistry;
 use host::HostChannel;
+use serde_json::Value;
 use state::{LiveSettings, Totals};
 
 /// What the front end feeds the actor.
@@ -153,6 +160,15 @@ pub(crate) struct Shared {
     pub clients: client::Clients,
     /// Rules added by the host during the session (`updatedPermissions`).
     pub session_allow: Mutex<Vec<String>>,
+    pub hooks: Mutex<HookRegistry>,
+    pub session_started: AtomicBool,
+    pub settings: Mutex<Settings>,
+    /// The `--json-schema` / `initialize.jsonSchema` of this session.
+    pub json_schema: OnceLock<Value>,
+    /// `initialize.promptSuggestions`: suggest the next prompt after each turn.
+    pub prompt_suggestions: AtomicBool,
+    /// Size of the serialized history when it was last measured.
+    pub last_messages_chars: Mutex<usize>,
 }
 
 impl Shared {
@@ -171,12 +187,50 @@ impl Shared {
                 cwd.display()
             ));
         }
-        let permission_mode = match &opts.permission_mode {
-            Some(m) => PermissionMode::parse(m)?,
+        let home = opts.env.get("HOME").map(PathBuf::from);
+        let settings = Settings::load(
+            home.as_deref(),
+            &cwd,
+            opts.setting_sources.as_deref(),
+            opts.settings.as_deref(),
+        )?;
+        let mut env_map = opts.env.clone();
+        if let Some(Value::Object(extra)) = settings.get("env") {
+            for (k, v) in extra {
+                if let Some(v) = v.as_str() {
+                    env_map.insert(k, v.to_string());
+                }
+            }
+        }
+        let permission_mode = match opts
+            .permission_mode
+            .clone()
+            .or_else(|| settings.get_str("permissions.defaultMode"))
+        {
+            Some(m) => PermissionMode::parse(&m)?,
             None => PermissionMode::Default,
         };
-        let env = Arc::new(opts.env.clone());
-        let model_name = opts.model.clone().or_else(|| env.get("DCL_MODEL").cloned());
+        let env = Arc::new(env_map);
+        let model_name = opts
+            .model
+            .clone()
+            .or_else(|| env.get("DCL_MODEL").cloned())
+            .or_else(|| settings.get_str("model"));
+        let effort = match opts
+            .effort
+            .clone()
+            .or_else(|| settings.get_str("effortLevel"))
+        {
+            Some(e) => Some(effort::parse(&e)?),
+            None => None,
+        };
+        let json_schema = OnceLock::new();
+        if let Some(schema) = &opts.json_schema {
+            if !schema.is_object() {
+                return Err("--json-schema must be a JSON object".into());
+            }
+            let _ = json_schema.set(schema.clone());
+        }
         let clients = client::Clients::new(&opts, &env)?;
         let model = models::resolve_alias(model_name.as_deref(), clients.default_model());
         let session_id = match &opts.session_id {
@@ -197,6 +251,8 @@ impl Shared {
                 pending_thinking: None,
                 system_prompt: opts.system_prompt.clone(),
                 append_system_prompt: opts.append_system_prompt.clone(),
+                effort,
+                pending_effort: None,
             }),
             totals: Mutex::new(Totals::default()),
             shell: Arc::new(ShellState::new(cwd.clone())),
@@ -208,6 +264,12 @@ impl Shared {
             history: tokio::sync::Mutex::new(Vec::new()),
             clients,
             session_allow: Mutex::new(Vec::new()),
+            hooks: Mutex::new(HookRegistry::default()),
+            session_started: AtomicBool::new(false),
+            settings: Mutex::new(settings),
+            json_schema,
+            prompt_suggestions: AtomicBool::new(false),
+            last_messages_chars: Mutex::new(0),
             opts,
         })
     }
@@ -240,6 +302,68 @@ impl Shared {
 
     pub fn tool(&self, name: &str) -> Option<Arc<dyn Tool>> {
         self.tools.iter().find(|t| t.name() == name).cloned()
+    }
+
+    pub fn hooks(&self) -> std::sync::MutexGuard<'_, HookRegistry> {
+        lock(&self.hooks)
+    }
+
+    pub fn settings(&self) -> std::sync::MutexGuard<'_, Settings> {
+        lock(&self.settings)
+    }
+
+    pub fn json_schema(&self) -> Option<&Value> {
+        self.json_schema.get()
+    }
+
+    pub fn settings_allow(&self) -> Vec<String> {
+        self.settings().get_strings("permissions.allow")
+    }
+
+    pub fn settings_deny(&self) -> Vec<String> {
+        self.settings().get_strings("permissions.deny")
+    }
+
+    /// `--add-dir`s and the settings' `permissions.additionalDirectories`.
+    pub fn allowed_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs = self.opts.add_dirs.clone();
+        dirs.extend(
+            self.settings()
+                .get_strings("permissions.additionalDirectories")
+                .into_iter()
+                .map(PathBuf::from),
+        );
+        dirs
+    }
+
+    /// Tools served by someone else (MCP servers, the host); they always need a decision.
+    pub fn is_host_tool(&self, name: &str) -> bool {
+        name.starts_with("mcp__")
+    }
+
+    /// What the model is offered: built-ins, then the structured-output tool.
+    pub fn tool_specs(&self) -> Vec<crate::model::ToolSpec> {
+        let mut specs: Vec<_> = self.tools.iter().map(|t| t.spec()).collect();
+        if let Some(schema) = self.json_schema() {
+            specs.push(crate::model::ToolSpec {
+                name: turn::STRUCTURED_OUTPUT_TOOL.to_string(),
+                description: "Return your final answer as structured data matching the schema. Call this exactly once, at the end.".to_string(),
+                input_schema: schema.clone(),
+            });
+        }
+        specs
+    }
+
+    pub fn tool_names(&self) -> Vec<String> {
+        self.tool_specs().into_iter().map(|t| t.name).collect()
+    }
+}
+
+/// A poisoned lock still holds usable data: a panicking turn must not wedge the session.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
     }
 }
 
@@ -353,6 +477,9 @@ impl Actor {
         }
         if let Some(t) = live.pending_thinking.take() {
             live.max_thinking_tokens = t;
+        }
+        if let Some(e) = live.pending_effort.take() {
+            live.effort = e;
         }
     }
 

@@ -13,6 +13,9 @@ pub struct LiveSettings {
     pub pending_thinking: Option<Option<u32>>,
     pub system_prompt: Option<String>,
     pub append_system_prompt: Option<String>,
+    /// Reasoning effort (`low`…`max`, or `off`); `None` is the model's default.
+    pub effort: Option<String>,
+    pub pending_effort: Option<Option<String>>,
 }
 
 /// Usage and cost accumulated over the whole session.

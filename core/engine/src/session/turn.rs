@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::emit::{new_uuid, now_iso};
 use super::host::HostError;
 use super::models;
-use super::{QueuedPrompt, Shared};
+use super::{QueuedPrompt, Shared, hooks};
 use crate::model::accumulate::{Accumulator, InvalidToolInput};
 use crate::model::{
     ApiMessage, Delta, ModelError, ModelRequest, Role, StreamEvent, ThinkingConfig,
@@ -42,6 +42,15 @@ struct TurnState {
     last_text: Option<String>,
     stop_reason: Option<String>,
     model: String,
+    /// A hook asked to end the turn (`continue: false`).
+    hook_stop: Option<String>,
+    /// A PreToolUse hook deferred this call: the turn ends and reports it.
+    deferred: Option<Value>,
+    /// The input of a `StructuredOutput` call, when `--json-schema` is in force.
+    structured: Option<Value>,
+    /// Times the Stop hook kept the turn going.
+    stop_hook_rounds: u32,
+    structured_nudges: u32,
 }
 
 enum CallError {
@@ -56,6 +65,11 @@ struct Reply {
     invalid_inputs: Vec<InvalidToolInput>,
     stop_reason: Option<String>,
 }
+
+/// The tool a `--json-schema` session answers through (the reference's name).
+pub(crate) const STRUCTURED_OUTPUT_TOOL: &str = "StructuredOutput";
+/// How often a Stop hook may keep one turn going, so two hooks cannot loop forever.
+const MAX_STOP_HOOK_ROUNDS: u32 = 8;
 
 pub(crate) async fn run_turn(
     shared: Arc<Shared>,
@@ -72,6 +86,11 @@ pub(crate) async fn run_turn(
         last_text: None,
         stop_reason: None,
         model,
+        hook_stop: None,
+        deferred: None,
+        structured: None,
+        stop_hook_rounds: 0,
+        structured_nudges: 0,
     };
     emit_init(&shared);
     if shared.opts.replay_user_messages {
@@ -82,7 +101,17 @@ pub(crate) async fn run_turn(
         echo.is_replay = Some(true);
         shared.emitter.emit(Message::User(echo));
     }
-    let user_blocks = prompt.message.message.content.clone().into_blocks();
+    let mut user_blocks = prompt.message.message.content.clone().into_blocks();
+    match prompt_hooks(&shared, &prompt, &cancel).await {
+        PromptHooks::Proceed(context) => {
+            // Hook context goes first so the prompt stays the message's last word.
+            let mut blocks: Vec<ContentBlock> =
+                context.into_iter().map(ContentBlock::text).collect();
+            blocks.append(&mut user_blocks);
+            user_blocks = blocks;
+        }
+        PromptHooks::Stop(reason) => return finish(&shared, &mut st, Finish::HookStopped(reason)),
+    }
     shared.history.lock().await.push(ApiMessage {
         role: Role::User,
         content: user_blocks,
@@ -94,11 +123,20 @@ pub(crate) async fn run_turn(
         {
             return finish(&shared, &mut st, Finish::MaxTurns(max));
         }
+        if let Some(budget) = shared.opts.max_budget_usd
+            && shared.totals().cost_usd >= budget
+        {
+            return finish(&shared, &mut st, Finish::Budget(budget));
+        }
         st.num_turns += 1;
         let request = build_request(&shared, &st.model).await;
         let reply = match call_model(&shared, request, &cancel, &mut st).await {
             Ok(r) => r,
             Err(CallError::Cancelled) => {
+                shared.history.lock().await.push(ApiMessage {
+                    role: Role::User,
+                    content: vec![ContentBlock::text("[Request interrupted by user]")],
+                });
                 return finish(&shared, &mut st, Finish::Interrupted("aborted_streaming"));
             }
             Err(CallError::Api(e)) => return finish(&shared, &mut st, Finish::ApiError(e)),
@@ -122,7 +160,16 @@ pub(crate) async fn run_turn(
             content: reply.content.clone(),
         });
         if tool_uses.is_empty() {
-            return finish(&shared, &mut st, Finish::Completed);
+            match stop_hooks_and_checks(&shared, &mut st, &cancel).await {
+                AfterStop::Finish(how) => return finish_and_suggest(&shared, &mut st, how).await,
+                AfterStop::Continue(text) => {
+                    shared.history.lock().await.push(ApiMessage {
+                        role: Role::User,
+                        content: vec![ContentBlock::text(text)],
+                    });
+                    continue;
+                }
+            }
         }
         let mut results = Vec::with_capacity(tool_uses.len());
         let mut interrupted = false;
@@ -132,11 +179,18 @@ pub(crate) async fn run_turn(
                 .iter()
                 .find(|i| i.tool_use_id == tu.id)
                 .map(InvalidToolInput::tool_result_text);
+            let stopped = st.hook_stop.is_some() || st.deferred.is_some();
             let block = if interrupted || cancel.is_cancelled() {
                 interrupted = true;
                 ContentBlock::tool_result(
                     tu.id.clone(),
                     ToolResultContent::Text("Interrupted by user".into()),
+                    Some(true),
+                )
+            } else if stopped {
+                ContentBlock::tool_result(
+                    tu.id.clone(),
+                    ToolResultContent::Text("Not run: the turn was stopped by a hook".into()),
                     Some(true),
                 )
             } else {
@@ -151,7 +205,152 @@ pub(crate) async fn run_turn(
         if interrupted || cancel.is_cancelled() {
             return finish(&shared, &mut st, Finish::Interrupted("aborted_tools"));
         }
+        if let Some(reason) = st.hook_stop.take() {
+            return finish(&shared, &mut st, Finish::HookStopped(reason));
+        }
+        if st.deferred.is_some() {
+            return finish(&shared, &mut st, Finish::Deferred);
+        }
+        if st.structured.is_some() {
+            return finish_and_suggest(&shared, &mut st, Finish::Completed).await;
+        }
     }
+}
+
+/// Ends the turn; after a success, suggests the next prompt when the host asked for it.
+async fn finish_and_suggest(shared: &Shared, st: &mut TurnState, how: Finish) -> TurnOutcome {
+    let completed = matches!(how, Finish::Completed);
+    let outcome = finish(shared, st, how);
+    if completed
+        && shared
+            .prompt_suggestions
+            .load(std::sync::atomic::Ordering::SeqCst)
+        && let Some(s) = suggest_next_prompt(shared, &st.model).await
+    {
+        shared.emitter.emit(Message::PromptSuggestion(
+            dcl_protocol::PromptSuggestionMessage {
+                suggestion: s,
+                session_id: String::new(),
+                uuid: String::new(),
+                extra: Extra::new(),
+            },
+        ));
+    }
+    outcome
+}
+
+/// Asks the model, without tools, for the user's likely next message.
+async fn suggest_next_prompt(shared: &Shared, model: &str) -> Option<String> {
+    let history = merge_consecutive(&shared.history.lock().await);
+    let recent: Vec<String> = history
+        .iter()
+        .rev()
+        .take(4)
+        .rev()
+        .map(|m| {
+            let text: Vec<&str> = m.content.iter().filter_map(ContentBlock::as_text).collect();
+            format!("{:?}: {}", m.role, text.join(" "))
+        })
+        .collect();
+    let request = ModelRequest {
+        model: model.to_string(),
+        system: Some("You predict what the user will type next to a coding agent. Reply with that one short message only.".into()),
+        messages: vec![ApiMessage {
+            role: Role::User,
+            content: vec![ContentBlock::text(format!(
+                "Conversation so far:\n{}\n\nWhat is the user's most likely next message?",
+                recent.join("\n")
+            ))],
+        }],
+        tools: Vec::new(),
+        max_tokens: 64,
+        thinking: None,
+    };
+    let client = shared.clients.client_for(model).ok()?;
+    let cancel = CancellationToken::new();
+    let mut stream = client.stream(request, cancel).await.ok()?;
+    let mut acc = Accumulator::new();
+    while let Some(ev) = stream.next().await {
+        acc.push(&ev.ok()?).ok()?;
+    }
+    let turn = acc.finish().ok()?;
+    record_usage(shared, model, &turn.usage);
+    let text = turn.text().trim().to_string();
+    (!text.is_empty()).then_some(text)
+}
+
+enum PromptHooks {
+    Proceed(Vec<String>),
+    Stop(String),
+}
+
+/// SessionStart (first turn only) and UserPromptSubmit hooks.
+async fn prompt_hooks(
+    shared: &Shared,
+    prompt: &QueuedPrompt,
+    cancel: &CancellationToken,
+) -> PromptHooks {
+    let mut context = Vec::new();
+    if !shared
+        .session_started
+        .swap(true, std::sync::atomic::Ordering::SeqCst)
+    {
+        let mut input = Map::new();
+        input.insert("source".into(), json!("startup"));
+        let v = hooks::run(shared, "SessionStart", None, None, input, cancel).await;
+        context.extend(v.additional_context);
+    }
+    let mut input = Map::new();
+    input.insert(
+        "prompt".into(),
+        json!(prompt.message.message.content.text()),
+    );
+    let v = hooks::run(shared, "UserPromptSubmit", None, None, input, cancel).await;
+    if let Some(reason) = v.stop.or(v.block) {
+        return PromptHooks::Stop(reason);
+    }
+    context.extend(v.additional_context);
+    PromptHooks::Proceed(context)
+}
+
+enum AfterStop {
+    Finish(Finish),
+    /// Keep going: this text is the next user message.
+    Continue(String),
+}
+
+/// The model stopped calling tools: Stop hooks may keep it going, and a `--json-schema`
+/// turn must have produced its structured output.
+async fn stop_hooks_and_checks(
+    shared: &Shared,
+    st: &mut TurnState,
+    cancel: &CancellationToken,
+) -> AfterStop {
+    let mut input = Map::new();
+    input.insert("stop_hook_active".into(), json!(st.stop_hook_rounds > 0));
+    if let Some(t) = &st.last_text {
+        input.insert("last_assistant_message".into(), json!(t));
+    }
+    let v = hooks::run(shared, "Stop", None, None, input, cancel).await;
+    if let Some(reason) = v.stop {
+        return AfterStop::Finish(Finish::HookStopped(reason));
+    }
+    if let Some(reason) = v.block
+        && st.stop_hook_rounds < MAX_STOP_HOOK_ROUNDS
+    {
+        st.stop_hook_rounds += 1;
+        return AfterStop::Continue(reason);
+    }
+    if shared.json_schema().is_some() && st.structured.is_none() {
+        if st.structured_nudges < 2 {
+            st.structured_nudges += 1;
+            return AfterStop::Continue(format!(
+                "You must call the {STRUCTURED_OUTPUT_TOOL} tool with your final answer as its input."
+            ));
+        }
+        return AfterStop::Finish(Finish::StructuredOutputMissing);
+    }
+    AfterStop::Finish(Finish::Completed)
 }
 
 /// The `system/init` line that opens every turn (Qoder also sends one before `initialize`'s answer).
@@ -159,10 +358,7 @@ pub(crate) fn emit_init(shared: &Shared) {
     let live = shared.live().clone();
     let mut f = Map::new();
     f.insert("cwd".into(), json!(shared.cwd.display().to_string()));
-    f.insert(
-        "tools".into(),
-        json!(shared.tools.iter().map(|t| t.name()).collect::<Vec<_>>()),
-    );
+    f.insert("tools".into(), json!(shared.tool_names()));
     f.insert("mcp_servers".into(), json!([]));
     f.insert("model".into(), json!(live.model));
     f.insert(
@@ -202,23 +398,37 @@ pub(crate) fn emit_init(shared: &Shared) {
 
 async fn build_request(shared: &Shared, model: &str) -> ModelRequest {
     let live = shared.live().clone();
-    let system = crate::prompt::system_prompt(
+    let mut system = crate::prompt::system_prompt(
         live.system_prompt.as_deref(),
         live.append_system_prompt.as_deref(),
         !shared.qoder(),
         &shared.cwd,
     );
+    if shared.json_schema().is_some() {
+        let note = format!(
+            "When you have the final answer, call the {STRUCTURED_OUTPUT_TOOL} tool exactly once with it; its input schema is the required output format."
+        );
+        system = Some(match system {
+            Some(s) => format!("{s}\n\n{note}"),
+            None => note,
+        });
+    }
+    let max_tokens = models::max_output_tokens(model).min(32_000) as u32;
+    let budget = match live.effort.as_deref() {
+        Some(level) => super::effort::thinking_budget(level, max_tokens),
+        None => live
+            .max_thinking_tokens
+            .filter(|t| *t >= 1024)
+            .map(|t| t.min(max_tokens.saturating_sub(1))),
+    };
     let history = shared.history.lock().await;
     ModelRequest {
         model: model.to_string(),
         system,
         messages: merge_consecutive(&history),
-        tools: shared.tools.iter().map(|t| t.spec()).collect(),
-        max_tokens: models::max_output_tokens(model).min(32_000) as u32,
-        thinking: live
-            .max_thinking_tokens
-            .filter(|t| *t >= 1024)
-            .map(|t| ThinkingConfig { budget_tokens: t }),
+        tools: shared.tool_specs(),
+        max_tokens,
+        thinking: budget.map(|t| ThinkingConfig { budget_tokens: t }),
     }
 }
 
@@ -507,28 +717,207 @@ async fn run_tool_call(
         shell: shared.shell.clone(),
         env: shared.env.clone(),
         cancel: cancel.clone(),
+        todos: shared.shell.todos.clone(),
+        background: shared.shell.background.clone(),
     };
     let tool = shared.tool(&tu.name);
-    let output = match decide(shared, tu, tool.as_deref(), &ctx, cancel).await {
+    let mut input = tu.input.clone();
+    let mut context = Vec::new();
+    let mut hook_permission = None;
+    let mut hook_denial = None;
+    if invalid_input.is_none() {
+        let mut hook_input = Map::new();
+        hook_input.insert("tool_name".into(), json!(tu.name));
+        hook_input.insert("tool_input".into(), tu.input.clone());
+        hook_input.insert("tool_use_id".into(), json!(tu.id));
+        let pre = hooks::run(
+            shared,
+            "PreToolUse",
+            Some(&tu.name),
+            Some(&tu.id),
+            hook_input,
+            cancel,
+        )
+        .await;
+        if let Some(reason) = pre.stop {
+            st.hook_stop = Some(reason);
+        }
+        if let Some(u) = pre.updated_input {
+            input = u;
+        }
+        context.extend(pre.additional_context);
+        let reason = pre.permission_reason.clone().or(pre.block.clone());
+        match pre.permission.as_deref() {
+            Some("deny") => hook_denial = Some(reason.unwrap_or_else(|| "denied".into())),
+            Some("defer") => {
+                st.deferred = Some(json!({"id": tu.id, "name": tu.name, "input": input}));
+                return emit_tool_result(
+                    shared,
+                    &tu.id,
+                    ToolOutput::error("The tool call was deferred by a PreToolUse hook"),
+                );
+            }
+            other => {
+                if let Some(b) = pre.block {
+                    hook_denial = Some(b);
+                } else {
+                    hook_permission = other.map(str::to_string);
+                }
+            }
+        }
+    }
+    let decision = match hook_denial {
+        Some(reason) => Decision::Deny(format!("PreToolUse:{} hook error: {reason}", tu.name)),
+        None if invalid_input.is_some() => Decision::Allow(input.clone()),
+        None => {
+            decide(
+                shared,
+                tu,
+                &input,
+                tool.as_deref(),
+                &ctx,
+                hook_permission.as_deref(),
+                cancel,
+            )
+            .await
+        }
+    };
+    let mut output = match decision {
         Decision::Deny(message) => {
             st.denials.push(PermissionDenial {
                 tool_name: tu.name.clone(),
                 tool_use_id: tu.id.clone(),
-                tool_input: tu.input.clone(),
+                tool_input: input.clone(),
                 extra: Extra::new(),
             });
+            let mut hook_input = Map::new();
+            hook_input.insert("tool_name".into(), json!(tu.name));
+            hook_input.insert("tool_input".into(), input.clone());
+            hook_input.insert("tool_use_id".into(), json!(tu.id));
+            hook_input.insert("reason".into(), json!(message));
+            hooks::run(
+                shared,
+                "PermissionDenied",
+                Some(&tu.name),
+                Some(&tu.id),
+                hook_input,
+                cancel,
+            )
+            .await;
             ToolOutput::error(message)
         }
-        Decision::Allow(input) => match (&tool, invalid_input) {
-            (_, Some(err)) => ToolOutput::error(err),
-            (None, None) => ToolOutput::error(format!(
-                "<tool_use_error>Error: No such tool available: {}</tool_use_error>",
-                tu.name
-            )),
-            (Some(t), None) => t.call(input, &ctx).await,
-        },
+        Decision::Allow(input) => {
+            let started = Instant::now();
+            let output = execute(
+                shared,
+                tu,
+                tool.as_deref(),
+                input.clone(),
+                invalid_input,
+                &ctx,
+                st,
+            )
+            .await;
+            let event = if output.is_error {
+                "PostToolUseFailure"
+            } else {
+                "PostToolUse"
+            };
+            let mut hook_input = Map::new();
+            hook_input.insert("tool_name".into(), json!(tu.name));
+            hook_input.insert("tool_input".into(), input);
+            hook_input.insert("tool_use_id".into(), json!(tu.id));
+            hook_input.insert(
+                "duration_ms".into(),
+                json!(started.elapsed().as_millis() as u64),
+            );
+            if output.is_error {
+                hook_input.insert("error".into(), json!(output.content.to_text()));
+            } else {
+                hook_input.insert(
+                    "tool_response".into(),
+                    output
+                        .structured
+                        .clone()
+                        .unwrap_or_else(|| json!(output.content.to_text())),
+                );
+            }
+            let post = hooks::run(
+                shared,
+                event,
+                Some(&tu.name),
+                Some(&tu.id),
+                hook_input,
+                cancel,
+            )
+            .await;
+            if let Some(reason) = post.stop {
+                st.hook_stop = Some(reason);
+            }
+            if let Some(reason) = post.block {
+                context.push(format!("{event}:{} hook feedback: {reason}", tu.name));
+            }
+            context.extend(post.additional_context);
+            output
+        }
     };
+    if !context.is_empty() {
+        output = with_context(output, &context);
+    }
     emit_tool_result(shared, &tu.id, output)
+}
+
+/// Hook context reaches the model next to the tool's own result.
+fn with_context(mut output: ToolOutput, context: &[String]) -> ToolOutput {
+    let note = context.join("\n");
+    output.content = match output.content {
+        ToolResultContent::Text(t) => {
+            ToolResultContent::Text(format!("{t}\n\n<hook-context>\n{note}\n</hook-context>"))
+        }
+        ToolResultContent::Blocks(mut b) => {
+            b.push(ContentBlock::text(format!(
+                "<hook-context>\n{note}\n</hook-context>"
+            )));
+            ToolResultContent::Blocks(b)
+        }
+    };
+    output
+}
+
+/// Runs an approved call: a built-in tool, the structured-output tool, or an MCP tool.
+async fn execute(
+    shared: &Shared,
+    tu: &ToolUseBlock,
+    tool: Option<&dyn crate::tools::Tool>,
+    input: Value,
+    invalid_input: Option<String>,
+    ctx: &ToolContext,
+    st: &mut TurnState,
+) -> ToolOutput {
+    if let Some(err) = invalid_input {
+        return ToolOutput::error(err);
+    }
+    if tu.name == STRUCTURED_OUTPUT_TOOL && shared.json_schema().is_some() {
+        return match crate::structured::validate(
+            &input,
+            shared.json_schema().unwrap_or(&Value::Null),
+        ) {
+            Ok(()) => {
+                st.structured = Some(input);
+                ToolOutput::ok("Structured output provided successfully")
+            }
+            Err(e) => ToolOutput::error(format!(
+                "The structured output does not match the schema: {e}"
+            )),
+        };
+    }
+    match tool {
+        Some(t) => t.call(input, ctx).await,
+        None => ToolOutput::error(format!(
+            "<tool_use_error>Error: No such tool available: {}</tool_use_error>",
+            tu.name
+        )),
+    }
 }
 
 enum Decision {
@@ -536,40 +925,92 @@ enum Decision {
     Deny(String),
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn decide(
     shared: &Shared,
     tu: &ToolUseBlock,
+    input: &Value,
     tool: Option<&dyn crate::tools::Tool>,
     ctx: &ToolContext,
+    hook_permission: Option<&str>,
     cancel: &CancellationToken,
 ) -> Decision {
+    if tu.name == STRUCTURED_OUTPUT_TOOL && shared.json_schema().is_some() {
+        return Decision::Allow(input.clone());
+    }
     let policy = {
         let live = shared.live();
         let mut allowed = shared.opts.allowed_tools.clone();
+        allowed.extend(shared.settings_allow());
         allowed.extend(match shared.session_allow.lock() {
             Ok(g) => g.clone(),
             Err(p) => p.into_inner().clone(),
         });
+        let mut denied = shared.opts.disallowed_tools.clone();
+        denied.extend(shared.settings_deny());
         Policy::new(
             live.permission_mode,
             &allowed,
-            &shared.opts.disallowed_tools,
+            &denied,
             &shared.cwd,
-            &shared.opts.add_dirs,
+            &shared.allowed_dirs(),
         )
     };
     let kind = tool.map_or(ToolKind::Other, |t| t.kind());
-    match policy.check(&tu.name, tool, &tu.input, ctx) {
-        Verdict::Allow => Decision::Allow(tu.input.clone()),
+    let verdict = policy.check(&tu.name, tool, input, ctx);
+    let verdict = match (hook_permission, verdict) {
+        // A hook's "allow" skips the prompt, never a deny rule or plan mode.
+        (Some("allow"), Verdict::Ask { .. }) => Verdict::Allow,
+        (Some("ask"), Verdict::Allow) => Verdict::Ask {
+            blocked_path: None,
+            decision_reason_type: Some("hook"),
+        },
+        (_, v) => v,
+    };
+    match verdict {
+        Verdict::Allow => Decision::Allow(input.clone()),
         Verdict::Deny(msg) => Decision::Deny(msg),
-        Verdict::Ask { .. } if tool.is_none() => {
+        Verdict::Ask { .. } if tool.is_none() && !shared.is_host_tool(&tu.name) => {
             // Nothing to approve: the call fails as an unknown tool.
-            Decision::Allow(tu.input.clone())
+            Decision::Allow(input.clone())
         }
         Verdict::Ask {
             blocked_path,
             decision_reason_type,
         } => {
+            let mut hook_input = Map::new();
+            hook_input.insert("tool_name".into(), json!(tu.name));
+            hook_input.insert("tool_input".into(), input.clone());
+            let v = hooks::run(
+                shared,
+                "PermissionRequest",
+                Some(&tu.name),
+                Some(&tu.id),
+                hook_input,
+                cancel,
+            )
+            .await;
+            if let Some(d) = v.permission_request_decision {
+                match d.get("behavior").and_then(Value::as_str) {
+                    Some("allow") => {
+                        return Decision::Allow(
+                            d.get("updatedInput")
+                                .filter(|u| u.is_object())
+                                .cloned()
+                                .unwrap_or_else(|| input.clone()),
+                        );
+                    }
+                    Some("deny") => {
+                        return Decision::Deny(
+                            d.get("message")
+                                .and_then(Value::as_str)
+                                .unwrap_or("Denied by a PermissionRequest hook")
+                                .to_string(),
+                        );
+                    }
+                    _ => {}
+                }
+            }
             let can_ask = shared.stream_json()
                 && !shared.opts.non_interactive
                 && shared
@@ -584,7 +1025,19 @@ async fn decide(
                     blocked_path.as_deref(),
                 ));
             }
-            ask_host(shared, tu, tool, blocked_path, decision_reason_type, cancel).await
+            let asked = ToolUseBlock {
+                input: input.clone(),
+                ..tu.clone()
+            };
+            ask_host(
+                shared,
+                &asked,
+                tool,
+                blocked_path,
+                decision_reason_type,
+                cancel,
+            )
+            .await
         }
     }
 }
@@ -746,16 +1199,47 @@ enum Finish {
     MaxTurns(u32),
     Interrupted(&'static str),
     ApiError(ModelError),
+    /// A hook ended the turn (`continue: false`, or a blocked prompt).
+    HookStopped(String),
+    Budget(f64),
+    Deferred,
+    StructuredOutputMissing,
 }
 
 fn finish(shared: &Shared, st: &mut TurnState, how: Finish) -> TurnOutcome {
     let (subtype, is_error, result, terminal, errors, api_status) = match how {
-        Finish::Completed => (
+        Finish::Completed => {
+            let text = match &st.structured {
+                Some(v) => Some(v.to_string()),
+                None => st.last_text.clone().or(Some(String::new())),
+            };
+            ("success", false, text, "completed", None, None)
+        }
+        Finish::HookStopped(reason) => ("success", false, Some(reason), "hook_stopped", None, None),
+        Finish::Budget(budget) => (
+            "error_max_budget_usd",
+            true,
+            None,
+            "budget_exhausted",
+            Some(vec![format!("Reached the maximum budget (${budget})")]),
+            None,
+        ),
+        Finish::Deferred => (
             "success",
             false,
-            st.last_text.clone().or(Some(String::new())),
-            "completed",
+            st.last_text.clone(),
+            "tool_deferred",
             None,
+            None,
+        ),
+        Finish::StructuredOutputMissing => (
+            "error_max_structured_output_retries",
+            true,
+            None,
+            "structured_output_missing",
+            Some(vec![format!(
+                "The model did not call {STRUCTURED_OUTPUT_TOOL} with output matching the schema"
+            )]),
             None,
         ),
         Finish::MaxTurns(max) => (
@@ -867,6 +1351,9 @@ fn emit_result(
     if shared.qoder() {
         extra.insert("total_credits".into(), json!(0));
     }
+    if let Some(d) = &st.deferred {
+        extra.insert("deferred_tool_use".into(), d.clone());
+    }
     shared.emitter.emit(Message::Result(ResultMessage {
         subtype: subtype.to_string(),
         is_error,
@@ -882,7 +1369,7 @@ fn emit_result(
         permission_denials: st.denials.clone(),
         terminal_reason: Some(terminal.to_string()),
         errors,
-        structured_output: None,
+        structured_output: st.structured.clone(),
         api_error_status: api_status.map(|s| json!(s)),
         uuid: None,
         extra,
@@ -900,6 +1387,11 @@ pub(crate) fn emit_cancelled_result(shared: &Shared, prompt: &QueuedPrompt) {
         last_text: None,
         stop_reason: None,
         model: shared.live().model.clone(),
+        hook_stop: None,
+        deferred: None,
+        structured: None,
+        stop_hook_rounds: 0,
+        structured_nudges: 0,
     };
     emit_result(
         shared,

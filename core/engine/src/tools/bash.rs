@@ -45,7 +45,10 @@ next, but shell variables and functions do not persist. The command's environmen
 session's. Output longer than 30000 characters is cut in the middle. The default timeout is \
 2 minutes (at most 10 minutes, via `timeout` in milliseconds); on timeout or interrupt the \
 command and every process it started are killed. A non-zero exit status is reported as an \
-error with its exit code. Prefer the Read, Write, Edit, Glob and Grep tools over cat, sed, \
+error with its exit code. With `run_in_background: true` the command is started detached \
+and the call returns at once with a shell id (`bash_1`, …): read its new output with \
+BashOutput and stop it with KillShell; background commands have no timeout and are killed \
+when the session ends. Prefer the Read, Write, Edit, Glob and Grep tools over cat, sed, \
 echo redirection, find and grep: they are safer and their output is easier to use. Quote \
 paths that contain spaces.";
 
@@ -88,7 +91,7 @@ impl Tool for BashTool {
                     "type": "string"
                 },
                 "run_in_background": {
-                    "description": "Set to true to run this command in the background. Not supported yet.",
+                    "description": "Set to true to run this command in the background; read its output later with BashOutput.",
                     "type": "boolean"
                 },
                 "dangerouslyDisableSandbox": {
@@ -117,12 +120,7 @@ impl Tool for BashTool {
                 Err(e) => return e,
             };
             if input.run_in_background == Some(true) {
-                // Running it in the foreground instead would block the turn on what the
-                // model expects to be a long-lived process.
-                return ToolOutput::error(
-                    "run_in_background is not supported yet. Run the command in the foreground \
-                     (with a timeout), or redirect its output and use `nohup ... &` yourself.",
-                );
+                return start_in_background(&input.command, ctx);
             }
             let timeout = Duration::from_millis(timeout_ms(input.timeout) as u64);
             match run(&input.command, timeout, ctx).await {
@@ -130,6 +128,30 @@ impl Tool for BashTool {
                 Err(e) => ToolOutput::error(format!("Failed to run bash: {e}")),
             }
         })
+    }
+}
+
+/// Starts the command detached (see `BackgroundShells`) and answers at once with its id.
+fn start_in_background(command: &str, ctx: &ToolContext) -> ToolOutput {
+    let cwd = shell_cwd(ctx);
+    match ctx.background.start(command, &cwd, &ctx.env) {
+        Ok(id) => {
+            let text = format!(
+                "Command running in background with ID: {id}. Read its output with BashOutput \
+                 (bash_id \"{id}\") and stop it with KillShell (shell_id \"{id}\")."
+            );
+            ToolOutput::ok(text).with_structured(json!({
+                "stdout": "",
+                "stderr": "",
+                "interrupted": false,
+                "isImage": false,
+                "noOutputExpected": false,
+                "backgroundTaskId": id,
+            }))
+        }
+        Err(e) => ToolOutput::error(format!(
+            "Failed to start the command in the background: {e}"
+        )),
     }
 }
 
@@ -840,16 +862,45 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn run_in_background_is_refused_not_run() {
+    async fn run_in_background_returns_at_once_and_output_is_readable() {
         let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        let ctx = ctx_in(&root);
+        bash(&ctx, json!({"command": "cd sub"})).await;
+        let secs = unique_sleep_seconds();
+        let started = Instant::now();
         let out = bash(
-            &ctx_in(dir.path()),
-            json!({"command": "touch made.txt", "run_in_background": true}),
+            &ctx,
+            json!({"command": format!("pwd; touch made.txt; sleep {secs}"), "run_in_background": true}),
         )
         .await;
-        assert!(out.is_error);
-        assert!(text(&out).contains("not supported yet"));
-        assert!(!dir.path().join("made.txt").exists());
+        assert!(started.elapsed() < Duration::from_secs(2));
+        assert!(!out.is_error, "{out:?}");
+        assert!(text(&out).starts_with("Command running in background with ID: bash_1."));
+        assert_eq!(out.structured.unwrap()["backgroundTaskId"], "bash_1");
+        // It runs in the shell's directory, after the foreground call returned.
+        for _ in 0..100 {
+            if root.join("sub/made.txt").exists() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(root.join("sub/made.txt").exists());
+        let listed = ctx.background.list();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].status.label(), "running");
+        let output = std::fs::read_to_string(&listed[0].stdout_path).unwrap();
+        assert_eq!(output.trim(), root.join("sub").to_string_lossy());
+        // A second one gets the next id; stopping the first kills its sleep.
+        let out = bash(
+            &ctx,
+            json!({"command": "true", "run_in_background": "true"}),
+        )
+        .await;
+        assert!(text(&out).contains("bash_2"));
+        ctx.background.stop("bash_1").unwrap();
+        assert_no_process_with(&format!("sleep {secs}")).await;
     }
 
     #[tokio::test]

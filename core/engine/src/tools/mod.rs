@@ -1,13 +1,21 @@
 //! Built-in tools. Each tool resolves paths against its session's working directory
 //! (never the process's), so sessions with different cwds can share one process.
 
+pub mod background;
 pub mod bash;
 pub mod edit;
 pub mod glob;
 pub mod grep;
+mod net;
+pub mod notebook_edit;
 pub mod read;
 mod support;
+pub mod todo_write;
+pub mod web_fetch;
+pub mod web_search;
 pub mod write;
+
+pub use background::{BackgroundShellInfo, BackgroundShells};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -43,12 +51,22 @@ pub struct ToolContext {
     pub env: Arc<BTreeMap<String, String>>,
     /// Fires when the turn is interrupted; tools stop and kill what they started.
     pub cancel: CancellationToken,
+    /// The session's todo list, as TodoWrite last set it (each item a JSON object with
+    /// `content`, `status`, `activeForm`).
+    pub todos: Arc<Mutex<Vec<Value>>>,
+    /// Commands started by Bash with `run_in_background`. Every process group still in
+    /// it is killed when the last reference is dropped, so nothing outlives the session.
+    pub background: Arc<BackgroundShells>,
 }
 
 impl ToolContext {
+    /// A context with fresh session state (shell directory, todos, background shells).
     pub fn new(cwd: PathBuf) -> Self {
+        let shell = Arc::new(ShellState::new(cwd.clone()));
         ToolContext {
-            shell: Arc::new(ShellState::new(cwd.clone())),
+            todos: shell.todos.clone(),
+            background: shell.background.clone(),
+            shell,
             cwd,
             env: Arc::new(BTreeMap::new()),
             cancel: CancellationToken::new(),
@@ -66,16 +84,23 @@ impl ToolContext {
     }
 }
 
-/// State the Bash tool keeps between calls.
+/// Session state tools keep between calls: the Bash directory, and the session-scoped
+/// registries a `ToolContext` hands out (one `ShellState` lives as long as its session).
 #[derive(Debug)]
 pub struct ShellState {
     cwd: Mutex<PathBuf>,
+    /// The session's todo list (see `ToolContext::todos`).
+    pub todos: Arc<Mutex<Vec<Value>>>,
+    /// The session's background shells (see `ToolContext::background`).
+    pub background: Arc<BackgroundShells>,
 }
 
 impl ShellState {
     pub fn new(cwd: PathBuf) -> Self {
         ShellState {
             cwd: Mutex::new(cwd),
+            todos: Arc::new(Mutex::new(Vec::new())),
+            background: Arc::new(BackgroundShells::new()),
         }
     }
 
@@ -144,6 +169,12 @@ pub trait Tool: Send + Sync {
     fn describe(&self, _input: &Value) -> Option<String> {
         None
     }
+    /// True for tools that never need the user's approval, whatever the permission mode:
+    /// they only touch session state (TodoWrite) or processes the session already
+    /// approved (BashOutput, KillShell). Deny rules still apply.
+    fn always_allowed(&self) -> bool {
+        false
+    }
     /// Runs the tool. Invalid input is an error result, never a panic.
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput>;
 
@@ -160,10 +191,16 @@ pub trait Tool: Send + Sync {
 pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(bash::BashTool),
+        Arc::new(background::BashOutputTool),
         Arc::new(edit::EditTool),
         Arc::new(glob::GlobTool),
         Arc::new(grep::GrepTool),
+        Arc::new(background::KillShellTool),
+        Arc::new(notebook_edit::NotebookEditTool),
         Arc::new(read::ReadTool),
+        Arc::new(todo_write::TodoWriteTool),
+        Arc::new(web_fetch::WebFetchTool),
+        Arc::new(web_search::WebSearchTool),
         Arc::new(write::WriteTool),
     ]
 }

@@ -1,0 +1,253 @@
+//! `dcl._native`: the Python face of [`dcl_bridge`], and nothing more.
+//!
+//! ```text
+//! open(options_json) -> Session
+//! session.send(line)                  user message | control_request | control_response
+//! await session.recv() -> str | None  every outbound line, control requests included
+//! session.recv_blocking(timeout)      the same for threads without an event loop
+//! session.interrupt(); session.end_input(); session.close(); session.session_id
+//! ```
+//!
+//! Pull, never push: no Rust thread ever calls into Python. Permission prompts, hooks and
+//! host MCP calls arrive from `recv()` as control requests; the `dcl` package answers them
+//! with `send()`. Futures run on the one runtime of [`dcl_bridge::runtime`], which is
+//! also the runtime `pyo3-async-runtimes` uses, so there is a single tokio runtime per
+//! process whatever the front end.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use dcl_bridge::{Bridge, BridgeError};
+use pyo3::exceptions::{PyTimeoutError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple, PyType};
+
+/// How long one blocking wait lasts before Python gets to see a pending signal (Ctrl-C).
+const BLOCKING_SLICE: Duration = Duration::from_millis(100);
+
+/// The exception classes. Built once with `type(...)` because two of them derive from
+/// both `DclError` and `ValueError`, which `create_exception!` cannot express.
+struct Errors {
+    base: Py<PyType>,
+    connection: Py<PyType>,
+    invalid_options: Py<PyType>,
+    bad_input: Py<PyType>,
+    closed: Py<PyType>,
+    internal: Py<PyType>,
+}
+
+static ERRORS: PyOnceLock<Errors> = PyOnceLock::new();
+
+fn errors(py: Python<'_>) -> PyResult<&Errors> {
+    ERRORS.get_or_try_init(py, || build_errors(py))
+}
+
+fn build_errors(py: Python<'_>) -> PyResult<Errors> {
+    let builtins = py.import("builtins")?;
+    let type_ = builtins.getattr("type")?;
+    let make = |name: &str, doc: &str, bases: Vec<Bound<'_, PyAny>>| -> PyResult<Py<PyType>> {
+        let namespace = PyDict::new(py);
+        namespace.set_item("__module__", "dcl._native")?;
+        namespace.set_item("__doc__", doc)?;
+        let cls = type_.call1((name, PyTuple::new(py, bases)?, namespace))?;
+        Ok(cls.cast_into::<PyType>()?.unbind())
+    };
+    let exception = builtins.getattr("Exception")?;
+    let value_error = builtins.getattr("ValueError")?;
+    let base = make(
+        "DclError",
+        "Base class of every error raised by dcl.",
+        vec![exception],
+    )?;
+    let connection = make(
+        "CLIConnectionError",
+        "The session could not be opened or is no longer reachable.",
+        vec![base.bind(py).clone().into_any()],
+    )?;
+    let invalid_options = make(
+        "InvalidOptionsError",
+        "The session options were rejected (unknown key, bad value, missing directory...).",
+        vec![connection.bind(py).clone().into_any(), value_error.clone()],
+    )?;
+    let bad_input = make(
+        "BadInputError",
+        "A line handed to send() could not be used; the session keeps serving.",
+        vec![base.bind(py).clone().into_any(), value_error],
+    )?;
+    let closed = make(
+        "SessionClosedError",
+        "The session has ended; nothing more can be sent.",
+        vec![connection.bind(py).clone().into_any()],
+    )?;
+    let internal = make(
+        "InternalError",
+        "A failure inside dcl itself.",
+        vec![base.bind(py).clone().into_any()],
+    )?;
+    Ok(Errors {
+        base,
+        connection,
+        invalid_options,
+        bad_input,
+        closed,
+        internal,
+    })
+}
+
+fn to_pyerr(py: Python<'_>, err: BridgeError) -> PyErr {
+    let classes = match errors(py) {
+        Ok(c) => c,
+        Err(e) => return e,
+    };
+    let cls = match &err {
+        BridgeError::InvalidOptions(_) => &classes.invalid_options,
+        BridgeError::BadInput(_) => &classes.bad_input,
+        BridgeError::Closed => &classes.closed,
+        BridgeError::Internal(_) => &classes.internal,
+    };
+    PyErr::from_type(cls.bind(py).clone(), err.to_string())
+}
+
+/// One in-process dcl session. Create it with `dcl._native.open(options_json)`.
+#[pyclass(frozen, module = "dcl._native", name = "Session")]
+pub struct Session {
+    bridge: Arc<Bridge>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // Nobody can read the session any more: stop it rather than let it run on.
+        self.bridge.close();
+    }
+}
+
+fn open_session(py: Python<'_>, options_json: &str) -> PyResult<Session> {
+    let options = options_json.to_owned();
+    let opened = py.detach(move || dcl_bridge::open(&options));
+    match opened {
+        Ok(bridge) => Ok(Session {
+            bridge: Arc::new(bridge),
+        }),
+        Err(e) => Err(to_pyerr(py, e)),
+    }
+}
+
+#[pymethods]
+impl Session {
+    /// Opens a session from options JSON (`SessionOptions`: camelCase keys, unknown keys
+    /// rejected). Raises `InvalidOptionsError` when they are not valid.
+    #[staticmethod]
+    fn open(py: Python<'_>, options_json: &str) -> PyResult<Session> {
+        open_session(py, options_json)
+    }
+
+    /// The session's id (a UUID), as every outbound line carries it.
+    #[getter]
+    fn session_id(&self) -> String {
+        self.bridge.session_id().to_owned()
+    }
+
+    /// Hands one protocol line to the session: a user message, a control request or a
+    /// control response. A line that cannot be used raises `BadInputError` (a
+    /// `ValueError`); the session keeps serving.
+    fn send(&self, py: Python<'_>, line: &str) -> PyResult<()> {
+        self.bridge.send(line).map_err(|e| to_pyerr(py, e))
+    }
+
+    /// Awaitable of the next outbound line (`str`), or `None` once the session has
+    /// ended. Cancelling the awaitable loses no line.
+    fn recv<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let bridge = Arc::clone(&self.bridge);
+        pyo3_async_runtimes::tokio::future_into_py(py, async move { Ok(bridge.recv().await) })
+    }
+
+    /// The next outbound line, waiting without the GIL; `None` once the session has
+    /// ended. Raises `TimeoutError` when `timeout` seconds pass first, and whatever a
+    /// pending signal raises (`KeyboardInterrupt`).
+    #[pyo3(signature = (timeout = None))]
+    fn recv_blocking(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<String>> {
+        let limit = match timeout {
+            None => None,
+            Some(t) => match Duration::try_from_secs_f64(t) {
+                Ok(d) => Some(d),
+                Err(_) => {
+                    return Err(PyValueError::new_err(format!(
+                        "timeout must be a non-negative number of seconds, not {t}"
+                    )));
+                }
+            },
+        };
+        let rt = dcl_bridge::runtime().map_err(|e| to_pyerr(py, e))?;
+        let deadline = limit.map(|d| Instant::now() + d);
+        loop {
+            let slice = match deadline {
+                Some(d) => d
+                    .saturating_duration_since(Instant::now())
+                    .min(BLOCKING_SLICE),
+                None => BLOCKING_SLICE,
+            };
+            let bridge = Arc::clone(&self.bridge);
+            let got = py.detach(move || {
+                rt.block_on(async move { tokio::time::timeout(slice, bridge.recv()).await })
+            });
+            if let Ok(line) = got {
+                return Ok(line);
+            }
+            py.check_signals()?;
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(PyTimeoutError::new_err(
+                    "no message from the session within the timeout",
+                ));
+            }
+        }
+    }
+
+    /// Interrupts the running turn (like an `interrupt` control request, unanswered).
+    fn interrupt(&self) {
+        self.bridge.interrupt();
+    }
+
+    /// No more input: running and queued turns finish, then `recv` returns `None`.
+    fn end_input(&self) {
+        self.bridge.end_input();
+    }
+
+    /// Stops now: the running turn is cancelled, its tools are killed, and `recv`
+    /// returns `None` after the lines already emitted.
+    fn close(&self) {
+        self.bridge.close();
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<dcl._native.Session {}>", self.bridge.session_id())
+    }
+}
+
+/// Opens a session from options JSON; see `Session.open`.
+#[pyfunction]
+fn open(py: Python<'_>, options_json: &str) -> PyResult<Session> {
+    open_session(py, options_json)
+}
+
+#[pymodule(gil_used = false)]
+#[pyo3(name = "_native")]
+fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    let rt = dcl_bridge::runtime().map_err(|e| to_pyerr(py, e))?;
+    // Already set when the module is initialised a second time (a sub-interpreter);
+    // it is the same runtime either way.
+    let _ = pyo3_async_runtimes::tokio::init_with_runtime(rt);
+    let classes = errors(py)?;
+    m.add("DclError", classes.base.bind(py))?;
+    m.add("CLIConnectionError", classes.connection.bind(py))?;
+    m.add("InvalidOptionsError", classes.invalid_options.bind(py))?;
+    m.add("BadInputError", classes.bad_input.bind(py))?;
+    m.add("SessionClosedError", classes.closed.bind(py))?;
+    m.add("InternalError", classes.internal.bind(py))?;
+    m.add("DCL_VERSION", dcl_protocol::DCL_VERSION)?;
+    m.add("PROTOCOL_LEVEL", dcl_protocol::PROTOCOL_LEVEL)?;
+    m.add_class::<Session>()?;
+    m.add_function(wrap_pyfunction!(open, m)?)?;
+    Ok(())
+}

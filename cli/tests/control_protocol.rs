@@ -1,0 +1,418 @@
+//! The control protocol beyond the basics: hooks, settings, context usage, structured
+//! output, prompt suggestions and the subtypes that must answer with a clear error.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on broken fixtures
+
+mod common;
+
+use common::{Dcl, STREAM};
+use serde_json::{Value, json};
+
+fn init_with(d: &mut Dcl, extra: Value) -> Value {
+    let mut req = json!({"subtype": "initialize"});
+    if let (Some(r), Some(e)) = (req.as_object_mut(), extra.as_object()) {
+        for (k, v) in e {
+            r.insert(k.clone(), v.clone());
+        }
+    }
+    d.control("init", req);
+    d.response_to("init")
+}
+
+/// Answers hook callbacks with `answer(input)` until a result arrives; returns the inputs.
+fn serve_hooks(d: &mut Dcl, answer: impl Fn(&Value) -> Value) -> (Vec<Value>, Value) {
+    let mut inputs = Vec::new();
+    loop {
+        let v = d.next(20).expect("stdout closed");
+        if v["type"] == "control_request" && v["request"]["subtype"] == "hook_callback" {
+            inputs.push(v["request"].clone());
+            let id = v["request_id"].as_str().unwrap().to_string();
+            let out = answer(&v["request"]);
+            d.send(json!({"type":"control_response","response":{"subtype":"success","request_id":id,"response":out}}));
+        } else if v["type"] == "result" {
+            return (inputs, v);
+        }
+    }
+}
+
+#[test]
+fn a_pre_tool_use_hook_blocks_a_tool() {
+    let mut d = Dcl::start(&[STREAM, &["--permission-mode", "bypassPermissions"]].concat());
+    let resp = init_with(
+        &mut d,
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["hook_0"]}]}}),
+    );
+    assert_eq!(resp["response"]["subtype"], "success");
+    d.user("please FAKE_TOUCH");
+    let (inputs, result) = serve_hooks(
+        &mut d,
+        |_| json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no touching"}}),
+    );
+    assert_eq!(inputs.len(), 1);
+    assert_eq!(inputs[0]["callback_id"], "hook_0");
+    assert_eq!(inputs[0]["input"]["hook_event_name"], "PreToolUse");
+    assert_eq!(inputs[0]["input"]["tool_name"], "Bash");
+    assert_eq!(
+        inputs[0]["input"]["tool_input"]["command"],
+        "touch made.txt && echo made"
+    );
+    assert!(inputs[0]["tool_use_id"].is_string());
+    assert_eq!(result["permission_denials"][0]["tool_name"], "Bash");
+    assert!(!d.cwd().join("made.txt").exists());
+    let tr = d
+        .seen
+        .iter()
+        .find(|v| v["type"] == "user" && v["message"]["content"][0]["type"] == "tool_result")
+        .unwrap();
+    assert_eq!(
+        tr["message"]["content"][0]["content"],
+        "PreToolUse:Bash hook error: no touching"
+    );
+    d.finish();
+}
+
+#[test]
+fn a_pre_tool_use_hook_rewrites_the_input() {
+    let mut d = Dcl::start(&[STREAM, &["--permission-mode", "bypassPermissions"]].concat());
+    init_with(
+        &mut d,
+        json!({"hooks": {"PreToolUse": [{"matcher": "Write|Edit", "hookCallbackIds": ["hook_w"]}]}}),
+    );
+    let target = d.cwd().join("hello.txt");
+    d.user(&format!("please FAKE_WRITE {}", target.display()));
+    let t = target.display().to_string();
+    let (inputs, result) = serve_hooks(
+        &mut d,
+        move |_| json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"file_path": t, "content": "rewritten by hook\n"}}}),
+    );
+    assert_eq!(inputs.len(), 1);
+    assert_eq!(result["subtype"], "success");
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        "rewritten by hook\n"
+    );
+    d.finish();
+}
+
+#[test]
+fn post_tool_use_and_prompt_hooks_fire_and_add_context() {
+    let mut d = Dcl::start(STREAM);
+    init_with(
+        &mut d,
+        json!({"hooks": {
+            "UserPromptSubmit": [{"hookCallbackIds": ["hook_p"]}],
+            "PostToolUse": [{"matcher": null, "hookCallbackIds": ["hook_post"]}],
+            "Stop": [{"hookCallbackIds": ["hook_stop"]}]
+        }}),
+    );
+    d.user("please FAKE_BASH");
+    let (inputs, result) = serve_hooks(&mut d, |req| match req["callback_id"].as_str() {
+        Some("hook_post") => {
+            json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "checked by the host"}, "systemMessage": "looks fine"})
+        }
+        _ => json!({}),
+    });
+    let events: Vec<&str> = inputs
+        .iter()
+        .map(|i| i["input"]["hook_event_name"].as_str().unwrap())
+        .collect();
+    assert_eq!(events, vec!["UserPromptSubmit", "PostToolUse", "Stop"]);
+    assert_eq!(inputs[0]["input"]["prompt"], "please FAKE_BASH");
+    assert_eq!(
+        inputs[1]["input"]["tool_response"]["stdout"]
+            .as_str()
+            .map(str::trim),
+        Some("hi")
+    );
+    let tr = d
+        .seen
+        .iter()
+        .find(|v| v["type"] == "user" && v["message"]["content"][0]["type"] == "tool_result")
+        .unwrap();
+    assert!(
+        tr["message"]["content"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("checked by the host")
+    );
+    assert!(d.seen.iter().any(|v| v["subtype"] == "informational"
+        && v["content"].as_str().unwrap().contains("looks fine")));
+    assert_eq!(result["subtype"], "success");
+    d.finish();
+}
+
+#[test]
+fn a_hook_that_says_stop_ends_the_turn() {
+    let mut d = Dcl::start(STREAM);
+    init_with(
+        &mut d,
+        json!({"hooks": {"UserPromptSubmit": [{"hookCallbackIds": ["hook_0"]}]}}),
+    );
+    d.user("please FAKE_BASH");
+    let (_, result) = serve_hooks(
+        &mut d,
+        |_| json!({"continue": false, "stopReason": "not today"}),
+    );
+    assert_eq!(result["terminal_reason"], "hook_stopped");
+    assert_eq!(result["result"], "not today");
+    assert_eq!(result["num_turns"], 0);
+    d.finish();
+}
+
+#[test]
+fn a_host_that_fails_a_hook_does_not_stop_the_session() {
+    let mut d = Dcl::start(STREAM);
+    init_with(
+        &mut d,
+        json!({"hooks": {"PreToolUse": [{"hookCallbackIds": ["hook_0"], "timeout": 1}]}}),
+    );
+    d.user("please FAKE_BASH");
+    // Never answer the hook: it times out after a second and the tool still runs.
+    let result = d.until_type("result");
+    assert_eq!(result["result"], "Done. The tool result had 2 chars.");
+    d.finish();
+}
+
+#[test]
+fn settings_files_and_flags_merge_and_apply_flag_settings_changes_them() {
+    let mut d = Dcl::start(
+        &[
+            STREAM,
+            &[
+                "--settings",
+                r#"{"permissions":{"allow":["Bash(touch made.txt:*)","Bash(echo:*)"]}}"#,
+            ],
+        ]
+        .concat(),
+    );
+    std::fs::create_dir_all(d.cwd().join(".dcl")).unwrap();
+    d.control("g", json!({"subtype": "get_settings"}));
+    let r = d.response_to("g");
+    let sources: Vec<&str> = r["response"]["response"]["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(sources, vec!["flag"]);
+    assert_eq!(r["response"]["response"]["applied"]["model"], "mock-model");
+    // The allow rule from --settings skips the prompt.
+    d.user("please FAKE_TOUCH");
+    let result = d.until_type("result");
+    assert_eq!(result["permission_denials"], json!([]));
+    assert!(d.cwd().join("made.txt").exists());
+    d.control("a", json!({"subtype": "apply_flag_settings", "settings": {"model": "mock-two", "effortLevel": "low", "permissions": {"defaultMode": "plan"}}}));
+    assert_eq!(d.response_to("a")["response"]["subtype"], "success");
+    d.control(
+        "bad",
+        json!({"subtype": "apply_flag_settings", "settings": {"theme": "dark"}}),
+    );
+    let bad = d.response_to("bad");
+    assert_eq!(bad["response"]["subtype"], "error");
+    assert!(bad["response"]["error"].as_str().unwrap().contains("theme"));
+    d.control("g2", json!({"subtype": "get_settings"}));
+    let r = d.response_to("g2");
+    assert_eq!(r["response"]["response"]["applied"]["model"], "mock-two");
+    assert_eq!(r["response"]["response"]["applied"]["effort"], "low");
+    assert_eq!(
+        r["response"]["response"]["effective"]["permissions"]["defaultMode"],
+        "plan"
+    );
+    d.user("say hi");
+    let init = d.until(|v| v["subtype"] == "init" && v["model"] == "mock-two");
+    assert_eq!(init["permissionMode"], "plan");
+    d.finish();
+}
+
+#[test]
+fn user_and_project_settings_files_are_read_in_order() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join(".dcl")).unwrap();
+    std::fs::write(
+        home.path().join(".dcl/settings.json"),
+        r#"{"model":"mock-user","env":{"DCL_TEST_X":"1"}}"#,
+    )
+    .unwrap();
+    let mut d = Dcl::start_with_env(
+        &[
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+        ],
+        &[("HOME", home.path().to_str().unwrap())],
+    );
+    std::fs::create_dir_all(d.cwd().join(".dcl")).unwrap();
+    d.control("g", json!({"subtype": "get_settings"}));
+    let r = d.response_to("g");
+    assert_eq!(r["response"]["response"]["applied"]["model"], "mock-user");
+    assert_eq!(r["response"]["response"]["sources"][0]["source"], "user");
+    d.finish();
+}
+
+#[test]
+fn set_max_thinking_tokens_maps_to_effort() {
+    let mut d = Dcl::start(STREAM);
+    for (tokens, effort) in [
+        (json!(0), json!("off")),
+        (json!(4096), json!("low")),
+        (json!(10000), json!("medium")),
+        (json!(30000), json!("high")),
+        (json!(90000), json!("max")),
+        (Value::Null, Value::Null),
+    ] {
+        d.control(
+            "t",
+            json!({"subtype": "set_max_thinking_tokens", "max_thinking_tokens": tokens}),
+        );
+        assert_eq!(d.response_to("t")["response"]["subtype"], "success");
+        d.control("g", json!({"subtype": "get_settings"}));
+        assert_eq!(
+            d.response_to("g")["response"]["response"]["applied"]["effort"],
+            effort
+        );
+    }
+    d.finish();
+}
+
+#[test]
+fn context_usage_is_real_and_grows() {
+    let mut d = Dcl::start(STREAM);
+    d.control("c1", json!({"subtype": "get_context_usage"}));
+    let first = d.response_to("c1")["response"]["response"].clone();
+    let names: Vec<&str> = first["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    for n in ["System prompt", "System tools", "Messages"] {
+        assert!(names.contains(&n), "{names:?}");
+    }
+    assert!(first["totalTokens"].as_u64().unwrap() > 0);
+    assert_eq!(first["maxTokens"], 200000);
+    d.user("please FAKE_BASH");
+    d.until_type("result");
+    d.control("c2", json!({"subtype": "get_context_usage"}));
+    let second = d.response_to("c2")["response"]["response"].clone();
+    assert!(second["totalTokens"].as_u64().unwrap() > first["totalTokens"].as_u64().unwrap());
+    assert!(second["percentage"].as_f64().unwrap() > 0.0);
+    d.finish();
+}
+
+#[test]
+fn a_json_schema_is_passed_through_as_structured_output() {
+    let schema = r#"{"type":"object","properties":{"answer":{"type":"string"},"count":{"type":"integer"}},"required":["answer","count"]}"#;
+    let mut d = Dcl::start(&[STREAM, &["--json-schema", schema]].concat());
+    d.user("give me data");
+    let result = d.until_type("result");
+    assert_eq!(result["subtype"], "success");
+    assert_eq!(
+        result["structured_output"],
+        json!({"answer": "example", "count": 1})
+    );
+    let parsed: Value = serde_json::from_str(result["result"].as_str().unwrap()).unwrap();
+    assert_eq!(parsed, result["structured_output"]);
+    let init = d.of_type("system")[0].clone();
+    assert!(
+        init["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t == "StructuredOutput")
+    );
+    d.finish();
+}
+
+#[test]
+fn prompt_suggestions_follow_a_successful_turn() {
+    let mut d = Dcl::start(STREAM);
+    init_with(&mut d, json!({"promptSuggestions": true}));
+    d.user("say hi");
+    d.until_type("result");
+    let s = d.until_type("prompt_suggestion");
+    assert!(!s["suggestion"].as_str().unwrap().is_empty());
+    d.finish();
+}
+
+#[test]
+fn unbuilt_subsystems_answer_errors_never_fake_success() {
+    let mut d = Dcl::start(STREAM);
+    for (id, req, needle) in [
+        (
+            "r",
+            json!({"subtype": "rewind_files", "user_message_id": "x"}),
+            "checkpoint",
+        ),
+        ("s", json!({"subtype": "stop_task", "task_id": "t1"}), "t1"),
+        (
+            "m",
+            json!({"subtype": "mcp_set_servers", "servers": {}}),
+            "dcl mcp add",
+        ),
+        (
+            "t",
+            json!({"subtype": "mcp_toggle", "serverName": "nope", "enabled": false}),
+            "nope",
+        ),
+    ] {
+        d.control(id, req);
+        let r = d.response_to(id);
+        assert_eq!(r["response"]["subtype"], "error", "{r}");
+        assert!(
+            r["response"]["error"].as_str().unwrap().contains(needle),
+            "{r}"
+        );
+    }
+    d.control(
+        "seed",
+        json!({"subtype": "seed_read_state", "path": "/x", "mtime": 1.0}),
+    );
+    assert_eq!(d.response_to("seed")["response"]["subtype"], "success");
+    d.control("seed2", json!({"subtype": "seed_read_state", "path": "/x"}));
+    assert_eq!(d.response_to("seed2")["response"]["subtype"], "error");
+    d.control("rp", json!({"subtype": "reload_plugins"}));
+    let r = d.response_to("rp");
+    assert_eq!(r["response"]["response"]["plugins"], json!([]));
+    d.finish();
+}
+
+#[test]
+fn qoder_dialect_sends_init_before_the_initialize_answer_with_capabilities() {
+    let mut d = Dcl::start_with_env(
+        &[
+            "--print",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--model",
+            "mock-model",
+        ],
+        &[("QODER_AGENT_SDK_ENTRYPOINT", "sdk-py")],
+    );
+    d.control("i", json!({"type": "initialize", "subtype": "initialize"}));
+    let first = d.next(10).unwrap();
+    assert_eq!(first["subtype"], "init");
+    assert_eq!(first["protocol_version"], "1.4.0");
+    assert!(first["qodercli_version"].is_string());
+    let resp = d.response_to("i");
+    assert_eq!(
+        resp["response"]["response"]["capabilities"],
+        first["capabilities"]
+    );
+    d.user("say hi");
+    let init = d.until(|v| v["subtype"] == "init");
+    assert_eq!(init["capabilities"], first["capabilities"]);
+    let result = d.until_type("result");
+    assert_eq!(result["total_credits"], 0);
+    d.finish();
+}
+
+#[test]
+fn subtype_falls_back_to_type_for_qoder_ts() {
+    let mut d = Dcl::start(STREAM);
+    d.control("i", json!({"type": "mcp_status"}));
+    assert_eq!(d.response_to("i")["response"]["subtype"], "success");
+    d.finish();
+}

@@ -1,0 +1,1877 @@
+//! The OpenAI Chat Completions client: `POST {base_url}/chat/completions` with
+//! `stream: true` and `stream_options: {include_usage: true}`. It serves OpenAI and every
+//! OpenAI-compatible server (DeepSeek, Qwen/DashScope, vLLM, llama.cpp, Ollama, routers).
+//!
+//! The request is mapped from the engine's Messages-API [`ModelRequest`] (see
+//! [`request_body`]); the streamed `chat.completion.chunk`s are converted by
+//! [`ChunkConverter`] into the same typed Messages-API [`StreamEvent`]s the Anthropic
+//! client yields, so the engine's accumulator and output are the same for both:
+//!
+//! | chunk | events |
+//! |---|---|
+//! | first chunk | `message_start` (`id` and `model` of the chunk, zero usage) |
+//! | `delta.reasoning_content` / `delta.reasoning` | a `thinking` block; at its end a `signature_delta` with a synthesised signature ([`synthetic_signature`]) |
+//! | `delta.content`, `delta.refusal` | a `text` block with `text_delta`s |
+//! | `delta.tool_calls[i]` | a `tool_use` block per call index (`id`, `function.name`), `function.arguments` pieces as `input_json_delta`s |
+//! | `finish_reason` | `stop`→`end_turn`, `tool_calls`→`tool_use`, `length`→`max_tokens`, `content_filter`→`refusal` |
+//! | `usage` | `prompt_tokens` minus cached → `input_tokens`; cached (`prompt_tokens_details.cached_tokens` or DeepSeek's `prompt_cache_hit_tokens`) → `cache_read_input_tokens`; `completion_tokens` → `output_tokens` |
+//! | `data: [DONE]` (or the end of the body after a `finish_reason`) | `message_delta` (stop reason and usage), `message_stop` |
+//!
+//! Blocks are streamed one after the other as the Messages API does: a new kind of delta
+//! closes the open block. Tool calls whose deltas interleave (a delta for a call that
+//! was already closed) are refused with a clear stream error.
+//!
+//! Like the Anthropic client it never reads the process environment: callers build an
+//! [`OpenAiConfig`], usually with [`OpenAiConfig::from_env_map`].
+
+use std::collections::{BTreeMap, VecDeque};
+use std::pin::Pin;
+use std::time::Duration;
+
+use bytes::Bytes;
+use dcl_protocol::{ContentBlock, KnownBlock, ToolResultContent, Usage};
+use futures::{Stream, StreamExt};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::anthropic::{
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, error_chain,
+    idle_timeout, read_capped, redact, redact_url, retry_after,
+};
+use super::events::{MessageDeltaBody, MessageStart};
+use super::sse::{self, SseDecoder, snippet};
+use super::{
+    BoxFuture, Delta, EventStream, ModelClient, ModelError, ModelRequest, Role, StreamEvent,
+};
+
+pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+/// Prefix of the signatures [`synthetic_signature`] makes, so they can be told apart
+/// from real ones (an Anthropic endpoint would refuse them).
+pub const SYNTHETIC_SIGNATURE_PREFIX: &str = "dcl-synthetic:";
+/// The most of a non-streamed JSON answer we read.
+const MAX_JSON_BODY: usize = 32 * 1024 * 1024;
+
+/// How to reach an OpenAI-compatible API. `Debug` redacts every secret.
+#[derive(Clone)]
+pub struct OpenAiConfig {
+    /// Up to and including the version segment (`https://api.openai.com/v1`); the client
+    /// appends `/chat/completions`. A trailing `/` is fine.
+    pub base_url: String,
+    /// Sent as `Authorization: Bearer …`; `None` sends no credentials (local servers).
+    pub api_key: Option<String>,
+    pub request_timeout: Duration,
+    pub idle_timeout: Duration,
+    pub connect_timeout: Duration,
+    pub proxy: Option<String>,
+    pub no_proxy: Option<String>,
+    /// More headers (gateways, `OpenAI-Organization`). Values are treated as secrets.
+    pub extra_headers: Vec<(String, String)>,
+    pub user_agent: String,
+}
+
+impl OpenAiConfig {
+    /// A config for `base_url` with no key and default timeouts.
+    pub fn new(base_url: impl Into<String>) -> Self {
+        OpenAiConfig {
+            base_url: base_url.into(),
+            api_key: None,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            proxy: None,
+            no_proxy: None,
+            extra_headers: Vec::new(),
+            user_agent: format!("dcl/{}", env!("CARGO_PKG_VERSION")),
+        }
+    }
+
+    pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    /// Reads, from the map the caller passes (never the process env): the key from
+    /// `DCL_API_KEY` or `OPENAI_API_KEY`; the base URL from `DCL_BASE_URL` or
+    /// `OPENAI_BASE_URL` (default `https://api.openai.com/v1`); `DCL_REQUEST_TIMEOUT_MS`
+    /// (or `API_TIMEOUT_MS`) and `DCL_IDLE_TIMEOUT_MS`; `OPENAI_ORG_ID` /
+    /// `OPENAI_PROJECT_ID` as headers; and the proxy variables. Empty values are unset.
+    /// (Which provider serves a model is [`super::providers::resolve`]'s business.)
+    pub fn from_env_map(env: &BTreeMap<String, String>) -> Self {
+        let get = |k: &str| {
+            env.get(k)
+                .map(|v| v.trim())
+                .filter(|v| !v.is_empty())
+                .map(str::to_string)
+        };
+        let base = get("DCL_BASE_URL")
+            .or_else(|| get("OPENAI_BASE_URL"))
+            .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
+        let mut cfg = OpenAiConfig::new(base);
+        cfg.api_key = get("DCL_API_KEY").or_else(|| get("OPENAI_API_KEY"));
+        if let Some(t) = super::retry::request_timeout(env) {
+            cfg.request_timeout = t;
+        }
+        if let Some(t) = super::retry::idle_timeout(env) {
+            cfg.idle_timeout = t;
+        }
+        if let Some(org) = get("OPENAI_ORG_ID") {
+            cfg.extra_headers.push(("OpenAI-Organization".into(), org));
+        }
+        if let Some(project) = get("OPENAI_PROJECT_ID") {
+            cfg.extra_headers.push(("OpenAI-Project".into(), project));
+        }
+        let (proxy, no_proxy) = super::providers::proxy_for(&cfg.base_url, env);
+        cfg.proxy = proxy;
+        cfg.no_proxy = no_proxy;
+        cfg
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
+    }
+}
+
+impl std::fmt::Debug for OpenAiConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let headers: Vec<(&str, &str)> = self
+            .extra_headers
+            .iter()
+            .map(|(k, _)| (k.as_str(), "<redacted>"))
+            .collect();
+        let proxy = format!("{:?}", self.proxy.as_deref().map(redact_url));
+        f.debug_struct("OpenAiConfig")
+            .field("base_url", &redact_url(&self.base_url))
+            .field("api_key", &format_args!("{}", redact(&self.api_key)))
+            .field("request_timeout", &self.request_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("proxy", &format_args!("{proxy}"))
+            .field("no_proxy", &self.no_proxy)
+            .field("extra_headers", &headers)
+            .field("user_agent", &self.user_agent)
+            .finish()
+    }
+}
+
+/// Streams Chat Completions over HTTP(S).
+pub struct OpenAiClient {
+    http: reqwest::Client,
+    endpoint: reqwest::Url,
+    headers: HeaderMap,
+    config: OpenAiConfig,
+}
+
+impl std::fmt::Debug for OpenAiClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiClient")
+            .field("endpoint", &redact_url(self.endpoint.as_str()))
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+fn header_value(value: &str, what: &str, secret: bool) -> Result<HeaderValue, ModelError> {
+    let mut v = HeaderValue::from_str(value).map_err(|_| {
+        ModelError::Config(format!(
+            "{what} contains characters not allowed in an HTTP header"
+        ))
+    })?;
+    v.set_sensitive(secret);
+    Ok(v)
+}
+
+impl OpenAiClient {
+    /// Validates the config (URL and header values well formed) and builds the HTTP
+    /// client. Errors are `ModelError::Config` and never echo a secret. A missing key is
+    /// allowed here (local servers); the caller decides whether one is required.
+    pub fn new(config: OpenAiConfig) -> Result<Self, ModelError> {
+        let endpoint = reqwest::Url::parse(&config.endpoint()).map_err(|e| {
+            ModelError::Config(format!(
+                "invalid base URL {:?}: {e}",
+                redact_url(&config.base_url)
+            ))
+        })?;
+        if !matches!(endpoint.scheme(), "http" | "https") {
+            return Err(ModelError::Config(format!(
+                "invalid base URL {:?}: the scheme must be http or https",
+                redact_url(&config.base_url)
+            )));
+        }
+        let mut headers = HeaderMap::new();
+        headers.insert("accept", HeaderValue::from_static("text/event-stream"));
+        if let Some(key) = &config.api_key {
+            headers.insert(
+                reqwest::header::AUTHORIZATION,
+                header_value(&format!("Bearer {key}"), "the API key", true)?,
+            );
+        }
+        for (name, value) in &config.extra_headers {
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| ModelError::Config(format!("invalid header name {name:?}")))?;
+            let value = header_value(value, &format!("header {name}"), true)?;
+            headers.append(name, value);
+        }
+        let mut builder = reqwest::Client::builder()
+            .use_rustls_tls()
+            .connect_timeout(config.connect_timeout)
+            .user_agent(config.user_agent.clone())
+            .no_proxy();
+        if let Some(url) = &config.proxy {
+            let no_proxy = config
+                .no_proxy
+                .as_deref()
+                .and_then(reqwest::NoProxy::from_string);
+            let proxy = reqwest::Proxy::all(url)
+                .map_err(|_| ModelError::Config("invalid proxy URL".into()))?
+                .no_proxy(no_proxy);
+            builder = builder.proxy(proxy);
+        }
+        let http = builder
+            .build()
+            .map_err(|e| ModelError::Config(format!("cannot build the HTTP client: {e}")))?;
+        Ok(OpenAiClient {
+            http,
+            endpoint,
+            headers,
+            config,
+        })
+    }
+
+    pub fn config(&self) -> &OpenAiConfig {
+        &self.config
+    }
+
+    fn host(&self) -> String {
+        match (self.endpoint.host_str(), self.endpoint.port()) {
+            (Some(h), Some(p)) => format!("{h}:{p}"),
+            (Some(h), None) => h.to_string(),
+            _ => redact_url(self.endpoint.as_str()),
+        }
+    }
+
+    fn request_error(&self, e: reqwest::Error) -> ModelError {
+        let e = e.without_url();
+        let what = if e.is_connect() {
+            format!("cannot connect to {}", self.host())
+        } else if e.is_timeout() {
+            format!("request to {} timed out", self.host())
+        } else {
+            format!("request to {} failed", self.host())
+        };
+        ModelError::Connection(format!("{what}: {}", error_chain(&e)))
+    }
+
+    async fn send(
+        &self,
+        request: ModelRequest,
+        cancel: CancellationToken,
+    ) -> Result<EventStream, ModelError> {
+        let body = request_body(&request);
+        let send = self
+            .http
+            .post(self.endpoint.clone())
+            .headers(self.headers.clone())
+            .json(&body)
+            .send();
+        let timeout = self.config.request_timeout;
+        let response = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Err(ModelError::Cancelled),
+            r = tokio::time::timeout(timeout, send) => match r {
+                Err(_) => {
+                    return Err(ModelError::Connection(format!(
+                        "no response from {} within {} s",
+                        self.host(),
+                        timeout.as_secs_f64()
+                    )));
+                }
+                Ok(Err(e)) => return Err(self.request_error(e)),
+                Ok(Ok(r)) => r,
+            },
+        };
+        let status = response.status();
+        if !status.is_success() {
+            return Err(http_error(response, &cancel).await);
+        }
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if content_type.starts_with("application/json") {
+            // A server that ignored `stream: true`: convert the whole completion.
+            let text = self.read_json_body(response, &cancel).await?;
+            let events = completion_to_events(&text, &request.model);
+            return Ok(Box::pin(futures::stream::iter(events)));
+        }
+        let bytes = response.bytes_stream().map(|r| {
+            r.map_err(|e| {
+                ModelError::Connection(format!(
+                    "error reading the response stream: {}",
+                    error_chain(&e.without_url())
+                ))
+            })
+        });
+        let bytes = idle_timeout(bytes, self.config.idle_timeout);
+        Ok(sse::with_cancel(
+            chunk_event_stream(bytes, request.model.clone()),
+            cancel,
+        ))
+    }
+
+    async fn read_json_body(
+        &self,
+        response: reqwest::Response,
+        cancel: &CancellationToken,
+    ) -> Result<String, ModelError> {
+        let mut buf = Vec::new();
+        let mut body = response.bytes_stream();
+        let read = async {
+            while let Some(chunk) = body.next().await {
+                let chunk = chunk.map_err(|e| {
+                    ModelError::Connection(format!(
+                        "error reading the response: {}",
+                        error_chain(&e.without_url())
+                    ))
+                })?;
+                buf.extend_from_slice(&chunk);
+                if buf.len() > MAX_JSON_BODY {
+                    return Err(ModelError::Stream(format!(
+                        "JSON answer larger than {MAX_JSON_BODY} bytes"
+                    )));
+                }
+            }
+            Ok(())
+        };
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Err(ModelError::Cancelled),
+            r = tokio::time::timeout(self.config.idle_timeout, read) => match r {
+                Err(_) => {
+                    return Err(ModelError::Connection(format!(
+                        "no data from the API for {} s",
+                        self.config.idle_timeout.as_secs_f64()
+                    )));
+                }
+                Ok(r) => r?,
+            },
+        }
+        Ok(String::from_utf8_lossy(&buf).into_owned())
+    }
+}
+
+impl ModelClient for OpenAiClient {
+    fn stream<'a>(
+        &'a self,
+        request: ModelRequest,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, Result<EventStream, ModelError>> {
+        Box::pin(self.send(request, cancel))
+    }
+}
+
+/// `ModelError::Http` from an error response. OpenAI-compatible servers disagree on the
+/// body: `{"error": {"message": …}}` (OpenAI, DeepSeek, DashScope), `{"error": "…"}`
+/// (Ollama), `{"detail": …}` (FastAPI servers), `{"message": …}`; else the body text,
+/// else the status reason.
+async fn http_error(response: reqwest::Response, cancel: &CancellationToken) -> ModelError {
+    let status = response.status();
+    let retry_after = retry_after(response.headers());
+    let text = read_capped(response, cancel).await;
+    ModelError::Http {
+        status: status.as_u16(),
+        message: error_message(&text)
+            .unwrap_or_else(|| status.canonical_reason().unwrap_or("error").to_string()),
+        retry_after,
+    }
+}
+
+/// The message of an error body, if it has any.
+fn error_message(text: &str) -> Option<String> {
+    let from_json = serde_json::from_str::<Value>(text).ok().and_then(|v| {
+        [
+            v.pointer("/error/message"),
+            v.get("error"),
+            v.get("message"),
+            v.get("detail"),
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(|m| match m {
+            Value::String(s) if !s.is_empty() => Some(s.clone()),
+            Value::Array(_) | Value::Object(_) if m != &v["error"] => Some(m.to_string()),
+            _ => None,
+        })
+    });
+    from_json.or_else(|| Some(snippet(text.trim())).filter(|t| !t.is_empty()))
+}
+
+// ---------------------------------------------------------------------------
+// Request mapping
+// ---------------------------------------------------------------------------
+
+/// Whether `model` is one of OpenAI's own (they take `max_completion_tokens`).
+fn is_openai_model(model: &str) -> bool {
+    super::providers::provider_for_model(model).is_some_and(|p| p.id == "openai")
+}
+
+/// OpenAI reasoning models, which take `reasoning_effort`.
+fn is_openai_reasoning_model(model: &str) -> bool {
+    let m = model.trim().to_ascii_lowercase();
+    is_openai_model(&m)
+        && !m.contains("-chat")
+        && (m.starts_with("gpt-5")
+            || m.starts_with("o1")
+            || m.starts_with("o3")
+            || m.starts_with("o4"))
+}
+
+/// Qwen models with switchable thinking (DashScope's `enable_thinking`).
+fn is_qwen_hybrid_thinking(model: &str) -> bool {
+    let m = model.trim().to_ascii_lowercase();
+    ["qwen3", "qwen-plus", "qwen-turbo", "qwen-flash"]
+        .iter()
+        .any(|p| m.starts_with(p))
+}
+
+/// `reasoning_effort` for a thinking budget.
+pub fn reasoning_effort(budget_tokens: u32) -> &'static str {
+    match budget_tokens {
+        0..=4_096 => "low",
+        4_097..=16_384 => "medium",
+        _ => "high",
+    }
+}
+
+/// The JSON body of a streamed Chat Completions request.
+///
+/// - `system` → a leading `system` message;
+/// - user text and images → a `user` message (a plain string when it is only text, else
+///   `text` / `image_url` parts, images as `data:` URLs); PDF documents → `file` parts;
+/// - `tool_result` blocks → one `role: "tool"` message each with its `tool_call_id`,
+///   placed before the rest of that user message (images returned by a tool follow in a
+///   `user` message, since tool messages carry text only); an error result's text starts
+///   with `Error:`;
+/// - assistant text → `content`; `tool_use` → `tool_calls` (arguments as a JSON string);
+///   thinking blocks are not sent back;
+/// - tools → `{type: "function", function: {name, description, parameters}}`;
+/// - `max_tokens` → `max_completion_tokens` for OpenAI's models, `max_tokens` otherwise;
+/// - a thinking budget → `reasoning_effort` for OpenAI reasoning models, `enable_thinking`
+///   and `thinking_budget` for Qwen's hybrid models, nothing elsewhere.
+pub fn request_body(req: &ModelRequest) -> Value {
+    let mut messages: Vec<Value> = Vec::new();
+    if let Some(system) = req.system.as_ref().filter(|s| !s.is_empty()) {
+        messages.push(json!({"role": "system", "content": system}));
+    }
+    for m in &req.messages {
+        match m.role {
+            Role::User => user_messages(&m.content, &mut messages),
+            Role::Assistant => {
+                if let Some(msg) = assistant_message(&m.content) {
+                    messages.push(msg);
+                }
+            }
+        }
+    }
+    let mut body = json!({
+        "model": req.model,
+        "messages": messages,
+        "stream": true,
+        "stream_options": {"include_usage": true},
+    });
+    if is_openai_model(&req.model) {
+        body["max_completion_tokens"] = json!(req.max_tokens);
+    } else {
+        body["max_tokens"] = json!(req.max_tokens);
+    }
+    if !req.tools.is_empty() {
+        body["tools"] = Value::Array(
+            req.tools
+                .iter()
+                .map(|t| {
+                    json!({"type": "function", "function": {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": t.input_schema,
+                    }})
+                })
+                .collect(),
+        );
+    }
+    if let Some(t) = req.thinking {
+        if is_openai_reasoning_model(&req.model) {
+            body["reasoning_effort"] = json!(reasoning_effort(t.budget_tokens));
+        } else if is_qwen_hybrid_thinking(&req.model) {
+            body["enable_thinking"] = json!(true);
+            body["thinking_budget"] = json!(t.budget_tokens);
+        }
+    }
+    body
+}
+
+/// `data:` URL (or plain URL) of an image source.
+fn image_url(source: &Value) -> Option<String> {
+    match source.get("type").and_then(Value::as_str) {
+        Some("base64") => {
+            let media = source
+                .get("media_type")
+                .and_then(Value::as_str)
+                .unwrap_or("image/png");
+            let data = source.get("data").and_then(Value::as_str)?;
+            Some(format!("data:{media};base64,{data}"))
+        }
+        Some("url") => source
+            .get("url")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        _ => None,
+    }
+}
+
+fn image_part(source: &Value) -> Option<Value> {
+    image_url(source).map(|url| json!({"type": "image_url", "image_url": {"url": url}}))
+}
+
+fn document_part(source: &Value) -> Option<Value> {
+    match source.get("type").and_then(Value::as_str) {
+        Some("text") => source
+            .get("data")
+            .and_then(Value::as_str)
+            .map(|t| json!({"type": "text", "text": t})),
+        Some("base64") => {
+            let media = source
+                .get("media_type")
+                .and_then(Value::as_str)
+                .unwrap_or("application/pdf");
+            let data = source.get("data").and_then(Value::as_str)?;
+            Some(json!({"type": "file", "file": {
+                "filename": "document.pdf",
+                "file_data": format!("data:{media};base64,{data}"),
+            }}))
+        }
+        Some("url") => source
+            .get("url")
+            .and_then(Value::as_str)
+            .map(|u| json!({"type": "text", "text": format!("[document: {u}]")})),
+        _ => None,
+    }
+}
+
+/// Text of a tool result, and the image parts it carries.
+fn tool_result_parts(content: Option<&ToolResultContent>) -> (String, Vec<Value>) {
+    match content {
+        None => (String::new(), Vec::new()),
+        Some(ToolResultContent::Text(t)) => (t.clone(), Vec::new()),
+        Some(ToolResultContent::Blocks(blocks)) => {
+            let mut texts = Vec::new();
+            let mut images = Vec::new();
+            for b in blocks {
+                match b {
+                    ContentBlock::Known(KnownBlock::Text(t)) => texts.push(t.text.clone()),
+                    ContentBlock::Known(KnownBlock::Image(img)) => {
+                        images.extend(image_part(&img.source));
+                    }
+                    _ => {}
+                }
+            }
+            (texts.join("\n"), images)
+        }
+    }
+}
+
+/// A user message's blocks as Chat messages: its tool results first (each a `tool`
+/// message), then the rest as one `user` message.
+fn user_messages(blocks: &[ContentBlock], out: &mut Vec<Value>) {
+    let mut parts: Vec<Value> = Vec::new();
+    let mut tool_images: Vec<Value> = Vec::new();
+    for b in blocks {
+        match b {
+            ContentBlock::Known(KnownBlock::Text(t)) => {
+                if !t.text.is_empty() {
+                    parts.push(json!({"type": "text", "text": t.text}));
+                }
+            }
+            ContentBlock::Known(KnownBlock::Image(img)) => parts.extend(image_part(&img.source)),
+            ContentBlock::Known(KnownBlock::Document(doc)) => {
+                parts.extend(document_part(&doc.source))
+            }
+            ContentBlock::Known(KnownBlock::ToolResult(tr)) => {
+                let (mut text, images) = tool_result_parts(tr.content.as_ref());
+                if tr.is_error == Some(true) && !text.trim_start().starts_with("Error") {
+                    text = format!("Error: {text}");
+                }
+                if text.trim().is_empty() {
+                    text = if images.is_empty() {
+                        "(no output)".into()
+                    } else {
+                        "(images follow)".into()
+                    };
+                }
+                tool_images.extend(images);
+                out.push(json!({"role": "tool", "tool_call_id": tr.tool_use_id, "content": text}));
+            }
+            // Thinking, tool_use and unknown blocks have no place in a user message.
+            _ => {}
+        }
+    }
+    if !tool_images.is_empty() {
+        let mut with_images =
+            vec![json!({"type": "text", "text": "Images returned by the tool calls above:"})];
+        with_images.extend(tool_images);
+        with_images.append(&mut parts);
+        parts = with_images;
+    }
+    if parts.is_empty() {
+        return;
+    }
+    let all_text = parts
+        .iter()
+        .all(|p| p.get("type").and_then(Value::as_str) == Some("text"));
+    let content = if all_text {
+        // A plain string is what every compatible server accepts.
+        Value::String(
+            parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
+    } else {
+        Value::Array(parts)
+    };
+    out.push(json!({"role": "user", "content": content}));
+}
+
+/// An assistant message's blocks as one Chat message; `None` when nothing is left to
+/// send (thinking only).
+fn assistant_message(blocks: &[ContentBlock]) -> Option<Value> {
+    let mut text = String::new();
+    let mut tool_calls = Vec::new();
+    for b in blocks {
+        match b {
+            ContentBlock::Known(KnownBlock::Text(t)) => text.push_str(&t.text),
+            ContentBlock::Known(KnownBlock::ToolUse(tu)) => tool_calls.push(json!({
+                "id": tu.id,
+                "type": "function",
+                "function": {"name": tu.name, "arguments": tu.input.to_string()},
+            })),
+            _ => {}
+        }
+    }
+    if text.is_empty() && tool_calls.is_empty() {
+        return None;
+    }
+    let mut msg = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { Value::String(text) }});
+    if !tool_calls.is_empty() {
+        msg["tool_calls"] = Value::Array(tool_calls);
+    }
+    Some(msg)
+}
+
+// ---------------------------------------------------------------------------
+// Chunk conversion
+// ---------------------------------------------------------------------------
+
+/// A signature for a thinking block whose provider gives none: a stable 128-bit
+/// FNV-1a hash of the text, prefixed with [`SYNTHETIC_SIGNATURE_PREFIX`].
+pub fn synthetic_signature(thinking: &str) -> String {
+    fn fnv1a(bytes: &[u8], basis: u64) -> u64 {
+        let mut h = basis;
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h
+    }
+    let a = fnv1a(thinking.as_bytes(), 0xcbf2_9ce4_8422_2325);
+    let b = fnv1a(thinking.as_bytes(), 0x84222325_cbf29ce4);
+    format!("{SYNTHETIC_SIGNATURE_PREFIX}{a:016x}{b:016x}")
+}
+
+/// `finish_reason` → Messages-API `stop_reason`.
+pub fn map_finish_reason(reason: &str) -> String {
+    match reason {
+        "stop" | "eos" | "end_turn" => "end_turn",
+        "tool_calls" | "function_call" | "tool_use" => "tool_use",
+        "length" | "max_tokens" => "max_tokens",
+        "content_filter" => "refusal",
+        other => other,
+    }
+    .to_string()
+}
+
+/// Chat Completions `usage` → Messages-API usage (input excludes cached tokens).
+pub fn map_usage(u: &Value) -> Usage {
+    let n = |p: &str| u.pointer(p).and_then(Value::as_u64);
+    let prompt = n("/prompt_tokens")
+        .or_else(|| n("/input_tokens"))
+        .unwrap_or(0);
+    let cached = n("/prompt_tokens_details/cached_tokens")
+        .or_else(|| n("/prompt_cache_hit_tokens"))
+        .or_else(|| n("/input_tokens_details/cached_tokens"))
+        .unwrap_or(0)
+        .min(prompt);
+    let output = n("/completion_tokens")
+        .or_else(|| n("/output_tokens"))
+        .unwrap_or(0);
+    Usage {
+        input_tokens: prompt - cached,
+        output_tokens: output,
+        cache_read_input_tokens: cached,
+        cache_creation_input_tokens: 0,
+        ..Usage::default()
+    }
+}
+
+#[derive(Debug, Clone)]
+struct ToolSlot {
+    /// The call's `index` in the chunks (or one we assigned).
+    key: u64,
+    id: String,
+    name: String,
+    /// Argument text received before the block could start (no name yet).
+    pending: String,
+    block: Option<usize>,
+    closed: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Open {
+    None,
+    Text(usize),
+    Thinking(usize, String),
+    Tool(u64),
+}
+
+/// Converts `chat.completion.chunk`s into Messages-API stream events (see the module
+/// docs). Feed it each SSE `data:` with [`push_data`](Self::push_data), and call
+/// [`finish`](Self::finish) at the end of the body.
+#[derive(Debug)]
+pub struct ChunkConverter {
+    model: String,
+    started: bool,
+    next_index: usize,
+    open: Open,
+    tools: Vec<ToolSlot>,
+    any_tool: bool,
+    finish_reason: Option<String>,
+    usage: Option<Usage>,
+    done: bool,
+}
+
+impl ChunkConverter {
+    /// `model` is reported in `message_start` when the chunks name none.
+    pub fn new(model: impl Into<String>) -> Self {
+        ChunkConverter {
+            model: model.into(),
+            started: false,
+            next_index: 0,
+            open: Open::None,
+            tools: Vec::new(),
+            any_tool: false,
+            finish_reason: None,
+            usage: None,
+            done: false,
+        }
+    }
+
+    /// Whether the message is complete (`[DONE]` or [`finish`](Self::finish) was seen).
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// One SSE `data:` payload: a chunk, `[DONE]`, or an error object.
+    pub fn push_data(&mut self, data: &str) -> Result<Vec<StreamEvent>, ModelError> {
+        let data = data.trim();
+        if self.done || data.is_empty() {
+            return Ok(Vec::new());
+        }
+        if data == "[DONE]" {
+            return self.finish(true);
+        }
+        let value: Value = serde_json::from_str(data).map_err(|e| {
+            ModelError::Stream(format!(
+                "malformed JSON in a chat.completion.chunk: {e}; data: {}",
+                snippet(data)
+            ))
+        })?;
+        if !value.is_object() {
+            return Err(ModelError::Stream(format!(
+                "a chat.completion.chunk that is not a JSON object: {}",
+                snippet(data)
+            )));
+        }
+        self.push_chunk(&value)
+    }
+
+    /// One parsed chunk.
+    pub fn push_chunk(&mut self, chunk: &Value) -> Result<Vec<StreamEvent>, ModelError> {
+        let mut out = Vec::new();
+        if self.done {
+            return Ok(out);
+        }
+        if let Some(err) = chunk.get("error").filter(|e| !e.is_null()) {
+            return Err(stream_error(err));
+        }
+        self.ensure_started(chunk, &mut out);
+        if let Some(u) = chunk.get("usage").filter(|u| u.is_object()) {
+            self.usage = Some(map_usage(u));
+        }
+        let choices = chunk.get("choices").and_then(Value::as_array);
+        for choice in choices.into_iter().flatten() {
+            if choice.get("index").and_then(Value::as_u64).unwrap_or(0) != 0 {
+                continue; // n > 1 is never requested
+            }
+            // Streaming chunks carry `delta`; a whole completion carries `message`.
+            let delta = choice
+                .get("delta")
+                .or_else(|| choice.get("message"))
+                .filter(|d| d.is_object());
+            if let Some(delta) = delta {
+                self.push_delta(delta, &mut out)?;
+            }
+            if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+                self.finish_reason = Some(reason.to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    fn push_delta(&mut self, delta: &Value, out: &mut Vec<StreamEvent>) -> Result<(), ModelError> {
+        for key in ["reasoning_content", "reasoning"] {
+            if let Some(t) = delta
+                .get(key)
+                .and_then(Value::as_str)
+                .filter(|t| !t.is_empty())
+            {
+                self.thinking(t, out);
+                break;
+            }
+        }
+        if let Some(t) = content_text(delta.get("content")).filter(|t| !t.is_empty()) {
+            self.text(&t, out);
+        }
+        if let Some(t) = delta
+            .get("refusal")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+        {
+            self.text(t, out);
+        }
+        let calls = delta.get("tool_calls").and_then(Value::as_array);
+        for (pos, call) in calls.into_iter().flatten().enumerate() {
+            self.tool_delta(call, pos, out)?;
+        }
+        // The legacy single `function_call` delta.
+        if let Some(fc) = delta.get("function_call").filter(|f| f.is_object()) {
+            let call = json!({"index": 0, "function": fc});
+            self.tool_delta(&call, 0, out)?;
+        }
+        Ok(())
+    }
+
+    /// Ends the message. `saw_done` is false when the body simply ended: that is a broken
+    /// stream unless a `finish_reason` came first.
+    pub fn finish(&mut self, saw_done: bool) -> Result<Vec<StreamEvent>, ModelError> {
+        let mut out = Vec::new();
+        if self.done {
+            return Ok(out);
+        }
+        if !saw_done && self.finish_reason.is_none() {
+            return Err(ModelError::Connection(
+                "stream ended before the final chunk (no finish_reason, no [DONE])".into(),
+            ));
+        }
+        self.done = true;
+        self.ensure_started(&Value::Null, &mut out);
+        self.close_open(&mut out);
+        // Calls whose name never came are still shown (the engine answers them).
+        for i in 0..self.tools.len() {
+            if self.tools[i].block.is_none() {
+                self.start_tool(i, &mut out);
+                self.close_open(&mut out);
+            }
+        }
+        let mut reason = self
+            .finish_reason
+            .as_deref()
+            .map(map_finish_reason)
+            .unwrap_or_else(|| "end_turn".into());
+        if self.any_tool && reason == "end_turn" {
+            reason = "tool_use".into(); // some servers say `stop` after tool calls
+        }
+        out.push(StreamEvent::MessageDelta {
+            delta: MessageDeltaBody {
+                stop_reason: Some(reason),
+                stop_sequence: None,
+            },
+            usage: Some(self.usage.clone().unwrap_or_default()),
+        });
+        out.push(StreamEvent::MessageStop);
+        Ok(out)
+    }
+
+    fn ensure_started(&mut self, chunk: &Value, out: &mut Vec<StreamEvent>) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        let id = chunk
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("chatcmpl-dcl-{}", uuid::Uuid::new_v4().simple()));
+        let model = chunk
+            .get("model")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .unwrap_or(&self.model)
+            .to_string();
+        let mut extra = Map::new();
+        extra.insert("type".into(), json!("message"));
+        extra.insert("role".into(), json!("assistant"));
+        extra.insert("content".into(), json!([]));
+        out.push(StreamEvent::MessageStart {
+            message: MessageStart {
+                id,
+                model,
+                usage: Usage::default(),
+                extra,
+            },
+        });
+    }
+
+    fn new_index(&mut self) -> usize {
+        let i = self.next_index;
+        self.next_index += 1;
+        i
+    }
+
+    fn close_open(&mut self, out: &mut Vec<StreamEvent>) {
+        match std::mem::replace(&mut self.open, Open::None) {
+            Open::None => {}
+            Open::Text(index) => out.push(StreamEvent::ContentBlockStop { index }),
+            Open::Thinking(index, text) => {
+                out.push(StreamEvent::ContentBlockDelta {
+                    index,
+                    delta: Delta::SignatureDelta {
+                        signature: synthetic_signature(&text),
+                    },
+                });
+                out.push(StreamEvent::ContentBlockStop { index });
+            }
+            Open::Tool(key) => {
+                if let Some(slot) = self.tools.iter_mut().find(|s| s.key == key) {
+                    slot.closed = true;
+                    if let Some(index) = slot.block {
+                        out.push(StreamEvent::ContentBlockStop { index });
+                    }
+                }
+            }
+        }
+    }
+
+    fn thinking(&mut self, t: &str, out: &mut Vec<StreamEvent>) {
+        let index = match &mut self.open {
+            Open::Thinking(index, text) => {
+                text.push_str(t);
+                *index
+            }
+            _ => {
+                self.close_open(out);
+                let index = self.new_index();
+                out.push(StreamEvent::ContentBlockStart {
+                    index,
+                    content_block: json!({"type": "thinking", "thinking": "", "signature": ""}),
+                });
+                self.open = Open::Thinking(index, t.to_string());
+                index
+            }
+        };
+        out.push(StreamEvent::ContentBlockDelta {
+            index,
+            delta: Delta::ThinkingDelta {
+                thinking: t.to_string(),
+            },
+        });
+    }
+
+    fn text(&mut self, t: &str, out: &mut Vec<StreamEvent>) {
+        let index = match self.open {
+            Open::Text(index) => index,
+            _ => {
+                self.close_open(out);
+                let index = self.new_index();
+                out.push(StreamEvent::ContentBlockStart {
+                    index,
+                    content_block: json!({"type": "text", "text": ""}),
+                });
+                self.open = Open::Text(index);
+                index
+            }
+        };
+        out.push(StreamEvent::ContentBlockDelta {
+            index,
+            delta: Delta::TextDelta {
+                text: t.to_string(),
+            },
+        });
+    }
+
+    /// Opens the tool_use block of slot `i` (closing whatever is open) and flushes the
+    /// arguments that arrived before it could start.
+    fn start_tool(&mut self, i: usize, out: &mut Vec<StreamEvent>) {
+        self.close_open(out);
+        let index = self.new_index();
+        let slot = &mut self.tools[i];
+        if slot.id.is_empty() {
+            slot.id = format!("call_{}", uuid::Uuid::new_v4().simple());
+        }
+        slot.block = Some(index);
+        self.any_tool = true;
+        out.push(StreamEvent::ContentBlockStart {
+            index,
+            content_block: json!({"type": "tool_use", "id": slot.id, "name": slot.name, "input": {}}),
+        });
+        let pending = std::mem::take(&mut slot.pending);
+        if !pending.is_empty() {
+            out.push(StreamEvent::ContentBlockDelta {
+                index,
+                delta: Delta::InputJsonDelta {
+                    partial_json: pending,
+                },
+            });
+        }
+        self.open = Open::Tool(slot.key);
+    }
+
+    fn tool_delta(
+        &mut self,
+        call: &Value,
+        pos: usize,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), ModelError> {
+        let id = call
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty());
+        let key = match call.get("index").and_then(Value::as_u64) {
+            Some(k) => k,
+            // Servers that leave `index` out: a new id is a new call; no id continues the
+            // current one (or is the `pos`-th of this chunk).
+            None => match id {
+                Some(id) => match self.tools.iter().find(|s| s.id == id) {
+                    Some(s) => s.key,
+                    None => self.tools.iter().map(|s| s.key + 1).max().unwrap_or(0),
+                },
+                None => match &self.open {
+                    Open::Tool(k) => *k,
+                    _ => pos as u64,
+                },
+            },
+        };
+        let i = match self.tools.iter().position(|s| s.key == key) {
+            Some(i) => i,
+            None => {
+                self.tools.push(ToolSlot {
+                    key,
+                    id: String::new(),
+                    name: String::new(),
+                    pending: String::new(),
+                    block: None,
+                    closed: false,
+                });
+                self.tools.len() - 1
+            }
+        };
+        let function = call.get("function");
+        let name = function
+            .and_then(|f| f.get("name"))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty());
+        let args = match function.and_then(|f| f.get("arguments")) {
+            Some(Value::String(s)) => s.clone(),
+            Some(v @ Value::Object(_)) => v.to_string(), // some servers send an object
+            _ => String::new(),
+        };
+        let has_anything = id.is_some() || name.is_some() || !args.is_empty();
+        let slot = &mut self.tools[i];
+        if slot.closed {
+            if !has_anything {
+                return Ok(());
+            }
+            return Err(ModelError::Stream(format!(
+                "tool call {key} ({}) received more data after another block started; interleaved tool-call streams are not supported",
+                slot.name
+            )));
+        }
+        if let Some(id) = id
+            && slot.id.is_empty()
+        {
+            slot.id = id.to_string();
+        }
+        if let Some(name) = name
+            && slot.name.is_empty()
+        {
+            slot.name = name.to_string();
+        }
+        match slot.block {
+            None => {
+                slot.pending.push_str(&args);
+                if !slot.name.is_empty() {
+                    self.start_tool(i, out);
+                }
+            }
+            Some(index) => {
+                if self.open != Open::Tool(key) {
+                    // Started but not current cannot happen (starting closes others), but
+                    // never stream into a block that is not the open one.
+                    return Err(ModelError::Stream(format!(
+                        "tool call {key} is not the open block"
+                    )));
+                }
+                if !args.is_empty() {
+                    out.push(StreamEvent::ContentBlockDelta {
+                        index,
+                        delta: Delta::InputJsonDelta { partial_json: args },
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `content` of a delta: a string, or (some servers) a list of text parts.
+fn content_text(content: Option<&Value>) -> Option<String> {
+    match content? {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(parts) => Some(
+            parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+/// An error object inside the stream → `ModelError::Stream("<type or code>: <message>")`
+/// (`overloaded` survives, so [`ModelError::is_retryable`] sees it).
+fn stream_error(err: &Value) -> ModelError {
+    if let Some(s) = err.as_str() {
+        return ModelError::Stream(format!("error: {s}"));
+    }
+    let kind = ["type", "code"]
+        .iter()
+        .find_map(|k| match err.get(*k) {
+            Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            _ => None,
+        })
+        .unwrap_or_else(|| "error".into());
+    let message = err
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("the API sent an error without a message");
+    ModelError::Stream(format!("{kind}: {message}"))
+}
+
+/// A whole (non-streamed) completion as events; an error body as a stream error.
+fn completion_to_events(text: &str, model: &str) -> Vec<Result<StreamEvent, ModelError>> {
+    let mut conv = ChunkConverter::new(model);
+    let value: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            return vec![Err(ModelError::Stream(format!(
+                "expected an SSE stream but got malformed JSON: {e}; data: {}",
+                snippet(text)
+            )))];
+        }
+    };
+    let mut out = Vec::new();
+    let result = conv.push_chunk(&value).and_then(|mut evs| {
+        if conv.finish_reason.is_none() {
+            conv.finish_reason = Some("stop".into());
+        }
+        evs.extend(conv.finish(true)?);
+        Ok(evs)
+    });
+    match result {
+        Ok(evs) => out.extend(evs.into_iter().map(Ok)),
+        Err(e) => out.push(Err(e)),
+    }
+    out
+}
+
+type ByteStream = Pin<Box<dyn Stream<Item = Result<Bytes, ModelError>> + Send>>;
+
+struct DecodeState {
+    bytes: ByteStream,
+    decoder: SseDecoder,
+    conv: ChunkConverter,
+    queue: VecDeque<Result<StreamEvent, ModelError>>,
+    /// No more reading: the message ended, or an error.
+    done: bool,
+}
+
+impl DecodeState {
+    fn handle(&mut self, data: &str) {
+        if self.done {
+            return;
+        }
+        match self.conv.push_data(data) {
+            Ok(events) => self.queue.extend(events.into_iter().map(Ok)),
+            Err(e) => {
+                self.queue.push_back(Err(e));
+                self.done = true;
+            }
+        }
+        if self.conv.is_done() {
+            self.done = true;
+        }
+    }
+
+    fn fail(&mut self, e: ModelError) {
+        if !self.done {
+            self.queue.push_back(Err(e));
+            self.done = true;
+        }
+    }
+}
+
+/// Decodes a byte stream of Chat Completions SSE into Messages-API events. The stream
+/// ends after `message_stop` or after the first error; a body that ends before a
+/// `finish_reason` ends with `ModelError::Connection`.
+pub fn chunk_event_stream<S>(bytes: S, model: String) -> EventStream
+where
+    S: Stream<Item = Result<Bytes, ModelError>> + Send + 'static,
+{
+    let state = DecodeState {
+        bytes: Box::pin(bytes),
+        decoder: SseDecoder::new(),
+        conv: ChunkConverter::new(model),
+        queue: VecDeque::new(),
+        done: false,
+    };
+    Box::pin(futures::stream::unfold(state, |mut st| async move {
+        loop {
+            if let Some(item) = st.queue.pop_front() {
+                return Some((item, st));
+            }
+            if st.done {
+                return None;
+            }
+            match st.bytes.next().await {
+                Some(Ok(chunk)) => match st.decoder.push(&chunk) {
+                    Ok(events) => {
+                        for ev in &events {
+                            st.handle(&ev.data);
+                        }
+                    }
+                    Err(e) => st.fail(e),
+                },
+                Some(Err(e)) => st.fail(e),
+                None => {
+                    if let Some(ev) = st.decoder.finish() {
+                        st.handle(&ev.data);
+                    }
+                    if !st.done {
+                        match st.conv.finish(false) {
+                            Ok(events) => st.queue.extend(events.into_iter().map(Ok)),
+                            Err(e) => st.queue.push_back(Err(e)),
+                        }
+                    }
+                    st.done = true;
+                }
+            }
+        }
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::accumulate::Accumulator;
+    use crate::model::{ApiMessage, ThinkingConfig, ToolSpec};
+    use dcl_protocol::{DocumentBlock, Extra, ImageBlock};
+
+    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn chunk(delta: Value) -> String {
+        json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "gpt-x",
+               "choices": [{"index": 0, "delta": delta, "finish_reason": null}]})
+        .to_string()
+    }
+
+    fn finish_chunk(reason: &str) -> String {
+        json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "gpt-x",
+               "choices": [{"index": 0, "delta": {}, "finish_reason": reason}]})
+        .to_string()
+    }
+
+    fn usage_chunk() -> String {
+        json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "gpt-x",
+               "choices": [], "usage": {"prompt_tokens": 120, "completion_tokens": 30,
+               "total_tokens": 150, "prompt_tokens_details": {"cached_tokens": 20}}})
+        .to_string()
+    }
+
+    fn convert(datas: &[String]) -> Result<Vec<StreamEvent>, ModelError> {
+        let mut c = ChunkConverter::new("req-model");
+        let mut out = Vec::new();
+        for d in datas {
+            out.extend(c.push_data(d)?);
+        }
+        out.extend(c.finish(false)?);
+        Ok(out)
+    }
+
+    fn kinds(events: &[StreamEvent]) -> Vec<String> {
+        events
+            .iter()
+            .map(|e| {
+                let v = serde_json::to_value(e).unwrap();
+                let t = v["type"].as_str().unwrap().to_string();
+                match v["delta"]["type"].as_str() {
+                    Some(d) => format!("{t}:{d}"),
+                    None => match v["content_block"]["type"].as_str() {
+                        Some(b) => format!("{t}:{b}"),
+                        None => t,
+                    },
+                }
+            })
+            .collect()
+    }
+
+    fn accumulate(events: &[StreamEvent]) -> crate::model::accumulate::AssistantTurn {
+        let mut acc = Accumulator::new();
+        for e in events {
+            acc.push(e).unwrap();
+        }
+        acc.finish().unwrap()
+    }
+
+    #[test]
+    fn text_stream_becomes_a_text_block() {
+        let events = convert(&[
+            chunk(json!({"role": "assistant", "content": ""})),
+            chunk(json!({"content": "Hel"})),
+            chunk(json!({"content": "lo"})),
+            finish_chunk("stop"),
+            usage_chunk(),
+            "[DONE]".into(),
+        ])
+        .unwrap();
+        assert_eq!(
+            kinds(&events),
+            [
+                "message_start",
+                "content_block_start:text",
+                "content_block_delta:text_delta",
+                "content_block_delta:text_delta",
+                "content_block_stop",
+                "message_delta",
+                "message_stop"
+            ]
+        );
+        let turn = accumulate(&events);
+        assert_eq!(turn.id, "chatcmpl-1");
+        assert_eq!(turn.model, "gpt-x");
+        assert_eq!(turn.text(), "Hello");
+        assert_eq!(turn.stop_reason.as_deref(), Some("end_turn"));
+        assert_eq!(turn.usage.input_tokens, 100);
+        assert_eq!(turn.usage.cache_read_input_tokens, 20);
+        assert_eq!(turn.usage.output_tokens, 30);
+    }
+
+    #[test]
+    fn reasoning_then_text_then_parallel_tools() {
+        let events = convert(&[
+            chunk(json!({"role": "assistant", "reasoning_content": "Think "})),
+            chunk(json!({"reasoning_content": "hard."})),
+            chunk(json!({"content": "Two calls."})),
+            chunk(
+                json!({"tool_calls": [{"index": 0, "id": "call_a", "type": "function",
+                "function": {"name": "Read", "arguments": ""}}]}),
+            ),
+            chunk(json!({"tool_calls": [{"index": 0, "function": {"arguments": "{\"file_pa"}}]})),
+            chunk(json!({"tool_calls": [{"index": 0, "function": {"arguments": "th\": \"a\"}"}}]})),
+            chunk(
+                json!({"tool_calls": [{"index": 1, "id": "call_b", "type": "function",
+                "function": {"name": "Bash", "arguments": "{\"command\""}}]}),
+            ),
+            chunk(json!({"tool_calls": [{"index": 1, "function": {"arguments": ": \"ls\"}"}}]})),
+            finish_chunk("tool_calls"),
+            usage_chunk(),
+            "[DONE]".into(),
+        ])
+        .unwrap();
+        assert_eq!(
+            kinds(&events),
+            [
+                "message_start",
+                "content_block_start:thinking",
+                "content_block_delta:thinking_delta",
+                "content_block_delta:thinking_delta",
+                "content_block_delta:signature_delta",
+                "content_block_stop",
+                "content_block_start:text",
+                "content_block_delta:text_delta",
+                "content_block_stop",
+                "content_block_start:tool_use",
+                "content_block_delta:input_json_delta",
+                "content_block_delta:input_json_delta",
+                "content_block_stop",
+                "content_block_start:tool_use",
+                "content_block_delta:input_json_delta",
+                "content_block_delta:input_json_delta",
+                "content_block_stop",
+                "message_delta",
+                "message_stop"
+            ]
+        );
+        let turn = accumulate(&events);
+        assert_eq!(turn.stop_reason.as_deref(), Some("tool_use"));
+        let sig = match &turn.content[0] {
+            ContentBlock::Known(KnownBlock::Thinking(t)) => {
+                assert_eq!(t.thinking, "Think hard.");
+                t.signature.clone()
+            }
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(sig, synthetic_signature("Think hard."));
+        assert!(sig.starts_with(SYNTHETIC_SIGNATURE_PREFIX));
+        let tools: Vec<_> = turn.tool_uses().collect();
+        assert_eq!(tools.len(), 2);
+        assert_eq!(tools[0].id, "call_a");
+        assert_eq!(tools[0].input, json!({"file_path": "a"}));
+        assert_eq!(tools[1].name, "Bash");
+        assert_eq!(tools[1].input, json!({"command": "ls"}));
+        assert!(turn.invalid_tool_inputs.is_empty());
+    }
+
+    #[test]
+    fn finish_reasons_map() {
+        assert_eq!(map_finish_reason("stop"), "end_turn");
+        assert_eq!(map_finish_reason("tool_calls"), "tool_use");
+        assert_eq!(map_finish_reason("function_call"), "tool_use");
+        assert_eq!(map_finish_reason("length"), "max_tokens");
+        assert_eq!(map_finish_reason("content_filter"), "refusal");
+        assert_eq!(map_finish_reason("weird"), "weird");
+        let events = convert(&[chunk(json!({"content": "cut"})), finish_chunk("length")]).unwrap();
+        assert_eq!(
+            accumulate(&events).stop_reason.as_deref(),
+            Some("max_tokens")
+        );
+        // `stop` after tool calls (some local servers) is still tool_use.
+        let events = convert(&[
+            chunk(json!({"tool_calls": [{"index": 0, "id": "c", "function": {"name": "X", "arguments": "{}"}}]})),
+            finish_chunk("stop"),
+            "[DONE]".into(),
+        ])
+        .unwrap();
+        assert_eq!(accumulate(&events).stop_reason.as_deref(), Some("tool_use"));
+    }
+
+    #[test]
+    fn usage_conventions() {
+        let u = map_usage(&json!({"prompt_tokens": 50, "completion_tokens": 5,
+            "prompt_cache_hit_tokens": 30, "prompt_cache_miss_tokens": 20}));
+        assert_eq!(
+            (u.input_tokens, u.cache_read_input_tokens, u.output_tokens),
+            (20, 30, 5)
+        );
+        let u = map_usage(&json!({"prompt_tokens": 5, "completion_tokens": 1,
+            "prompt_tokens_details": {"cached_tokens": 99}}));
+        assert_eq!(
+            (u.input_tokens, u.cache_read_input_tokens),
+            (0, 5),
+            "never negative"
+        );
+        let u = map_usage(&json!({}));
+        assert_eq!(u, Usage::default());
+    }
+
+    #[test]
+    fn broken_and_odd_streams() {
+        // The body ends without finish_reason or [DONE]: a connection error.
+        let err = convert(&[chunk(json!({"content": "half"}))]).unwrap_err();
+        assert!(matches!(err, ModelError::Connection(_)), "{err:?}");
+        // Malformed JSON.
+        let err = convert(&["{\"choices\": [".into()]).unwrap_err();
+        assert!(err.to_string().contains("malformed JSON"), "{err}");
+        // An error object mid-stream.
+        let err = convert(&[
+            json!({"error": {"message": "Overloaded", "type": "overloaded_error"}}).to_string(),
+        ])
+        .unwrap_err();
+        assert_eq!(
+            err,
+            ModelError::Stream("overloaded_error: Overloaded".into())
+        );
+        assert!(err.is_retryable());
+        // [DONE] alone: an empty message.
+        let events = convert(&["[DONE]".into()]).unwrap();
+        assert_eq!(
+            kinds(&events),
+            ["message_start", "message_delta", "message_stop"]
+        );
+        let turn = accumulate(&events);
+        assert!(turn.content.is_empty());
+        assert!(turn.id.starts_with("chatcmpl-dcl-"));
+        assert_eq!(turn.model, "req-model");
+        // Anything after [DONE] is ignored.
+        let mut c = ChunkConverter::new("m");
+        c.push_data("[DONE]").unwrap();
+        assert!(c.push_data("garbage").unwrap().is_empty());
+    }
+
+    #[test]
+    fn interleaved_tool_calls_are_refused_clearly() {
+        let err = convert(&[
+            chunk(json!({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "X", "arguments": "{"}}]})),
+            chunk(json!({"tool_calls": [{"index": 1, "id": "b", "function": {"name": "Y", "arguments": "{"}}]})),
+            chunk(json!({"tool_calls": [{"index": 0, "function": {"arguments": "}"}}]})),
+        ])
+        .unwrap_err();
+        assert!(err.to_string().contains("interleaved"), "{err}");
+    }
+
+    #[test]
+    fn whole_tool_calls_without_index_and_late_names() {
+        // Ollama-style: complete calls in one chunk, no index, arguments as an object.
+        let events = convert(&[
+            chunk(json!({"tool_calls": [
+                {"id": "c1", "function": {"name": "A", "arguments": {"x": 1}}},
+                {"id": "c2", "function": {"name": "B", "arguments": "{\"y\":2}"}}]})),
+            finish_chunk("tool_calls"),
+        ])
+        .unwrap();
+        let turn = accumulate(&events);
+        let tools: Vec<_> = turn.tool_uses().collect();
+        assert_eq!(tools.len(), 2);
+        assert_eq!(tools[0].input, json!({"x": 1}));
+        assert_eq!(tools[1].id, "c2");
+        assert_eq!(tools[1].input, json!({"y": 2}));
+        // Arguments before the name, and a missing id.
+        let events = convert(&[
+            chunk(json!({"tool_calls": [{"index": 0, "function": {"arguments": "{\"a\""}}]})),
+            chunk(json!({"tool_calls": [{"index": 0, "function": {"name": "N", "arguments": ":1}"}}]})),
+            finish_chunk("tool_calls"),
+        ])
+        .unwrap();
+        let turn = accumulate(&events);
+        let t = turn.tool_uses().next().unwrap();
+        assert_eq!(t.name, "N");
+        assert!(t.id.starts_with("call_"));
+        assert_eq!(t.input, json!({"a": 1}));
+        // Invalid JSON arguments reach the accumulator's invalid-input path.
+        let events = convert(&[
+            chunk(json!({"tool_calls": [{"index": 0, "id": "c", "function": {"name": "N", "arguments": "{oops"}}]})),
+            finish_chunk("tool_calls"),
+        ])
+        .unwrap();
+        let turn = accumulate(&events);
+        assert_eq!(turn.invalid_tool_inputs.len(), 1);
+        assert_eq!(turn.invalid_tool_inputs[0].raw_json, "{oops");
+    }
+
+    #[test]
+    fn non_streamed_completion_is_converted() {
+        let text = json!({"id": "chatcmpl-9", "object": "chat.completion", "model": "m",
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": "Sure.", "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "A", "arguments": "{}"}}]}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 2}})
+        .to_string();
+        let events: Vec<StreamEvent> = completion_to_events(&text, "m")
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        let turn = accumulate(&events);
+        assert_eq!(turn.text(), "Sure.");
+        assert_eq!(turn.tool_uses().count(), 1);
+        assert_eq!(turn.usage.input_tokens, 10);
+        let err = completion_to_events("{\"error\": {\"message\": \"nope\"}}", "m");
+        assert!(matches!(&err[0], Err(ModelError::Stream(m)) if m.contains("nope")));
+    }
+
+    #[tokio::test]
+    async fn bytes_split_anywhere_decode_the_same() {
+        let body = format!(
+            "data: {}\n\ndata: {}\n\n: keep-alive\n\ndata: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
+            chunk(json!({"role": "assistant", "content": "h\u{e9}llo \u{1F600}"})),
+            chunk(json!({"content": " world"})),
+            finish_chunk("stop"),
+            usage_chunk()
+        );
+        let run = |pieces: Vec<Vec<u8>>| async move {
+            let s = futures::stream::iter(pieces.into_iter().map(|p| Ok(Bytes::from(p))));
+            chunk_event_stream(s, "m".into())
+                .collect::<Vec<_>>()
+                .await
+                .into_iter()
+                .map(Result::unwrap)
+                .collect::<Vec<_>>()
+        };
+        let whole = run(vec![body.as_bytes().to_vec()]).await;
+        assert_eq!(accumulate(&whole).text(), "h\u{e9}llo \u{1F600} world");
+        for i in (0..body.len()).step_by(3) {
+            let (a, b) = body.as_bytes().split_at(i);
+            assert_eq!(
+                run(vec![a.to_vec(), b.to_vec()]).await,
+                whole,
+                "split at {i}"
+            );
+        }
+        // A body cut before the end is a connection error as the last item.
+        let cut = &body.as_bytes()[..body.len() / 3];
+        let s = futures::stream::iter(vec![Ok(Bytes::copy_from_slice(cut))]);
+        let items: Vec<_> = chunk_event_stream(s, "m".into()).collect().await;
+        assert!(matches!(items.last(), Some(Err(ModelError::Connection(_)))));
+    }
+
+    fn sample_request() -> ModelRequest {
+        ModelRequest {
+            model: "gpt-4.1".into(),
+            system: Some("be brief".into()),
+            messages: vec![
+                ApiMessage {
+                    role: Role::User,
+                    content: vec![
+                        ContentBlock::text("look"),
+                        ContentBlock::Known(KnownBlock::Image(ImageBlock {
+                            source: json!({"type": "base64", "media_type": "image/jpeg", "data": "QUJD"}),
+                            extra: Extra::new(),
+                        })),
+                    ],
+                },
+                ApiMessage {
+                    role: Role::Assistant,
+                    content: vec![
+                        ContentBlock::thinking("hmm", "sig"),
+                        ContentBlock::text("Running."),
+                        ContentBlock::tool_use("call_1", "Bash", json!({"command": "ls"})),
+                        ContentBlock::tool_use("call_2", "Read", json!({"file_path": "x"})),
+                    ],
+                },
+                ApiMessage {
+                    role: Role::User,
+                    content: vec![
+                        ContentBlock::tool_result(
+                            "call_1",
+                            ToolResultContent::Text("a\nb".into()),
+                            None,
+                        ),
+                        ContentBlock::tool_result(
+                            "call_2",
+                            ToolResultContent::Text("no such file".into()),
+                            Some(true),
+                        ),
+                        ContentBlock::text("and now?"),
+                    ],
+                },
+            ],
+            tools: vec![ToolSpec {
+                name: "Bash".into(),
+                description: "run".into(),
+                input_schema: json!({"type": "object"}),
+            }],
+            max_tokens: 1000,
+            thinking: Some(ThinkingConfig {
+                budget_tokens: 2000,
+            }),
+        }
+    }
+
+    #[test]
+    fn body_has_the_chat_completions_shape() {
+        let body = request_body(&sample_request());
+        assert_eq!(
+            body,
+            json!({
+                "model": "gpt-4.1",
+                "messages": [
+                    {"role": "system", "content": "be brief"},
+                    {"role": "user", "content": [
+                        {"type": "text", "text": "look"},
+                        {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,QUJD"}}]},
+                    {"role": "assistant", "content": "Running.", "tool_calls": [
+                        {"id": "call_1", "type": "function", "function": {"name": "Bash", "arguments": "{\"command\":\"ls\"}"}},
+                        {"id": "call_2", "type": "function", "function": {"name": "Read", "arguments": "{\"file_path\":\"x\"}"}}]},
+                    {"role": "tool", "tool_call_id": "call_1", "content": "a\nb"},
+                    {"role": "tool", "tool_call_id": "call_2", "content": "Error: no such file"},
+                    {"role": "user", "content": "and now?"},
+                ],
+                "stream": true,
+                "stream_options": {"include_usage": true},
+                "max_completion_tokens": 1000,
+                "tools": [{"type": "function", "function": {"name": "Bash", "description": "run", "parameters": {"type": "object"}}}],
+            }),
+            "gpt-4.1 takes no reasoning_effort"
+        );
+    }
+
+    #[test]
+    fn thinking_and_token_fields_per_model() {
+        let mut req = sample_request();
+        req.model = "o4-mini".into();
+        let body = request_body(&req);
+        assert_eq!(body["reasoning_effort"], "low");
+        req.thinking = Some(ThinkingConfig {
+            budget_tokens: 30_000,
+        });
+        req.model = "gpt-5".into();
+        assert_eq!(request_body(&req)["reasoning_effort"], "high");
+        req.model = "deepseek-reasoner".into();
+        let body = request_body(&req);
+        assert!(body.get("reasoning_effort").is_none());
+        assert_eq!(body["max_tokens"], 1000);
+        assert!(body.get("max_completion_tokens").is_none());
+        req.model = "qwen3-coder-plus".into();
+        let body = request_body(&req);
+        assert_eq!(body["enable_thinking"], true);
+        assert_eq!(body["thinking_budget"], 30_000);
+        req.model = "qwen-max".into();
+        assert!(request_body(&req).get("enable_thinking").is_none());
+    }
+
+    #[test]
+    fn tool_images_documents_and_empty_messages() {
+        let req = ModelRequest {
+            model: "local".into(),
+            system: None,
+            messages: vec![
+                ApiMessage {
+                    role: Role::User,
+                    content: vec![ContentBlock::Known(KnownBlock::Document(DocumentBlock {
+                        source: json!({"type": "base64", "media_type": "application/pdf", "data": "UERG"}),
+                        extra: Extra::new(),
+                    }))],
+                },
+                ApiMessage {
+                    role: Role::Assistant,
+                    content: vec![ContentBlock::thinking("only thinking", "s")],
+                },
+                ApiMessage {
+                    role: Role::Assistant,
+                    content: vec![ContentBlock::tool_use("c", "Shot", json!({}))],
+                },
+                ApiMessage {
+                    role: Role::User,
+                    content: vec![ContentBlock::tool_result(
+                        "c",
+                        ToolResultContent::Blocks(vec![ContentBlock::Known(KnownBlock::Image(
+                            ImageBlock {
+                                source: json!({"type": "url", "url": "https://x/y.png"}),
+                                extra: Extra::new(),
+                            },
+                        ))]),
+                        None,
+                    )],
+                },
+            ],
+            tools: vec![],
+            max_tokens: 10,
+            thinking: None,
+        };
+        let body = request_body(&req);
+        let msgs = body["messages"].as_array().unwrap();
+        assert_eq!(msgs.len(), 4, "{body:#}");
+        assert_eq!(msgs[0]["content"][0]["type"], "file");
+        assert_eq!(msgs[1]["content"], Value::Null);
+        assert_eq!(msgs[1]["tool_calls"][0]["function"]["arguments"], "{}");
+        assert_eq!(
+            msgs[2],
+            json!({"role": "tool", "tool_call_id": "c", "content": "(images follow)"})
+        );
+        assert_eq!(msgs[3]["content"][1]["image_url"]["url"], "https://x/y.png");
+        assert!(body.get("tools").is_none());
+    }
+
+    #[test]
+    fn config_from_the_map_and_redaction() {
+        let cfg = OpenAiConfig::from_env_map(&env(&[]));
+        assert_eq!(cfg.endpoint(), "https://api.openai.com/v1/chat/completions");
+        assert!(cfg.api_key.is_none());
+        let cfg = OpenAiConfig::from_env_map(&env(&[
+            ("OPENAI_API_KEY", "sk-open-secret"),
+            ("OPENAI_BASE_URL", "http://u:pw@127.0.0.1:9/v1/"),
+            ("DCL_IDLE_TIMEOUT_MS", "250"),
+            ("DCL_REQUEST_TIMEOUT_MS", "900"),
+            ("OPENAI_ORG_ID", "org-secret"),
+        ]));
+        assert_eq!(
+            cfg.endpoint(),
+            "http://u:pw@127.0.0.1:9/v1/chat/completions"
+        );
+        assert_eq!(cfg.idle_timeout, Duration::from_millis(250));
+        assert_eq!(cfg.request_timeout, Duration::from_millis(900));
+        let dbg = format!("{cfg:?}");
+        for secret in ["sk-open-secret", "pw@", "org-secret"] {
+            assert!(!dbg.contains(secret), "{dbg}");
+        }
+        let client = OpenAiClient::new(cfg).unwrap();
+        let dbg = format!("{client:?}");
+        assert!(
+            !dbg.contains("sk-open-secret") && !dbg.contains("pw@"),
+            "{dbg}"
+        );
+        let cfg = OpenAiConfig::from_env_map(&env(&[
+            ("DCL_API_KEY", "k1"),
+            ("OPENAI_API_KEY", "k2"),
+            ("DCL_BASE_URL", "http://h/v1"),
+        ]));
+        assert_eq!(cfg.api_key.as_deref(), Some("k1"));
+        assert_eq!(cfg.base_url, "http://h/v1");
+        // Bad keys and URLs are config errors that do not echo the secret.
+        let err = OpenAiClient::new(OpenAiConfig::new(DEFAULT_BASE_URL).with_api_key("sk\nsecret"))
+            .unwrap_err();
+        assert!(!err.to_string().contains("secret"), "{err}");
+        assert!(matches!(
+            OpenAiClient::new(OpenAiConfig::new("ftp://x")),
+            Err(ModelError::Config(_))
+        ));
+    }
+
+    #[test]
+    fn error_bodies_of_many_servers() {
+        assert_eq!(
+            error_message(r#"{"error":{"message":"Rate limit reached","type":"requests"}}"#)
+                .as_deref(),
+            Some("Rate limit reached")
+        );
+        assert_eq!(
+            error_message(r#"{"error":"model not found"}"#).as_deref(),
+            Some("model not found")
+        );
+        assert_eq!(
+            error_message(r#"{"detail":"Not Found"}"#).as_deref(),
+            Some("Not Found")
+        );
+        assert_eq!(
+            error_message("upstream down").as_deref(),
+            Some("upstream down")
+        );
+        assert_eq!(error_message("  "), None);
+    }
+
+    #[test]
+    fn signatures_are_stable_and_distinct() {
+        assert_eq!(synthetic_signature("a"), synthetic_signature("a"));
+        assert_ne!(synthetic_signature("a"), synthetic_signature("b"));
+        assert_eq!(
+            synthetic_signature("").len(),
+            SYNTHETIC_SIGNATURE_PREFIX.len() + 32
+        );
+    }
+}

@@ -1,0 +1,918 @@
+//! [`McpManager`]: the MCP servers of one session, their status, their tools, and tool calls.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CancelledNotification, CancelledNotificationParam, ClientCapabilities,
+    ClientInfo, ClientNotification, ClientRequest, Implementation, Meta, ProtocolVersion,
+    Request, RequestId, ServerResult, Tool,
+};
+use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RunningService, ServiceError};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::ServerConfig;
+use crate::content::to_anthropic_blocks;
+use crate::transport::Watched;
+use crate::transport::sdk::SdkTransport;
+use crate::transport::sse;
+use crate::transport::stdio::{self, ChildGuard};
+use crate::HostRpc;
+
+/// Default connect timeout (`MCP_TIMEOUT`, ms).
+const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default tool-call timeout (`MCP_TOOL_TIMEOUT`, ms).
+const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(600);
+/// The scope reported for servers given to [`McpManager::start`] (`--mcp-config`, SDK options).
+const DYNAMIC_SCOPE: &str = "dynamic";
+
+/// How a manager is set up. `child_env` is the complete environment of stdio servers (plus
+/// each server's own `env`); it also supplies `MCP_TIMEOUT` / `MCP_TOOL_TIMEOUT` (ms) and the
+/// values of `${VAR}` in configs.
+#[derive(Clone)]
+pub struct McpOptions {
+    pub child_env: BTreeMap<String, String>,
+    /// The session's working directory: the cwd of stdio servers and the base of their
+    /// relative `cwd`. `None`: the process's cwd.
+    pub cwd: Option<PathBuf>,
+    /// `clientInfo` of the `initialize` request.
+    pub client_name: String,
+    pub client_version: String,
+}
+
+impl Default for McpOptions {
+    fn default() -> Self {
+        McpOptions {
+            child_env: BTreeMap::new(),
+            cwd: None,
+            client_name: "dcl".into(),
+            client_version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+}
+
+impl std::fmt::Debug for McpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpOptions")
+            .field("child_env_keys", &self.child_env.len())
+            .field("cwd", &self.cwd)
+            .field("client_name", &self.client_name)
+            .field("client_version", &self.client_version)
+            .finish()
+    }
+}
+
+/// `connected`, `pending`, `failed` or `disabled` (the `mcp_status` vocabulary).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConnectionStatus {
+    Connected,
+    Pending,
+    Failed,
+    Disabled,
+}
+
+/// One entry of `mcp_status` (`{"mcpServers": [ServerStatus…]}`). `config` has its env and
+/// header values redacted.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerStatus {
+    pub name: String,
+    pub status: ConnectionStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// `{"name", "version"}` from the server's `initialize` answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_info: Option<Value>,
+    pub tools: Vec<ToolSummary>,
+    pub config: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolSummary {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Value>,
+}
+
+/// A tool of a connected server, as the model sees it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct McpTool {
+    /// `mcp__<server>__<tool>`, see [`qualified_tool_name`].
+    pub qualified_name: String,
+    pub server: String,
+    /// The tool's own name on its server.
+    pub name: String,
+    pub description: Option<String>,
+    pub input_schema: Value,
+    /// MCP tool annotations (`readOnlyHint`, `destructiveHint`, `title`, …) as sent.
+    pub annotations: Option<Value>,
+}
+
+/// A tool call's outcome, content already in Anthropic block form.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CallResult {
+    pub content: Vec<Value>,
+    pub is_error: bool,
+    /// The MCP `structuredContent`, if any.
+    pub structured_content: Option<Value>,
+}
+
+/// The answer to `mcp_set_servers`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SetServersResult {
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    pub errors: BTreeMap<String, String>,
+}
+
+/// `mcp__<server>__<tool>`, every character outside `[A-Za-z0-9_-]` replaced by `_`.
+pub fn qualified_tool_name(server: &str, tool: &str) -> String {
+    fn norm(s: &str) -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    }
+    format!("mcp__{}__{}", norm(server), norm(tool))
+}
+
+/// The MCP servers of one session. Cheap to clone (shared state). Dropping the last clone
+/// kills every stdio server's process group; [`McpManager::shutdown`] does it politely.
+#[derive(Clone)]
+pub struct McpManager {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    host: Arc<dyn HostRpc>,
+    options: McpOptions,
+    connect_timeout: Duration,
+    tool_timeout: Duration,
+    servers: Mutex<Servers>,
+}
+
+#[derive(Default)]
+struct Servers {
+    map: BTreeMap<String, Entry>,
+    shut_down: bool,
+}
+
+struct Entry {
+    config: ServerConfig,
+    scope: Option<String>,
+    /// Bumped by every connect / disconnect, so a late result of an older attempt is ignored.
+    generation: u64,
+    state: State,
+}
+
+enum State {
+    Pending,
+    Connected(Arc<Connection>),
+    Failed(String),
+    Disabled,
+}
+
+struct Connection {
+    service: tokio::sync::Mutex<Option<RunningService<RoleClient, Client>>>,
+    peer: Peer<RoleClient>,
+    closed: CancellationToken,
+    child: Option<ChildGuard>,
+    server_info: Option<Value>,
+    tools: Mutex<Vec<Tool>>,
+}
+
+impl Connection {
+    /// Closes the session (stdin EOF for stdio servers) and ends the child's process group.
+    async fn close(&self) {
+        let service = self.service.lock().await.take();
+        if let Some(mut service) = service {
+            let _ = service.close_with_timeout(Duration::from_millis(500)).await;
+        }
+        if let Some(child) = &self.child {
+            child.terminate().await;
+        }
+    }
+
+    /// Why the connection ended, once it has (waits a little for a child to be reaped).
+    async fn death(&self) -> String {
+        match &self.child {
+            Some(child) => {
+                let exited = child.exited();
+                let _ = tokio::time::timeout(Duration::from_millis(500), exited.cancelled()).await;
+                child.describe_exit()
+            }
+            None => "the connection closed".into(),
+        }
+    }
+
+    fn tools(&self) -> Vec<Tool> {
+        lock(&self.tools).clone()
+    }
+}
+
+/// rmcp's client side: announces dcl and notices `notifications/tools/list_changed`.
+struct Client {
+    info: ClientInfo,
+    tools_changed: Arc<Notify>,
+}
+
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientInfo {
+        self.info.clone()
+    }
+
+    fn on_tool_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        self.tools_changed.notify_one();
+        std::future::ready(())
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn millis_from(env: &BTreeMap<String, String>, key: &str, default: Duration) -> Duration {
+    env.get(key)
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|ms| *ms > 0)
+        .map(Duration::from_millis)
+        .unwrap_or(default)
+}
+
+impl McpManager {
+    /// A manager whose stdio servers get `child_env` (the session's environment).
+    pub fn new(host: Arc<dyn HostRpc>, child_env: BTreeMap<String, String>) -> McpManager {
+        McpManager::with_options(
+            host,
+            McpOptions {
+                child_env,
+                ..McpOptions::default()
+            },
+        )
+    }
+
+    pub fn with_options(host: Arc<dyn HostRpc>, options: McpOptions) -> McpManager {
+        let connect_timeout =
+            millis_from(&options.child_env, "MCP_TIMEOUT", DEFAULT_CONNECT_TIMEOUT);
+        let tool_timeout = millis_from(&options.child_env, "MCP_TOOL_TIMEOUT", DEFAULT_TOOL_TIMEOUT);
+        McpManager {
+            inner: Arc::new(Inner {
+                host,
+                options,
+                connect_timeout,
+                tool_timeout,
+                servers: Mutex::new(Servers::default()),
+            }),
+        }
+    }
+
+    /// Adds `servers` (scope `"dynamic"`) and connects them all concurrently, each bounded by
+    /// the connect timeout. Returns when every one is connected or failed; a failure is only
+    /// a status (`failed` + error), never an error of the session. To not wait, spawn it.
+    pub async fn start(&self, servers: BTreeMap<String, ServerConfig>) {
+        self.start_scoped(
+            servers
+                .into_iter()
+                .map(|(name, config)| (name, (config, DYNAMIC_SCOPE.to_string())))
+                .collect(),
+        )
+        .await;
+    }
+
+    /// [`McpManager::start`] with a scope per server (`user`, `project`, `local`, …).
+    pub async fn start_scoped(&self, servers: BTreeMap<String, (ServerConfig, String)>) {
+        let names: Vec<String> = servers.keys().cloned().collect();
+        let mut replaced = Vec::new();
+        {
+            let mut s = lock(&self.inner.servers);
+            for (name, (config, scope)) in servers {
+                let generation = s.map.get(&name).map(|e| e.generation + 1).unwrap_or(0);
+                let old = s.map.insert(
+                    name,
+                    Entry {
+                        config,
+                        scope: Some(scope),
+                        generation,
+                        state: State::Pending,
+                    },
+                );
+                if let Some(Entry {
+                    state: State::Connected(c),
+                    ..
+                }) = old
+                {
+                    replaced.push(c);
+                }
+            }
+        }
+        futures::future::join_all(replaced.iter().map(|c| c.close())).await;
+        futures::future::join_all(names.iter().map(|n| self.connect(n))).await;
+    }
+
+    /// Replaces the whole set of servers (`mcp_set_servers`): servers no longer named are
+    /// disconnected and removed, new or changed ones are (re)connected, unchanged ones kept.
+    pub async fn set_servers(&self, servers: BTreeMap<String, ServerConfig>) -> SetServersResult {
+        let mut result = SetServersResult::default();
+        let mut to_close = Vec::new();
+        let mut to_start = BTreeMap::new();
+        {
+            let mut s = lock(&self.inner.servers);
+            let gone: Vec<String> = s
+                .map
+                .keys()
+                .filter(|k| !servers.contains_key(*k))
+                .cloned()
+                .collect();
+            for name in gone {
+                if let Some(entry) = s.map.remove(&name) {
+                    if let State::Connected(c) = entry.state {
+                        to_close.push(c);
+                    }
+                    result.removed.push(name);
+                }
+            }
+            for (name, config) in servers {
+                match s.map.get(&name) {
+                    Some(e) if e.config == config => {}
+                    _ => {
+                        result.added.push(name.clone());
+                        to_start.insert(name, (config, DYNAMIC_SCOPE.to_string()));
+                    }
+                }
+            }
+        }
+        futures::future::join_all(to_close.iter().map(|c| c.close())).await;
+        self.start_scoped(to_start).await;
+        for name in &result.added {
+            if let Some(ServerStatus {
+                error: Some(e), ..
+            }) = self.status().into_iter().find(|st| &st.name == name)
+            {
+                result.errors.insert(name.clone(), e);
+            }
+        }
+        result
+    }
+
+    /// Every server, in name order.
+    pub fn status(&self) -> Vec<ServerStatus> {
+        let s = lock(&self.inner.servers);
+        s.map
+            .iter()
+            .map(|(name, e)| {
+                let (status, error, server_info, tools) = match &e.state {
+                    State::Pending => (ConnectionStatus::Pending, None, None, Vec::new()),
+                    State::Failed(err) => {
+                        (ConnectionStatus::Failed, Some(err.clone()), None, Vec::new())
+                    }
+                    State::Disabled => (ConnectionStatus::Disabled, None, None, Vec::new()),
+                    State::Connected(c) => (
+                        ConnectionStatus::Connected,
+                        None,
+                        c.server_info.clone(),
+                        c.tools()
+                            .iter()
+                            .map(|t| ToolSummary {
+                                name: t.name.to_string(),
+                                description: t.description.as_ref().map(|d| d.to_string()),
+                                annotations: t
+                                    .annotations
+                                    .as_ref()
+                                    .and_then(|a| serde_json::to_value(a).ok()),
+                            })
+                            .collect(),
+                    ),
+                };
+                ServerStatus {
+                    name: name.clone(),
+                    status,
+                    error,
+                    server_info,
+                    tools,
+                    config: e.config.to_json_redacted(),
+                    scope: e.scope.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// The tools of every connected server, by server then tool order.
+    pub fn tools(&self) -> Vec<McpTool> {
+        let s = lock(&self.inner.servers);
+        let mut out = Vec::new();
+        for (server, e) in &s.map {
+            if let State::Connected(c) = &e.state {
+                for t in c.tools() {
+                    out.push(McpTool {
+                        qualified_name: qualified_tool_name(server, &t.name),
+                        server: server.clone(),
+                        name: t.name.to_string(),
+                        description: t.description.as_ref().map(|d| d.to_string()),
+                        input_schema: Value::Object((*t.input_schema).clone()),
+                        annotations: t
+                            .annotations
+                            .as_ref()
+                            .and_then(|a| serde_json::to_value(a).ok()),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Calls `mcp__<server>__<tool>` with `args` (a JSON object, or null for none).
+    pub async fn call(
+        &self,
+        qualified_name: &str,
+        args: Value,
+        cancel: CancellationToken,
+    ) -> Result<CallResult, String> {
+        self.call_with_meta(qualified_name, args, None, cancel).await
+    }
+
+    /// [`McpManager::call`] with `params._meta` entries (e.g. `{"claudecode/toolUseId": id}`);
+    /// rmcp adds `progressToken`. `cancel` sends `notifications/cancelled` and returns
+    /// `Err`; so does the tool timeout (`MCP_TOOL_TIMEOUT`).
+    pub async fn call_with_meta(
+        &self,
+        qualified_name: &str,
+        args: Value,
+        meta: Option<Map<String, Value>>,
+        cancel: CancellationToken,
+    ) -> Result<CallResult, String> {
+        let (server, tool, generation, conn) = self.resolve(qualified_name)?;
+        let arguments = match args {
+            Value::Object(m) => Some(m),
+            Value::Null => None,
+            other => {
+                return Err(format!(
+                    "MCP tool arguments must be a JSON object, got {}",
+                    crate::config::type_name(&other)
+                ));
+            }
+        };
+        let request = ClientRequest::CallToolRequest(Request::new(CallToolRequestParams {
+            meta: None,
+            name: tool.clone().into(),
+            arguments,
+            task: None,
+        }));
+        let options = PeerRequestOptions {
+            timeout: None,
+            meta: meta.map(Meta),
+        };
+        let handle = match conn.peer.send_cancellable_request(request, options).await {
+            Ok(h) => h,
+            Err(e) => return Err(self.call_failed(&server, generation, &conn, e).await),
+        };
+        let (id, peer) = (handle.id.clone(), handle.peer.clone());
+        let response = handle.await_response();
+        tokio::pin!(response);
+        let outcome = tokio::select! {
+            r = &mut response => r,
+            _ = cancel.cancelled() => {
+                send_cancel(peer, id, "cancelled by the user");
+                return Err(format!("MCP tool call {qualified_name} was cancelled"));
+            }
+            _ = tokio::time::sleep(self.inner.tool_timeout) => {
+                send_cancel(peer, id, "timed out");
+                return Err(format!(
+                    "MCP tool {qualified_name} timed out after {} ms (MCP_TOOL_TIMEOUT)",
+                    self.inner.tool_timeout.as_millis()
+                ));
+            }
+        };
+        match outcome {
+            Ok(ServerResult::CallToolResult(r)) => {
+                let content: Vec<Value> = r
+                    .content
+                    .iter()
+                    .filter_map(|c| serde_json::to_value(c).ok())
+                    .collect();
+                Ok(CallResult {
+                    content: to_anthropic_blocks(&content, r.structured_content.as_ref()),
+                    is_error: r.is_error.unwrap_or(false),
+                    structured_content: r.structured_content,
+                })
+            }
+            Ok(other) => Err(format!(
+                "MCP server {server:?} sent an unexpected reply to tools/call: {}",
+                serde_json::to_string(&other).unwrap_or_default()
+            )),
+            Err(e) => Err(self.call_failed(&server, generation, &conn, e).await),
+        }
+    }
+
+    /// The message of a failed call; a dead connection also flips the server to `failed`.
+    async fn call_failed(
+        &self,
+        server: &str,
+        generation: u64,
+        conn: &Arc<Connection>,
+        e: ServiceError,
+    ) -> String {
+        match e {
+            ServiceError::McpError(e) => {
+                format!("MCP server {server:?} answered with error {}: {}", e.code.0, e.message)
+            }
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                let dead = conn.closed.is_cancelled() || conn.peer.is_transport_closed();
+                if !dead {
+                    return format!("MCP server {server:?}: {e}");
+                }
+                let why = conn.death().await;
+                let msg = format!("MCP server {server:?} disconnected: {why}");
+                self.inner.mark_dead(server, generation, conn, msg.clone());
+                msg
+            }
+            other => format!("MCP tool call to {server:?} failed: {other}"),
+        }
+    }
+
+    fn resolve(&self, qualified: &str) -> Result<(String, String, u64, Arc<Connection>), String> {
+        let s = lock(&self.inner.servers);
+        let mut known_server = None;
+        for (server, e) in &s.map {
+            let prefix = qualified_tool_name(server, "");
+            if !qualified.starts_with(&prefix) {
+                continue;
+            }
+            match &e.state {
+                State::Connected(c) => {
+                    for t in c.tools() {
+                        if qualified_tool_name(server, &t.name) == qualified {
+                            return Ok((server.clone(), t.name.to_string(), e.generation, c.clone()));
+                        }
+                    }
+                }
+                State::Failed(err) => {
+                    known_server = Some(format!("MCP server {server:?} is not connected: {err}"))
+                }
+                State::Pending => {
+                    known_server = Some(format!("MCP server {server:?} is still connecting"))
+                }
+                State::Disabled => {
+                    known_server = Some(format!("MCP server {server:?} is disabled"))
+                }
+            }
+        }
+        Err(known_server.unwrap_or_else(|| format!("No such MCP tool: {qualified}")))
+    }
+
+    /// Disables (disconnects; status `disabled`) or enables (connects) a server.
+    pub async fn toggle(&self, name: &str, enabled: bool) -> Result<(), String> {
+        if enabled {
+            {
+                let s = lock(&self.inner.servers);
+                match s.map.get(name) {
+                    None => return Err(not_found(name)),
+                    Some(Entry {
+                        state: State::Connected(_),
+                        ..
+                    }) => return Ok(()),
+                    Some(_) => {}
+                }
+            }
+            return self.connect(name).await;
+        }
+        let old = {
+            let mut s = lock(&self.inner.servers);
+            let entry = s.map.get_mut(name).ok_or_else(|| not_found(name))?;
+            entry.generation += 1;
+            match std::mem::replace(&mut entry.state, State::Disabled) {
+                State::Connected(c) => Some(c),
+                _ => None,
+            }
+        };
+        if let Some(c) = old {
+            c.close().await;
+        }
+        Ok(())
+    }
+
+    /// Disconnects (if connected) and connects again.
+    pub async fn reconnect(&self, name: &str) -> Result<(), String> {
+        {
+            let s = lock(&self.inner.servers);
+            match s.map.get(name) {
+                None => return Err(not_found(name)),
+                Some(Entry {
+                    state: State::Disabled,
+                    ..
+                }) => return Err(format!("MCP server {name:?} is disabled; enable it first")),
+                Some(_) => {}
+            }
+        }
+        self.connect(name).await
+    }
+
+    /// Closes every connection and ends every stdio server's process group (SIGTERM, then
+    /// SIGKILL), waiting until they are reaped. Later connects fail.
+    pub async fn shutdown(&self) {
+        let conns: Vec<Arc<Connection>> = {
+            let mut s = lock(&self.inner.servers);
+            s.shut_down = true;
+            s.map
+                .values_mut()
+                .filter_map(|e| {
+                    e.generation += 1;
+                    match std::mem::replace(
+                        &mut e.state,
+                        State::Failed("the session has shut down".into()),
+                    ) {
+                        State::Connected(c) => Some(c),
+                        State::Disabled => {
+                            e.state = State::Disabled;
+                            None
+                        }
+                        _ => None,
+                    }
+                })
+                .collect()
+        };
+        futures::future::join_all(conns.iter().map(|c| c.close())).await;
+    }
+
+    /// (Re)connects one server: status `pending`, then `connected` or `failed`.
+    async fn connect(&self, name: &str) -> Result<(), String> {
+        let (generation, config, old) = {
+            let mut s = lock(&self.inner.servers);
+            if s.shut_down {
+                return Err("the session has shut down".into());
+            }
+            let entry = s.map.get_mut(name).ok_or_else(|| not_found(name))?;
+            entry.generation += 1;
+            let old = match std::mem::replace(&mut entry.state, State::Pending) {
+                State::Connected(c) => Some(c),
+                _ => None,
+            };
+            (entry.generation, entry.config.clone(), old)
+        };
+        if let Some(old) = old {
+            old.close().await;
+        }
+        let timeout = self.inner.connect_timeout;
+        let result = match tokio::time::timeout(timeout, self.inner.establish(name, &config)).await
+        {
+            Ok(r) => r,
+            Err(_) => Err(format!(
+                "timed out after {} ms while connecting (MCP_TIMEOUT)",
+                timeout.as_millis()
+            )),
+        };
+        let outcome = {
+            let mut s = lock(&self.inner.servers);
+            match s.map.get_mut(name) {
+                Some(entry) if entry.generation == generation => match result {
+                    Ok((conn, tools_changed)) => {
+                        let conn = Arc::new(conn);
+                        entry.state = State::Connected(conn.clone());
+                        spawn_monitor(
+                            Arc::downgrade(&self.inner),
+                            name.to_string(),
+                            generation,
+                            &conn,
+                            tools_changed,
+                        );
+                        Ok(None)
+                    }
+                    Err(e) => {
+                        tracing::debug!(server = name, "MCP server failed to connect: {e}");
+                        entry.state = State::Failed(e.clone());
+                        Err(e)
+                    }
+                },
+                // Superseded (disabled, reconnected, removed or shut down meanwhile).
+                _ => match result {
+                    Ok((conn, _)) => Ok(Some(conn)),
+                    Err(e) => Err(e),
+                },
+            }
+        };
+        match outcome {
+            Ok(None) => Ok(()),
+            Ok(Some(stale)) => {
+                stale.close().await;
+                Err(format!("connecting to MCP server {name:?} was superseded"))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+fn not_found(name: &str) -> String {
+    format!("No MCP server named {name:?}")
+}
+
+fn send_cancel(peer: Peer<RoleClient>, id: RequestId, reason: &str) {
+    let notification = ClientNotification::CancelledNotification(CancelledNotification {
+        params: CancelledNotificationParam {
+            request_id: id,
+            reason: Some(reason.to_string()),
+        },
+        method: Default::default(),
+        extensions: Default::default(),
+    });
+    tokio::spawn(async move {
+        let _ = tokio::time::timeout(Duration::from_secs(5), peer.send_notification(notification))
+            .await;
+    });
+}
+
+/// Watches one connection: flips the server to `failed` when it dies on its own, and
+/// refreshes the tool list on `notifications/tools/list_changed`.
+fn spawn_monitor(
+    inner: Weak<Inner>,
+    name: String,
+    generation: u64,
+    conn: &Arc<Connection>,
+    tools_changed: Arc<Notify>,
+) {
+    let weak_conn = Arc::downgrade(conn);
+    let closed = conn.closed.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = closed.cancelled() => {
+                    let (Some(inner), Some(conn)) = (inner.upgrade(), weak_conn.upgrade()) else {
+                        return;
+                    };
+                    let why = conn.death().await;
+                    inner.mark_dead(&name, generation, &conn, format!("disconnected: {why}"));
+                    return;
+                }
+                _ = tools_changed.notified() => {
+                    let (Some(inner), Some(conn)) = (inner.upgrade(), weak_conn.upgrade()) else {
+                        return;
+                    };
+                    let listed =
+                        tokio::time::timeout(inner.connect_timeout, conn.peer.list_all_tools()).await;
+                    match listed {
+                        Ok(Ok(tools)) => *lock(&conn.tools) = tools,
+                        _ => tracing::debug!(server = %name, "refreshing the tool list failed"),
+                    }
+                }
+            }
+        }
+    });
+}
+
+impl Inner {
+    /// The server died by itself: `failed` with the reason, unless something else already
+    /// replaced this connection.
+    fn mark_dead(&self, name: &str, generation: u64, conn: &Arc<Connection>, why: String) {
+        let mut s = lock(&self.servers);
+        if let Some(entry) = s.map.get_mut(name) {
+            if entry.generation == generation {
+                if let State::Connected(c) = &entry.state {
+                    if Arc::ptr_eq(c, conn) {
+                        entry.state = State::Failed(why);
+                    }
+                }
+            }
+        }
+    }
+
+    fn client_info(&self, tools_changed: Arc<Notify>) -> Client {
+        let mut client_info = Implementation::from_build_env();
+        client_info.name = self.options.client_name.clone();
+        client_info.version = self.options.client_version.clone();
+        Client {
+            info: ClientInfo {
+                meta: None,
+                protocol_version: ProtocolVersion::V_2025_06_18,
+                capabilities: ClientCapabilities::default(),
+                client_info,
+            },
+            tools_changed,
+        }
+    }
+
+    /// Opens the transport, runs the MCP handshake and lists the tools.
+    async fn establish(
+        &self,
+        name: &str,
+        config: &ServerConfig,
+    ) -> Result<(Connection, Arc<Notify>), String> {
+        let config = config.expand_vars(&self.options.child_env)?;
+        let closed = CancellationToken::new();
+        let tools_changed = Arc::new(Notify::new());
+        let client = self.client_info(tools_changed.clone());
+        let init_err = |e: rmcp::service::ClientInitializeError| format!("MCP handshake failed: {e}");
+        let (service, child) = match &config {
+            ServerConfig::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut full_env = self.options.child_env.clone();
+                full_env.extend(env.iter().map(|(k, v)| (k.clone(), v.clone())));
+                let cwd = match (cwd, &self.options.cwd) {
+                    (Some(c), Some(base)) => Some(base.join(c)),
+                    (Some(c), None) => Some(c.clone()),
+                    (None, base) => base.clone(),
+                };
+                let (t, guard) = stdio::spawn(stdio::Spawn {
+                    server: name,
+                    command,
+                    args,
+                    env: full_env,
+                    cwd,
+                })?;
+                let transport = Watched {
+                    inner: t,
+                    closed: closed.clone(),
+                };
+                match client.serve(transport).await {
+                    Ok(service) => (service, Some(guard)),
+                    Err(e) => {
+                        let exited = guard.exited();
+                        let _ =
+                            tokio::time::timeout(Duration::from_millis(300), exited.cancelled())
+                                .await;
+                        let why = if exited.is_cancelled() {
+                            format!(" ({})", guard.describe_exit())
+                        } else {
+                            String::new()
+                        };
+                        guard.terminate().await;
+                        return Err(format!("{}{why}", init_err(e)));
+                    }
+                }
+            }
+            ServerConfig::Http { url, headers } => {
+                let http = sse::http_client(headers)?;
+                let t = StreamableHttpClientTransport::with_client(
+                    http,
+                    StreamableHttpClientTransportConfig::with_uri(url.as_str()),
+                );
+                let transport = Watched {
+                    inner: t,
+                    closed: closed.clone(),
+                };
+                (client.serve(transport).await.map_err(init_err)?, None)
+            }
+            ServerConfig::Sse { url, headers } => {
+                let http = sse::http_client(headers)?;
+                let t = sse::connect(name, http, url).await?;
+                let transport = Watched {
+                    inner: t,
+                    closed: closed.clone(),
+                };
+                (client.serve(transport).await.map_err(init_err)?, None)
+            }
+            ServerConfig::Sdk { .. } => {
+                let t = SdkTransport::new(name, self.host.clone());
+                let transport = Watched {
+                    inner: t,
+                    closed: closed.clone(),
+                };
+                (client.serve(transport).await.map_err(init_err)?, None)
+            }
+        };
+        let peer = service.peer().clone();
+        let info = peer.peer_info();
+        let server_info = info.map(|i| {
+            json!({"name": i.server_info.name, "version": i.server_info.version})
+        });
+        let has_tools = info.map(|i| i.capabilities.tools.is_some()).unwrap_or(false);
+        let tools = match peer.list_all_tools().await {
+            Ok(t) => t,
+            Err(e) if has_tools => return Err(format!("tools/list failed: {e}")),
+            Err(_) => Vec::new(),
+        };
+        Ok((
+            Connection {
+                service: tokio::sync::Mutex::new(Some(service)),
+                peer,
+                closed,
+                child,
+                server_info,
+                tools: Mutex::new(tools),
+            },
+            tools_changed,
+        ))
+    }
+}
