@@ -416,3 +416,25 @@ fn subtype_falls_back_to_type_for_qoder_ts() {
     assert_eq!(d.response_to("i")["response"]["subtype"], "success");
     d.finish();
 }
+
+#[test]
+fn priority_now_replaces_the_running_turn() {
+    let mut d = Dcl::start(&[STREAM, &["--include-partial-messages"]].concat());
+    d.user("FAKE_SLOW please");
+    d.until(|v| v["type"] == "stream_event" && v["event"]["type"] == "content_block_delta");
+    d.send(json!({"type":"user","message":{"role":"user","content":"say hi"},"priority":"now"}));
+    let first = d.until_type("result");
+    assert_eq!(first["subtype"], "error_during_execution");
+    let second = d.until_type("result");
+    assert_eq!(second["result"], "Hello from the fake model.");
+    d.finish();
+}
+
+#[test]
+fn origin_is_echoed_on_the_result() {
+    let mut d = Dcl::start(STREAM);
+    d.send(json!({"type":"user","message":{"role":"user","content":"say hi"},"origin":{"kind":"human"}}));
+    let r = d.until_type("result");
+    assert_eq!(r["origin"], json!({"kind":"human"}));
+    d.finish();
+}

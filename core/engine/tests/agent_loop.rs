@@ -282,3 +282,34 @@ async fn a_tool_the_model_invented_is_an_error_result() {
     server.assert_no_violations();
     session.close();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn should_query_false_adds_context_without_a_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeAnthropicServer::start(vec![FakeResponse::sse(
+        SseMessage::new().text("Noted both.").build(),
+    )])
+    .await
+    .unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        options(&server, dir.path(), "default"),
+    )
+    .unwrap();
+    let mut quiet = prompt("background fact: the sky is green");
+    if let Message::User(u) = &mut quiet {
+        u.extra.insert("shouldQuery".into(), json!(false));
+    }
+    session.send(quiet).unwrap();
+    session.send(prompt("what colour is the sky?")).unwrap();
+    let (_, result) = until_result(&session).await;
+    assert_eq!(result["result"], "Noted both.");
+    let bodies = server.message_bodies();
+    assert_eq!(bodies.len(), 1, "one model call for two messages");
+    let first = bodies[0]["messages"][0].to_string();
+    assert!(
+        first.contains("the sky is green") && first.contains("what colour"),
+        "{first}"
+    );
+    session.close();
+}

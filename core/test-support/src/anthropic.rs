@@ -36,7 +36,7 @@ use tokio::task::{JoinHandle, JoinSet};
 
 const MAX_HEAD: usize = 64 * 1024;
 const MAX_BODY: usize = 64 * 1024 * 1024;
-const READ_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const READ_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// One scripted answer. Build with the constructors, adjust with the `with_*`/fault methods.
 #[derive(Debug, Clone)]
@@ -53,7 +53,7 @@ pub struct FakeResponse {
     /// After this many body bytes, pause.
     stall_at: Option<(usize, Duration)>,
     /// After this many body bytes, drop the connection (no terminating chunk).
-    cut_at: Option<usize>,
+    pub(crate) cut_at: Option<usize>,
 }
 
 impl FakeResponse {
@@ -498,7 +498,7 @@ fn tool_result_ids(msg: &Value) -> Vec<String> {
 }
 
 /// Reads one request (head + Content-Length or chunked body). `Ok(None)` on a clean close.
-async fn read_request(
+pub(crate) async fn read_request(
     sock: &mut TcpStream,
     buf: &mut Vec<u8>,
 ) -> std::io::Result<Option<RecordedRequest>> {
@@ -645,7 +645,7 @@ fn pieces(r: &FakeResponse) -> Vec<&[u8]> {
     out
 }
 
-async fn write_response(
+pub(crate) async fn write_response(
     sock: &mut TcpStream,
     r: &FakeResponse,
     keep_alive: bool,

@@ -262,7 +262,9 @@ impl Actor {
                         Value::Null => None,
                         Value::String(s) => Some(s.clone()),
                         _ => {
-                            return Err("apply_flag_settings: model must be a string or null".into());
+                            return Err(
+                                "apply_flag_settings: model must be a string or null".into()
+                            );
                         }
                     })
                 }
@@ -272,7 +274,7 @@ impl Actor {
                         Value::String(s) => Some(super::effort::parse(s)?),
                         _ => {
                             return Err(
-                                "apply_flag_settings: effortLevel must be a string or null".into()
+                                "apply_flag_settings: effortLevel must be a string or null".into(),
                             );
                         }
                     })

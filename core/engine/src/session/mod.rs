@@ -169,6 +169,8 @@ pub(crate) struct Shared {
     pub prompt_suggestions: AtomicBool,
     /// Size of the serialized history when it was last measured.
     pub last_messages_chars: Mutex<usize>,
+    /// Blocks of `shouldQuery: false` messages, prepended to the next turn's prompt.
+    pub pending_context: Mutex<Vec<dcl_protocol::ContentBlock>>,
 }
 
 impl Shared {
@@ -270,6 +272,7 @@ impl Shared {
             json_schema,
             prompt_suggestions: AtomicBool::new(false),
             last_messages_chars: Mutex::new(0),
+            pending_context: Mutex::new(Vec::new()),
             opts,
         })
     }
@@ -533,11 +536,26 @@ impl Actor {
             tracing::warn!("user message with empty content ignored");
             return;
         }
+        if user.should_query() == Some(false) {
+            // Context for the next turn, not a turn of its own.
+            lock(&self.shared.pending_context).extend(user.message.content.into_blocks());
+            return;
+        }
         let uuid = user.uuid.clone().unwrap_or_else(emit::new_uuid);
-        self.queue.push_back(QueuedPrompt {
+        let prompt = QueuedPrompt {
             uuid,
             message: user,
-        });
+        };
+        match prompt.message.priority() {
+            // `now` replaces the running turn; `next` (the default) and `later` queue.
+            Some("now") => {
+                if let Some(t) = &self.current {
+                    t.cancel.cancel();
+                }
+                self.queue.push_front(prompt);
+            }
+            _ => self.queue.push_back(prompt),
+        }
     }
 
     fn respond(&self, response: ControlResponse) {

@@ -1,7 +1,11 @@
-//! Model names: aliases, the mock, context windows and prices.
+//! Model names: aliases, the mock, context windows and prices. The tables live in
+//! [`crate::model::pricing`] (prices, limits of known models) and
+//! [`crate::model::providers`] (defaults per provider); this is the engine's view of them.
+
+use crate::model::{pricing, providers};
 
 /// The default model of the Anthropic format.
-pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
+pub const DEFAULT_ANTHROPIC_MODEL: &str = providers::ANTHROPIC.default_model;
 pub const MOCK_MODEL: &str = "mock-model";
 
 pub fn is_mock(model: &str) -> bool {
@@ -19,38 +23,58 @@ pub fn resolve_alias(model: Option<&str>, default: &str) -> String {
     }
 }
 
-/// (input, output, cache read, cache write) USD per million tokens.
+/// (input, output, cache read, cache write) USD per million tokens; the mock is free,
+/// `None` means the model is not in the price table (it is counted as free; see
+/// [`pricing::lookup`] and `Clients::unpriced_notice`).
 pub fn price_per_mtok(model: &str) -> Option<(f64, f64, f64, f64)> {
-    let m = model.to_ascii_lowercase();
-    if is_mock(&m) {
-        return Some((0.0, 0.0, 0.0, 0.0));
+    if is_mock(model) {
+        return Some(pricing::Price::FREE.as_tuple());
     }
-    if m.contains("opus-4-5") || m.contains("opus-4-6") {
-        Some((5.0, 25.0, 0.5, 6.25))
-    } else if m.contains("opus") {
-        Some((15.0, 75.0, 1.5, 18.75))
-    } else if m.contains("sonnet") {
-        Some((3.0, 15.0, 0.3, 3.75))
-    } else if m.contains("haiku-4") {
-        Some((1.0, 5.0, 0.1, 1.25))
-    } else if m.contains("haiku") {
-        Some((0.8, 4.0, 0.08, 1.0))
-    } else {
-        None
-    }
+    pricing::lookup(model).map(|p| p.as_tuple())
 }
 
-pub fn context_window(_model: &str) -> u64 {
-    200_000
+/// Context window (`modelUsage[…].contextWindow`): the price table's, else the
+/// provider's default, else 128k (200k for an unlisted Claude model).
+pub fn context_window(model: &str) -> u64 {
+    if is_mock(model) {
+        return 200_000;
+    }
+    pricing::context_window(model).unwrap_or_else(|| providers::default_context_window(model))
 }
 
+/// Largest output (`max_tokens`, `modelUsage[…].maxOutputTokens`): the price table's,
+/// else the provider's default, else 8192.
 pub fn max_output_tokens(model: &str) -> u64 {
-    let m = model.to_ascii_lowercase();
-    if is_mock(&m) {
-        8_192
-    } else if m.contains("opus-4-1") || m.contains("opus-4-0") {
-        32_000
-    } else {
-        64_000
+    if is_mock(model) {
+        return 8_192;
+    }
+    pricing::max_output_tokens(model).unwrap_or_else(|| providers::default_max_output_tokens(model))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_engine_view() {
+        assert_eq!(price_per_mtok("mock-model"), Some((0.0, 0.0, 0.0, 0.0)));
+        assert_eq!(
+            price_per_mtok("claude-sonnet-4-5"),
+            Some((3.0, 15.0, 0.3, 3.75))
+        );
+        assert_eq!(price_per_mtok("llama3"), None);
+        assert_eq!(context_window("mock-model"), 200_000);
+        assert_eq!(context_window("claude-opus-4-8[1m]"), 1_000_000);
+        assert_eq!(context_window("claude-unknown-9"), 200_000);
+        assert_eq!(context_window("qwen-plus"), 131_072);
+        assert_eq!(context_window("llama3"), 128_000);
+        assert_eq!(max_output_tokens("mock-model"), 8_192);
+        assert_eq!(max_output_tokens("claude-opus-4-1"), 32_000);
+        assert_eq!(max_output_tokens("claude-sonnet-4-5"), 64_000);
+        assert_eq!(max_output_tokens("deepseek-flash"), 8_192);
+        assert_eq!(max_output_tokens("gpt-4o"), 16_384);
+        assert_eq!(max_output_tokens("llama3"), 8_192);
+        assert_eq!(resolve_alias(Some("opus"), "x"), "claude-opus-4-1");
+        assert_eq!(resolve_alias(Some("default"), "x"), "x");
     }
 }

@@ -51,6 +51,8 @@ struct TurnState {
     /// Times the Stop hook kept the turn going.
     stop_hook_rounds: u32,
     structured_nudges: u32,
+    /// The prompt's `origin`, echoed on its result.
+    origin: Option<Value>,
 }
 
 enum CallError {
@@ -91,6 +93,7 @@ pub(crate) async fn run_turn(
         structured: None,
         stop_hook_rounds: 0,
         structured_nudges: 0,
+        origin: prompt.message.origin().cloned(),
     };
     emit_init(&shared);
     if shared.opts.replay_user_messages {
@@ -101,7 +104,9 @@ pub(crate) async fn run_turn(
         echo.is_replay = Some(true);
         shared.emitter.emit(Message::User(echo));
     }
-    let mut user_blocks = prompt.message.message.content.clone().into_blocks();
+    let mut user_blocks: Vec<ContentBlock> =
+        std::mem::take(&mut *super::lock(&shared.pending_context));
+    user_blocks.extend(prompt.message.message.content.clone().into_blocks());
     match prompt_hooks(&shared, &prompt, &cancel).await {
         PromptHooks::Proceed(context) => {
             // Hook context goes first so the prompt stays the message's last word.
@@ -444,18 +449,9 @@ fn merge_consecutive(history: &[ApiMessage]) -> Vec<ApiMessage> {
     out
 }
 
-fn retry_settings(shared: &Shared) -> (u32, u64) {
-    let env = &shared.env;
-    let max = env
-        .get("DCL_MAX_RETRIES")
-        .or_else(|| env.get("CLAUDE_CODE_MAX_RETRIES"))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2);
-    let base_ms = env
-        .get("DCL_RETRY_BASE_MS")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(500);
-    (max, base_ms)
+/// `DCL_MAX_RETRIES` / `CLAUDE_CODE_MAX_RETRIES`, `DCL_RETRY_BASE_MS`, … from the env map.
+fn retry_settings(shared: &Shared) -> crate::model::retry::RetryPolicy {
+    crate::model::retry::RetryPolicy::from_env_map(&shared.env)
 }
 
 async fn call_model(
@@ -468,7 +464,8 @@ async fn call_model(
         .clients
         .client_for(&request.model)
         .map_err(CallError::Api)?;
-    let (max_retries, base_ms) = retry_settings(shared);
+    let policy = retry_settings(shared);
+    let max_retries = policy.max_retries;
     let partial = shared.opts.include_partial_messages;
     let mut attempt = 0u32;
     loop {
@@ -478,15 +475,21 @@ async fn call_model(
             shared.emitter.system("status", f);
         }
         let t0 = Instant::now();
+        // Read up to the first content block: a failure before it (headers, a stream that
+        // breaks or stalls early) is retried; once content is shown it is a clear error.
+        let open = async {
+            let stream = client.stream(request.clone(), cancel.clone()).await?;
+            crate::model::retry::prime(stream).await
+        };
         let opened = tokio::select! {
-            r = client.stream(request.clone(), cancel.clone()) => r,
+            r = open => r,
             _ = cancel.cancelled() => return Err(CallError::Cancelled),
         };
         let stream = match opened {
             Ok(s) => s,
-            Err(e) if e.is_retryable() && attempt < max_retries => {
+            Err(e) if policy.should_retry(&e, attempt) => {
                 attempt += 1;
-                let delay = backoff_ms(base_ms, attempt, &e);
+                let delay = backoff_ms(&policy, attempt, &e);
                 let mut f = Map::new();
                 f.insert("attempt".into(), json!(attempt));
                 f.insert("max_retries".into(), json!(max_retries));
@@ -511,17 +514,9 @@ async fn call_model(
     }
 }
 
-fn backoff_ms(base_ms: u64, attempt: u32, err: &ModelError) -> u64 {
-    if let ModelError::Http {
-        retry_after: Some(secs),
-        ..
-    } = err
-    {
-        return (secs * 1000.0).clamp(0.0, 60_000.0) as u64;
-    }
-    let exp = base_ms.saturating_mul(1u64 << attempt.saturating_sub(1).min(10));
-    let jitter = rand::random::<u64>() % (base_ms / 4 + 1);
-    exp.saturating_add(jitter).min(32_000)
+/// `retry-after` (capped), else exponential backoff with jitter; see `model::retry`.
+fn backoff_ms(policy: &crate::model::retry::RetryPolicy, attempt: u32, err: &ModelError) -> u64 {
+    policy.delay_ms(attempt, err)
 }
 
 fn error_kind(e: &ModelError) -> &'static str {
@@ -529,6 +524,7 @@ fn error_kind(e: &ModelError) -> &'static str {
         ModelError::Http { status: 529, .. } => "overloaded",
         ModelError::Http { status: 429, .. } => "rate_limit",
         ModelError::Http { .. } => "server_error",
+        ModelError::Stream(m) if m.contains("overloaded") => "overloaded",
         ModelError::Connection(_) => "connection_error",
         ModelError::Stream(_) => "stream_error",
         ModelError::Config(_) => "config_error",
@@ -1354,6 +1350,9 @@ fn emit_result(
     if let Some(d) = &st.deferred {
         extra.insert("deferred_tool_use".into(), d.clone());
     }
+    if let Some(o) = &st.origin {
+        extra.insert("origin".into(), o.clone());
+    }
     shared.emitter.emit(Message::Result(ResultMessage {
         subtype: subtype.to_string(),
         is_error,
@@ -1392,6 +1391,7 @@ pub(crate) fn emit_cancelled_result(shared: &Shared, prompt: &QueuedPrompt) {
         structured: None,
         stop_hook_rounds: 0,
         structured_nudges: 0,
+        origin: prompt.message.origin().cloned(),
     };
     emit_result(
         shared,
