@@ -121,3 +121,6 @@ fi
 phase "dcl smoke" smoke
 phase "python conformance" python_suite
 phase "node conformance" node_suite
+if [[ "${SKIP_CARGO:-0}" != 1 ]]; then
+  phase "fuzz parse_line" env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash tests/fuzz.sh
+fi

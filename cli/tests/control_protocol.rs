@@ -290,6 +290,11 @@ fn context_usage_is_real_and_grows() {
         assert!(names.contains(&n), "{names:?}");
     }
     assert!(first["totalTokens"].as_u64().unwrap() > 0);
+    for c in first["categories"].as_array().unwrap() {
+        assert!(c["kind"] == "used" || c["kind"] == "free", "{c}");
+        assert!(c["type"].is_string() && c["percentage"].is_number(), "{c}");
+    }
+    assert!(first["contextWindow"]["usedPercentage"].is_number());
     assert_eq!(first["maxTokens"], 200000);
     d.user("please FAKE_BASH");
     d.until_type("result");
@@ -297,6 +302,8 @@ fn context_usage_is_real_and_grows() {
     let second = d.response_to("c2")["response"]["response"].clone();
     assert!(second["totalTokens"].as_u64().unwrap() > first["totalTokens"].as_u64().unwrap());
     assert!(second["percentage"].as_f64().unwrap() > 0.0);
+    assert_eq!(second["session"]["promptCount"], 1);
+    assert_eq!(second["session"]["toolCalls"], 1);
     d.finish();
 }
 

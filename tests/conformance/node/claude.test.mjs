@@ -5,8 +5,9 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { test } from 'node:test';
-import { query } from '@anthropic-ai/claude-agent-sdk';
+import { createSdkMcpServer, query, tool } from '@anthropic-ai/claude-agent-sdk';
 import { DCL, HERE, checkDcl, childEnv } from './lib.mjs';
+import { defineFeatures } from './features.mjs';
 import { defineScenarios } from './scenarios.mjs';
 
 const require = createRequire(import.meta.url);
@@ -23,9 +24,16 @@ test('claude: installed SDK is 0.3.332 with no native CLI (so dcl is what runs)'
   checkDcl();
 });
 
-defineScenarios('claude', query, (cwd) => ({
+const baseOptions = (cwd) => ({
   pathToClaudeCodeExecutable: DCL,
   model: 'mock-model',
   cwd,
   env: childEnv(),
-}));
+});
+
+defineScenarios('claude', query, baseOptions);
+defineFeatures('claude', { query, tool, createSdkMcpServer }, baseOptions, {
+  contextUsage: 'claude',
+  categoryKind: true, // required in this SDK's SDKControlGetContextUsageResponse
+  structuredOutput: true,
+});

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 export const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -137,3 +138,39 @@ export function assistantTexts(msgs) {
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Test definer for one SDK: `t(name, fn, opts)` defines a test labelled `${label}: ${name}`
+ * (extra node:test options such as `skip`/`todo` in `opts`), and `start(prompt, options)`
+ * opens a query. Every query a test opens is closed afterwards, also when an assertion
+ * failed mid-conversation, so a failing test cannot leave dcl running (which would keep
+ * the test file's process alive).
+ */
+export function harness(label, query) {
+  let opened = [];
+  const start = (prompt, options) => {
+    const q = query({ prompt, options });
+    opened.push({ q, prompt });
+    return q;
+  };
+  const t = (name, fn, opts = {}) => test(
+    `${label}: ${name}`,
+    { timeout: TIMEOUT_MS * 2, ...opts },
+    async () => {
+      opened = [];
+      try {
+        await fn();
+      } finally {
+        for (const { q, prompt } of opened) {
+          if (prompt instanceof Input) prompt.close();
+          try {
+            await within(Promise.resolve(q.close?.()), 'query.close()', 10000);
+          } catch {
+            // already failed or closed: nothing more to do
+          }
+        }
+      }
+    },
+  );
+  return { t, start };
+}

@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { accessToken, query } from '@qoder-ai/qoder-agent-sdk';
+import { accessToken, createSdkMcpServer, query, tool } from '@qoder-ai/qoder-agent-sdk';
 import { DCL, HERE, checkDcl, childEnv } from './lib.mjs';
+import { defineFeatures } from './features.mjs';
 import { defineScenarios } from './scenarios.mjs';
 
 test('qoder: installed SDK is 1.0.39 with no downloaded CLI/worker runtime', () => {
@@ -21,10 +22,19 @@ test('qoder: installed SDK is 1.0.39 with no downloaded CLI/worker runtime', () 
   checkDcl();
 });
 
-defineScenarios('qoder', query, (cwd) => ({
+const baseOptions = (cwd) => ({
   pathToQoderCLIExecutable: DCL,
   auth: accessToken('dcl-conformance-dummy-token'),
   model: 'mock-model',
   cwd,
   env: childEnv(),
-}));
+});
+
+defineScenarios('qoder', query, baseOptions);
+defineFeatures('qoder', { query, tool, createSdkMcpServer }, baseOptions, {
+  // getContextUsage() answers in the Qoder shape (SDKControlGetContextUsageResponse).
+  contextUsage: 'qoder',
+  categoryKind: false,
+  structuredOutput: '@qoder-ai/qoder-agent-sdk 1.0.39 has no structured output: Options has no '
+    + 'outputFormat and its result message type has no structured_output',
+});

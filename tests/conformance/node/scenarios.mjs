@@ -3,9 +3,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { test } from 'node:test';
 import {
-  DONE_RE, HELLO, Input, Reader, TIMEOUT_MS, assistantTexts, collect, mkTmp, results, within,
+  DONE_RE, HELLO, Input, Reader, assistantTexts, collect, harness, mkTmp, results, within,
 } from './lib.mjs';
 
 /**
@@ -15,30 +14,7 @@ import {
  */
 export function defineScenarios(label, query, baseOptions) {
   const opts = (cwd, extra = {}) => ({ ...baseOptions(cwd), ...extra });
-  // Every query a scenario opens is closed afterwards, also when an assertion
-  // failed mid-conversation, so a failing scenario cannot leave dcl running
-  // (which would keep this test file's process alive).
-  let opened = [];
-  const start = (prompt, options) => {
-    const q = query({ prompt, options });
-    opened.push({ q, prompt });
-    return q;
-  };
-  const t = (name, fn) => test(`${label}: ${name}`, { timeout: TIMEOUT_MS * 2 }, async () => {
-    opened = [];
-    try {
-      await fn();
-    } finally {
-      for (const { q, prompt } of opened) {
-        if (prompt instanceof Input) prompt.close();
-        try {
-          await within(Promise.resolve(q.close?.()), 'query.close()', 10000);
-        } catch {
-          // already failed or closed: nothing more to do
-        }
-      }
-    }
-  });
+  const { t, start } = harness(label, query);
 
   t('a. one-shot query("say hi")', async () => {
     const cwd = mkTmp();

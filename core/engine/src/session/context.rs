@@ -38,38 +38,48 @@ pub fn usage(shared: &Shared) -> Value {
         .map(|s| s.to_string().len())
         .unwrap_or(0);
     let categories = [
-        ("System prompt", tokens(system.len()), "promptBorder"),
-        ("System tools", tokens(tools_json.len()), "inactive"),
-        (
-            "Messages",
-            tokens(messages_chars),
-            "purple_FOR_SUBAGENTS_ONLY",
-        ),
-        (
-            "Output schema",
-            tokens(schema_chars),
-            "cyan_FOR_SUBAGENTS_ONLY",
-        ),
+        ("System prompt", "system_prompt", tokens(system.len()), "promptBorder"),
+        ("System tools", "system_tools", tokens(tools_json.len()), "inactive"),
+        ("Messages", "messages", tokens(messages_chars), "purple_FOR_SUBAGENTS_ONLY"),
+        ("Output schema", "other", tokens(schema_chars), "cyan_FOR_SUBAGENTS_ONLY"),
     ];
-    let total: u64 = categories.iter().map(|c| c.1).sum();
-    let max = models::context_window(&live.model);
+    let total: u64 = categories.iter().map(|c| c.2).sum();
+    let max = models::context_window(&live.model).max(1);
     let free = max.saturating_sub(total);
+    let pct = |t: u64| (t as f64 * 10_000.0 / max as f64).round() / 100.0;
+    // One superset shape serves both dialects: Claude reads name/tokens/kind, Qoder
+    // reads type/percentage and the top-level contextWindow/session blocks.
     let mut list: Vec<Value> = categories
         .iter()
-        .map(|(name, t, color)| json!({"name": name, "tokens": t, "color": color}))
+        .map(|(name, kind, t, color)| {
+            json!({"name": name, "id": kind, "type": kind, "kind": "used", "tokens": t,
+                   "percentage": pct(*t), "color": color})
+        })
         .collect();
-    list.push(json!({"name": "Free space", "tokens": free, "color": "promptBorder"}));
+    list.push(json!({"name": "Free space", "id": "free_space", "type": "free_space", "kind": "free",
+                     "tokens": free, "percentage": pct(free), "color": "promptBorder"}));
+    let stats = super::lock(&shared.stats).clone();
     json!({
         "categories": list,
         "totalTokens": total,
         "maxTokens": max,
         "rawMaxTokens": max,
-        "percentage": (total as f64 * 10_000.0 / max.max(1) as f64).round() / 100.0,
+        "percentage": pct(total),
         "model": live.model,
         "isAutoCompactEnabled": false,
         "memoryFiles": [],
         "mcpTools": [],
         "agents": [],
         "gridRows": [],
+        "contextWindow": {"usedPercentage": pct(total), "usedTokens": total, "maxTokens": max},
+        "autoCompact": {"enabled": false, "thresholdPercentage": 100},
+        "skills": {"count": 0, "percentageOfContext": 0, "items": []},
+        "duplicateFileReads": [],
+        "session": {
+            "messageCount": stats.messages,
+            "promptCount": stats.prompts,
+            "toolCalls": stats.tool_calls,
+            "linesChanged": stats.lines_changed,
+        },
     })
 }

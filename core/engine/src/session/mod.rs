@@ -171,6 +171,7 @@ pub(crate) struct Shared {
     pub last_messages_chars: Mutex<usize>,
     /// Blocks of `shouldQuery: false` messages, prepended to the next turn's prompt.
     pub pending_context: Mutex<Vec<dcl_protocol::ContentBlock>>,
+    pub stats: Mutex<state::SessionStats>,
 }
 
 impl Shared {
@@ -273,6 +274,7 @@ impl Shared {
             prompt_suggestions: AtomicBool::new(false),
             last_messages_chars: Mutex::new(0),
             pending_context: Mutex::new(Vec::new()),
+            stats: Mutex::new(state::SessionStats::default()),
             opts,
         })
     }

@@ -24,3 +24,13 @@ pub struct Totals {
     pub cost_usd: f64,
     pub model_usage: serde_json::Map<String, serde_json::Value>,
 }
+
+/// Counts over the session, reported by `get_context_usage`.
+#[derive(Debug, Clone, Default)]
+pub struct SessionStats {
+    pub messages: u64,
+    pub prompts: u64,
+    pub tool_calls: u64,
+    /// Lines added plus removed by Write/Edit/NotebookEdit, from their patches.
+    pub lines_changed: u64,
+}

@@ -121,6 +121,11 @@ pub(crate) async fn run_turn(
         role: Role::User,
         content: user_blocks,
     });
+    {
+        let mut stats = super::lock(&shared.stats);
+        stats.prompts += 1;
+        stats.messages += 1;
+    }
 
     loop {
         if let Some(max) = shared.opts.max_turns
@@ -164,6 +169,11 @@ pub(crate) async fn run_turn(
             role: Role::Assistant,
             content: reply.content.clone(),
         });
+        {
+            let mut stats = super::lock(&shared.stats);
+            stats.messages += 1;
+            stats.tool_calls += tool_uses.len() as u64;
+        }
         if tool_uses.is_empty() {
             match stop_hooks_and_checks(&shared, &mut st, &cancel).await {
                 AfterStop::Finish(how) => return finish_and_suggest(&shared, &mut st, how).await,
@@ -1135,7 +1145,25 @@ fn apply_permission_updates(shared: &Shared, updates: &[Value]) {
     }
 }
 
+/// Lines added and removed according to a Write/Edit `structuredPatch`.
+fn patch_lines(structured: Option<&Value>) -> u64 {
+    structured
+        .and_then(|s| s.get("structuredPatch"))
+        .and_then(Value::as_array)
+        .map(|hunks| {
+            hunks
+                .iter()
+                .filter_map(|h| h.get("lines").and_then(Value::as_array))
+                .flatten()
+                .filter_map(Value::as_str)
+                .filter(|l| l.starts_with('+') || l.starts_with('-'))
+                .count() as u64
+        })
+        .unwrap_or(0)
+}
+
 fn emit_tool_result(shared: &Shared, tool_use_id: &str, output: ToolOutput) -> ContentBlock {
+    super::lock(&shared.stats).lines_changed += patch_lines(output.structured.as_ref());
     let content = match output.content {
         ToolResultContent::Text(t) => ToolResultContent::Text(cap_text(t)),
         blocks => blocks,
