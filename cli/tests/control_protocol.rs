@@ -445,3 +445,28 @@ fn origin_is_echoed_on_the_result() {
     assert_eq!(r["origin"], json!({"kind":"human"}));
     d.finish();
 }
+
+#[test]
+fn stop_task_kills_a_background_shell() {
+    let mut d = Dcl::start(&[STREAM, &["--permission-mode", "bypassPermissions"]].concat());
+    d.user(r#"FAKE_TOOL Bash {"command":"sleep 60","run_in_background":true}"#);
+    let tr = d.until(|v| v["type"] == "user" && v["message"]["content"][0]["type"] == "tool_result");
+    let text = tr["message"]["content"][0]["content"].as_str().unwrap().to_string();
+    assert!(text.contains("bash_1"), "{text}");
+    d.until_type("result");
+    d.control("s1", json!({"subtype": "stop_task", "task_id": "bash_1"}));
+    assert_eq!(d.response_to("s1")["response"]["subtype"], "success");
+    d.control("s2", json!({"subtype": "stop_task", "task_id": "bash_1"}));
+    assert_eq!(d.response_to("s2")["response"]["subtype"], "error");
+    d.finish();
+}
+
+#[test]
+fn todo_write_never_asks() {
+    let mut d = Dcl::start(STREAM);
+    d.user(r#"FAKE_TOOL TodoWrite {"todos":[{"content":"Write tests","status":"in_progress","activeForm":"Writing tests"}]}"#);
+    let result = d.until_type("result");
+    assert_eq!(result["permission_denials"], json!([]));
+    assert!(d.seen.iter().all(|v| v["type"] != "control_request"));
+    d.finish();
+}

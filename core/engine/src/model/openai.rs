@@ -588,10 +588,8 @@ fn user_messages(blocks: &[ContentBlock], out: &mut Vec<Value>) {
     let mut tool_images: Vec<Value> = Vec::new();
     for b in blocks {
         match b {
-            ContentBlock::Known(KnownBlock::Text(t)) => {
-                if !t.text.is_empty() {
-                    parts.push(json!({"type": "text", "text": t.text}));
-                }
+            ContentBlock::Known(KnownBlock::Text(t)) if !t.text.is_empty() => {
+                parts.push(json!({"type": "text", "text": t.text}));
             }
             ContentBlock::Known(KnownBlock::Image(img)) => parts.extend(image_part(&img.source)),
             ContentBlock::Known(KnownBlock::Document(doc)) => {
@@ -1277,9 +1275,20 @@ where
                 Some(Err(e)) => st.fail(e),
                 None => {
                     if let Some(ev) = st.decoder.finish() {
-                        st.handle(&ev.data);
+                        // An unterminated last event that does not parse was cut off.
+                        match st.conv.push_data(&ev.data) {
+                            Ok(events) => st.queue.extend(events.into_iter().map(Ok)),
+                            Err(ModelError::Stream(_))
+                                if serde_json::from_str::<Value>(ev.data.trim()).is_err() =>
+                            {
+                                st.fail(ModelError::Connection(
+                                    "stream ended in the middle of an event".into(),
+                                ))
+                            }
+                            Err(e) => st.fail(e),
+                        }
                     }
-                    if !st.done {
+                    if !st.done && !st.conv.is_done() {
                         match st.conv.finish(false) {
                             Ok(events) => st.queue.extend(events.into_iter().map(Ok)),
                             Err(e) => st.queue.push_back(Err(e)),

@@ -8,12 +8,17 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::model::anthropic::{AnthropicClient, AnthropicConfig};
 use crate::model::mock::MockClient;
-use crate::model::openai::{OpenAiClient, OpenAiConfig};
+use crate::model::openai::{OpenAiClient, OpenAiConfig, SYNTHETIC_SIGNATURE_PREFIX};
 use crate::model::providers::{self, ApiFormat, BaseUrlSource, Endpoint, Overrides};
-use crate::model::{ModelClient, ModelError, pricing, retry};
+use crate::model::{BoxFuture, EventStream, ModelClient, ModelError, ModelRequest, pricing, retry};
 use crate::options::SessionOptions;
+use dcl_protocol::{ContentBlock, KnownBlock};
+use tokio_util::sync::CancellationToken;
 
 use super::models;
+
+/// An endpoint: format, base URL, API key, bearer token.
+type ClientKey = (ApiFormat, String, Option<String>, Option<String>);
 
 pub struct Clients {
     mock: Arc<MockClient>,
@@ -23,8 +28,7 @@ pub struct Clients {
     default_model: &'static str,
     api_key_source: &'static str,
     /// Built clients by endpoint (format, base URL, credentials).
-    cache:
-        Mutex<HashMap<(ApiFormat, String, Option<String>, Option<String>), Arc<dyn ModelClient>>>,
+    cache: Mutex<HashMap<ClientKey, Arc<dyn ModelClient>>>,
     /// Models already reported as missing from the price table.
     #[allow(dead_code)]
     unpriced: Mutex<HashSet<String>>,
@@ -117,7 +121,9 @@ impl Clients {
             return Ok(c.clone());
         }
         let client: Arc<dyn ModelClient> = match ep.format {
-            ApiFormat::Anthropic => Arc::new(AnthropicClient::new(self.anthropic_config(&ep))?),
+            ApiFormat::Anthropic => Arc::new(WithoutSyntheticThinking(AnthropicClient::new(
+                self.anthropic_config(&ep),
+            )?)),
             ApiFormat::OpenAi => Arc::new(OpenAiClient::new(self.openai_config(&ep))?),
         };
         cache.insert(key, client.clone());
@@ -182,6 +188,29 @@ impl Clients {
         cfg.proxy = proxy;
         cfg.no_proxy = no_proxy;
         cfg
+    }
+}
+
+/// An Anthropic-format client that leaves out thinking blocks whose signature dcl
+/// synthesised (from an OpenAI-format model earlier in the session): the API would refuse
+/// their signature.
+struct WithoutSyntheticThinking<C>(C);
+
+impl<C: ModelClient> ModelClient for WithoutSyntheticThinking<C> {
+    fn stream<'a>(
+        &'a self,
+        mut request: ModelRequest,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, Result<EventStream, ModelError>> {
+        for m in &mut request.messages {
+            m.content.retain(|b| {
+                !matches!(b, ContentBlock::Known(KnownBlock::Thinking(t))
+                    if t.signature.starts_with(SYNTHETIC_SIGNATURE_PREFIX))
+            });
+        }
+        // A message left empty (thinking only) would be refused too.
+        request.messages.retain(|m| !m.content.is_empty());
+        self.0.stream(request, cancel)
     }
 }
 
@@ -263,6 +292,60 @@ mod tests {
         assert!(Arc::ptr_eq(&a, &b));
         let d = c.client_for("deepseek-chat").unwrap();
         assert!(!Arc::ptr_eq(&a, &d));
+    }
+
+    struct Recorder(Mutex<Vec<ModelRequest>>);
+
+    impl ModelClient for Recorder {
+        fn stream<'a>(
+            &'a self,
+            request: ModelRequest,
+            _cancel: CancellationToken,
+        ) -> BoxFuture<'a, Result<EventStream, ModelError>> {
+            lock(&self.0).push(request);
+            Box::pin(async { Err(ModelError::Cancelled) })
+        }
+    }
+
+    #[tokio::test]
+    async fn synthetic_thinking_never_reaches_an_anthropic_endpoint() {
+        use crate::model::openai::synthetic_signature;
+        use crate::model::{ApiMessage, Role};
+        let c = WithoutSyntheticThinking(Recorder(Mutex::new(Vec::new())));
+        let msg = |role, content| ApiMessage { role, content };
+        let req = ModelRequest {
+            model: "claude-sonnet-4-5".into(),
+            system: None,
+            messages: vec![
+                msg(Role::User, vec![ContentBlock::text("q")]),
+                msg(
+                    Role::Assistant,
+                    vec![
+                        ContentBlock::thinking("t", synthetic_signature("t")),
+                        ContentBlock::text("a"),
+                    ],
+                ),
+                msg(
+                    Role::Assistant,
+                    vec![ContentBlock::thinking("u", synthetic_signature("u"))],
+                ),
+                msg(
+                    Role::Assistant,
+                    vec![ContentBlock::thinking("real", "EqRealSig")],
+                ),
+            ],
+            tools: vec![],
+            max_tokens: 10,
+            thinking: None,
+        };
+        let _ = c.stream(req, CancellationToken::new()).await;
+        let sent = lock(&c.0.0).pop().unwrap();
+        assert_eq!(sent.messages.len(), 3);
+        assert_eq!(sent.messages[1].content, vec![ContentBlock::text("a")]);
+        assert_eq!(
+            sent.messages[2].content,
+            vec![ContentBlock::thinking("real", "EqRealSig")]
+        );
     }
 
     #[test]

@@ -101,10 +101,13 @@ impl Actor {
                     Ok(None)
                 }
             }
-            HostRequest::StopTask(r) => Err(format!(
-                "stop_task: no background task with id {:?} (this dcl build runs no background tasks)",
-                r.task_id
-            )),
+            HostRequest::StopTask(r) => self
+                .shared
+                .shell
+                .background
+                .stop(&r.task_id)
+                .map(|()| None)
+                .map_err(|e| format!("stop_task: {e}")),
             HostRequest::RewindFiles(_) => Err(
                 "rewind_files: file checkpoints are not available in this dcl build, so nothing can be rewound"
                     .to_string(),

@@ -15,7 +15,7 @@ pub mod web_fetch;
 pub mod web_search;
 pub mod write;
 
-pub use background::{BackgroundShellInfo, BackgroundShells};
+pub use background::{BackgroundShellInfo, BackgroundShells, ShellStatus};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -143,6 +143,10 @@ fn convert_html(html: &str) -> String {
             "script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed",
         ])
         .build();
+    // html5ever slows down quadratically on deep nesting, so such documents never reach it.
+    if estimated_depth(html) > MAX_HTML_DEPTH {
+        return strip_tags(html);
+    }
     let Ok(tree) = converter.html_to_tree(html) else {
         return strip_tags(html);
     };
@@ -150,6 +154,60 @@ fn convert_html(html: &str) -> String {
         return strip_tags(html);
     }
     collapse_blank_lines(&converter.tree_to_markdown(&tree))
+}
+
+/// Elements that never hold children, or whose end tag may be left out (so counting
+/// their start tags would overstate the depth).
+const NON_NESTING: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr", "p", "li", "dt", "dd", "option", "optgroup", "tr", "td", "th", "thead",
+    "tbody", "tfoot", "colgroup", "caption", "rb", "rt", "rp", "html", "head", "body",
+];
+
+/// A linear upper estimate of how deeply the document nests elements: start tags minus
+/// end tags, ignoring void elements, those with optional end tags, comments, and the
+/// contents of `<script>` and `<style>`. Stops counting past `MAX_HTML_DEPTH`.
+fn estimated_depth(html: &str) -> usize {
+    let lower = html.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    let (mut depth, mut deepest, mut pos) = (0usize, 0usize, 0usize);
+    while let Some(found) = memchr::memchr(b'<', &bytes[pos..]) {
+        let open = pos + found;
+        let rest = &lower[open + 1..];
+        if rest.starts_with("!--") {
+            pos = rest.find("-->").map_or(bytes.len(), |i| open + 1 + i + 3);
+            continue;
+        }
+        let closing = rest.starts_with('/');
+        let name: String = rest
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        let tag_end = rest.find('>').map_or(bytes.len(), |i| open + 1 + i + 1);
+        pos = tag_end;
+        if name.is_empty() || NON_NESTING.contains(&name.as_str()) {
+            continue;
+        }
+        if closing {
+            depth = depth.saturating_sub(1);
+            continue;
+        }
+        if lower[open..tag_end].ends_with("/>") {
+            continue;
+        }
+        if name == "script" || name == "style" {
+            let close = format!("</{name}");
+            pos = lower[pos..].find(&close).map_or(bytes.len(), |i| pos + i);
+            continue;
+        }
+        depth += 1;
+        deepest = deepest.max(depth);
+        if deepest > MAX_HTML_DEPTH {
+            break;
+        }
+    }
+    deepest
 }
 
 /// The deepest nesting level of a parsed document, found without recursion.
@@ -262,8 +320,32 @@ mod tests {
             "<div>".repeat(depth),
             "</div>".repeat(depth)
         );
+        assert!(estimated_depth(&html) > MAX_HTML_DEPTH);
+        let started = std::time::Instant::now();
         let md = html_to_markdown(html).await;
         assert_eq!(md.trim(), "deep text");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
+    fn depth_estimate_and_tree_depth_agree_on_ordinary_pages() {
+        let page = "<!doctype html><html><head><meta charset=utf-8><title>t</title>\
+                    <script>if (a < b) { x = '<div>'; }</script></head><body>\
+                    <!-- <div><div> --><div class=a><p>one<p>two<br><img src=x />\
+                    <ul><li>a<li>b</ul><section><div><span>deep</span></div></section>\
+                    </div></body></html>";
+        assert_eq!(estimated_depth(page), 4, "div > section > div > span");
+        let tree = htmd::HtmlToMarkdown::new().html_to_tree(page).unwrap();
+        let depth = tree_depth(&tree);
+        assert!((7..=10).contains(&depth), "{depth}");
+        let nested = format!("{}x{}", "<div>".repeat(300), "</div>".repeat(300));
+        let tree = htmd::HtmlToMarkdown::new().html_to_tree(&nested).unwrap();
+        assert!(tree_depth(&tree) >= 300);
+        assert!(estimated_depth(&nested) == 300);
     }
 
     #[test]
