@@ -1272,6 +1272,15 @@ where
                     }
                     Err(e) => st.fail(e),
                 },
+                // A server that keeps the connection open (or drops it) after the last
+                // chunk: the message is complete once its finish_reason came.
+                Some(Err(_)) if st.conv.finish_reason.is_some() => {
+                    match st.conv.finish(false) {
+                        Ok(events) => st.queue.extend(events.into_iter().map(Ok)),
+                        Err(e) => st.queue.push_back(Err(e)),
+                    }
+                    st.done = true;
+                }
                 Some(Err(e)) => st.fail(e),
                 None => {
                     if let Some(ev) = st.decoder.finish() {
@@ -1647,6 +1656,30 @@ mod tests {
         let s = futures::stream::iter(vec![Ok(Bytes::copy_from_slice(cut))]);
         let items: Vec<_> = chunk_event_stream(s, "m".into()).collect().await;
         assert!(matches!(items.last(), Some(Err(ModelError::Connection(_)))));
+    }
+
+    #[tokio::test]
+    async fn a_connection_that_breaks_after_finish_reason_still_completes() {
+        let body = format!(
+            "data: {}\n\ndata: {}\n\n",
+            chunk(json!({"content": "done"})),
+            finish_chunk("stop")
+        );
+        let s = futures::stream::iter(vec![
+            Ok(Bytes::from(body)),
+            Err(ModelError::Connection(
+                "no data from the API for 1 s".into(),
+            )),
+        ]);
+        let events: Vec<StreamEvent> = chunk_event_stream(s, "m".into())
+            .collect::<Vec<_>>()
+            .await
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        let turn = accumulate(&events);
+        assert_eq!(turn.text(), "done");
+        assert_eq!(turn.stop_reason.as_deref(), Some("end_turn"));
     }
 
     fn sample_request() -> ModelRequest {

@@ -30,7 +30,6 @@ pub struct Clients {
     /// Built clients by endpoint (format, base URL, credentials).
     cache: Mutex<HashMap<ClientKey, Arc<dyn ModelClient>>>,
     /// Models already reported as missing from the price table.
-    #[allow(dead_code)]
     unpriced: Mutex<HashSet<String>>,
 }
 
@@ -133,8 +132,6 @@ impl Clients {
     /// The first time (per session) a model without a price is used: the text to show
     /// the user, also logged as a warning. `None` for priced models and the mock, and
     /// every later time.
-    // Called by the engine's usage accounting, which emits it as `system/informational`.
-    #[allow(dead_code)]
     pub fn unpriced_notice(&self, model: &str) -> Option<String> {
         if models::is_mock(model) || pricing::lookup(model).is_some() {
             return None;
@@ -181,8 +178,12 @@ impl Clients {
         let mut cfg = OpenAiConfig::from_env_map(&self.env);
         cfg.base_url = ep.base_url.trim_end_matches('/').to_string();
         cfg.api_key = ep.api_key.clone();
-        if ep.provider.is_some_and(|p| p != providers::OPENAI.id) {
-            cfg.extra_headers.clear(); // OpenAI-Organization is for OpenAI only
+        // `OpenAI-Organization` / `OpenAI-Project` go to OpenAI, or to the endpoint
+        // configured next to them in OPENAI_BASE_URL.
+        let openai_host = providers::provider_for_host(&ep.base_url)
+            .is_some_and(|p| p.id == providers::OPENAI.id);
+        if !openai_host && ep.base_url_source != BaseUrlSource::FormatEnv {
+            cfg.extra_headers.clear();
         }
         let (proxy, no_proxy) = providers::proxy_for(&cfg.base_url, &self.env);
         cfg.proxy = proxy;

@@ -671,6 +671,12 @@ fn emit_legacy_for_block(shared: &Shared, block: &ContentBlock) {
 }
 
 fn record_usage(shared: &Shared, model: &str, usage: &Usage) {
+    if let Some(notice) = shared.clients.unpriced_notice(model) {
+        let mut f = Map::new();
+        f.insert("content".into(), json!(notice));
+        f.insert("level".into(), json!("warning"));
+        shared.emitter.system("informational", f);
+    }
     let cost = models::price_per_mtok(model).map_or(0.0, |(i, o, cr, cw)| {
         (usage.input_tokens as f64 * i
             + usage.output_tokens as f64 * o
