@@ -1,6 +1,7 @@
 //! `dcl`: the stream-json endpoint the agent SDKs drive, and a CLI for people (`-p`).
 
 mod args;
+mod mcp_cmd;
 mod options;
 mod print_mode;
 mod stdio_loop;
@@ -41,6 +42,17 @@ Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, DCL_MO
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    // `dcl mcp …` has flags of its own (and server arguments like `-v`): route it first.
+    if argv.first().map(String::as_str) == Some("mcp") {
+        init_logging();
+        return match mcp_cmd::run(argv) {
+            Ok(code) => code,
+            Err(message) => {
+                eprintln!("Error: {message}");
+                ExitCode::from(1)
+            }
+        };
+    }
     let args = Args::parse(argv);
     // Clients probe the version with a short timeout: answer before anything else.
     if args.has("-v") || args.has("--version") {
@@ -67,7 +79,7 @@ fn main() -> ExitCode {
 
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("DCL_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=off"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -77,9 +89,6 @@ fn init_logging() {
 }
 
 fn run(args: Args) -> Result<ExitCode, String> {
-    if args.positionals.first().map(String::as_str) == Some("mcp") {
-        return Err("`dcl mcp` is not implemented yet in this build".into());
-    }
     let env: BTreeMap<String, String> = std::env::vars().collect();
     consume_qoder_auth_payload(&env);
     let output = options::output_format(&args)?;

@@ -450,8 +450,12 @@ fn origin_is_echoed_on_the_result() {
 fn stop_task_kills_a_background_shell() {
     let mut d = Dcl::start(&[STREAM, &["--permission-mode", "bypassPermissions"]].concat());
     d.user(r#"FAKE_TOOL Bash {"command":"sleep 60","run_in_background":true}"#);
-    let tr = d.until(|v| v["type"] == "user" && v["message"]["content"][0]["type"] == "tool_result");
-    let text = tr["message"]["content"][0]["content"].as_str().unwrap().to_string();
+    let tr =
+        d.until(|v| v["type"] == "user" && v["message"]["content"][0]["type"] == "tool_result");
+    let text = tr["message"]["content"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(text.contains("bash_1"), "{text}");
     d.until_type("result");
     d.control("s1", json!({"subtype": "stop_task", "task_id": "bash_1"}));

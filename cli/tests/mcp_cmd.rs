@@ -75,7 +75,15 @@ fn usage_and_empty_list() {
 fn add_get_list_remove_a_stdio_server() {
     let d = Dirs::new();
     let out = d.ok(&[
-        "add", "-e", "TOKEN=sekrit", "--env=MODE=fast", "files", "--", "npx", "-y", "server-files",
+        "add",
+        "-e",
+        "TOKEN=sekrit",
+        "--env=MODE=fast",
+        "files",
+        "--",
+        "npx",
+        "-y",
+        "server-files",
         "/tmp",
     ]);
     assert!(out.contains("Added stdio MCP server files"), "{out}");
@@ -94,7 +102,16 @@ fn add_get_list_remove_a_stdio_server() {
     assert!(!out.contains("sekrit"), "{out}");
 
     // Without `--`, everything after the command is still the server's argv.
-    d.ok(&["add", "-s", "user", "other", "node", "server.js", "--port", "3"]);
+    d.ok(&[
+        "add",
+        "-s",
+        "user",
+        "other",
+        "node",
+        "server.js",
+        "--port",
+        "3",
+    ]);
     let v = d.json(&d.home.path().join(".dcl/mcp.json"));
     assert_eq!(
         v["mcpServers"]["other"]["args"],
@@ -105,7 +122,10 @@ fn add_get_list_remove_a_stdio_server() {
     assert!(e.contains("already exists"), "{e}");
 
     let out = d.ok(&["remove", "files"]);
-    assert!(out.contains("Removed MCP server files from local config"), "{out}");
+    assert!(
+        out.contains("Removed MCP server files from local config"),
+        "{out}"
+    );
     assert!(d.json(&local)["mcpServers"].as_object().unwrap().is_empty());
     let e = d.fails(&["get", "files"]);
     assert!(e.contains("No MCP server named"), "{e}");
@@ -117,13 +137,31 @@ fn add_get_list_remove_a_stdio_server() {
 fn http_sse_and_json_servers_in_each_scope() {
     let d = Dirs::new();
     d.ok(&[
-        "add", "--scope", "user", "--transport", "http", "-H", "Authorization: Bearer tok",
-        "remote", "http://127.0.0.1:9/mcp",
+        "add",
+        "--scope",
+        "user",
+        "--transport",
+        "http",
+        "-H",
+        "Authorization: Bearer tok",
+        "remote",
+        "http://127.0.0.1:9/mcp",
     ]);
     let v = d.json(&d.home.path().join(".dcl/mcp.json"));
     assert_eq!(v["mcpServers"]["remote"]["type"], "http");
-    assert_eq!(v["mcpServers"]["remote"]["headers"]["Authorization"], "Bearer tok");
-    d.ok(&["add", "-t", "sse", "-s", "project", "old", "http://127.0.0.1:9/sse"]);
+    assert_eq!(
+        v["mcpServers"]["remote"]["headers"]["Authorization"],
+        "Bearer tok"
+    );
+    d.ok(&[
+        "add",
+        "-t",
+        "sse",
+        "-s",
+        "project",
+        "old",
+        "http://127.0.0.1:9/sse",
+    ]);
     d.ok(&[
         "add-json",
         "-s",
@@ -143,8 +181,14 @@ fn http_sse_and_json_servers_in_each_scope() {
     assert!(!out.contains("Bearer tok"), "{out}");
 
     let out = d.ok(&["list"]);
-    assert!(out.contains("old: http://127.0.0.1:9/sse (SSE) - ✗ Failed"), "{out}");
-    assert!(out.contains("remote: http://127.0.0.1:9/other (HTTP) - ✗ Failed"), "{out}");
+    assert!(
+        out.contains("old: http://127.0.0.1:9/sse (SSE) - ✗ Failed"),
+        "{out}"
+    );
+    assert!(
+        out.contains("remote: http://127.0.0.1:9/other (HTTP) - ✗ Failed"),
+        "{out}"
+    );
 
     let e = d.fails(&["remove", "remote"]);
     assert!(e.contains("--scope"), "{e}");
@@ -162,7 +206,10 @@ fn list_checks_servers_live() {
     assert!(out.contains("Checking MCP server health"), "{out}");
     assert!(out.contains("shell: sh -c"), "{out}");
     assert!(out.contains("✓ Connected (1 tools)"), "{out}");
-    assert!(out.contains("broken: /nonexistent/mcp-server - ✗ Failed to connect"), "{out}");
+    assert!(
+        out.contains("broken: /nonexistent/mcp-server - ✗ Failed to connect"),
+        "{out}"
+    );
     let out = d.ok(&["get", "shell"]);
     assert!(out.contains("Status: ✓ Connected"), "{out}");
 }
@@ -172,19 +219,40 @@ fn bad_arguments_are_clear_errors() {
     let d = Dirs::new();
     assert!(d.fails(&["add"]).contains("needs a name"));
     assert!(d.fails(&["add", "only-name"]).contains("needs a name"));
-    assert!(d.fails(&["add", "-t", "ws", "x", "y"]).contains("invalid transport"));
-    assert!(d.fails(&["add", "-s", "team", "x", "y"]).contains("invalid scope"));
-    assert!(d.fails(&["add", "-e", "NOEQUALS", "x", "y"]).contains("KEY=VALUE"));
-    assert!(d.fails(&["add", "bad name", "y"]).contains("invalid server name"));
-    assert!(d.fails(&["add", "--bogus", "x", "y"]).contains("unknown option"));
+    assert!(
+        d.fails(&["add", "-t", "ws", "x", "y"])
+            .contains("invalid transport")
+    );
+    assert!(
+        d.fails(&["add", "-s", "team", "x", "y"])
+            .contains("invalid scope")
+    );
+    assert!(
+        d.fails(&["add", "-e", "NOEQUALS", "x", "y"])
+            .contains("KEY=VALUE")
+    );
+    assert!(
+        d.fails(&["add", "bad name", "y"])
+            .contains("invalid server name")
+    );
+    assert!(
+        d.fails(&["add", "--bogus", "x", "y"])
+            .contains("unknown option")
+    );
     let e = d.fails(&["add", "-t", "http", "x", "not a url"]);
     assert!(e.contains("url"), "{e}");
     let e = d.fails(&["add", "-t", "http", "-e", "A=B", "x", "http://h/mcp"]);
     assert!(e.contains("stdio servers only"), "{e}");
     let e = d.fails(&["add", "-H", "A: B", "x", "cmd"]);
     assert!(e.contains("http and sse servers only"), "{e}");
-    assert!(d.fails(&["add-json", "x", "{nope"]).contains("invalid JSON"));
-    assert!(d.fails(&["add-json", "x", r#"{"type":"ws"}"#]).contains("unknown \"type\""));
+    assert!(
+        d.fails(&["add-json", "x", "{nope"])
+            .contains("invalid JSON")
+    );
+    assert!(
+        d.fails(&["add-json", "x", r#"{"type":"ws"}"#])
+            .contains("unknown \"type\"")
+    );
     assert!(d.fails(&["add-json", "x"]).contains("needs a name"));
     assert!(d.fails(&["get"]).contains("exactly one"));
     assert!(d.fails(&["list", "extra"]).contains("no arguments"));

@@ -131,15 +131,15 @@ fn unknown_flags_warn_and_are_ignored() {
             "mock-model",
             "--frobnicate",
             "7",
-            "--effort",
-            "high",
+            "--betas",
+            "x",
         ],
         dir.path(),
     );
     assert!(out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("--frobnicate 7"), "{err}");
-    assert!(err.contains("--effort"), "{err}");
+    assert!(err.contains("--betas"), "{err}");
 }
 
 #[test]

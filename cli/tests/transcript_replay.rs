@@ -196,7 +196,11 @@ fn reference_transcripts_replay_with_only_allowlisted_differences() {
             unlisted.len(),
             listed.len()
         );
-        let _ = writeln!(report, "  argv: {:?} + --model mock-model", o.transcript.argv);
+        let _ = writeln!(
+            report,
+            "  argv: {:?} + --model mock-model",
+            o.transcript.argv
+        );
         let _ = writeln!(
             report,
             "  aligned lines (reference | dcl; '-' only in the reference, '+' only in dcl):"
@@ -263,10 +267,7 @@ fn reference_transcripts_replay_with_only_allowlisted_differences() {
         }
     }
     if !stale.is_empty() {
-        let _ = writeln!(
-            report,
-            "\n=== stale allowlist entries (remove them):"
-        );
+        let _ = writeln!(report, "\n=== stale allowlist entries (remove them):");
         for s in &stale {
             let _ = writeln!(report, "    {s}");
         }

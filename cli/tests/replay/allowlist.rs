@@ -80,10 +80,22 @@ impl Allowlist {
         for (scenario, entries) in &list.scenarios {
             for e in entries {
                 if e.reason.trim().is_empty() {
-                    return Err(format!("{scenario}: {} {:?}: empty reason", e.kind, e.detail));
+                    return Err(format!(
+                        "{scenario}: {} {:?}: empty reason",
+                        e.kind, e.detail
+                    ));
                 }
                 if !KINDS.contains(&e.kind.as_str()) {
                     return Err(format!("{scenario}: unknown kind {:?}", e.kind));
+                }
+                let same = |x: &Entry| x.kind == e.kind && x.detail == e.detail;
+                let global =
+                    scenario != "*" && list.scenarios.get("*").is_some_and(|g| g.iter().any(same));
+                if entries.iter().filter(|x| same(x)).count() > 1 || global {
+                    return Err(format!(
+                        "{scenario}: {} {:?} is listed twice (or also under \"*\")",
+                        e.kind, e.detail
+                    ));
                 }
             }
         }

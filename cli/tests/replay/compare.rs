@@ -49,9 +49,8 @@ pub struct Comparison {
     pub ignored: BTreeSet<String>,
 }
 
-struct Item<'a> {
+struct Item {
     key: String,
-    line: &'a Value,
     /// Index in the full stdout list.
     index: usize,
 }
@@ -66,13 +65,11 @@ pub fn seq_key(line: &Value, sent: &HashMap<String, String>) -> String {
         return "raw".into();
     };
     match t {
+        // Paired by request id; success/error is compared on the pair.
         "control_response" => {
-            let r = &line["response"];
-            let req = sent
-                .get(s(&r["request_id"]))
-                .map(String::as_str)
-                .unwrap_or("?");
-            format!("control_response/{}:{req}", s(&r["subtype"]))
+            let id = s(&line["response"]["request_id"]);
+            let req = sent.get(id).map(String::as_str).unwrap_or("?");
+            format!("control_response:{req}({id})")
         }
         "control_request" => format!("control_request/{}", s(&line["request"]["subtype"])),
         "system" => format!("system/{}", s(&line["subtype"])),
@@ -98,7 +95,10 @@ pub fn seq_key(line: &Value, sent: &HashMap<String, String>) -> String {
             let e = &line["event"];
             match s(&e["type"]) {
                 "content_block_delta" => {
-                    format!("stream_event/content_block_delta:{}", s(&e["delta"]["type"]))
+                    format!(
+                        "stream_event/content_block_delta:{}",
+                        s(&e["delta"]["type"])
+                    )
                 }
                 "content_block_start" => format!(
                     "stream_event/content_block_start:{}",
@@ -127,12 +127,12 @@ fn block_types(content: &Value) -> String {
         .unwrap_or_default()
 }
 
-fn items<'a>(
-    lines: &'a [Value],
+fn items(
+    lines: &[Value],
     sent: &HashMap<String, String>,
     ignore: &dyn Fn(&str) -> bool,
     ignored: &mut BTreeSet<String>,
-) -> Vec<Item<'a>> {
+) -> Vec<Item> {
     let mut out: Vec<Item> = Vec::new();
     for (index, line) in lines.iter().enumerate() {
         let key = seq_key(line, sent);
@@ -146,7 +146,7 @@ fn items<'a>(
         {
             continue;
         }
-        out.push(Item { key, line, index });
+        out.push(Item { key, index });
     }
     out
 }
@@ -188,9 +188,8 @@ fn label(key: &str) -> String {
     if key.starts_with("result/") {
         return "result".into();
     }
-    if let Some(rest) = key.strip_prefix("control_response/") {
-        let req = rest.split_once(':').map_or("?", |(_, r)| r);
-        return format!("control_response:{req}");
+    if key.starts_with("control_response:") {
+        return key.split_once('(').map_or(key, |(head, _)| head).into();
     }
     match key.split_once('[') {
         Some((head, _)) => head.into(),
@@ -308,49 +307,53 @@ fn last_tool_result(lines: &[&Value], upto: usize) -> Option<String> {
         if line["type"] == "system" && line["subtype"] == "init" {
             return None;
         }
-        if line["type"] == "user" {
-            if let Some(block) = line["message"]["content"]
+        if line["type"] == "user"
+            && let Some(block) = line["message"]["content"]
                 .as_array()
                 .and_then(|c| c.iter().rev().find(|b| b["type"] == "tool_result"))
-            {
-                return Some(tool_result_text(&block["content"]));
-            }
+        {
+            return Some(tool_result_text(&block["content"]));
         }
     }
     None
 }
 
-fn check_result_text(
-    r: &Value,
-    d: &Value,
-    ref_lines: &[&Value],
-    ref_index: usize,
-    paths: &Paths,
-    out: &mut Diffs,
-) {
+fn check_result_text(ri: usize, di: usize, cx: &Context, out: &mut Diffs) {
+    let (r, d) = (cx.ref_lines[ri], cx.dcl_lines[di]);
     let (Some(rt), Some(dt)) = (r["result"].as_str(), d["result"].as_str()) else {
         return;
     };
-    let rt = paths.substitute(rt);
-    match (done_chars(&rt), done_chars(dt)) {
+    match (done_chars(rt), done_chars(dt)) {
         (Some(rn), Some(dn)) => {
-            // N counts the tool result's text, which holds this run's paths: compare with
-            // the reference's tool result under the same paths.
-            let expected = last_tool_result(ref_lines, ref_index)
-                .map(|t| paths.substitute(&t).chars().count())
-                .unwrap_or(rn);
-            if dn != expected {
+            // N counts the last tool result's text, which may hold the run's paths: compare
+            // both with the paths written as placeholders, so the scratch dir's length
+            // does not matter.
+            let chars = |t: &str| t.chars().count();
+            let expected = last_tool_result(cx.ref_lines, ri).map_or(rn, |t| chars(&t));
+            let got = match last_tool_result(cx.dcl_lines, di) {
+                Some(t) => (dn + chars(&cx.paths.unsubstitute(&t))).saturating_sub(chars(&t)),
+                None => dn,
+            };
+            if got != expected {
                 out.push(
                     "text",
                     "result.result",
                     format!(
-                        "reference {rt:?} ({expected} chars with this run's paths), dcl {dt:?}"
+                        "reference {rt:?}, dcl {dt:?} (with paths as placeholders: {expected} vs {got} chars)"
                     ),
                 );
             }
         }
-        _ if rt != dt => out.push("text", "result.result", format!("reference {rt:?}, dcl {dt:?}")),
-        _ => {}
+        _ => {
+            let rt = cx.paths.substitute(rt);
+            if rt != dt {
+                out.push(
+                    "text",
+                    "result.result",
+                    format!("reference {rt:?}, dcl {dt:?}"),
+                );
+            }
+        }
     }
 }
 
@@ -364,31 +367,47 @@ fn value(out: &mut Diffs, detail: &str, r: &Value, d: &Value) {
     }
 }
 
-/// Checks one matched pair of lines.
-#[allow(clippy::too_many_arguments)]
-fn check_pair(
-    key: &str,
-    r: &Value,
-    d: &Value,
-    ref_lines: &[&Value],
-    ref_index: usize,
-    paths: &Paths,
-    out: &mut Diffs,
-) {
+/// Both full stdout lists, for looking back from a matched pair.
+struct Context<'a> {
+    ref_lines: &'a [&'a Value],
+    dcl_lines: &'a [&'a Value],
+    paths: &'a Paths,
+}
+
+/// Checks one matched pair of lines (`ri`, `di`: their indices in the full lists).
+fn check_pair(key: &str, ri: usize, di: usize, cx: &Context, out: &mut Diffs) {
+    let (r, d) = (cx.ref_lines[ri], cx.dcl_lines[di]);
     let lbl = label(key);
+    if lbl.starts_with("control_response:") {
+        let (rs, ds) = (&r["response"]["subtype"], &d["response"]["subtype"]);
+        if rs != ds {
+            // An error answers where the reference succeeded: its keys say nothing.
+            value(out, &format!("{lbl}.subtype"), rs, ds);
+            return;
+        }
+    }
     required_keys(&lbl, "", r, d, 0, out);
     match lbl.as_str() {
         "raw" => {
-            let rt = paths.substitute(r.as_str().unwrap_or_default());
+            let rt = cx.paths.substitute(r.as_str().unwrap_or_default());
             if rt != d.as_str().unwrap_or_default() {
                 out.push("text", "raw", format!("reference {rt:?}, dcl {d}"));
             }
         }
         "system/init" => {
-            value(out, "system/init.permissionMode", &r["permissionMode"], &d["permissionMode"]);
+            value(
+                out,
+                "system/init.permissionMode",
+                &r["permissionMode"],
+                &d["permissionMode"],
+            );
             let names = |v: &Value| -> BTreeSet<String> {
                 v.as_array()
-                    .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|x| x.as_str().map(String::from))
+                            .collect()
+                    })
                     .unwrap_or_default()
             };
             let (rt, dt) = (names(&r["tools"]), names(&d["tools"]));
@@ -407,10 +426,20 @@ fn check_pair(
             }
         }
         "system/status" => {
-            value(out, "system/status.permissionMode", &r["permissionMode"], &d["permissionMode"]);
+            value(
+                out,
+                "system/status.permissionMode",
+                &r["permissionMode"],
+                &d["permissionMode"],
+            );
         }
         "result" => {
-            for k in ["stop_reason", "terminal_reason", "num_turns", "api_error_status"] {
+            for k in [
+                "stop_reason",
+                "terminal_reason",
+                "num_turns",
+                "api_error_status",
+            ] {
                 if r.get(k).is_some() && d.get(k).is_some() {
                     value(out, &format!("result.{k}"), &r[k], &d[k]);
                 }
@@ -424,10 +453,15 @@ fn check_pair(
                     format!("reference {rl} denial(s), dcl {dl}"),
                 );
             }
-            check_result_text(r, d, ref_lines, ref_index, paths, out);
+            check_result_text(ri, di, cx, out);
         }
         "user" => {
-            let blocks = |v: &Value| v["message"]["content"].as_array().cloned().unwrap_or_default();
+            let blocks = |v: &Value| {
+                v["message"]["content"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+            };
             for (rb, db) in blocks(r).iter().zip(blocks(d).iter()) {
                 if rb["type"] == "tool_result" {
                     let err = |b: &Value| b["is_error"] == true;
@@ -458,6 +492,12 @@ pub fn compare(t: &Transcript, run: &Run, ignore: &dyn Fn(&str) -> bool) -> Comp
     let a = items(&ref_lines, &sent, &|_| false, &mut BTreeSet::new());
     let b = items(&run.stdout, &sent, ignore, &mut ignored);
     let alignment = align(&a, &b);
+    let dcl_refs: Vec<&Value> = run.stdout.iter().collect();
+    let cx = Context {
+        ref_lines: &ref_refs,
+        dcl_lines: &dcl_refs,
+        paths: &run.paths,
+    };
     let mut out = Diffs::default();
     let mut aligned = String::new();
     let mut missing: Vec<&str> = Vec::new();
@@ -466,15 +506,7 @@ pub fn compare(t: &Transcript, run: &Run, ignore: &dyn Fn(&str) -> bool) -> Comp
         match (i, j) {
             (Some(i), Some(j)) => {
                 let _ = writeln!(aligned, "    {:<50} {}", a[*i].key, b[*j].key);
-                check_pair(
-                    &a[*i].key,
-                    a[*i].line,
-                    b[*j].line,
-                    &ref_refs,
-                    a[*i].index,
-                    &run.paths,
-                    &mut out,
-                );
+                check_pair(&a[*i].key, a[*i].index, b[*j].index, &cx, &mut out);
             }
             (Some(i), None) => {
                 let _ = writeln!(aligned, "  - {:<50}", a[*i].key);
@@ -490,7 +522,11 @@ pub fn compare(t: &Transcript, run: &Run, ignore: &dyn Fn(&str) -> bool) -> Comp
     for key in &missing {
         if let Some(p) = extra.iter().position(|e| e == key) {
             extra.remove(p);
-            out.push("moved", *key, "the line is there, in another place in the sequence");
+            out.push(
+                "moved",
+                *key,
+                "the line is there, in another place in the sequence",
+            );
         } else {
             out.push("missing", *key, "the reference printed it, dcl did not");
         }
@@ -517,8 +553,7 @@ pub fn compare(t: &Transcript, run: &Run, ignore: &dyn Fn(&str) -> bool) -> Comp
         }
     }
     for l in &run.stdout {
-        if l["type"] == "control_response" && !sent.contains_key(s(&l["response"]["request_id"]))
-        {
+        if l["type"] == "control_response" && !sent.contains_key(s(&l["response"]["request_id"])) {
             out.push(
                 "pairing",
                 "response to an unknown request id",

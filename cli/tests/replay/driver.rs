@@ -14,9 +14,11 @@ use serde_json::{Value, json};
 use super::transcript::{Action, Transcript, Wait, sync_key};
 
 /// How long the driver waits for one awaited line before it goes on without it.
-const WAIT_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long dcl may take to finish after stdin is closed.
-const DRAIN_TIMEOUT: Duration = Duration::from_secs(20);
+const WAIT_TIMEOUT: Duration = Duration::from_secs(5);
+/// All waiting in one scenario (awaited lines, then stdout EOF after stdin is closed):
+/// a hung dcl costs at most this (plus [`EXIT_TIMEOUT`]) per scenario.
+const SCENARIO_BUDGET: Duration = Duration::from_secs(20);
+/// How long dcl may take to exit once its stdout is closed.
 const EXIT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The scratch paths a run used, for substituting the transcripts' placeholders.
@@ -34,6 +36,14 @@ impl Paths {
             .replace("<CWD>", &self.cwd)
             .replace("<HOME>", &self.home)
             .replace("<SCRATCH>", &self.scratch)
+    }
+
+    /// The paths written back as placeholders.
+    pub fn unsubstitute(&self, s: &str) -> String {
+        s.replace(&self.mangled, "<CWD_MANGLED>")
+            .replace(&self.cwd, "<CWD>")
+            .replace(&self.home, "<HOME>")
+            .replace(&self.scratch, "<SCRATCH>")
     }
 
     pub fn substitute_value(&self, v: &Value) -> Value {
@@ -88,6 +98,8 @@ struct Driver {
     dcl_requests: Vec<(String, String)>,
     log: Vec<String>,
     start: Instant,
+    /// When the scenario's time budget runs out.
+    budget_end: Instant,
 }
 
 fn mangle(path: &str) -> String {
@@ -174,6 +186,7 @@ pub fn run(t: &Transcript, bin: &Path, scratch: &Path) -> Run {
         dcl_requests: Vec::new(),
         log: Vec::new(),
         start,
+        budget_end: start + SCENARIO_BUDGET,
     };
 
     for step in t.steps() {
@@ -187,11 +200,10 @@ pub fn run(t: &Transcript, bin: &Path, scratch: &Path) -> Run {
     }
     d.close("after the last recorded step");
 
-    let deadline = Instant::now() + DRAIN_TIMEOUT;
     while !d.eof {
-        let left = deadline.saturating_duration_since(Instant::now());
+        let left = d.budget_end.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            d.note("stdout still open after the drain timeout");
+            d.note("stdout still open at the end of the scenario's time budget");
             break;
         }
         d.pump(left);
@@ -259,7 +271,7 @@ impl Driver {
     }
 
     fn wait_for(&mut self, w: &Wait) {
-        let deadline = Instant::now() + WAIT_TIMEOUT;
+        let deadline = (Instant::now() + WAIT_TIMEOUT).min(self.budget_end);
         loop {
             if self.counts.get(&w.key).copied().unwrap_or(0) >= w.n {
                 return;
@@ -285,7 +297,10 @@ impl Driver {
         // An answer to one of the reference's control requests goes to dcl's request at
         // the same position (same subtype, same index), under dcl's id.
         if line["type"] == "control_response" {
-            let rid = line["response"]["request_id"].as_str().unwrap_or("").to_string();
+            let rid = line["response"]["request_id"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
             if let Some(pos) = self.recorded_requests.iter().position(|(_, id)| *id == rid) {
                 let subtype = self.recorded_requests[pos].0.clone();
                 let k = self.recorded_requests[..pos]

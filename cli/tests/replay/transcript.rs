@@ -93,15 +93,16 @@ impl Transcript {
                 other => return Err(format!("{}:{}: bad dir {other:?}", path.display(), i + 1)),
             };
             let line = v.get("line").cloned().unwrap_or(Value::Null);
-            if dir == Dir::Note && argv.is_none() {
-                if let Some(a) = line.get("argv").and_then(Value::as_array) {
-                    argv = Some(
-                        a.iter()
-                            .skip(1)
-                            .map(|x| x.as_str().unwrap_or_default().to_string())
-                            .collect::<Vec<_>>(),
-                    );
-                }
+            if dir == Dir::Note
+                && argv.is_none()
+                && let Some(a) = line.get("argv").and_then(Value::as_array)
+            {
+                argv = Some(
+                    a.iter()
+                        .skip(1)
+                        .map(|x| x.as_str().unwrap_or_default().to_string())
+                        .collect::<Vec<_>>(),
+                );
             }
             records.push(Record { dir, line });
         }

@@ -76,7 +76,9 @@ pub fn generate_tree(root: &Path) {
         for f in 0..100 {
             let mut body = String::new();
             for l in 0..40 {
-                body.push_str(&format!("fn item_{d}_{f}_{l}() -> usize {{ {l} }} // filler text\n"));
+                body.push_str(&format!(
+                    "fn item_{d}_{f}_{l}() -> usize {{ {l} }} // filler text\n"
+                ));
                 if l == 20 && f % 7 == 0 {
                     body.push_str("// TODO: needle_marker here\n");
                 }
@@ -113,13 +115,20 @@ fn search_tools(c: &mut Criterion) {
     group.bench_function("grep_content", |b| {
         b.to_async(&rt).iter(|| async {
             let out = GrepTool
-                .call(json!({"pattern": "TODO: needle", "output_mode": "content", "head_limit": 0}), &ctx)
+                .call(
+                    json!({"pattern": "TODO: needle", "output_mode": "content", "head_limit": 0}),
+                    &ctx,
+                )
                 .await;
             assert!(!out.is_error);
         })
     });
     // The same searches with ripgrep, when it is installed (process start included).
-    if std::process::Command::new("rg").arg("--version").output().is_ok() {
+    if std::process::Command::new("rg")
+        .arg("--version")
+        .output()
+        .is_ok()
+    {
         for (name, args) in [
             ("rg_files_with_matches", vec!["-l", "needle_marker"]),
             ("rg_content", vec!["-n", "TODO: needle"]),

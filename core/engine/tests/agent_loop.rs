@@ -230,11 +230,10 @@ async fn invalid_tool_json_from_the_model_is_answered_with_an_error() {
     ])
     .await
     .unwrap();
-    let session = Session::spawn(
-        &tokio::runtime::Handle::current(),
-        options(&server, dir.path(), "default"),
-    )
-    .unwrap();
+    // Non-interactive: the Write is denied at once instead of waiting for a host.
+    let mut opts = options(&server, dir.path(), "default");
+    opts.non_interactive = true;
+    let session = Session::spawn(&tokio::runtime::Handle::current(), opts).unwrap();
     session.send(prompt("read")).unwrap();
     let (seen, result) = until_result(&session).await;
     assert_eq!(result["result"], "Understood.");
@@ -311,5 +310,57 @@ async fn should_query_false_adds_context_without_a_turn() {
         first.contains("the sky is green") && first.contains("what colour"),
         "{first}"
     );
+    session.close();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_only_calls_run_as_a_batch_and_keep_their_order() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, body) in [("a.txt", "alpha\n"), ("b.txt", "beta\n")] {
+        std::fs::write(dir.path().join(name), body).unwrap();
+    }
+    let a = dir.path().join("a.txt").display().to_string();
+    let b = dir.path().join("b.txt").display().to_string();
+    let server = FakeAnthropicServer::start(vec![
+        FakeResponse::sse(
+            SseMessage::new()
+                .tool_use("toolu_1", "Read", json!({"file_path": a}))
+                .tool_use(
+                    "toolu_2",
+                    "Grep",
+                    json!({"pattern": "beta", "output_mode": "content"}),
+                )
+                .tool_use("toolu_3", "Read", json!({"file_path": b}))
+                .tool_use(
+                    "toolu_4",
+                    "Write",
+                    json!({"file_path": "c.txt", "content": "x"}),
+                )
+                .stop_reason("tool_use")
+                .build(),
+        ),
+        FakeResponse::sse(SseMessage::new().text("Read them.").build()),
+    ])
+    .await
+    .unwrap();
+    // Non-interactive: the Write is denied at once instead of waiting for a host.
+    let mut opts = options(&server, dir.path(), "default");
+    opts.non_interactive = true;
+    let session = Session::spawn(&tokio::runtime::Handle::current(), opts).unwrap();
+    session.send(prompt("read")).unwrap();
+    let (seen, result) = until_result(&session).await;
+    assert_eq!(result["result"], "Read them.");
+    let ids: Vec<&str> = seen
+        .iter()
+        .filter(|v| v["type"] == "user")
+        .filter_map(|v| v["message"]["content"][0]["tool_use_id"].as_str())
+        .collect();
+    assert_eq!(ids, vec!["toolu_1", "toolu_2", "toolu_3", "toolu_4"]);
+    let bodies = server.message_bodies();
+    let results = bodies[1]["messages"][2]["content"].as_array().unwrap();
+    assert!(results[0]["content"].as_str().unwrap().contains("alpha"));
+    assert!(results[1]["content"].as_str().unwrap().contains("beta"));
+    assert!(results[2]["content"].as_str().unwrap().contains("beta"));
+    server.assert_no_violations();
     session.close();
 }

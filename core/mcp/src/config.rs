@@ -86,7 +86,12 @@ impl ServerConfig {
                     ));
                 }
             },
-            Some(other) => return Err(format!("\"type\" must be a string, got {}", type_name(other))),
+            Some(other) => {
+                return Err(format!(
+                    "\"type\" must be a string, got {}",
+                    type_name(other)
+                ));
+            }
         };
         match kind {
             "stdio" => {
@@ -94,7 +99,10 @@ impl ServerConfig {
                     Some(Value::String(c)) if !c.trim().is_empty() => c.clone(),
                     Some(Value::String(_)) => return Err("\"command\" is empty".into()),
                     Some(other) => {
-                        return Err(format!("\"command\" must be a string, got {}", type_name(other)));
+                        return Err(format!(
+                            "\"command\" must be a string, got {}",
+                            type_name(other)
+                        ));
                     }
                     None => return Err("a stdio server needs \"command\"".into()),
                 };
@@ -102,10 +110,15 @@ impl ServerConfig {
                     None | Some(Value::Null) => Vec::new(),
                     Some(Value::Array(items)) => items
                         .iter()
-                        .map(|a| scalar_string(a).ok_or_else(|| "\"args\" must hold strings".to_string()))
+                        .map(|a| {
+                            scalar_string(a).ok_or_else(|| "\"args\" must hold strings".to_string())
+                        })
                         .collect::<Result<_, _>>()?,
                     Some(other) => {
-                        return Err(format!("\"args\" must be an array, got {}", type_name(other)));
+                        return Err(format!(
+                            "\"args\" must be an array, got {}",
+                            type_name(other)
+                        ));
                     }
                 };
                 let env = string_map(obj.get("env"), "env")?;
@@ -114,7 +127,10 @@ impl ServerConfig {
                     Some(Value::String(c)) if c.is_empty() => None,
                     Some(Value::String(c)) => Some(PathBuf::from(c)),
                     Some(other) => {
-                        return Err(format!("\"cwd\" must be a string, got {}", type_name(other)));
+                        return Err(format!(
+                            "\"cwd\" must be a string, got {}",
+                            type_name(other)
+                        ));
                     }
                 };
                 Ok(ServerConfig::Stdio {
@@ -128,7 +144,10 @@ impl ServerConfig {
                 let url = match obj.get("url") {
                     Some(Value::String(u)) => u.clone(),
                     Some(other) => {
-                        return Err(format!("\"url\" must be a string, got {}", type_name(other)));
+                        return Err(format!(
+                            "\"url\" must be a string, got {}",
+                            type_name(other)
+                        ));
                     }
                     None => return Err(format!("an {kind} server needs \"url\"")),
                 };
@@ -145,7 +164,10 @@ impl ServerConfig {
                     Some(Value::String(n)) if !n.is_empty() => n.clone(),
                     None | Some(Value::Null) | Some(Value::String(_)) => key.to_string(),
                     Some(other) => {
-                        return Err(format!("\"name\" must be a string, got {}", type_name(other)));
+                        return Err(format!(
+                            "\"name\" must be a string, got {}",
+                            type_name(other)
+                        ));
                     }
                 };
                 Ok(ServerConfig::Sdk { name })
@@ -300,8 +322,8 @@ impl<'de> serde::Deserialize<'de> for ServerConfig {
 pub fn parse_mcp_config(arg: &str, cwd: &Path) -> Result<BTreeMap<String, ServerConfig>, String> {
     let trimmed = arg.trim();
     let (value, source) = if trimmed.starts_with('{') {
-        let v: Value = serde_json::from_str(trimmed)
-            .map_err(|e| format!("invalid --mcp-config JSON: {e}"))?;
+        let v: Value =
+            serde_json::from_str(trimmed).map_err(|e| format!("invalid --mcp-config JSON: {e}"))?;
         (v, "--mcp-config".to_string())
     } else if trimmed.is_empty() {
         return Err("--mcp-config: empty value".into());
@@ -419,10 +441,7 @@ fn expand(s: &str, vars: &BTreeMap<String, String>, missing: &mut Vec<String>) -
             Some((n, d)) => (n, Some(d)),
             None => (inner, None),
         };
-        let valid = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !valid {
             out.push_str(&rest[start..start + 2 + end + 1]);
         } else {
@@ -464,7 +483,12 @@ mod tests {
         );
         assert_eq!(m["b"].kind(), "http");
         assert_eq!(m["c"].kind(), "sse");
-        assert_eq!(m["d"], ServerConfig::Sdk { name: "calc".into() });
+        assert_eq!(
+            m["d"],
+            ServerConfig::Sdk {
+                name: "calc".into()
+            }
+        );
         assert_eq!(m["e"], ServerConfig::Sdk { name: "e".into() });
         assert_eq!(m["f"].kind(), "http");
         // Round trip through the file form.

@@ -94,7 +94,10 @@ pub fn load_scope(
 /// Every configured server with the scope it comes from (local > project > user). A file
 /// that cannot be read or parsed is an error naming it; use [`load_scope`] per scope to
 /// skip a broken file instead.
-pub fn load_all(home: &Path, cwd: &Path) -> Result<BTreeMap<String, (ServerConfig, Scope)>, String> {
+pub fn load_all(
+    home: &Path,
+    cwd: &Path,
+) -> Result<BTreeMap<String, (ServerConfig, Scope)>, String> {
     let mut out = BTreeMap::new();
     for scope in Scope::ALL.iter().rev() {
         for (name, config) in load_scope(*scope, home, cwd)? {
@@ -215,8 +218,7 @@ fn write_doc(path: &Path, doc: &Map<String, Value>) -> Result<(), String> {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut text = serde_json::to_string_pretty(doc)
         .map_err(|e| format!("cannot encode {}: {e}", path.display()))?;
     text.push('\n');
@@ -242,12 +244,33 @@ mod tests {
         let (h, c) = (home.path(), cwd.path());
         assert!(load_all(h, c).unwrap().is_empty());
         add_server(Scope::User, h, c, "s", &json!({"command": "user-cmd"})).unwrap();
-        add_server(Scope::Project, h, c, "s", &json!({"command": "project-cmd"})).unwrap();
-        add_server(Scope::User, h, c, "u", &json!({"type": "http", "url": "http://x/mcp"})).unwrap();
+        add_server(
+            Scope::Project,
+            h,
+            c,
+            "s",
+            &json!({"command": "project-cmd"}),
+        )
+        .unwrap();
+        add_server(
+            Scope::User,
+            h,
+            c,
+            "u",
+            &json!({"type": "http", "url": "http://x/mcp"}),
+        )
+        .unwrap();
         let all = load_all(h, c).unwrap();
         assert_eq!(all["s"].1, Scope::Project);
         assert_eq!(all["u"].1, Scope::User);
-        add_server(Scope::Local, h, c, "s", &json!({"command": "local-cmd", "extra": 1})).unwrap();
+        add_server(
+            Scope::Local,
+            h,
+            c,
+            "s",
+            &json!({"command": "local-cmd", "extra": 1}),
+        )
+        .unwrap();
         assert_eq!(load_all(h, c).unwrap()["s"].1, Scope::Local);
         // Unknown keys survive.
         let text = std::fs::read_to_string(Scope::Local.path(h, c)).unwrap();
@@ -258,8 +281,14 @@ mod tests {
         // Ambiguous removal needs a scope.
         let e = remove_server(None, h, c, "s").unwrap_err();
         assert!(e.contains("local, project, user"), "{e}");
-        assert_eq!(remove_server(Some(Scope::Local), h, c, "s").unwrap(), Scope::Local);
-        assert_eq!(remove_server(Some(Scope::Project), h, c, "s").unwrap(), Scope::Project);
+        assert_eq!(
+            remove_server(Some(Scope::Local), h, c, "s").unwrap(),
+            Scope::Local
+        );
+        assert_eq!(
+            remove_server(Some(Scope::Project), h, c, "s").unwrap(),
+            Scope::Project
+        );
         assert_eq!(remove_server(None, h, c, "s").unwrap(), Scope::User);
         assert!(remove_server(None, h, c, "s").is_err());
         assert_eq!(load_all(h, c).unwrap().len(), 1);
@@ -271,7 +300,14 @@ mod tests {
         let cwd = tempfile::tempdir().unwrap();
         let p = Scope::Project.path(home.path(), cwd.path());
         std::fs::write(&p, r#"{"keep": true, "mcpServers": {}}"#).unwrap();
-        add_server(Scope::Project, home.path(), cwd.path(), "a", &json!({"command": "x"})).unwrap();
+        add_server(
+            Scope::Project,
+            home.path(),
+            cwd.path(),
+            "a",
+            &json!({"command": "x"}),
+        )
+        .unwrap();
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
         assert_eq!(v["keep"], json!(true));
         std::fs::write(&p, "{oops").unwrap();

@@ -8,10 +8,10 @@ use serde_json::{Value, json};
 /// When there is no content but `structuredContent`, that JSON becomes the text.
 pub fn to_anthropic_blocks(content: &[Value], structured: Option<&Value>) -> Vec<Value> {
     let mut out: Vec<Value> = content.iter().map(block).collect();
-    if out.is_empty() {
-        if let Some(s) = structured.filter(|s| !s.is_null()) {
-            out.push(text(s.to_string()));
-        }
+    if out.is_empty()
+        && let Some(s) = structured.filter(|s| !s.is_null())
+    {
+        out.push(text(s.to_string()));
     }
     out
 }
@@ -48,7 +48,11 @@ fn block(c: &Value) -> Value {
                 } else {
                     text(format!(
                         "[binary resource {uri} ({}) omitted]",
-                        if mime.is_empty() { "unknown type" } else { mime }
+                        if mime.is_empty() {
+                            "unknown type"
+                        } else {
+                            mime
+                        }
                     ))
                 }
             } else {

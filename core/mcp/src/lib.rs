@@ -22,8 +22,8 @@ use futures::future::BoxFuture;
 pub use config::{ServerConfig, parse_mcp_config, parse_servers_json};
 pub use config_store::Scope;
 pub use manager::{
-    CallResult, ConnectionStatus, McpManager, McpOptions, McpTool, ServerStatus,
-    SetServersResult, ToolSummary, qualified_tool_name,
+    CallResult, ConnectionStatus, McpManager, McpOptions, McpTool, ServerStatus, SetServersResult,
+    ToolSummary, qualified_tool_name,
 };
 
 /// The host side of SDK MCP servers (`{"type":"sdk"}`): the engine implements this over its
@@ -54,7 +54,7 @@ impl HostRpc for NoHost {
         _message: serde_json::Value,
     ) -> BoxFuture<'_, Result<serde_json::Value, String>> {
         let e = format!(
-            "SDK MCP server {server:?} is served by an SDK host; none is connected to this session"
+            "SDK MCP server {server:?} needs an SDK host, and none is connected to this session"
         );
         Box::pin(async move { Err(e) })
     }

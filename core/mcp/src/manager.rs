@@ -7,25 +7,30 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CancelledNotification, CancelledNotificationParam, ClientCapabilities,
-    ClientInfo, ClientNotification, ClientRequest, Implementation, Meta, ProtocolVersion,
-    Request, RequestId, ServerResult, Tool,
+    ClientInfo, ClientNotification, ClientRequest, Implementation, Meta, ProtocolVersion, Request,
+    RequestId, ServerResult, Tool,
 };
-use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RunningService, ServiceError};
+use rmcp::service::{
+    ClientInitializeError, NotificationContext, Peer, PeerRequestOptions, RunningService,
+    ServiceError,
+};
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransportConfig, StreamableHttpError,
+};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+use crate::HostRpc;
 use crate::config::ServerConfig;
 use crate::content::to_anthropic_blocks;
 use crate::transport::Watched;
 use crate::transport::sdk::SdkTransport;
 use crate::transport::sse;
 use crate::transport::stdio::{self, ChildGuard};
-use crate::HostRpc;
 
 /// Default connect timeout (`MCP_TIMEOUT`, ms).
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -275,7 +280,8 @@ impl McpManager {
     pub fn with_options(host: Arc<dyn HostRpc>, options: McpOptions) -> McpManager {
         let connect_timeout =
             millis_from(&options.child_env, "MCP_TIMEOUT", DEFAULT_CONNECT_TIMEOUT);
-        let tool_timeout = millis_from(&options.child_env, "MCP_TOOL_TIMEOUT", DEFAULT_TOOL_TIMEOUT);
+        let tool_timeout =
+            millis_from(&options.child_env, "MCP_TOOL_TIMEOUT", DEFAULT_TOOL_TIMEOUT);
         McpManager {
             inner: Arc::new(Inner {
                 host,
@@ -365,9 +371,8 @@ impl McpManager {
         futures::future::join_all(to_close.iter().map(|c| c.close())).await;
         self.start_scoped(to_start).await;
         for name in &result.added {
-            if let Some(ServerStatus {
-                error: Some(e), ..
-            }) = self.status().into_iter().find(|st| &st.name == name)
+            if let Some(ServerStatus { error: Some(e), .. }) =
+                self.status().into_iter().find(|st| &st.name == name)
             {
                 result.errors.insert(name.clone(), e);
             }
@@ -383,9 +388,12 @@ impl McpManager {
             .map(|(name, e)| {
                 let (status, error, server_info, tools) = match &e.state {
                     State::Pending => (ConnectionStatus::Pending, None, None, Vec::new()),
-                    State::Failed(err) => {
-                        (ConnectionStatus::Failed, Some(err.clone()), None, Vec::new())
-                    }
+                    State::Failed(err) => (
+                        ConnectionStatus::Failed,
+                        Some(err.clone()),
+                        None,
+                        Vec::new(),
+                    ),
                     State::Disabled => (ConnectionStatus::Disabled, None, None, Vec::new()),
                     State::Connected(c) => (
                         ConnectionStatus::Connected,
@@ -448,7 +456,8 @@ impl McpManager {
         args: Value,
         cancel: CancellationToken,
     ) -> Result<CallResult, String> {
-        self.call_with_meta(qualified_name, args, None, cancel).await
+        self.call_with_meta(qualified_name, args, None, cancel)
+            .await
     }
 
     /// [`McpManager::call`] with `params._meta` entries (e.g. `{"claudecode/toolUseId": id}`);
@@ -534,7 +543,10 @@ impl McpManager {
     ) -> String {
         match e {
             ServiceError::McpError(e) => {
-                format!("MCP server {server:?} answered with error {}: {}", e.code.0, e.message)
+                format!(
+                    "MCP server {server:?} answered with error {}: {}",
+                    e.code.0, e.message
+                )
             }
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
                 let dead = conn.closed.is_cancelled() || conn.peer.is_transport_closed();
@@ -562,7 +574,12 @@ impl McpManager {
                 State::Connected(c) => {
                     for t in c.tools() {
                         if qualified_tool_name(server, &t.name) == qualified {
-                            return Ok((server.clone(), t.name.to_string(), e.generation, c.clone()));
+                            return Ok((
+                                server.clone(),
+                                t.name.to_string(),
+                                e.generation,
+                                c.clone(),
+                            ));
                         }
                     }
                 }
@@ -721,6 +738,46 @@ impl McpManager {
     }
 }
 
+/// An error and its sources, `a: b: c`, without repeating a source already in the text.
+fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    // rmcp's HTTP client error does not link its cause as a source.
+    fn next<'a>(
+        e: &'a (dyn std::error::Error + 'static),
+    ) -> Option<&'a (dyn std::error::Error + 'static)> {
+        match e.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+            Some(StreamableHttpError::Client(inner)) => Some(inner),
+            _ => e.source(),
+        }
+    }
+    let mut text = e.to_string();
+    let mut source = next(e);
+    while let Some(s) = source {
+        let part = s.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = next(s);
+    }
+    text
+}
+
+/// rmcp's handshake errors without its type names.
+fn init_error_text(e: ClientInitializeError) -> String {
+    match e {
+        ClientInitializeError::TransportError { error, context } => {
+            format!("cannot {context}: {}", error_chain(error.error.as_ref()))
+        }
+        ClientInitializeError::JsonRpcError(e) => {
+            format!("{} (JSON-RPC error {})", e.message, e.code.0)
+        }
+        ClientInitializeError::ConnectionClosed(what) => {
+            format!("the connection closed while waiting for the {what}")
+        }
+        other => other.to_string(),
+    }
+}
+
 fn not_found(name: &str) -> String {
     format!("No MCP server named {name:?}")
 }
@@ -783,14 +840,12 @@ impl Inner {
     /// replaced this connection.
     fn mark_dead(&self, name: &str, generation: u64, conn: &Arc<Connection>, why: String) {
         let mut s = lock(&self.servers);
-        if let Some(entry) = s.map.get_mut(name) {
-            if entry.generation == generation {
-                if let State::Connected(c) = &entry.state {
-                    if Arc::ptr_eq(c, conn) {
-                        entry.state = State::Failed(why);
-                    }
-                }
-            }
+        if let Some(entry) = s.map.get_mut(name)
+            && entry.generation == generation
+            && let State::Connected(c) = &entry.state
+            && Arc::ptr_eq(c, conn)
+        {
+            entry.state = State::Failed(why);
         }
     }
 
@@ -819,7 +874,8 @@ impl Inner {
         let closed = CancellationToken::new();
         let tools_changed = Arc::new(Notify::new());
         let client = self.client_info(tools_changed.clone());
-        let init_err = |e: rmcp::service::ClientInitializeError| format!("MCP handshake failed: {e}");
+        let init_err =
+            |e: ClientInitializeError| format!("MCP handshake failed: {}", init_error_text(e));
         let (service, child) = match &config {
             ServerConfig::Stdio {
                 command,
@@ -894,10 +950,11 @@ impl Inner {
         };
         let peer = service.peer().clone();
         let info = peer.peer_info();
-        let server_info = info.map(|i| {
-            json!({"name": i.server_info.name, "version": i.server_info.version})
-        });
-        let has_tools = info.map(|i| i.capabilities.tools.is_some()).unwrap_or(false);
+        let server_info =
+            info.map(|i| json!({"name": i.server_info.name, "version": i.server_info.version}));
+        let has_tools = info
+            .map(|i| i.capabilities.tools.is_some())
+            .unwrap_or(false);
         let tools = match peer.list_all_tools().await {
             Ok(t) => t,
             Err(e) if has_tools => return Err(format!("tools/list failed: {e}")),

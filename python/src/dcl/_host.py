@@ -77,7 +77,7 @@ def hook_output_wire(output: Any) -> Dict[str, Any]:
     if not isinstance(output, Mapping):
         raise TypeError(f"a hook must return a dict, got {type(output).__name__}")
     renames = {"async_": "async", "continue_": "continue"}
-    return {renames.get(k, k): v for k, v in output.items()}
+    return {renames.get(str(k), str(k)): v for k, v in output.items()}
 
 
 class HostSession:
@@ -225,7 +225,7 @@ class HostSession:
         kind = msg.get("type")
         if kind == "control_response":
             response = msg.get("response") or {}
-            fut = self._pending.get(response.get("request_id"))
+            fut = self._pending.get(str(response.get("request_id")))
             if fut is not None and not fut.done():
                 fut.set_result(response)
             return
@@ -235,12 +235,12 @@ class HostSession:
             self._handlers[rid] = task
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
-            task.add_done_callback(lambda _t, rid=rid: self._handlers.pop(rid, None))
+            task.add_done_callback(self._forget_handler(rid))
             return
         if kind == "control_cancel_request":
-            task = self._handlers.pop(str(msg.get("request_id")), None)
-            if task is not None:
-                task.cancel()
+            cancelled = self._handlers.pop(str(msg.get("request_id")), None)
+            if cancelled is not None:
+                cancelled.cancel()
             return
         if kind == "system" and msg.get("subtype") == "session_state_changed" and msg.get("sdk_host_only"):
             return
@@ -252,6 +252,12 @@ class HostSession:
         else:
             self.last_error_result = None
         self._queue.put_nowait(msg)
+
+    def _forget_handler(self, request_id: str) -> Callable[["asyncio.Task[None]"], None]:
+        def forget(_task: "asyncio.Task[None]") -> None:
+            self._handlers.pop(request_id, None)
+
+        return forget
 
     async def messages(self) -> AsyncIterator[Dict[str, Any]]:
         """Every normal outbound message, in order, until the session ends."""

@@ -133,7 +133,7 @@ def _validate(arguments: Any, schema: Dict[str, Any]) -> Optional[str]:
         if key not in arguments:
             return f"'{key}' is a required property"
     for key, sub in (schema.get("properties") or {}).items():
-        want = _JSON_TYPES.get(sub.get("type")) if isinstance(sub, dict) else None
+        want = _JSON_TYPES.get(str(sub.get("type"))) if isinstance(sub, dict) else None
         if key in arguments and want is not None:
             value = arguments[key]
             if isinstance(value, bool) and sub.get("type") in ("integer", "number"):

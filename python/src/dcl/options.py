@@ -292,7 +292,7 @@ def session_options(
         raise CLIConnectionError(
             "Resuming a session (resume / continue_conversation) is not supported yet by this dcl build"
         )
-    if opts.can_use_tool is not None and opts.permission_prompt_tool_name:
+    if opts.can_use_tool is not None and opts.permission_prompt_tool_name not in (None, "", "stdio"):
         raise ValueError(
             "can_use_tool callback cannot be used with permission_prompt_tool_name. "
             "Please use one or the other."

@@ -131,7 +131,9 @@ impl Policy {
                 "Permission to use {tool_name} has been denied by a disallowed-tools rule."
             ));
         }
-        if self.mode == PermissionMode::BypassPermissions || tool.is_some_and(|t| t.always_allowed()) {
+        if self.mode == PermissionMode::BypassPermissions
+            || tool.is_some_and(|t| t.always_allowed())
+        {
             return Verdict::Allow;
         }
 

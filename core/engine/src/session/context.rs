@@ -38,10 +38,30 @@ pub fn usage(shared: &Shared) -> Value {
         .map(|s| s.to_string().len())
         .unwrap_or(0);
     let categories = [
-        ("System prompt", "system_prompt", tokens(system.len()), "promptBorder"),
-        ("System tools", "system_tools", tokens(tools_json.len()), "inactive"),
-        ("Messages", "messages", tokens(messages_chars), "purple_FOR_SUBAGENTS_ONLY"),
-        ("Output schema", "other", tokens(schema_chars), "cyan_FOR_SUBAGENTS_ONLY"),
+        (
+            "System prompt",
+            "system_prompt",
+            tokens(system.len()),
+            "promptBorder",
+        ),
+        (
+            "System tools",
+            "system_tools",
+            tokens(tools_json.len()),
+            "inactive",
+        ),
+        (
+            "Messages",
+            "messages",
+            tokens(messages_chars),
+            "purple_FOR_SUBAGENTS_ONLY",
+        ),
+        (
+            "Output schema",
+            "other",
+            tokens(schema_chars),
+            "cyan_FOR_SUBAGENTS_ONLY",
+        ),
     ];
     let total: u64 = categories.iter().map(|c| c.2).sum();
     let max = models::context_window(&live.model).max(1);
@@ -56,8 +76,10 @@ pub fn usage(shared: &Shared) -> Value {
                    "percentage": pct(*t), "color": color})
         })
         .collect();
-    list.push(json!({"name": "Free space", "id": "free_space", "type": "free_space", "kind": "free",
-                     "tokens": free, "percentage": pct(free), "color": "promptBorder"}));
+    list.push(
+        json!({"name": "Free space", "id": "free_space", "type": "free_space", "kind": "free",
+                     "tokens": free, "percentage": pct(free), "color": "promptBorder"}),
+    );
     let stats = super::lock(&shared.stats).clone();
     json!({
         "categories": list,
@@ -73,7 +95,10 @@ pub fn usage(shared: &Shared) -> Value {
         "gridRows": [],
         "contextWindow": {"usedPercentage": pct(total), "usedTokens": total, "maxTokens": max},
         "autoCompact": {"enabled": false, "thresholdPercentage": 100},
-        "skills": {"count": 0, "percentageOfContext": 0, "items": []},
+        // Both dialects' skill summaries: Claude's and Qoder's keys in one object.
+        "skills": {"totalSkills": 0, "includedSkills": 0, "tokens": 0, "skillFrontmatter": [],
+                   "count": 0, "percentageOfContext": 0, "items": []},
+        "apiUsage": Value::Null,
         "duplicateFileReads": [],
         "session": {
             "messageCount": stats.messages,

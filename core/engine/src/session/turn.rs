@@ -188,30 +188,47 @@ pub(crate) async fn run_turn(
         }
         let mut results = Vec::with_capacity(tool_uses.len());
         let mut interrupted = false;
-        for tu in &tool_uses {
-            let invalid = reply
-                .invalid_inputs
-                .iter()
-                .find(|i| i.tool_use_id == tu.id)
-                .map(InvalidToolInput::tool_result_text);
-            let stopped = st.hook_stop.is_some() || st.deferred.is_some();
-            let block = if interrupted || cancel.is_cancelled() {
-                interrupted = true;
-                ContentBlock::tool_result(
-                    tu.id.clone(),
-                    ToolResultContent::Text("Interrupted by user".into()),
-                    Some(true),
-                )
-            } else if stopped {
-                ContentBlock::tool_result(
-                    tu.id.clone(),
-                    ToolResultContent::Text("Not run: the turn was stopped by a hook".into()),
-                    Some(true),
-                )
-            } else {
-                run_tool_call(&shared, tu, invalid, &cancel, &mut st).await
+        let mut i = 0;
+        while i < tool_uses.len() {
+            let invalid_of = |tu: &ToolUseBlock| {
+                reply
+                    .invalid_inputs
+                    .iter()
+                    .find(|x| x.tool_use_id == tu.id)
+                    .map(InvalidToolInput::tool_result_text)
             };
-            results.push(block);
+            let stopped = st.hook_stop.is_some() || st.deferred.is_some();
+            if interrupted || cancel.is_cancelled() || stopped {
+                let text = if stopped && !(interrupted || cancel.is_cancelled()) {
+                    "Not run: the turn was stopped by a hook"
+                } else {
+                    interrupted = true;
+                    "Interrupted by user"
+                };
+                results.push(ContentBlock::tool_result(
+                    tool_uses[i].id.clone(),
+                    ToolResultContent::Text(text.into()),
+                    Some(true),
+                ));
+                i += 1;
+                continue;
+            }
+            let mut j = i;
+            while j < tool_uses.len() && runs_in_parallel(&shared, &tool_uses[j]) {
+                j += 1;
+            }
+            if j - i >= 2 {
+                let batch: Vec<(ToolUseBlock, Option<String>)> = tool_uses[i..j]
+                    .iter()
+                    .map(|tu| (tu.clone(), invalid_of(tu)))
+                    .collect();
+                results.extend(run_read_only_batch(&shared, &batch, &cancel, &mut st).await);
+                i = j;
+            } else {
+                let tu = &tool_uses[i];
+                results.push(run_tool_call(&shared, tu, invalid_of(tu), &cancel, &mut st).await);
+                i += 1;
+            }
         }
         shared.history.lock().await.push(ApiMessage {
             role: Role::User,
@@ -717,6 +734,19 @@ fn record_usage(shared: &Shared, model: &str, usage: &Usage) {
 // Tools
 // ---------------------------------------------------------------------------
 
+/// A call after its PreToolUse hooks and permission decision, before it runs.
+struct Prepared {
+    tu: ToolUseBlock,
+    tool: Option<Arc<dyn crate::tools::Tool>>,
+    ctx: ToolContext,
+    /// The input to run with, when approved.
+    approved: Option<Value>,
+    invalid_input: Option<String>,
+    /// The result of a call that ends before running (denied, deferred).
+    early: Option<ToolOutput>,
+    context: Vec<String>,
+}
+
 async fn run_tool_call(
     shared: &Shared,
     tu: &ToolUseBlock,
@@ -724,6 +754,63 @@ async fn run_tool_call(
     cancel: &CancellationToken,
     st: &mut TurnState,
 ) -> ContentBlock {
+    let prepared = prepare_tool_call(shared, tu, invalid_input, cancel, st).await;
+    let started = Instant::now();
+    let output = match &prepared.early {
+        Some(out) => out.clone(),
+        None => {
+            let (out, structured) = execute(shared, &prepared).await;
+            if structured.is_some() {
+                st.structured = structured;
+            }
+            out
+        }
+    };
+    finish_tool_call(shared, prepared, output, started.elapsed(), cancel, st).await
+}
+
+/// Runs consecutive read-only calls concurrently: decisions and hooks stay in order,
+/// only the tools' own work overlaps. Results are emitted in the model's order.
+async fn run_read_only_batch(
+    shared: &Shared,
+    batch: &[(ToolUseBlock, Option<String>)],
+    cancel: &CancellationToken,
+    st: &mut TurnState,
+) -> Vec<ContentBlock> {
+    let mut prepared = Vec::with_capacity(batch.len());
+    for (tu, invalid) in batch {
+        prepared.push(prepare_tool_call(shared, tu, invalid.clone(), cancel, st).await);
+    }
+    let started = Instant::now();
+    let outputs = futures::future::join_all(prepared.iter().map(|p| async move {
+        match &p.early {
+            Some(out) => out.clone(),
+            None => execute(shared, p).await.0,
+        }
+    }))
+    .await;
+    let elapsed = started.elapsed();
+    let mut blocks = Vec::with_capacity(batch.len());
+    for (p, out) in prepared.into_iter().zip(outputs) {
+        blocks.push(finish_tool_call(shared, p, out, elapsed, cancel, st).await);
+    }
+    blocks
+}
+
+/// Built-in read-only tools may run side by side with their neighbours.
+fn runs_in_parallel(shared: &Shared, tu: &ToolUseBlock) -> bool {
+    shared
+        .tool(&tu.name)
+        .is_some_and(|t| t.kind() == ToolKind::Read)
+}
+
+async fn prepare_tool_call(
+    shared: &Shared,
+    tu: &ToolUseBlock,
+    invalid_input: Option<String>,
+    cancel: &CancellationToken,
+    st: &mut TurnState,
+) -> Prepared {
     let ctx = ToolContext {
         cwd: shared.cwd.clone(),
         shell: shared.shell.clone(),
@@ -763,11 +850,17 @@ async fn run_tool_call(
             Some("deny") => hook_denial = Some(reason.unwrap_or_else(|| "denied".into())),
             Some("defer") => {
                 st.deferred = Some(json!({"id": tu.id, "name": tu.name, "input": input}));
-                return emit_tool_result(
-                    shared,
-                    &tu.id,
-                    ToolOutput::error("The tool call was deferred by a PreToolUse hook"),
-                );
+                return Prepared {
+                    tu: tu.clone(),
+                    tool,
+                    ctx,
+                    approved: None,
+                    invalid_input,
+                    early: Some(ToolOutput::error(
+                        "The tool call was deferred by a PreToolUse hook",
+                    )),
+                    context,
+                };
             }
             other => {
                 if let Some(b) = pre.block {
@@ -794,7 +887,7 @@ async fn run_tool_call(
             .await
         }
     };
-    let mut output = match decision {
+    let (approved, early) = match decision {
         Decision::Deny(message) => {
             st.denials.push(PermissionDenial {
                 tool_name: tu.name.clone(),
@@ -816,66 +909,80 @@ async fn run_tool_call(
                 cancel,
             )
             .await;
-            ToolOutput::error(message)
+            (None, Some(ToolOutput::error(message)))
         }
-        Decision::Allow(input) => {
-            let started = Instant::now();
-            let output = execute(
-                shared,
-                tu,
-                tool.as_deref(),
-                input.clone(),
-                invalid_input,
-                &ctx,
-                st,
-            )
-            .await;
-            let event = if output.is_error {
-                "PostToolUseFailure"
-            } else {
-                "PostToolUse"
-            };
-            let mut hook_input = Map::new();
-            hook_input.insert("tool_name".into(), json!(tu.name));
-            hook_input.insert("tool_input".into(), input);
-            hook_input.insert("tool_use_id".into(), json!(tu.id));
-            hook_input.insert(
-                "duration_ms".into(),
-                json!(started.elapsed().as_millis() as u64),
-            );
-            if output.is_error {
-                hook_input.insert("error".into(), json!(output.content.to_text()));
-            } else {
-                hook_input.insert(
-                    "tool_response".into(),
-                    output
-                        .structured
-                        .clone()
-                        .unwrap_or_else(|| json!(output.content.to_text())),
-                );
-            }
-            let post = hooks::run(
-                shared,
-                event,
-                Some(&tu.name),
-                Some(&tu.id),
-                hook_input,
-                cancel,
-            )
-            .await;
-            if let Some(reason) = post.stop {
-                st.hook_stop = Some(reason);
-            }
-            if let Some(reason) = post.block {
-                context.push(format!("{event}:{} hook feedback: {reason}", tu.name));
-            }
-            context.extend(post.additional_context);
-            output
-        }
+        Decision::Allow(input) => (Some(input), None),
     };
-    if !context.is_empty() {
-        output = with_context(output, &context);
+    Prepared {
+        tu: tu.clone(),
+        tool,
+        ctx,
+        approved,
+        invalid_input,
+        early,
+        context,
     }
+}
+
+/// PostToolUse hooks for a call that ran, hook context, and the tool_result line.
+async fn finish_tool_call(
+    shared: &Shared,
+    prepared: Prepared,
+    output: ToolOutput,
+    elapsed: Duration,
+    cancel: &CancellationToken,
+    st: &mut TurnState,
+) -> ContentBlock {
+    let Prepared {
+        tu,
+        approved,
+        mut context,
+        ..
+    } = prepared;
+    if let Some(input) = approved {
+        let event = if output.is_error {
+            "PostToolUseFailure"
+        } else {
+            "PostToolUse"
+        };
+        let mut hook_input = Map::new();
+        hook_input.insert("tool_name".into(), json!(tu.name));
+        hook_input.insert("tool_input".into(), input);
+        hook_input.insert("tool_use_id".into(), json!(tu.id));
+        hook_input.insert("duration_ms".into(), json!(elapsed.as_millis() as u64));
+        if output.is_error {
+            hook_input.insert("error".into(), json!(output.content.to_text()));
+        } else {
+            hook_input.insert(
+                "tool_response".into(),
+                output
+                    .structured
+                    .clone()
+                    .unwrap_or_else(|| json!(output.content.to_text())),
+            );
+        }
+        let post = hooks::run(
+            shared,
+            event,
+            Some(&tu.name),
+            Some(&tu.id),
+            hook_input,
+            cancel,
+        )
+        .await;
+        if let Some(reason) = post.stop {
+            st.hook_stop = Some(reason);
+        }
+        if let Some(reason) = post.block {
+            context.push(format!("{event}:{} hook feedback: {reason}", tu.name));
+        }
+        context.extend(post.additional_context);
+    }
+    let output = if context.is_empty() {
+        output
+    } else {
+        with_context(output, &context)
+    };
     emit_tool_result(shared, &tu.id, output)
 }
 
@@ -897,39 +1004,36 @@ fn with_context(mut output: ToolOutput, context: &[String]) -> ToolOutput {
 }
 
 /// Runs an approved call: a built-in tool, the structured-output tool, or an MCP tool.
-async fn execute(
-    shared: &Shared,
-    tu: &ToolUseBlock,
-    tool: Option<&dyn crate::tools::Tool>,
-    input: Value,
-    invalid_input: Option<String>,
-    ctx: &ToolContext,
-    st: &mut TurnState,
-) -> ToolOutput {
-    if let Some(err) = invalid_input {
-        return ToolOutput::error(err);
+/// Returns the output and, for a valid structured-output call, the structured value.
+async fn execute(shared: &Shared, p: &Prepared) -> (ToolOutput, Option<Value>) {
+    if let Some(err) = &p.invalid_input {
+        return (ToolOutput::error(err.clone()), None);
     }
-    if tu.name == STRUCTURED_OUTPUT_TOOL && shared.json_schema().is_some() {
-        return match crate::structured::validate(
-            &input,
-            shared.json_schema().unwrap_or(&Value::Null),
-        ) {
-            Ok(()) => {
-                st.structured = Some(input);
-                ToolOutput::ok("Structured output provided successfully")
-            }
-            Err(e) => ToolOutput::error(format!(
-                "The structured output does not match the schema: {e}"
-            )),
+    let input = p.approved.clone().unwrap_or_else(|| p.tu.input.clone());
+    if p.tu.name == STRUCTURED_OUTPUT_TOOL
+        && let Some(schema) = shared.json_schema()
+    {
+        return match crate::structured::validate(&input, schema) {
+            Ok(()) => (
+                ToolOutput::ok("Structured output provided successfully"),
+                Some(input),
+            ),
+            Err(e) => (
+                ToolOutput::error(format!(
+                    "The structured output does not match the schema: {e}"
+                )),
+                None,
+            ),
         };
     }
-    match tool {
-        Some(t) => t.call(input, ctx).await,
+    let output = match &p.tool {
+        Some(t) => t.call(input, &p.ctx).await,
         None => ToolOutput::error(format!(
             "<tool_use_error>Error: No such tool available: {}</tool_use_error>",
-            tu.name
+            p.tu.name
         )),
-    }
+    };
+    (output, None)
 }
 
 enum Decision {
@@ -1326,6 +1430,30 @@ fn finish(shared: &Shared, st: &mut TurnState, how: Finish) -> TurnOutcome {
     TurnOutcome { is_error }
 }
 
+/// Usage as the SDKs type it (`NonNullableUsage`): the token counts plus the keys the
+/// Messages API always reports, filled with their neutral values where dcl has none.
+fn full_usage(u: &Usage) -> Usage {
+    let mut u = u.clone();
+    let defaults = [
+        (
+            "server_tool_use",
+            json!({"web_search_requests": 0, "web_fetch_requests": 0}),
+        ),
+        ("service_tier", json!("standard")),
+        (
+            "cache_creation",
+            json!({"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0}),
+        ),
+        ("inference_geo", json!("")),
+        ("iterations", json!([])),
+        ("speed", json!("standard")),
+    ];
+    for (k, v) in defaults {
+        u.extra.entry(k).or_insert(v);
+    }
+    u
+}
+
 fn emit_synthetic_error(shared: &Shared, text: &str, e: &ModelError) {
     let kind = match e {
         ModelError::Http {
@@ -1345,7 +1473,7 @@ fn emit_synthetic_error(shared: &Shared, text: &str, e: &ModelError) {
             content: vec![ContentBlock::text(text)],
             stop_reason: Some("stop_sequence".into()),
             stop_sequence: Some(String::new()),
-            usage: Some(Usage::default()),
+            usage: Some(full_usage(&Usage::default())),
             extra: Extra::new(),
         },
         parent_tool_use_id: dcl_protocol::parent_tool_use_id_null(),
@@ -1397,7 +1525,7 @@ fn emit_result(
         stop_reason: st.stop_reason.clone(),
         session_id: String::new(),
         total_cost_usd: totals.cost_usd,
-        usage: st.usage.clone(),
+        usage: full_usage(&st.usage),
         model_usage: totals.model_usage,
         permission_denials: st.denials.clone(),
         terminal_reason: Some(terminal.to_string()),

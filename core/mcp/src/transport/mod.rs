@@ -26,7 +26,9 @@ pub(crate) fn decode_incoming(value: Value, server: &str) -> Option<ServerJsonRp
     match serde_json::from_value::<ServerJsonRpcMessage>(value.clone()) {
         Ok(m) => Some(m),
         Err(e) => {
-            let id = value.get("id").filter(|id| id.is_string() || id.is_number());
+            let id = value
+                .get("id")
+                .filter(|id| id.is_string() || id.is_number());
             let is_reply = value.get("result").is_some() || value.get("error").is_some();
             match id {
                 Some(id) if is_reply => malformed_reply(id.clone(), &format!("{e}"), server),

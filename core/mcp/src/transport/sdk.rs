@@ -85,18 +85,14 @@ impl Transport<RoleClient> for SdkTransport {
         let closed = self.closed.clone();
         let id = request_id(&item);
         // A cancellation from rmcp (tool timeout, interrupted turn) stops waiting for the host.
-        if let ClientJsonRpcMessage::Notification(n) = &item {
-            if let Ok(v) = serde_json::to_value(n) {
-                if v.get("method").and_then(Value::as_str) == Some("notifications/cancelled") {
-                    if let Some(rid) = v.pointer("/params/requestId") {
-                        if let Ok(map) = inflight.lock() {
-                            if let Some(t) = map.get(&rid.to_string()) {
-                                t.cancel();
-                            }
-                        }
-                    }
-                }
-            }
+        if let ClientJsonRpcMessage::Notification(n) = &item
+            && let Ok(v) = serde_json::to_value(n)
+            && v.get("method").and_then(Value::as_str) == Some("notifications/cancelled")
+            && let Some(rid) = v.pointer("/params/requestId")
+            && let Ok(map) = inflight.lock()
+            && let Some(t) = map.get(&rid.to_string())
+        {
+            t.cancel();
         }
         let message = serde_json::to_value(&item);
         async move {
@@ -131,7 +127,7 @@ impl Transport<RoleClient> for SdkTransport {
                 return Ok(());
             };
             let incoming = match reply.and_then(unwrap_reply) {
-                Err(e) => error_reply(id, -32603, &format!("the SDK MCP server {server:?} failed: {e}")),
+                Err(e) => error_reply(id, -32603, &e),
                 Ok(mut v) => {
                     // The control channel already pairs request and reply: make the ids agree.
                     if let Some(o) = v.as_object_mut() {

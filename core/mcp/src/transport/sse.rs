@@ -73,10 +73,10 @@ pub(crate) async fn connect(
                         other => vec![other],
                     };
                     for item in items {
-                        if let Some(m) = decode_incoming(item, &server_name) {
-                            if tx.send(m).await.is_err() {
-                                return;
-                            }
+                        if let Some(m) = decode_incoming(item, &server_name)
+                            && tx.send(m).await.is_err()
+                        {
+                            return;
                         }
                     }
                 }

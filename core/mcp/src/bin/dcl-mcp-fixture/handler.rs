@@ -33,25 +33,44 @@ fn object(props: Value, required: &[&str]) -> Value {
 impl Fixture {
     fn tools(&self) -> Vec<Tool> {
         let mut tools = vec![
-            tool("echo", "Echo the text back", object(json!({"text": {"type": "string"}}), &["text"])),
+            tool(
+                "echo",
+                "Echo the text back",
+                object(json!({"text": {"type": "string"}}), &["text"]),
+            ),
             tool(
                 "add",
                 "Add two numbers",
-                object(json!({"a": {"type": "number"}, "b": {"type": "number"}}), &["a", "b"]),
+                object(
+                    json!({"a": {"type": "number"}, "b": {"type": "number"}}),
+                    &["a", "b"],
+                ),
             ),
             tool("fail", "Always fails (isError)", object(json!({}), &[])),
-            tool("sleep", "Sleep for ms milliseconds", object(json!({"ms": {"type": "integer"}}), &["ms"])),
+            tool(
+                "sleep",
+                "Sleep for ms milliseconds",
+                object(json!({"ms": {"type": "integer"}}), &["ms"]),
+            ),
             tool("image", "Return a tiny PNG", object(json!({}), &[])),
             tool("meta", "Return the request's _meta", object(json!({}), &[])),
         ];
         if self.process_tools {
-            tools.push(tool("exit", "Exit the server process", object(json!({}), &[])));
+            tools.push(tool(
+                "exit",
+                "Exit the server process",
+                object(json!({}), &[]),
+            ));
             tools.push(tool(
                 "env",
                 "Return an environment variable",
                 object(json!({"name": {"type": "string"}}), &["name"]),
             ));
-            tools.push(tool("cwd", "Return the working directory", object(json!({}), &[])));
+            tools.push(tool(
+                "cwd",
+                "Return the working directory",
+                object(json!({}), &[]),
+            ));
             tools.push(tool(
                 "spawn_grandchild",
                 "Start a long sleep in the background; returns its pid",
@@ -98,12 +117,19 @@ impl ServerHandler for Fixture {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let args = Value::Object(request.arguments.clone().unwrap_or_default());
-        let arg_str = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let arg_str = |k: &str| {
+            args.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
         let arg_f64 = |k: &str| args.get(k).and_then(Value::as_f64).unwrap_or(0.0);
         match request.name.as_ref() {
             "echo" => Ok(text(arg_str("text"))),
             "add" => Ok(text(format!("{}", arg_f64("a") + arg_f64("b")))),
-            "fail" => Ok(CallToolResult::error(vec![Content::text("this tool always fails")])),
+            "fail" => Ok(CallToolResult::error(vec![Content::text(
+                "this tool always fails",
+            )])),
             "sleep" => {
                 let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
                 tokio::select! {
@@ -115,14 +141,16 @@ impl ServerHandler for Fixture {
                 Content::text("a pixel"),
                 Content::image(PNG_1X1, "image/png"),
             ])),
-            "meta" => Ok(text(serde_json::to_string(&context.meta.0).unwrap_or_default())),
+            "meta" => Ok(text(
+                serde_json::to_string(&context.meta.0).unwrap_or_default(),
+            )),
             "exit" if self.process_tools => {
                 eprintln!("fixture: exiting on request");
                 std::process::exit(3)
             }
-            "env" if self.process_tools => {
-                Ok(text(std::env::var(arg_str("name")).unwrap_or_else(|_| "<unset>".into())))
-            }
+            "env" if self.process_tools => Ok(text(
+                std::env::var(arg_str("name")).unwrap_or_else(|_| "<unset>".into()),
+            )),
             "cwd" if self.process_tools => Ok(text(
                 std::env::current_dir()
                     .map(|d| d.display().to_string())
@@ -134,7 +162,10 @@ impl ServerHandler for Fixture {
                     Err(e) => Err(ErrorData::internal_error(e.to_string(), None)),
                 }
             }
-            other => Err(ErrorData::invalid_params(format!("unknown tool {other}"), None)),
+            other => Err(ErrorData::invalid_params(
+                format!("unknown tool {other}"),
+                None,
+            )),
         }
     }
 }

@@ -26,7 +26,10 @@ async fn main() {
     let server = handler::Fixture {
         process_tools: true,
     };
-    match server.serve((tokio::io::stdin(), tokio::io::stdout())).await {
+    match server
+        .serve((tokio::io::stdin(), tokio::io::stdout()))
+        .await
+    {
         Ok(running) => {
             let _ = running.waiting().await;
         }

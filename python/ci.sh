@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds dcl's Python extension in-place and runs the Python package's tests.
+#   tests/.work/pyenv   venv (created once, reused): maturin, pytest, pytest-asyncio and
+#                       claude-agent-sdk (from its sdist: no bundled CLI) for DclTransport
+# Then `maturin develop` (debug build, editable install) and pytest on python/tests.
+# Env: PYTHON (default python3), MATURIN_ARGS (e.g. --release), PYTEST_ARGS.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PYDIR="$ROOT/python"
+VENV="$ROOT/tests/.work/pyenv"
+PYTHON="${PYTHON:-python3}"
+CONSTRAINTS="$ROOT/tests/conformance/python/constraints.txt"
+
+log() { printf '[python/ci] %s\n' "$*"; }
+
+want="maturin pytest pytest-asyncio claude-agent-sdk==0.2.189 $("$PYTHON" -c 'import sys; print(sys.version.split()[0])')"
+stamp="$VENV/.dcl-pyenv-stamp"
+if [[ -x "$VENV/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+  log "venv up to date ($VENV)"
+else
+  log "creating $VENV"
+  rm -rf "$VENV"
+  mkdir -p "$(dirname "$VENV")"
+  "$PYTHON" -m venv "$VENV"
+  constraint_args=()
+  [[ -f "$CONSTRAINTS" ]] && constraint_args=(-c "$CONSTRAINTS")
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+    --no-binary claude-agent-sdk "${constraint_args[@]}" \
+    maturin pytest pytest-asyncio claude-agent-sdk==0.2.189
+  echo "$want" >"$stamp"
+fi
+
+log "maturin develop ${MATURIN_ARGS:-}"
+t0=$SECONDS
+(cd "$PYDIR" && VIRTUAL_ENV="$VENV" PATH="$VENV/bin:$PATH" "$VENV/bin/maturin" develop ${MATURIN_ARGS:-})
+log "maturin develop took $((SECONDS - t0))s"
+
+cd "$PYDIR"
+# shellcheck disable=SC2086
+"$VENV/bin/python" -m pytest tests -q -p no:cacheprovider ${PYTEST_ARGS:-}
