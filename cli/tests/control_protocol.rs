@@ -474,3 +474,130 @@ fn todo_write_never_asks() {
     assert!(d.seen.iter().all(|v| v["type"] != "control_request"));
     d.finish();
 }
+
+/// Plays a tiny in-process MCP server `calc` on the host side of the control channel.
+fn answer_mcp(d: &mut Dcl, req: &Value) {
+    let id = req["request_id"].as_str().unwrap().to_string();
+    let msg = &req["request"]["message"];
+    let rpc_id = msg.get("id").cloned();
+    let result = match msg["method"].as_str().unwrap_or("") {
+        "initialize" => {
+            json!({"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "calc", "version": "1.0.0"}})
+        }
+        "tools/list" => {
+            json!({"tools": [{"name": "add", "description": "Add two numbers", "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}}]})
+        }
+        "tools/call" => {
+            let args = &msg["params"]["arguments"];
+            let sum = args["a"].as_f64().unwrap() + args["b"].as_f64().unwrap();
+            json!({"content": [{"type": "text", "text": format!("{sum}")}], "isError": false})
+        }
+        _ => json!({}),
+    };
+    let mut response = json!({"jsonrpc": "2.0", "result": result});
+    if let Some(i) = rpc_id {
+        response["id"] = i;
+    }
+    d.send(json!({"type":"control_response","response":{"subtype":"success","request_id":id,"response":{"mcp_response": response}}}));
+}
+
+#[test]
+fn a_host_provided_mcp_tool_is_called_through_mcp_message() {
+    let mut d = Dcl::start(
+        &[
+            STREAM,
+            &[
+                "--mcp-config",
+                r#"{"mcpServers":{"calc":{"type":"sdk","name":"calc"}}}"#,
+                "--allowedTools",
+                "mcp__calc__add",
+            ],
+        ]
+        .concat(),
+    );
+    d.control("init", json!({"subtype": "initialize"}));
+    d.user(r#"FAKE_TOOL mcp__calc__add {"a":2,"b":3}"#);
+    let mut calls = Vec::new();
+    let result = loop {
+        let v = d.next(20).expect("stdout closed");
+        if v["type"] == "control_request" && v["request"]["subtype"] == "mcp_message" {
+            assert_eq!(v["request"]["server_name"], "calc");
+            calls.push(
+                v["request"]["message"]["method"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
+            );
+            answer_mcp(&mut d, &v);
+        } else if v["type"] == "result" {
+            break v;
+        }
+    };
+    assert_eq!(
+        &calls[..3],
+        &["initialize", "notifications/initialized", "tools/list"]
+    );
+    assert!(calls.contains(&"tools/call".to_string()));
+    assert_eq!(result["result"], "Done. The tool result had 1 chars.");
+    let init = d
+        .of_type("system")
+        .into_iter()
+        .find(|v| v["subtype"] == "init")
+        .unwrap()
+        .clone();
+    assert!(
+        init["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t == "mcp__calc__add")
+    );
+    assert_eq!(init["mcp_servers"][0]["name"], "calc");
+    assert_eq!(init["mcp_servers"][0]["status"], "connected");
+    d.control("st", json!({"subtype": "mcp_status"}));
+    let st = d.response_to("st");
+    assert_eq!(
+        st["response"]["response"]["mcpServers"][0]["status"],
+        "connected"
+    );
+    assert_eq!(
+        st["response"]["response"]["servers"][0]["tools"][0]["name"],
+        "add"
+    );
+    d.finish();
+}
+
+#[test]
+fn a_dead_mcp_server_is_reported_not_fatal() {
+    let mut d = Dcl::start(
+        &[
+            STREAM,
+            &[
+                "--mcp-config",
+                r#"{"mcpServers":{"gone":{"command":"/nonexistent/mcp-server"}}}"#,
+            ],
+        ]
+        .concat(),
+    );
+    d.user("say hi");
+    let result = d.until_type("result");
+    assert_eq!(result["result"], "Hello from the fake model.");
+    let init = d
+        .of_type("system")
+        .into_iter()
+        .find(|v| v["subtype"] == "init")
+        .unwrap()
+        .clone();
+    assert_eq!(init["mcp_servers"][0]["status"], "failed");
+    d.control(
+        "t",
+        json!({"subtype": "mcp_toggle", "serverName": "gone", "enabled": false}),
+    );
+    assert_eq!(d.response_to("t")["response"]["subtype"], "success");
+    d.control("st", json!({"subtype": "mcp_status"}));
+    assert_eq!(
+        d.response_to("st")["response"]["response"]["mcpServers"][0]["status"],
+        "disabled"
+    );
+    d.finish();
+}

@@ -16,7 +16,6 @@ import {
   DONE_RE, HELLO, Input, Reader, assistantTexts, collect, harness, mkTmp, results, within,
 } from './lib.mjs';
 
-const SDK_MCP_TODO = process.env.DCL_EXPECT_SDK_MCP === '1' ? false : 'dcl: sdk MCP not wired yet';
 const TOUCH_COMMAND = 'touch made.txt && echo made'; // what the mock runs for FAKE_TOUCH
 
 const QODER_CATEGORY_TYPES = new Set([
@@ -177,7 +176,7 @@ export function defineFeatures(label, sdk, baseOptions, caps) {
     assert.equal(r.subtype, 'success', JSON.stringify(r));
     assert.deepEqual(r.permission_denials ?? [], []);
     assert.equal(r.result, 'Done. The tool result had 1 chars.'); // "5"
-  }, { todo: SDK_MCP_TODO });
+  });
 
   t('h2. mcpServerStatus() lists the SDK server as connected', async () => {
     const cwd = mkTmp();
@@ -188,7 +187,7 @@ export function defineFeatures(label, sdk, baseOptions, caps) {
     assert.ok(calc, `mcpServerStatus: ${JSON.stringify(status)}`);
     assert.equal(calc.status, 'connected', JSON.stringify(calc));
     assert.ok((calc.tools ?? []).some((tl) => tl.name === 'add'), JSON.stringify(calc));
-  }, { todo: SDK_MCP_TODO });
+  });
 
   t('i. includePartialMessages: content_block_delta events before the assistant message', async () => {
     const cwd = mkTmp();

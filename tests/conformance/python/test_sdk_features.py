@@ -9,15 +9,10 @@ skipped with the reason, never dropped.
   h. SDK MCP tool call (+ mcp_status)    i. include_partial_messages stream events
   j. set_model / set_permission_mode     k. get_context_usage
   l. structured output (output_format)
-
-SDK MCP servers are still being wired into dcl: the h-tests are expected to
-fail until they are (``SDK_MCP_XFAIL``); set ``DCL_EXPECT_SDK_MCP=1`` to run
-them as ordinary tests.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,12 +28,6 @@ from conftest import DONE_RE, HELLO, collect, within
 
 QODER_DUMMY_TOKEN = "dcl-conformance-dummy-token"
 
-SDK_MCP_XFAIL = pytest.mark.xfail(
-    os.environ.get("DCL_EXPECT_SDK_MCP") != "1",
-    reason="dcl: sdk MCP not wired yet",
-    raises=AssertionError,  # a hang or an error in the test itself still fails
-    strict=False,
-)
 
 TOUCH_COMMAND = "touch made.txt && echo made"  # what the mock runs for FAKE_TOUCH
 
@@ -194,7 +183,6 @@ def calc_server(sdk: Sdk, calls: list[dict[str, Any]]) -> Any:
     return sdk.create_sdk_mcp_server("calc", version="1.0.0", tools=[add])
 
 
-@SDK_MCP_XFAIL
 async def test_h1_sdk_mcp_tool_call(sdk: Sdk, dcl_bin: str, workdir: Path) -> None:
     calls: list[dict[str, Any]] = []
     opts = sdk.options(
@@ -213,7 +201,6 @@ async def test_h1_sdk_mcp_tool_call(sdk: Sdk, dcl_bin: str, workdir: Path) -> No
     assert r.result == "Done. The tool result had 1 chars.", r.result  # "5"
 
 
-@SDK_MCP_XFAIL
 async def test_h2_sdk_mcp_status_connected(sdk: Sdk, dcl_bin: str, workdir: Path) -> None:
     opts = sdk.options(dcl_bin, workdir, mcp_servers={"calc": calc_server(sdk, [])})
     async with sdk.client(opts) as client:

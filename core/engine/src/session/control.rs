@@ -7,8 +7,9 @@ use serde_json::{Map, Value, json};
 
 use super::hooks::HookRegistry;
 use super::models;
-use super::{Actor, lock};
+use super::{Actor, Shared, lock};
 use crate::permissions::PermissionMode;
+use std::sync::Arc;
 
 /// What dcl's Qoder dialect advertises; only what is implemented.
 pub const QODER_CAPABILITIES: &[&str] = &["interrupt_receipt_v1", "interrupt_cancel_queued_v1"];
@@ -70,7 +71,23 @@ impl Actor {
                 }
                 Ok(None)
             }
-            HostRequest::McpStatus(_) => Ok(Some(json!({ "mcpServers": [], "servers": [] }))),
+            HostRequest::McpStatus(_) => {
+                // Servers still connecting settle first (each within its connect timeout).
+                self.answer_later(id.clone(), async move |shared: Arc<Shared>| {
+                    // SDKs may send mcp_status right alongside initialize, which is where
+                    // host servers are declared: give that initialize a moment to land.
+                    let mut init = shared.initialized.subscribe();
+                    let _ = tokio::time::timeout(
+                        std::time::Duration::from_millis(500),
+                        init.wait_for(|done| *done),
+                    )
+                    .await;
+                    shared.mcp_ready().await;
+                    let status = json!(shared.mcp.status());
+                    Ok(Some(json!({ "mcpServers": status, "servers": status })))
+                });
+                return;
+            }
             HostRequest::CancelAsyncMessage(r) => {
                 let before = self.queue.len();
                 let mut cancelled = None;
@@ -116,11 +133,37 @@ impl Actor {
                 "commands": [],
                 "agents": [],
                 "plugins": [],
-                "mcpServers": [],
+                "mcpServers": self.shared.mcp.status(),
                 "error_count": 0,
             }))),
-            HostRequest::McpToggle(r) => Err(format!("mcp_toggle: no MCP server named {:?}", r.server_name)),
-            HostRequest::McpReconnect(r) => Err(format!("mcp_reconnect: no MCP server named {:?}", r.server_name)),
+            HostRequest::McpToggle(r) => {
+                self.answer_later(id.clone(), async move |shared: Arc<Shared>| {
+                    shared
+                        .mcp
+                        .toggle(&r.server_name, r.enabled)
+                        .await
+                        .map(|()| None)
+                        .map_err(|e| format!("mcp_toggle: {e}"))
+                });
+                return;
+            }
+            HostRequest::McpReconnect(r) => {
+                self.answer_later(id.clone(), async move |shared: Arc<Shared>| {
+                    shared
+                        .mcp
+                        .reconnect(&r.server_name)
+                        .await
+                        .map(|()| None)
+                        .map_err(|e| format!("mcp_reconnect: {e}"))
+                });
+                return;
+            }
+            HostRequest::McpMessage(r) => {
+                // Server-initiated messages from a host's MCP server (TS SDK); dcl's MCP
+                // client does not subscribe to any, so they are acknowledged and dropped.
+                tracing::debug!("ignoring a server-initiated MCP message from {}", r.server_name);
+                Ok(Some(json!({})))
+            }
             HostRequest::McpSetServers(_) => Err(
                 "mcp_set_servers is not supported: configure MCP servers with `dcl mcp add`, or provide them from the host through initialize.sdkMcpServers"
                     .to_string(),
@@ -155,9 +198,8 @@ impl Actor {
                 );
             }
         }
-        if init.sdk_mcp_servers.as_ref().is_some_and(|s| !s.is_empty()) {
-            warnings.push("sdkMcpServers are not supported yet by this dcl build".to_string());
-        }
+        self.shared
+            .start_sdk_servers(init.sdk_mcp_servers.clone().unwrap_or_default());
         if init.agents.as_ref().is_some_and(|a| !a.is_empty()) || init.agent.is_some() {
             warnings.push(
                 "agents are accepted but this dcl build has no subagent tool; they will not run"
@@ -193,6 +235,7 @@ impl Actor {
             }
         }
         self.initialized = true;
+        self.shared.initialized.send_replace(true);
         if self.shared.qoder() {
             super::turn::emit_init(&self.shared);
         }
@@ -365,5 +408,29 @@ impl Actor {
             "sources": sources,
             "applied": { "model": live.model, "effort": live.effort },
         })
+    }
+}
+
+impl Actor {
+    /// Answers a request whose work takes time (MCP connects) from a task, so the actor
+    /// keeps serving meanwhile.
+    fn answer_later<F, Fut>(&self, request_id: String, work: F)
+    where
+        F: FnOnce(Arc<Shared>) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = Result<Option<Value>, String>> + Send + 'static,
+    {
+        let shared = self.shared.clone();
+        tokio::spawn(async move {
+            let response = match work(shared.clone()).await {
+                Ok(payload) => ControlResponse::success(request_id, payload),
+                Err(e) => ControlResponse::error(request_id, e),
+            };
+            shared.emitter.emit(dcl_protocol::Message::ControlResponse(
+                dcl_protocol::ControlResponseEnvelope {
+                    response,
+                    extra: Default::default(),
+                },
+            ));
+        });
     }
 }

@@ -9,6 +9,7 @@ pub mod effort;
 pub mod emit;
 pub(crate) mod hooks;
 pub mod host;
+mod mcp;
 pub mod models;
 mod state;
 mod turn;
@@ -78,7 +79,23 @@ impl Session {
         let (in_tx, in_rx) = mpsc::unbounded_channel();
         let (out_tx, out_rx) = mpsc::unbounded_channel();
         let emitter = Emitter::new(out_tx, session_id.clone());
-        let shared = Arc::new(Shared { emitter, ..shared });
+        let rpc = mcp::ControlRpc {
+            host: shared.host.clone(),
+            emitter: emitter.clone(),
+            closed: shared.closed.clone(),
+        };
+        let mcp_manager = mcp::manager(rpc, &shared.env, &shared.cwd);
+        let shared = Arc::new(Shared {
+            emitter,
+            mcp: mcp_manager,
+            ..shared
+        });
+        let configured = std::mem::take(&mut *lock(&shared.mcp_configured));
+        if !configured.is_empty() {
+            let m = shared.mcp.clone();
+            let started = handle.spawn(async move { m.start_scoped(configured).await });
+            lock(&shared.mcp_startup).push(startup(started));
+        }
         let actor = Actor {
             shared,
             rx: in_rx,
@@ -150,7 +167,18 @@ pub(crate) struct Shared {
     pub opts: SessionOptions,
     pub cwd: PathBuf,
     pub emitter: Emitter,
-    pub host: HostChannel,
+    pub host: Arc<HostChannel>,
+    pub mcp: dcl_mcp::McpManager,
+    /// Configured MCP servers not started yet (they start when the actor does).
+    pub mcp_configured: Mutex<BTreeMap<String, (dcl_mcp::ServerConfig, String)>>,
+    /// Host-provided (`type: "sdk"`) servers to start once the host has initialized.
+    pub mcp_sdk_pending: Mutex<Vec<String>>,
+    /// Server start-ups in flight; a turn waits for them so its tools are known.
+    pub mcp_startup: Mutex<Vec<McpStartup>>,
+    /// Cancelled when the session ends: nothing may wait on the host after that.
+    pub closed: CancellationToken,
+    /// Becomes true once the host's `initialize` has been handled.
+    pub initialized: tokio::sync::watch::Sender<bool>,
     pub live: Mutex<LiveSettings>,
     pub totals: Mutex<Totals>,
     pub tools: Vec<Arc<dyn Tool>>,
@@ -243,6 +271,7 @@ impl Shared {
             None => emit::new_uuid(),
         };
         let tools = select_tools(&opts)?;
+        let mcp_plan = mcp::plan(&opts, home.as_deref(), &cwd)?;
         let (dummy_tx, _) = mpsc::unbounded_channel();
         let timeout = Duration::from_secs_f64(opts.host_timeout_secs.unwrap_or(300.0).max(0.001));
         Ok(Shared {
@@ -261,7 +290,13 @@ impl Shared {
             shell: Arc::new(ShellState::new(cwd.clone())),
             cwd,
             emitter: Emitter::new(dummy_tx, session_id),
-            host: HostChannel::new(timeout),
+            host: Arc::new(HostChannel::new(timeout)),
+            mcp: dcl_mcp::McpManager::new(Arc::new(dcl_mcp::NoHost), BTreeMap::new()),
+            mcp_configured: Mutex::new(mcp_plan.configured),
+            mcp_sdk_pending: Mutex::new(mcp_plan.sdk),
+            mcp_startup: Mutex::new(Vec::new()),
+            closed: CancellationToken::new(),
+            initialized: tokio::sync::watch::Sender::new(false),
             tools,
             env,
             history: tokio::sync::Mutex::new(Vec::new()),
@@ -343,12 +378,57 @@ impl Shared {
 
     /// Tools served by someone else (MCP servers, the host); they always need a decision.
     pub fn is_host_tool(&self, name: &str) -> bool {
-        name.starts_with("mcp__")
+        name.starts_with("mcp__") && self.mcp.tools().iter().any(|t| t.qualified_name == name)
+    }
+
+    /// Starts the host-provided MCP servers that are waiting (at `initialize`, or at the
+    /// first turn when the host never sends one).
+    pub fn start_sdk_servers(&self, mut names: Vec<String>) {
+        names.extend(std::mem::take(&mut *lock(&self.mcp_sdk_pending)));
+        names.sort();
+        names.dedup();
+        if names.is_empty() {
+            return;
+        }
+        let servers = names
+            .into_iter()
+            .map(|n| {
+                (
+                    n.clone(),
+                    (
+                        dcl_mcp::ServerConfig::Sdk { name: n },
+                        "dynamic".to_string(),
+                    ),
+                )
+            })
+            .collect();
+        let m = self.mcp.clone();
+        lock(&self.mcp_startup).push(startup(tokio::spawn(async move {
+            m.start_scoped(servers).await
+        })));
+    }
+
+    /// Waits for MCP servers that are still connecting (each bounded by its timeout).
+    pub async fn mcp_ready(&self) {
+        let pending: Vec<McpStartup> = lock(&self.mcp_startup).clone();
+        futures::future::join_all(pending).await;
     }
 
     /// What the model is offered: built-ins, then the structured-output tool.
     pub fn tool_specs(&self) -> Vec<crate::model::ToolSpec> {
         let mut specs: Vec<_> = self.tools.iter().map(|t| t.spec()).collect();
+        let deny = crate::permissions::RuleSet::parse(&self.opts.disallowed_tools);
+        specs.extend(
+            self.mcp
+                .tools()
+                .into_iter()
+                .filter(|t| !deny.names_whole_tool(&t.qualified_name))
+                .map(|t| crate::model::ToolSpec {
+                    name: t.qualified_name,
+                    description: t.description.unwrap_or_default(),
+                    input_schema: t.input_schema,
+                }),
+        );
         if let Some(schema) = self.json_schema() {
             specs.push(crate::model::ToolSpec {
                 name: turn::STRUCTURED_OUTPUT_TOOL.to_string(),
@@ -362,6 +442,18 @@ impl Shared {
     pub fn tool_names(&self) -> Vec<String> {
         self.tool_specs().into_iter().map(|t| t.name).collect()
     }
+}
+
+/// A server start-up that any number of waiters can await.
+pub(crate) type McpStartup = futures::future::Shared<futures::future::BoxFuture<'static, ()>>;
+
+fn startup(handle: JoinHandle<()>) -> McpStartup {
+    use futures::FutureExt;
+    async move {
+        let _ = handle.await;
+    }
+    .boxed()
+    .shared()
 }
 
 /// A poisoned lock still holds usable data: a panicking turn must not wedge the session.
@@ -465,6 +557,9 @@ impl Actor {
                 }
             }
         }
+        self.shared.closed.cancel();
+        self.shared.mcp.shutdown().await;
+        self.shared.shell.background.kill_all();
         self.shared.emitter.end();
     }
 

@@ -95,6 +95,8 @@ pub(crate) async fn run_turn(
         structured_nudges: 0,
         origin: prompt.message.origin().cloned(),
     };
+    shared.start_sdk_servers(Vec::new());
+    shared.mcp_ready().await;
     emit_init(&shared);
     if shared.opts.replay_user_messages {
         let mut echo = prompt.message.clone();
@@ -391,7 +393,13 @@ pub(crate) fn emit_init(shared: &Shared) {
     let mut f = Map::new();
     f.insert("cwd".into(), json!(shared.cwd.display().to_string()));
     f.insert("tools".into(), json!(shared.tool_names()));
-    f.insert("mcp_servers".into(), json!([]));
+    let servers: Vec<Value> = shared
+        .mcp
+        .status()
+        .into_iter()
+        .map(|s| json!({"name": s.name, "status": s.status}))
+        .collect();
+    f.insert("mcp_servers".into(), json!(servers));
     f.insert("model".into(), json!(live.model));
     f.insert(
         "permissionMode".into(),
@@ -1028,6 +1036,9 @@ async fn execute(shared: &Shared, p: &Prepared) -> (ToolOutput, Option<Value>) {
     }
     let output = match &p.tool {
         Some(t) => t.call(input, &p.ctx).await,
+        None if shared.is_host_tool(&p.tu.name) => {
+            super::mcp::call(shared, &p.tu.name, &p.tu.id, input, &p.ctx.cancel).await
+        }
         None => ToolOutput::error(format!(
             "<tool_use_error>Error: No such tool available: {}</tool_use_error>",
             p.tu.name
