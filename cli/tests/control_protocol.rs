@@ -601,3 +601,27 @@ fn a_dead_mcp_server_is_reported_not_fatal() {
     );
     d.finish();
 }
+
+#[test]
+fn memory_files_reach_the_model_and_context_usage() {
+    let mut d = Dcl::start(STREAM);
+    std::fs::write(d.cwd().join("DCL.md"), "Always answer in haiku.").unwrap();
+    d.finish();
+    // A new session in the same directory reads the file at start.
+    let cwd = d.cwd();
+    let mut d2 = Dcl::start(&[STREAM, &["--cwd", cwd.to_str().unwrap()]].concat());
+    d2.control("c", json!({"subtype": "get_context_usage"}));
+    let r = d2.response_to("c")["response"]["response"].clone();
+    let files = r["memoryFiles"].as_array().unwrap();
+    assert_eq!(files.len(), 1, "{r}");
+    assert!(files[0]["path"].as_str().unwrap().ends_with("DCL.md"));
+    let mem = r["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "memory_files")
+        .unwrap()
+        .clone();
+    assert!(mem["tokens"].as_u64().unwrap() > 0);
+    d2.finish();
+}

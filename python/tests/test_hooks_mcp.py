@@ -5,14 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-import pytest
-
 import dcl
 from conftest import init_data, of_type, opts, tool_results
 
-SDK_MCP_PENDING = pytest.mark.xfail(
-    strict=False, reason="the Rust core's SDK MCP (mcp_message) support is being added (another engineer)"
-)
 
 
 async def test_blocking_pre_tool_use_hook(workdir: Path) -> None:
@@ -86,7 +81,6 @@ def calc_server() -> Any:
     return dcl.create_sdk_mcp_server("calc", "1.0.0", [add, fail]), calls
 
 
-@SDK_MCP_PENDING
 async def test_in_process_mcp_tool_called_by_the_model(workdir: Path) -> None:
     server, calls = calc_server()
     options = opts(workdir, mcp_servers={"calc": server}, allowed_tools=["mcp__calc__add"])
@@ -102,7 +96,6 @@ async def test_in_process_mcp_tool_called_by_the_model(workdir: Path) -> None:
     assert any(s.get("name") == "calc" for s in init["mcp_servers"])
 
 
-@SDK_MCP_PENDING
 async def test_in_process_mcp_tool_error_and_permission(workdir: Path) -> None:
     server, _ = calc_server()
     asked: List[str] = []

@@ -203,7 +203,6 @@ async def test_sdk_client_multi_turn_and_interrupt(workdir: Path) -> None:
         assert init_of(third)["permissionMode"] == "plan"
 
 
-@pytest.mark.xfail(strict=False, reason="the Rust core's SDK MCP support is being added (another engineer)")
 async def test_sdk_mcp_server_through_the_transport(workdir: Path) -> None:
     @sdk.tool("add", "Add two integers", {"a": int, "b": int})
     async def add(args: Dict[str, Any]) -> Dict[str, Any]:

@@ -9,6 +9,15 @@ and run the project's checks when you change behaviour. \
 Never expose secrets, and ask before doing anything destructive. \
 Answer concisely; say what you changed and what you could not do.";
 
+/// The system prompt of a request: the effective prompt plus the memory files.
+pub fn with_memory(prompt: Option<String>, memory: &[crate::memory::MemoryFile]) -> Option<String> {
+    match (prompt, crate::memory::section(memory)) {
+        (Some(p), Some(m)) => Some(format!("{p}\n\n{m}")),
+        (p, None) => p,
+        (None, m) => m,
+    }
+}
+
 /// The effective system prompt.
 ///
 /// `custom`: `None` → the default prompt; `Some("")` → no prompt at all when

@@ -364,3 +364,24 @@ async fn read_only_calls_run_as_a_batch_and_keep_their_order() {
     server.assert_no_violations();
     session.close();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_files_are_in_the_system_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("AGENTS.md"), "Use tabs, never spaces.").unwrap();
+    let server = FakeAnthropicServer::start(vec![FakeResponse::sse(
+        SseMessage::new().text("ok").build(),
+    )])
+    .await
+    .unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        options(&server, dir.path(), "default"),
+    )
+    .unwrap();
+    session.send(prompt("hi")).unwrap();
+    until_result(&session).await;
+    let system = server.message_bodies()[0]["system"].to_string();
+    assert!(system.contains("Use tabs, never spaces."), "{system}");
+    session.close();
+}

@@ -20,6 +20,7 @@ pub fn usage(shared: &Shared) -> Value {
         &shared.cwd,
     )
     .unwrap_or_default();
+    let memory = crate::memory::section(&shared.memory).unwrap_or_default();
     let tools_json =
         serde_json::to_string(&shared.tools.iter().map(|t| t.spec()).collect::<Vec<_>>())
             .unwrap_or_default();
@@ -37,9 +38,11 @@ pub fn usage(shared: &Shared) -> Value {
         .json_schema()
         .map(|s| s.to_string().len())
         .unwrap_or(0);
+    // (name, id, Qoder type, tokens, colour)
     let categories = [
         (
             "System prompt",
+            "system_prompt",
             "system_prompt",
             tokens(system.len()),
             "promptBorder",
@@ -47,23 +50,33 @@ pub fn usage(shared: &Shared) -> Value {
         (
             "System tools",
             "system_tools",
+            "system_tools",
             tokens(tools_json.len()),
             "inactive",
         ),
         (
+            "Memory files",
+            "memory_files",
+            "other",
+            tokens(memory.len()),
+            "claude",
+        ),
+        (
             "Messages",
+            "messages",
             "messages",
             tokens(messages_chars),
             "purple_FOR_SUBAGENTS_ONLY",
         ),
         (
             "Output schema",
+            "output_schema",
             "other",
             tokens(schema_chars),
             "cyan_FOR_SUBAGENTS_ONLY",
         ),
     ];
-    let total: u64 = categories.iter().map(|c| c.2).sum();
+    let total: u64 = categories.iter().map(|c| c.3).sum();
     let max = models::context_window(&live.model).max(1);
     let free = max.saturating_sub(total);
     let pct = |t: u64| (t as f64 * 10_000.0 / max as f64).round() / 100.0;
@@ -71,8 +84,8 @@ pub fn usage(shared: &Shared) -> Value {
     // reads type/percentage and the top-level contextWindow/session blocks.
     let mut list: Vec<Value> = categories
         .iter()
-        .map(|(name, kind, t, color)| {
-            json!({"name": name, "id": kind, "type": kind, "kind": "used", "tokens": t,
+        .map(|(name, id, kind, t, color)| {
+            json!({"name": name, "id": id, "type": kind, "kind": "used", "tokens": t,
                    "percentage": pct(*t), "color": color})
         })
         .collect();
@@ -89,7 +102,11 @@ pub fn usage(shared: &Shared) -> Value {
         "percentage": pct(total),
         "model": live.model,
         "isAutoCompactEnabled": false,
-        "memoryFiles": [],
+        "memoryFiles": shared.memory.iter().map(|m| json!({
+            "path": m.path.display().to_string(),
+            "type": if m.scope == "user" { "User" } else { "Project" },
+            "tokens": tokens(m.content.len()),
+        })).collect::<Vec<_>>(),
         "mcpTools": [],
         "agents": [],
         "gridRows": [],

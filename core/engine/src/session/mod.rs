@@ -177,6 +177,8 @@ pub(crate) struct Shared {
     pub mcp_startup: Mutex<Vec<McpStartup>>,
     /// Cancelled when the session ends: nothing may wait on the host after that.
     pub closed: CancellationToken,
+    /// Memory files read when the session opened.
+    pub memory: Vec<crate::memory::MemoryFile>,
     /// Becomes true once the host's `initialize` has been handled.
     pub initialized: tokio::sync::watch::Sender<bool>,
     pub live: Mutex<LiveSettings>,
@@ -272,6 +274,17 @@ impl Shared {
         };
         let tools = select_tools(&opts)?;
         let mcp_plan = mcp::plan(&opts, home.as_deref(), &cwd)?;
+        let source_on = |s: &str| {
+            opts.setting_sources
+                .as_ref()
+                .is_none_or(|list| list.iter().any(|x| x == s))
+        };
+        let memory = crate::memory::load(
+            home.as_deref(),
+            &cwd,
+            source_on("user"),
+            source_on("project") || source_on("local"),
+        );
         let (dummy_tx, _) = mpsc::unbounded_channel();
         let timeout = Duration::from_secs_f64(opts.host_timeout_secs.unwrap_or(300.0).max(0.001));
         Ok(Shared {
@@ -297,6 +310,7 @@ impl Shared {
             mcp_startup: Mutex::new(Vec::new()),
             closed: CancellationToken::new(),
             initialized: tokio::sync::watch::Sender::new(false),
+            memory,
             tools,
             env,
             history: tokio::sync::Mutex::new(Vec::new()),

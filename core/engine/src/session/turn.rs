@@ -438,11 +438,14 @@ pub(crate) fn emit_init(shared: &Shared) {
 
 async fn build_request(shared: &Shared, model: &str) -> ModelRequest {
     let live = shared.live().clone();
-    let mut system = crate::prompt::system_prompt(
-        live.system_prompt.as_deref(),
-        live.append_system_prompt.as_deref(),
-        !shared.qoder(),
-        &shared.cwd,
+    let mut system = crate::prompt::with_memory(
+        crate::prompt::system_prompt(
+            live.system_prompt.as_deref(),
+            live.append_system_prompt.as_deref(),
+            !shared.qoder(),
+            &shared.cwd,
+        ),
+        &shared.memory,
     );
     if shared.json_schema().is_some() {
         let note = format!(
