@@ -5,8 +5,8 @@
 //!
 //! # Built-in rules
 //!
-//! The *prompt* is the text of the latest user message that has text blocks (not only
-//! tool_results). If the last message is a user message holding tool_result blocks, the
+//! The *prompt* is the last text block of the latest user message that has text (not
+//! only tool_results). If the last message is a user message holding tool_result blocks, the
 //! call continues after tools:
 //!
 //! - prompt contains `what time is it` → text `Tool said: <last tool_result text>`;
@@ -28,6 +28,7 @@
 //! | `FAKE_THINK` | thinking `Let me think briefly.` (signature `fakesig`) + text `Thought about it.` |
 //! | `FAKE_SLOW` | text `w0 w1 … w39`, one word per delta, 100 ms apart |
 //! | `FAKE_EXITPLAN` | tool_use `ExitPlanMode {"plan": "1. Create hello.txt\n2. Done"}` |
+//! | a `StructuredOutput` tool is offered (`--json-schema`) | tool_use `StructuredOutput` with an example instance of its schema |
 //! | `what time is it` (any case) | tool_use id `time-1`, `mcp__app__server_time`, input `{}` |
 //! | anything else | text `Hello from the fake model.` |
 //!
