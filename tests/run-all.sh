@@ -121,6 +121,13 @@ fi
 phase "dcl smoke" smoke
 phase "python conformance" python_suite
 phase "node conformance" node_suite
+python_inprocess() {
+  local log="$LOGDIR/python-inprocess.log" rc=0
+  timeout --kill-after=30 "$SUITE_TIMEOUT" bash "$ROOT/python/ci.sh" 2>&1 | tee "$log" || rc=$?
+  count pytest "$log"
+  return "$rc"
+}
+phase "python in-process" python_inprocess
 if [[ "${SKIP_CARGO:-0}" != 1 ]]; then
   phase "fuzz parse_line" env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash tests/fuzz.sh
 fi

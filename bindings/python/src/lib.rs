@@ -15,6 +15,7 @@
 //! process whatever the front end.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use dcl_bridge::{Bridge, BridgeError};
@@ -113,6 +114,9 @@ fn to_pyerr(py: Python<'_>, err: BridgeError) -> PyErr {
 #[pyclass(frozen, module = "dcl._native", name = "Session")]
 pub struct Session {
     bridge: Arc<Bridge>,
+    /// Set once `recv` has returned `None`: from then on `send` fails at once, instead
+    /// of racing the session's teardown.
+    ended: Arc<AtomicBool>,
 }
 
 impl Drop for Session {
@@ -128,6 +132,7 @@ fn open_session(py: Python<'_>, options_json: &str) -> PyResult<Session> {
     match opened {
         Ok(bridge) => Ok(Session {
             bridge: Arc::new(bridge),
+            ended: Arc::new(AtomicBool::new(false)),
         }),
         Err(e) => Err(to_pyerr(py, e)),
     }
@@ -152,6 +157,9 @@ impl Session {
     /// control response. A line that cannot be used raises `BadInputError` (a
     /// `ValueError`); the session keeps serving.
     fn send(&self, py: Python<'_>, line: &str) -> PyResult<()> {
+        if self.ended.load(Ordering::SeqCst) {
+            return Err(to_pyerr(py, BridgeError::Closed));
+        }
         self.bridge.send(line).map_err(|e| to_pyerr(py, e))
     }
 
@@ -159,7 +167,14 @@ impl Session {
     /// ended. Cancelling the awaitable loses no line.
     fn recv<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let bridge = Arc::clone(&self.bridge);
-        pyo3_async_runtimes::tokio::future_into_py(py, async move { Ok(bridge.recv().await) })
+        let ended = Arc::clone(&self.ended);
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let line = bridge.recv().await;
+            if line.is_none() {
+                ended.store(true, Ordering::SeqCst);
+            }
+            Ok(line)
+        })
     }
 
     /// The next outbound line, waiting without the GIL; `None` once the session has
@@ -192,6 +207,9 @@ impl Session {
                 rt.block_on(async move { tokio::time::timeout(slice, bridge.recv()).await })
             });
             if let Ok(line) = got {
+                if line.is_none() {
+                    self.ended.store(true, Ordering::SeqCst);
+                }
                 return Ok(line);
             }
             py.check_signals()?;

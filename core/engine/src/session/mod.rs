@@ -119,6 +119,9 @@ impl Session {
 
     /// Hands one host message (user message, control request or response) to the session.
     pub fn send(&self, message: Message) -> Result<(), SessionClosed> {
+        if self.ended.load(Ordering::SeqCst) {
+            return Err(SessionClosed);
+        }
         self.input
             .send(Input::Message(Box::new(message)))
             .map_err(|_| SessionClosed)

@@ -850,7 +850,17 @@ async fn prepare_tool_call(
         )
         .await;
         if let Some(reason) = pre.stop {
+            // `continue: false` ends the turn before this call runs.
             st.hook_stop = Some(reason);
+            return Prepared {
+                tu: tu.clone(),
+                tool,
+                ctx,
+                approved: None,
+                invalid_input,
+                early: Some(ToolOutput::error("Not run: a PreToolUse hook stopped the turn")),
+                context,
+            };
         }
         if let Some(u) = pre.updated_input {
             input = u;
