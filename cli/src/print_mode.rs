@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use dcl_engine::SessionOptions;
 use dcl_engine::options::OutputFormat;
-use dcl_protocol::{Extra, Message, MessageContent, UserMessage, UserPayload};
+use dcl_protocol::{Message, MessageContent, UserMessage};
 
 use crate::args::Args;
 
@@ -30,20 +30,9 @@ pub fn run(args: &Args, opts: SessionOptions, output: OutputFormat) -> Result<Ex
     let rt = dcl_bridge::runtime().map_err(|e| e.to_string())?;
     let bridge = dcl_bridge::open_with(opts).map_err(|e| e.to_string())?;
     bridge
-        .send_message(Message::User(UserMessage {
-            message: UserPayload {
-                role: "user".into(),
-                content: MessageContent::Text(prompt),
-                extra: Extra::new(),
-            },
-            uuid: None,
-            parent_tool_use_id: dcl_protocol::parent_tool_use_id_null(),
-            session_id: None,
-            timestamp: None,
-            tool_use_result: None,
-            is_replay: None,
-            extra: Extra::new(),
-        }))
+        .send_message(Message::User(UserMessage::new(MessageContent::Text(
+            prompt,
+        ))))
         .map_err(|e| e.to_string())?;
     bridge.end_input();
     let stdout = std::io::stdout();

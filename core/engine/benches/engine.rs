@@ -11,24 +11,11 @@ use std::sync::Arc;
 use criterion::{Criterion, criterion_group, criterion_main};
 use dcl_engine::tools::{Tool, ToolContext, glob::GlobTool, grep::GrepTool};
 use dcl_engine::{Session, SessionOptions};
-use dcl_protocol::{Extra, Message, MessageContent, UserMessage, UserPayload};
+use dcl_protocol::{Message, MessageContent, UserMessage};
 use serde_json::json;
 
 fn prompt(text: &str) -> Message {
-    Message::User(UserMessage {
-        message: UserPayload {
-            role: "user".into(),
-            content: MessageContent::Text(text.into()),
-            extra: Extra::new(),
-        },
-        uuid: None,
-        parent_tool_use_id: dcl_protocol::parent_tool_use_id_null(),
-        session_id: None,
-        timestamp: None,
-        tool_use_result: None,
-        is_replay: None,
-        extra: Extra::new(),
-    })
+    Message::User(UserMessage::new(MessageContent::Text(text.into())))
 }
 
 fn mock_turns(c: &mut Criterion) {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use dcl_engine::{Session, SessionOptions};
-use dcl_protocol::{Extra, Message, MessageContent, UserMessage, UserPayload};
+use dcl_protocol::{Message, MessageContent, UserMessage};
 use dcl_test_support::anthropic::{FakeAnthropicServer, FakeResponse};
 use dcl_test_support::sse::SseMessage;
 use serde_json::{Value, json};
@@ -30,20 +30,7 @@ fn options(server: &FakeAnthropicServer, cwd: &std::path::Path, mode: &str) -> S
 }
 
 fn prompt(text: &str) -> Message {
-    Message::User(UserMessage {
-        message: UserPayload {
-            role: "user".into(),
-            content: MessageContent::Text(text.into()),
-            extra: Extra::new(),
-        },
-        uuid: None,
-        parent_tool_use_id: None,
-        session_id: None,
-        timestamp: None,
-        tool_use_result: None,
-        is_replay: None,
-        extra: Extra::new(),
-    })
+    Message::User(UserMessage::new(MessageContent::Text(text.into())))
 }
 
 /// Collects lines until a result; returns (all lines as JSON, the result).

@@ -7,7 +7,7 @@ use dcl_protocol::{
     AssistantMessage, AssistantPayload, CanUseToolRequest, CanUseToolTag, ContentBlock, Extra,
     LegacyTextMessage, LegacyToolResultMessage, LegacyToolStartMessage, LegacyUsageMessage,
     Message, MessageContent, PermissionDecision, PermissionDenial, ResultMessage,
-    StreamEventMessage, ToolResultContent, ToolUseBlock, Usage, UserMessage, UserPayload,
+    StreamEventMessage, ToolResultContent, ToolUseBlock, Usage, UserMessage,
 };
 use futures::StreamExt;
 use serde_json::{Map, Value, json};
@@ -745,6 +745,15 @@ fn record_usage(shared: &Shared, model: &str, usage: &Usage) {
 // Tools
 // ---------------------------------------------------------------------------
 
+/// The fields every tool hook's input starts with.
+fn tool_hook_input(tu: &ToolUseBlock, input: Value) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("tool_name".into(), json!(tu.name));
+    m.insert("tool_input".into(), input);
+    m.insert("tool_use_id".into(), json!(tu.id));
+    m
+}
+
 /// A call after its PreToolUse hooks and permission decision, before it runs.
 struct Prepared {
     tu: ToolUseBlock,
@@ -836,10 +845,7 @@ async fn prepare_tool_call(
     let mut hook_permission = None;
     let mut hook_denial = None;
     if invalid_input.is_none() {
-        let mut hook_input = Map::new();
-        hook_input.insert("tool_name".into(), json!(tu.name));
-        hook_input.insert("tool_input".into(), tu.input.clone());
-        hook_input.insert("tool_use_id".into(), json!(tu.id));
+        let hook_input = tool_hook_input(tu, tu.input.clone());
         let pre = hooks::run(
             shared,
             "PreToolUse",
@@ -858,7 +864,9 @@ async fn prepare_tool_call(
                 ctx,
                 approved: None,
                 invalid_input,
-                early: Some(ToolOutput::error("Not run: a PreToolUse hook stopped the turn")),
+                early: Some(ToolOutput::error(
+                    "Not run: a PreToolUse hook stopped the turn",
+                )),
                 context,
             };
         }
@@ -916,10 +924,7 @@ async fn prepare_tool_call(
                 tool_input: input.clone(),
                 extra: Extra::new(),
             });
-            let mut hook_input = Map::new();
-            hook_input.insert("tool_name".into(), json!(tu.name));
-            hook_input.insert("tool_input".into(), input.clone());
-            hook_input.insert("tool_use_id".into(), json!(tu.id));
+            let mut hook_input = tool_hook_input(tu, input.clone());
             hook_input.insert("reason".into(), json!(message));
             hooks::run(
                 shared,
@@ -966,10 +971,7 @@ async fn finish_tool_call(
         } else {
             "PostToolUse"
         };
-        let mut hook_input = Map::new();
-        hook_input.insert("tool_name".into(), json!(tu.name));
-        hook_input.insert("tool_input".into(), input);
-        hook_input.insert("tool_use_id".into(), json!(tu.id));
+        let mut hook_input = tool_hook_input(&tu, input);
         hook_input.insert("duration_ms".into(), json!(elapsed.as_millis() as u64));
         if output.is_error {
             hook_input.insert("error".into(), json!(output.content.to_text()));
@@ -1315,20 +1317,10 @@ fn emit_tool_result(shared: &Shared, tool_use_id: &str, output: ToolOutput) -> C
                 extra: Extra::new(),
             }));
     }
-    shared.emitter.emit(Message::User(UserMessage {
-        message: UserPayload {
-            role: "user".into(),
-            content: MessageContent::Blocks(vec![block.clone()]),
-            extra: Extra::new(),
-        },
-        uuid: None,
-        parent_tool_use_id: dcl_protocol::parent_tool_use_id_null(),
-        session_id: None,
-        timestamp: Some(now_iso()),
-        tool_use_result: output.structured.map(cap_value),
-        is_replay: None,
-        extra: Extra::new(),
-    }));
+    let mut line = UserMessage::new(MessageContent::Blocks(vec![block.clone()]));
+    line.timestamp = Some(now_iso());
+    line.tool_use_result = output.structured.map(cap_value);
+    shared.emitter.emit(Message::User(line));
     block
 }
 
@@ -1409,22 +1401,11 @@ fn finish(shared: &Shared, st: &mut TurnState, how: Finish) -> TurnOutcome {
             None,
         ),
         Finish::Interrupted(reason) => {
-            shared.emitter.emit(Message::User(UserMessage {
-                message: UserPayload {
-                    role: "user".into(),
-                    content: MessageContent::Blocks(vec![ContentBlock::text(
-                        "[Request interrupted by user]",
-                    )]),
-                    extra: Extra::new(),
-                },
-                uuid: None,
-                parent_tool_use_id: dcl_protocol::parent_tool_use_id_null(),
-                session_id: None,
-                timestamp: Some(now_iso()),
-                tool_use_result: None,
-                is_replay: None,
-                extra: Extra::new(),
-            }));
+            let mut line = UserMessage::new(MessageContent::Blocks(vec![ContentBlock::text(
+                "[Request interrupted by user]",
+            )]));
+            line.timestamp = Some(now_iso());
+            shared.emitter.emit(Message::User(line));
             (
                 "error_during_execution",
                 true,
