@@ -6,6 +6,7 @@
 //! - [`McpManager`] connects to every server concurrently (stdio, streamable HTTP, legacy SSE,
 //!   and SDK servers whose JSON-RPC rides the control channel through [`HostRpc`]), reports
 //!   [`ServerStatus`], lists [`McpTool`]s as `mcp__<server>__<tool>`, and calls them.
+//!   Servers' `elicitation/create` requests are forwarded to the host ([`HostRpc::elicit`]).
 //!
 //! Nothing here reads the process environment or changes process-global state: the
 //! environment of child servers and the timeouts come from the map given to the manager.
@@ -41,10 +42,30 @@ pub trait HostRpc: Send + Sync {
         server: &str,
         message: serde_json::Value,
     ) -> BoxFuture<'_, Result<serde_json::Value, String>>;
+
+    /// An MCP server (`server`, its key in `mcpServers`) asks the user for input
+    /// (`elicitation/create`). `request` has the fields of the control protocol's
+    /// `elicitation` request other than `subtype` and `mcp_server_name`:
+    /// `{"message", "mode": "form"|"url", "requested_schema"?, "url"?, "elicitation_id"?}`
+    /// (`requested_schema` in form mode, `url` and `elicitation_id` in URL mode).
+    ///
+    /// Resolves to the host's answer, `{"action": "accept"|"decline"|"cancel", "content"?}`.
+    /// An `Err` (no answer, an error response) or a malformed answer cancels the
+    /// elicitation. Dropping the future means the answer is no longer wanted.
+    ///
+    /// The default declines, so front ends without a host to ask need not implement it.
+    fn elicit(
+        &self,
+        server: &str,
+        request: serde_json::Value,
+    ) -> BoxFuture<'_, Result<serde_json::Value, String>> {
+        let _ = (server, request);
+        Box::pin(async { Ok(serde_json::json!({"action": "decline"})) })
+    }
 }
 
 /// A [`HostRpc`] for front ends without an SDK host (`dcl -p`, `dcl mcp list`): every SDK
-/// server fails to connect with a clear message.
+/// server fails to connect with a clear message, and every elicitation is declined.
 pub struct NoHost;
 
 impl HostRpc for NoHost {
@@ -57,5 +78,13 @@ impl HostRpc for NoHost {
             "SDK MCP server {server:?} needs an SDK host, and none is connected to this session"
         );
         Box::pin(async move { Err(e) })
+    }
+
+    fn elicit(
+        &self,
+        _server: &str,
+        _request: serde_json::Value,
+    ) -> BoxFuture<'_, Result<serde_json::Value, String>> {
+        Box::pin(async { Ok(serde_json::json!({"action": "decline"})) })
     }
 }

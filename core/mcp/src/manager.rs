@@ -7,12 +7,14 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CancelledNotification, CancelledNotificationParam, ClientCapabilities,
-    ClientInfo, ClientNotification, ClientRequest, Implementation, Meta, ProtocolVersion, Request,
-    RequestId, ServerResult, Tool,
+    ClientInfo, ClientNotification, ClientRequest, CreateElicitationRequestParams,
+    CreateElicitationResult, ElicitationAction, ElicitationCapability, ErrorData,
+    FormElicitationCapability, Implementation, Meta, ProtocolVersion, Request, RequestId,
+    ServerResult, Tool, UrlElicitationCapability,
 };
 use rmcp::service::{
-    ClientInitializeError, NotificationContext, Peer, PeerRequestOptions, RunningService,
-    ServiceError,
+    ClientInitializeError, NotificationContext, Peer, PeerRequestOptions, RequestContext,
+    RunningService, ServiceError,
 };
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::{
@@ -233,15 +235,34 @@ impl Connection {
     }
 }
 
-/// rmcp's client side: announces dcl and notices `notifications/tools/list_changed`.
+/// rmcp's client side: announces dcl, notices `notifications/tools/list_changed`, and
+/// forwards the server's elicitations to the host.
 struct Client {
     info: ClientInfo,
+    /// The server's key in `mcpServers`.
+    server: String,
+    host: Arc<dyn HostRpc>,
     tools_changed: Arc<Notify>,
 }
 
 impl ClientHandler for Client {
     fn get_info(&self) -> ClientInfo {
         self.info.clone()
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: CreateElicitationRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateElicitationResult, ErrorData> {
+        let ask = self
+            .host
+            .elicit(&self.server, elicitation_request(&request));
+        let answer = tokio::select! {
+            answer = ask => answer,
+            _ = context.ct.cancelled() => Err("the server cancelled the request".to_string()),
+        };
+        Ok(elicitation_result(&self.server, answer))
     }
 
     fn on_tool_list_changed(
@@ -251,6 +272,73 @@ impl ClientHandler for Client {
         self.tools_changed.notify_one();
         std::future::ready(())
     }
+}
+
+/// The [`HostRpc::elicit`] request for a server's `elicitation/create` params.
+fn elicitation_request(params: &CreateElicitationRequestParams) -> Value {
+    match params {
+        CreateElicitationRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } => {
+            let mut request = json!({"message": message, "mode": "form"});
+            match serde_json::to_value(requested_schema) {
+                Ok(schema) => request["requested_schema"] = schema,
+                Err(e) => tracing::warn!("elicitation: cannot serialize the requested schema: {e}"),
+            }
+            request
+        }
+        CreateElicitationRequestParams::UrlElicitationParams {
+            message,
+            url,
+            elicitation_id,
+            ..
+        } => json!({
+            "message": message,
+            "mode": "url",
+            "url": url,
+            "elicitation_id": elicitation_id,
+        }),
+    }
+}
+
+/// The host's answer as rmcp's result: no answer or a malformed one cancels (with a warning).
+fn elicitation_result(server: &str, answer: Result<Value, String>) -> CreateElicitationResult {
+    let parsed = answer
+        .map_err(|e| format!("the host gave no answer: {e}"))
+        .and_then(|a| parse_elicitation_answer(&a));
+    parsed.unwrap_or_else(|why| {
+        tracing::warn!(server, "elicitation cancelled: {why}");
+        CreateElicitationResult {
+            action: ElicitationAction::Cancel,
+            content: None,
+        }
+    })
+}
+
+/// `{"action": "accept"|"decline"|"cancel", "content"?: {…}}`; `content` counts only when
+/// accepting, and must then be an object (or absent, as for URL mode).
+fn parse_elicitation_answer(answer: &Value) -> Result<CreateElicitationResult, String> {
+    let Some(answer) = answer.as_object() else {
+        return Err("malformed answer (not a JSON object)".into());
+    };
+    let action = match answer.get("action").and_then(Value::as_str) {
+        Some("accept") => ElicitationAction::Accept,
+        Some("decline") => ElicitationAction::Decline,
+        Some("cancel") => ElicitationAction::Cancel,
+        Some(other) => return Err(format!("malformed answer (unknown action {other:?})")),
+        None => return Err("malformed answer (no \"action\")".into()),
+    };
+    let content = match (&action, answer.get("content")) {
+        (ElicitationAction::Accept, Some(Value::Object(c))) => Some(Value::Object(c.clone())),
+        (ElicitationAction::Accept, None | Some(Value::Null)) => None,
+        (ElicitationAction::Accept, Some(_)) => {
+            return Err("malformed answer (\"content\" is not an object)".into());
+        }
+        _ => None,
+    };
+    Ok(CreateElicitationResult { action, content })
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -849,7 +937,7 @@ impl Inner {
         }
     }
 
-    fn client_info(&self, tools_changed: Arc<Notify>) -> Client {
+    fn client(&self, server: &str, tools_changed: Arc<Notify>) -> Client {
         let mut client_info = Implementation::from_build_env();
         client_info.name = self.options.client_name.clone();
         client_info.version = self.options.client_version.clone();
@@ -857,9 +945,19 @@ impl Inner {
             info: ClientInfo {
                 meta: None,
                 protocol_version: ProtocolVersion::V_2025_06_18,
-                capabilities: ClientCapabilities::default(),
+                capabilities: ClientCapabilities {
+                    // Both modes: the host's `elicitation` request carries `url` and
+                    // `elicitation_id` as well as `requested_schema`.
+                    elicitation: Some(ElicitationCapability {
+                        form: Some(FormElicitationCapability::default()),
+                        url: Some(UrlElicitationCapability::default()),
+                    }),
+                    ..ClientCapabilities::default()
+                },
                 client_info,
             },
+            server: server.to_string(),
+            host: self.host.clone(),
             tools_changed,
         }
     }
@@ -873,7 +971,7 @@ impl Inner {
         let config = config.expand_vars(&self.options.child_env)?;
         let closed = CancellationToken::new();
         let tools_changed = Arc::new(Notify::new());
-        let client = self.client_info(tools_changed.clone());
+        let client = self.client(name, tools_changed.clone());
         let init_err =
             |e: ClientInitializeError| format!("MCP handshake failed: {}", init_error_text(e));
         let (service, child) = match &config {
@@ -971,5 +1069,51 @@ impl Inner {
             },
             tools_changed,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn parsed(answer: Value) -> Option<CreateElicitationResult> {
+        parse_elicitation_answer(&answer).ok()
+    }
+
+    #[test]
+    fn elicitation_answers_map_to_rmcp_results() {
+        let accept = parsed(json!({"action": "accept", "content": {"answer": "blue"}})).unwrap();
+        assert_eq!(accept.action, ElicitationAction::Accept);
+        assert_eq!(accept.content, Some(json!({"answer": "blue"})));
+        let url_accept = parsed(json!({"action": "accept", "_meta": {"k": 1}})).unwrap();
+        assert_eq!(url_accept.action, ElicitationAction::Accept);
+        assert_eq!(url_accept.content, None);
+        let decline = parsed(json!({"action": "decline", "content": {"x": 1}})).unwrap();
+        assert_eq!(decline.action, ElicitationAction::Decline);
+        assert_eq!(decline.content, None);
+        assert_eq!(
+            parsed(json!({"action": "cancel"})).unwrap().action,
+            ElicitationAction::Cancel
+        );
+    }
+
+    #[test]
+    fn malformed_or_missing_answers_cancel() {
+        for bad in [
+            json!({}),
+            json!("accept"),
+            json!({"action": "maybe"}),
+            json!({"action": 1}),
+            json!({"action": "accept", "content": "blue"}),
+        ] {
+            assert!(parsed(bad.clone()).is_none(), "{bad}");
+            let r = elicitation_result("fx", Ok(bad));
+            assert_eq!(r.action, ElicitationAction::Cancel);
+            assert_eq!(r.content, None);
+        }
+        let r = elicitation_result("fx", Err("refused".into()));
+        assert_eq!(r.action, ElicitationAction::Cancel);
     }
 }

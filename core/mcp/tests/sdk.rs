@@ -162,7 +162,11 @@ async fn the_reference_sequence_over_the_host() {
     assert!(host.log.lock().unwrap().iter().all(|(s, _)| s == "calc"));
     let init = &host.messages("initialize")[0];
     assert_eq!(init["jsonrpc"], "2.0");
-    assert_eq!(init["params"]["capabilities"], json!({}));
+    // dcl answers servers' elicitations (forwarded to the host), in both modes.
+    assert_eq!(
+        init["params"]["capabilities"],
+        json!({"elicitation": {"form": {}, "url": {}}})
+    );
     assert_eq!(init["params"]["clientInfo"]["name"], "claude-code");
     assert_eq!(init["params"]["clientInfo"]["version"], "2.1.332");
     assert!(init["params"]["protocolVersion"].is_string());

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use dcl_mcp::{HostRpc, McpManager, McpOptions, ServerConfig};
-use dcl_protocol::{McpMessageOut, ToolResultContent};
+use dcl_protocol::{ElicitationRequest, ElicitationResponse, McpMessageOut, ToolResultContent};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -17,7 +17,7 @@ use super::host::HostChannel;
 use crate::options::SessionOptions;
 use crate::tools::ToolOutput;
 
-/// `mcp_message` over the control channel.
+/// `mcp_message` and `elicitation` over the control channel.
 pub struct ControlRpc {
     pub host: Arc<HostChannel>,
     pub emitter: Emitter,
@@ -40,6 +40,46 @@ impl HostRpc for ControlRpc {
                 .map_err(|e| e.to_string())
         })
     }
+
+    /// `control_request{subtype:"elicitation", mcp_server_name, message, …}`; the answer
+    /// must be an `ElicitationResponse` (`{"action", "content"?, "_meta"?}`), else `Err`
+    /// (dcl-mcp then cancels the elicitation).
+    fn elicit(
+        &self,
+        server: &str,
+        request: Value,
+    ) -> futures::future::BoxFuture<'_, Result<Value, String>> {
+        let request = serde_json::to_value(elicitation_request(server, &request));
+        Box::pin(async move {
+            let request = request.map_err(|e| e.to_string())?;
+            let answer = self
+                .host
+                .request(&self.emitter, request, &self.closed)
+                .await
+                .map_err(|e| e.to_string())?;
+            let answer: ElicitationResponse = serde_json::from_value(answer)
+                .map_err(|e| format!("malformed elicitation answer: {e}"))?;
+            serde_json::to_value(answer).map_err(|e| e.to_string())
+        })
+    }
+}
+
+/// The control protocol's `elicitation` request for dcl-mcp's `elicit` request
+/// (`{"message", "mode"?, "requested_schema"?, "url"?, "elicitation_id"?, …}`).
+fn elicitation_request(server: &str, request: &Value) -> ElicitationRequest {
+    let text = |key: &str| request.get(key).and_then(Value::as_str).map(str::to_string);
+    let mut out = ElicitationRequest::new(server, text("message").unwrap_or_default());
+    out.mode = text("mode");
+    out.url = text("url");
+    out.elicitation_id = text("elicitation_id");
+    out.requested_schema = request
+        .get("requested_schema")
+        .filter(|v| !v.is_null())
+        .cloned();
+    out.title = text("title");
+    out.display_name = text("display_name");
+    out.description = text("description");
+    out
 }
 
 /// The servers a session starts with, split into configured and host-provided ones.
@@ -116,5 +156,33 @@ pub async fn call(
             }
         }
         Err(e) => ToolOutput::error(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn elicitation_requests_carry_the_server_and_the_fields() {
+        let form = json!({"message": "colour?", "mode": "form",
+            "requested_schema": {"type": "object", "properties": {"answer": {"type": "string"}}}});
+        assert_eq!(
+            serde_json::to_value(elicitation_request("fx", &form)).unwrap(),
+            json!({"subtype": "elicitation", "mcp_server_name": "fx", "message": "colour?",
+                "mode": "form",
+                "requested_schema": {"type": "object", "properties": {"answer": {"type": "string"}}}})
+        );
+        let url = json!({"message": "sign in", "mode": "url", "url": "https://x.invalid/a",
+            "elicitation_id": "e1"});
+        assert_eq!(
+            serde_json::to_value(elicitation_request("fx", &url)).unwrap(),
+            json!({"subtype": "elicitation", "mcp_server_name": "fx", "message": "sign in",
+                "mode": "url", "url": "https://x.invalid/a", "elicitation_id": "e1"})
+        );
     }
 }

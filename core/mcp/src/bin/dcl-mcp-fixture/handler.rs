@@ -4,8 +4,10 @@
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, Content, ErrorData, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerInfo, Tool, ToolsCapability,
+    CallToolRequestParams, CallToolResult, ClientResult, Content, CreateElicitationRequestParams,
+    ElicitationAction, ElicitationSchema, ErrorData, Implementation, ListToolsResult,
+    PaginatedRequestParams, Request, ServerCapabilities, ServerInfo, ServerRequest, Tool,
+    ToolsCapability,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -54,6 +56,11 @@ impl Fixture {
             ),
             tool("image", "Return a tiny PNG", object(json!({}), &[])),
             tool("meta", "Return the request's _meta", object(json!({}), &[])),
+            tool(
+                "ask",
+                "Ask the user a question (MCP elicitation); returns the answer, \"declined\" or \"cancelled\"",
+                object(json!({"question": {"type": "string"}}), &["question"]),
+            ),
         ];
         if self.process_tools {
             tools.push(tool(
@@ -83,6 +90,49 @@ impl Fixture {
 
 fn text(t: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![Content::text(t.into())])
+}
+
+/// `ask`: sends `elicitation/create` (a form with one string, `answer`) and reports the
+/// outcome: the answer (or the whole content when it has no string `answer`), `declined`
+/// or `cancelled`.
+async fn ask(
+    question: String,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResult, ErrorData> {
+    let schema: ElicitationSchema = serde_json::from_value(json!({
+        "type": "object",
+        "properties": {"answer": {"type": "string", "description": "Your answer"}},
+        "required": ["answer"],
+    }))
+    .map_err(|e| ErrorData::internal_error(format!("bad schema: {e}"), None))?;
+    let request = ServerRequest::CreateElicitationRequest(Request::new(
+        CreateElicitationRequestParams::FormElicitationParams {
+            meta: None,
+            message: question,
+            requested_schema: schema,
+        },
+    ));
+    match context.peer.send_request(request).await {
+        Ok(ClientResult::CreateElicitationResult(r)) => Ok(text(match r.action {
+            ElicitationAction::Accept => match r.content {
+                Some(c) => match c.get("answer").and_then(Value::as_str) {
+                    Some(a) => a.to_string(),
+                    None => c.to_string(),
+                },
+                None => "accepted".to_string(),
+            },
+            ElicitationAction::Decline => "declined".to_string(),
+            ElicitationAction::Cancel => "cancelled".to_string(),
+        })),
+        Ok(other) => Err(ErrorData::internal_error(
+            format!("unexpected elicitation result: {other:?}"),
+            None,
+        )),
+        Err(e) => Err(ErrorData::internal_error(
+            format!("elicitation failed: {e}"),
+            None,
+        )),
+    }
 }
 
 impl ServerHandler for Fixture {
@@ -141,6 +191,7 @@ impl ServerHandler for Fixture {
                 Content::text("a pixel"),
                 Content::image(PNG_1X1, "image/png"),
             ])),
+            "ask" => ask(arg_str("question"), &context).await,
             "meta" => Ok(text(
                 serde_json::to_string(&context.meta.0).unwrap_or_default(),
             )),
