@@ -629,7 +629,10 @@ fn memory_files_reach_the_model_and_context_usage() {
 #[test]
 fn a_pre_tool_use_stop_ends_the_turn_before_the_tool_runs() {
     let mut d = Dcl::start(&[STREAM, &["--permission-mode", "bypassPermissions"]].concat());
-    init_with(&mut d, json!({"hooks": {"PreToolUse": [{"hookCallbackIds": ["hook_0"]}]}}));
+    init_with(
+        &mut d,
+        json!({"hooks": {"PreToolUse": [{"hookCallbackIds": ["hook_0"]}]}}),
+    );
     d.user("please FAKE_TOUCH");
     let (_, result) = serve_hooks(&mut d, |_| json!({"continue": false, "stopReason": "halt"}));
     assert_eq!(result["terminal_reason"], "hook_stopped");
