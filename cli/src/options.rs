@@ -9,7 +9,6 @@ use crate::args::Args;
 
 /// Flags accepted for compatibility that this build does not act on yet.
 const NOT_YET: &[&str] = &[
-    "--fallback-model",
     "--thinking-display",
     "--betas",
     "--agent",

@@ -372,3 +372,27 @@ async fn memory_files_are_in_the_system_prompt() {
     assert!(system.contains("Use tabs, never spaces."), "{system}");
     session.close();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_overloaded_model_falls_back_to_the_fallback_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeAnthropicServer::start(vec![
+        FakeResponse::overloaded(),
+        FakeResponse::sse(SseMessage::new().text("From the fallback.").build()),
+    ])
+    .await
+    .unwrap();
+    let mut opts = options(&server, dir.path(), "default");
+    opts.env.insert("DCL_MAX_RETRIES".into(), "0".into());
+    opts.fallback_model = Some("claude-fallback".into());
+    let session = Session::spawn(&tokio::runtime::Handle::current(), opts).unwrap();
+    session.send(prompt("hi")).unwrap();
+    let (seen, result) = until_result(&session).await;
+    assert_eq!(result["result"], "From the fallback.");
+    let bodies = server.message_bodies();
+    assert_eq!(bodies[0]["model"], "claude-test");
+    assert_eq!(bodies[1]["model"], "claude-fallback");
+    assert!(seen.iter().any(|v| v["subtype"] == "informational"
+        && v["content"].as_str().unwrap().contains("claude-fallback")));
+    session.close();
+}

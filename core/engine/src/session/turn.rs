@@ -142,7 +142,27 @@ pub(crate) async fn run_turn(
         }
         st.num_turns += 1;
         let request = build_request(&shared, &st.model).await;
-        let reply = match call_model(&shared, request, &cancel, &mut st).await {
+        let mut outcome = call_model(&shared, request, &cancel, &mut st).await;
+        if let Err(CallError::Api(e)) = &outcome
+            && let Some(fallback) = fallback_for(&shared, &st.model, e)
+        {
+            // The primary model is overloaded, unavailable or unknown after its retries:
+            // the rest of this turn uses `--fallback-model`.
+            let mut f = Map::new();
+            f.insert(
+                "content".into(),
+                json!(format!(
+                    "{} failed ({e}); switching to the fallback model {fallback}",
+                    st.model
+                )),
+            );
+            f.insert("level".into(), json!("warning"));
+            shared.emitter.system("informational", f);
+            st.model = fallback;
+            let request = build_request(&shared, &st.model).await;
+            outcome = call_model(&shared, request, &cancel, &mut st).await;
+        }
+        let reply = match outcome {
             Ok(r) => r,
             Err(CallError::Cancelled) => {
                 shared.history.lock().await.push(ApiMessage {
@@ -550,6 +570,14 @@ async fn call_model(
         st.api_time += t0.elapsed();
         return result;
     }
+}
+
+/// The `--fallback-model` to try after `error`, when there is one and it would help.
+fn fallback_for(shared: &Shared, current: &str, error: &ModelError) -> Option<String> {
+    let fallback = shared.opts.fallback_model.as_deref()?;
+    let resolved = models::resolve_alias(Some(fallback), shared.clients.default_model());
+    let helps = error.is_retryable() || matches!(error.status(), Some(404));
+    (helps && resolved != current).then_some(resolved)
 }
 
 /// `retry-after` (capped), else exponential backoff with jitter; see `model::retry`.
