@@ -177,6 +177,22 @@ impl Session {
         })
     }
 
+    /// Every outbound line that is ready, as a list (at least one, at most `max`): one
+    /// asyncio wake-up per burst instead of one per line. An empty list means the session
+    /// has ended.
+    #[pyo3(signature = (max = 256))]
+    fn recv_batch<'py>(&self, py: Python<'py>, max: usize) -> PyResult<Bound<'py, PyAny>> {
+        let bridge = Arc::clone(&self.bridge);
+        let ended = Arc::clone(&self.ended);
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let lines = bridge.recv_batch(max).await;
+            if lines.is_empty() {
+                ended.store(true, Ordering::SeqCst);
+            }
+            Ok(lines)
+        })
+    }
+
     /// The next outbound line, waiting without the GIL; `None` once the session has
     /// ended. Raises `TimeoutError` when `timeout` seconds pass first, and whatever a
     /// pending signal raises (`KeyboardInterrupt`).

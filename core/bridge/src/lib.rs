@@ -108,6 +108,17 @@ impl Bridge {
         self.session.recv().await.map(|m| dcl_protocol::to_line(&m))
     }
 
+    /// Every outbound line that is ready (at least one, at most `max`); empty once the
+    /// session has ended. Hosts where each wake-up is costly (asyncio) read this way.
+    pub async fn recv_batch(&self, max: usize) -> Vec<String> {
+        self.session
+            .recv_batch(max)
+            .await
+            .iter()
+            .map(dcl_protocol::to_line)
+            .collect()
+    }
+
     /// The next outbound message, typed.
     pub async fn recv_message(&self) -> Option<Message> {
         self.session.recv().await

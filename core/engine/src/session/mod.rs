@@ -149,6 +149,35 @@ impl Session {
             .map_err(|_| SessionClosed)
     }
 
+    /// Every outbound message that is ready, waiting for the first (at most `max`): one
+    /// wake-up per burst for hosts where waking is costly. Empty once the session has ended.
+    pub async fn recv_batch(&self, max: usize) -> Vec<Message> {
+        let mut out = Vec::new();
+        if self.ended.load(Ordering::SeqCst) {
+            return out;
+        }
+        let mut rx = self.output.lock().await;
+        let mut next = rx.recv().await;
+        loop {
+            match next {
+                Some(Outbound::Line(m)) => out.push(*m),
+                Some(Outbound::End) | None => {
+                    self.ended.store(true, Ordering::SeqCst);
+                    break;
+                }
+            }
+            if out.len() >= max.max(1) {
+                break;
+            }
+            next = match rx.try_recv() {
+                Ok(o) => Some(o),
+                Err(mpsc::error::TryRecvError::Empty) => break,
+                Err(mpsc::error::TryRecvError::Disconnected) => None,
+            };
+        }
+        out
+    }
+
     /// Interrupts the running turn (as an `interrupt` control request would, unanswered).
     pub fn interrupt(&self) {
         let _ = self.input.send(Input::Interrupt);
