@@ -42,6 +42,7 @@ const VALUED: &[&str] = &[
     "--proxy",
     "--base-url",
     "--api-format",
+    "--api-key",
     "--mock-script",
     "--data-dir",
     "--resume-session-at",

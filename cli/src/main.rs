@@ -34,7 +34,13 @@ Options:
   --replay-user-messages       echo each user message with its uuid (stream-json)
   --no-legacy-events           omit the legacy text/tool_start/tool_result/usage lines
   --mock-script <file>         play scripted turns on the mock model
-  --base-url <url>             Anthropic-compatible endpoint (else ANTHROPIC_BASE_URL)
+  --base-url <url>             the model endpoint (else ANTHROPIC_BASE_URL / OPENAI_BASE_URL)
+  --api-format <fmt>           anthropic (default) or openai
+  --api-key <key>              the model API key (else the environment)
+  --fallback-model <id>        used when the model stays overloaded or unavailable
+  --json-schema <schema>       structured output: the final answer must match this schema
+  --settings <json|file>       settings on top of ~/.dcl/settings.json and .dcl/settings*.json
+  --mcp-config <json|file>     MCP servers ({\"mcpServers\": {...}}), repeatable
   --cwd <dir>                  working directory of the session
   --host-timeout <secs>        how long to wait for the host's answers (default 300)
 Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, DCL_MODEL, DCL_LOG

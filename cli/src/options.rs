@@ -138,7 +138,7 @@ pub fn build(
         fallback_model: args.value(&["--fallback-model"]).map(str::to_string),
         api_format: args.value(&["--api-format"]).map(str::to_string),
         base_url: args.value(&["--base-url"]).map(str::to_string),
-        api_key: None,
+        api_key: args.value(&["--api-key"]).map(str::to_string),
         system_prompt,
         append_system_prompt: append,
         permission_mode,

@@ -27,7 +27,7 @@ pub enum OutputFormat {
 }
 
 /// Everything a session is opened with. Unknown keys are rejected so typos surface.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SessionOptions {
     /// Working directory; relative paths in tools resolve against it. Default: process cwd.
@@ -95,8 +95,45 @@ pub struct SessionOptions {
     pub ignored_flags: Vec<String>,
 }
 
+/// Keys and the environment carry secrets: `Debug` shows neither.
+impl std::fmt::Debug for SessionOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionOptions")
+            .field("cwd", &self.cwd)
+            .field("model", &self.model)
+            .field("api_format", &self.api_format)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("permission_mode", &self.permission_mode)
+            .field("output_format", &self.output_format)
+            .field("dialect", &self.dialect)
+            .field("env", &format_args!("[{} variables]", self.env.len()))
+            .finish_non_exhaustive()
+    }
+}
+
 impl SessionOptions {
     pub fn from_json(json: &str) -> Result<Self, String> {
         serde_json::from_str(json).map_err(|e| format!("invalid session options: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_output_hides_secrets() {
+        let mut opts = SessionOptions {
+            api_key: Some("sk-very-secret".into()),
+            ..Default::default()
+        };
+        opts.env
+            .insert("ANTHROPIC_API_KEY".into(), "sk-env-secret".into());
+        let shown = format!("{opts:?}");
+        assert!(
+            !shown.contains("sk-very-secret") && !shown.contains("sk-env-secret"),
+            "{shown}"
+        );
     }
 }
