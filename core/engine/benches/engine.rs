@@ -6,9 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // benchmarks fail loudly on broken fixtures
 
 use std::path::Path;
-use std::sync::Arc;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use dcl_engine::tools::{Tool, ToolContext, glob::GlobTool, grep::GrepTool};
 use dcl_engine::{Session, SessionOptions};
 use dcl_protocol::{Message, MessageContent, UserMessage};
@@ -31,25 +30,27 @@ fn mock_turns(c: &mut Criterion) {
         legacy_events: Some(false),
         ..Default::default()
     };
-    let session = Arc::new(Session::spawn(rt.handle(), opts).unwrap());
     let mut group = c.benchmark_group("mock_turn");
+    // A fresh session per iteration (opened outside the timing): one turn on an empty
+    // history, as a new `query()` has it.
     for (name, text) in [("text", "say hi"), ("bash_tool", "please FAKE_BASH")] {
         group.bench_function(name, |b| {
-            b.to_async(&rt).iter(|| {
-                let session = session.clone();
-                async move {
+            b.to_async(&rt).iter_batched(
+                || Session::spawn(rt.handle(), opts.clone()).unwrap(),
+                |session| async move {
                     session.send(prompt(text)).unwrap();
                     while let Some(m) = session.recv().await {
                         if matches!(m, Message::Result(_)) {
                             break;
                         }
                     }
-                }
-            })
+                    session.close();
+                },
+                BatchSize::PerIteration,
+            )
         });
     }
     group.finish();
-    session.close();
 }
 
 /// A tree like a mid-sized repository: 40 dirs × 100 files of ~40 lines, a .gitignore'd

@@ -1564,7 +1564,7 @@ fn emit_result(
         terminal_reason: Some(terminal.to_string()),
         errors,
         structured_output: st.structured.clone(),
-        api_error_status: api_status.map(|s| json!(s)),
+        api_error_status: Some(api_status.map_or(Value::Null, |s| json!(s))),
         uuid: None,
         extra,
     }));
