@@ -6,6 +6,7 @@
 pub mod accumulate;
 pub mod anthropic;
 pub mod events;
+mod http;
 pub mod mock;
 pub mod openai;
 pub mod pricing;

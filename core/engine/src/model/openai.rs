@@ -37,9 +37,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::anthropic::{
     DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, error_chain,
-    idle_timeout, read_capped, redact, redact_url, retry_after,
+    read_capped, redact, redact_url, retry_after,
 };
 use super::events::{MessageDeltaBody, MessageStart};
+use super::http;
 use super::sse::{self, SseDecoder, snippet};
 use super::{
     BoxFuture, Delta, EventStream, ModelClient, ModelError, ModelRequest, Role, StreamEvent,
@@ -242,79 +243,31 @@ impl OpenAiClient {
         &self.config
     }
 
-    fn host(&self) -> String {
-        match (self.endpoint.host_str(), self.endpoint.port()) {
-            (Some(h), Some(p)) => format!("{h}:{p}"),
-            (Some(h), None) => h.to_string(),
-            _ => redact_url(self.endpoint.as_str()),
-        }
-    }
-
-    fn request_error(&self, e: reqwest::Error) -> ModelError {
-        let e = e.without_url();
-        let what = if e.is_connect() {
-            format!("cannot connect to {}", self.host())
-        } else if e.is_timeout() {
-            format!("request to {} timed out", self.host())
-        } else {
-            format!("request to {} failed", self.host())
-        };
-        ModelError::Connection(format!("{what}: {}", error_chain(&e)))
-    }
-
     async fn send(
         &self,
         request: ModelRequest,
         cancel: CancellationToken,
     ) -> Result<EventStream, ModelError> {
         let body = request_body(&request);
-        let send = self
-            .http
-            .post(self.endpoint.clone())
-            .headers(self.headers.clone())
-            .json(&body)
-            .send();
-        let timeout = self.config.request_timeout;
-        let response = tokio::select! {
-            biased;
-            _ = cancel.cancelled() => return Err(ModelError::Cancelled),
-            r = tokio::time::timeout(timeout, send) => match r {
-                Err(_) => {
-                    return Err(ModelError::Connection(format!(
-                        "no response from {} within {} s",
-                        self.host(),
-                        timeout.as_secs_f64()
-                    )));
-                }
-                Ok(Err(e)) => return Err(self.request_error(e)),
-                Ok(Ok(r)) => r,
-            },
-        };
-        let status = response.status();
-        if !status.is_success() {
+        let response = http::post_json(
+            &self.http,
+            &self.endpoint,
+            &self.headers,
+            &body,
+            self.config.request_timeout,
+            &cancel,
+        )
+        .await?;
+        if !response.status().is_success() {
             return Err(http_error(response, &cancel).await);
         }
-        let content_type = response
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        if content_type.starts_with("application/json") {
+        if http::is_json(&response) {
             // A server that ignored `stream: true`: convert the whole completion.
             let text = self.read_json_body(response, &cancel).await?;
             let events = completion_to_events(&text, &request.model);
             return Ok(Box::pin(futures::stream::iter(events)));
         }
-        let bytes = response.bytes_stream().map(|r| {
-            r.map_err(|e| {
-                ModelError::Connection(format!(
-                    "error reading the response stream: {}",
-                    error_chain(&e.without_url())
-                ))
-            })
-        });
-        let bytes = idle_timeout(bytes, self.config.idle_timeout);
+        let bytes = http::body_stream(response, self.config.idle_timeout);
         Ok(sse::with_cancel(
             chunk_event_stream(bytes, request.model.clone()),
             cancel,
