@@ -579,3 +579,17 @@ fn sigterm_stops_the_turn_and_kills_tool_processes() {
         String::from_utf8_lossy(&left.stdout)
     );
 }
+
+#[test]
+fn reads_outside_the_working_directory_ask() {
+    let mut d = Dcl::start(STREAM);
+    d.user(r#"FAKE_TOOL Glob {"pattern":"/etc/*"}"#);
+    let req = d.answer_permission(json!({"behavior":"deny","message":"no"}));
+    assert_eq!(req["request"]["tool_name"], "Glob");
+    d.user(r#"FAKE_TOOL Read {"file_path":"../../../../../../etc/hostname"}"#);
+    let req = d.answer_permission(json!({"behavior":"deny","message":"no"}));
+    assert_eq!(req["request"]["tool_name"], "Read");
+    let result = d.until_type("result");
+    assert_eq!(result["permission_denials"].as_array().unwrap().len(), 1);
+    d.finish();
+}

@@ -66,8 +66,14 @@ impl Tool for GlobTool {
     }
 
     /// The directory searched, for read-permission checks.
+    /// Where the walk really starts: an absolute or `../` pattern moves it out of `path`,
+    /// so permission checks must see that directory, not the nominal root.
     fn paths(&self, input: &Value, ctx: &ToolContext) -> Vec<PathBuf> {
-        vec![input_path(input, "path", ctx).unwrap_or_else(|| ctx.cwd.clone())]
+        let root = input_path(input, "path", ctx).unwrap_or_else(|| ctx.cwd.clone());
+        match input_str(input, "pattern") {
+            Some(pattern) => vec![split_literal_prefix(&root, pattern).0],
+            None => vec![root],
+        }
     }
 
     fn describe(&self, input: &Value) -> Option<String> {
@@ -314,6 +320,23 @@ mod tests {
         assert!(out.content.to_text().contains("does not exist"));
         let out = glob_in(dir.path(), json!({"pattern": "a[", "path": "."})).await;
         assert!(out.is_error);
+    }
+
+    #[test]
+    fn permission_paths_follow_absolute_and_parent_patterns() {
+        let ctx = ToolContext::new(PathBuf::from("/proj"));
+        assert_eq!(
+            GlobTool.paths(&json!({"pattern": "**/*.rs"}), &ctx),
+            vec![PathBuf::from("/proj")]
+        );
+        assert_eq!(
+            GlobTool.paths(&json!({"pattern": "/etc/*"}), &ctx),
+            vec![PathBuf::from("/etc")]
+        );
+        assert_eq!(
+            GlobTool.paths(&json!({"pattern": "../other/**"}), &ctx),
+            vec![PathBuf::from("/other")]
+        );
     }
 
     #[test]
