@@ -591,5 +591,10 @@ fn reads_outside_the_working_directory_ask() {
     assert_eq!(req["request"]["tool_name"], "Read");
     let result = d.until_type("result");
     assert_eq!(result["permission_denials"].as_array().unwrap().len(), 1);
+    // A read-only command still asks when it names a path outside the working directory.
+    d.user(r#"FAKE_TOOL Bash {"command":"cat /etc/hostname"}"#);
+    let req = d.answer_permission(json!({"behavior":"deny","message":"no"}));
+    assert_eq!(req["request"]["blocked_path"], "/etc/hostname");
+    d.until_type("result");
     d.finish();
 }

@@ -189,6 +189,46 @@ fn push_trimmed(out: &mut Vec<String>, cur: &mut String) {
     cur.clear();
 }
 
+/// Paths a read-only line names outright (absolute, `~`, or climbing with `..`), made
+/// absolute against the shell's directory: reading them must stay inside the allowed
+/// directories like a Read call would.
+pub fn referenced_paths(
+    line: &str,
+    shell_cwd: &std::path::Path,
+    home: Option<&std::path::Path>,
+) -> Vec<std::path::PathBuf> {
+    let cleaned = without_harmless_redirections(line);
+    let mut out = Vec::new();
+    for cmd in split_simple_commands(&cleaned) {
+        let Ok(words) = shell_words::split(&cmd) else {
+            continue;
+        };
+        for w in words.iter().skip(1).filter(|w| !w.starts_with('-')) {
+            // `--flag=/path` style values name paths too.
+            let w = w.rsplit_once('=').map_or(w.as_str(), |(_, v)| v);
+            let path = if let Some(rest) = w.strip_prefix("~/") {
+                match home {
+                    Some(h) => h.join(rest),
+                    None => continue,
+                }
+            } else if w == "~" {
+                match home {
+                    Some(h) => h.to_path_buf(),
+                    None => continue,
+                }
+            } else if w.starts_with('/') {
+                std::path::PathBuf::from(w)
+            } else if w.split('/').any(|part| part == "..") {
+                shell_cwd.join(w)
+            } else {
+                continue;
+            };
+            out.push(path);
+        }
+    }
+    out
+}
+
 fn simple_command_reads(cmd: &str) -> bool {
     let Ok(words) = shell_words::split(cmd) else {
         return false;
@@ -293,6 +333,26 @@ mod tests {
         ] {
             assert!(!is_read_only(c), "{c}");
         }
+    }
+
+    #[test]
+    fn named_paths_are_found() {
+        let cwd = std::path::Path::new("/proj");
+        let home = std::path::Path::new("/home/u");
+        let paths = referenced_paths(
+            "cat /etc/passwd && ls ../x -la src && head ~/.ssh/id",
+            cwd,
+            Some(home),
+        );
+        assert_eq!(
+            paths,
+            vec![
+                std::path::PathBuf::from("/etc/passwd"),
+                std::path::PathBuf::from("/proj/../x"),
+                std::path::PathBuf::from("/home/u/.ssh/id"),
+            ]
+        );
+        assert!(referenced_paths("echo hi", cwd, None).is_empty());
     }
 
     #[test]

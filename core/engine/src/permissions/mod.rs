@@ -123,8 +123,18 @@ impl Policy {
         ctx: &ToolContext,
     ) -> Verdict {
         let kind = tool.map_or(ToolKind::Other, |t| t.kind());
-        let touched: Vec<PathBuf> = tool.map(|t| t.paths(input, ctx)).unwrap_or_default();
         let command = input.get("command").and_then(Value::as_str);
+        let mut touched: Vec<PathBuf> = tool.map(|t| t.paths(input, ctx)).unwrap_or_default();
+        if kind == ToolKind::Execute
+            && let Some(cmd) = command
+        {
+            let home = ctx.env.get("HOME").map(PathBuf::from);
+            touched.extend(bash_readonly::referenced_paths(
+                cmd,
+                &ctx.shell.cwd(),
+                home.as_deref(),
+            ));
+        }
 
         if self.deny.matches(tool_name, input, &touched, &ctx.cwd) {
             return Verdict::Deny(format!(
