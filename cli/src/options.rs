@@ -85,6 +85,13 @@ pub fn build(
         .map(|f| f.to_string())
         .collect();
     ignored.extend(args.unknown.iter().cloned());
+    if let Some(tool) = args
+        .value(&["--permission-prompt-tool"])
+        .filter(|t| *t != "stdio")
+    {
+        // Approval through an MCP tool is not built: such asks are denied instead.
+        ignored.push(format!("--permission-prompt-tool {tool} (only stdio)"));
+    }
 
     let permission_mode = if args.has("--yolo") || args.has("--dangerously-skip-permissions") {
         Some("bypassPermissions".to_string())
