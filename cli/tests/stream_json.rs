@@ -598,3 +598,17 @@ fn reads_outside_the_working_directory_ask() {
     d.until_type("result");
     d.finish();
 }
+
+#[test]
+fn dont_ask_mode_denies_with_a_permission_denied_line() {
+    let mut d = Dcl::start(&[STREAM, &["--permission-mode", "dontAsk"]].concat());
+    d.user("please FAKE_TOUCH");
+    let line = d.until(|v| v["subtype"] == "permission_denied");
+    assert_eq!(line["tool_name"], "Bash");
+    assert!(line["message"].as_str().unwrap().contains("Bash"));
+    let result = d.until_type("result");
+    assert_eq!(result["permission_denials"][0]["tool_name"], "Bash");
+    assert!(!d.cwd().join("made.txt").exists());
+    assert!(d.seen.iter().all(|v| v["type"] != "control_request"));
+    d.finish();
+}

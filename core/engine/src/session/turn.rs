@@ -1189,11 +1189,15 @@ async fn decide(
                     .as_deref()
                     .is_none_or(|p| p == "stdio");
             if !can_ask || policy.mode == permissions::PermissionMode::DontAsk {
-                return Decision::Deny(permissions::auto_denial_message(
-                    &tu.name,
-                    kind,
-                    blocked_path.as_deref(),
-                ));
+                let message =
+                    permissions::auto_denial_message(&tu.name, kind, blocked_path.as_deref());
+                // Nobody was asked: say so on the stream as well as in the tool result.
+                let mut f = Map::new();
+                f.insert("tool_name".into(), json!(tu.name));
+                f.insert("tool_use_id".into(), json!(tu.id));
+                f.insert("message".into(), json!(message));
+                shared.emitter.system("permission_denied", f);
+                return Decision::Deny(message);
             }
             let asked = ToolUseBlock {
                 input: input.clone(),
