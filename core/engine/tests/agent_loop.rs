@@ -3,11 +3,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on broken fixtures
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use common::{prompt, until_result};
 use dcl_engine::{Session, SessionOptions};
-use dcl_protocol::{Message, MessageContent, UserMessage};
+use dcl_protocol::Message;
 use dcl_test_support::anthropic::{FakeAnthropicServer, FakeResponse};
 use dcl_test_support::sse::SseMessage;
 use serde_json::{Value, json};
@@ -26,27 +29,6 @@ fn options(server: &FakeAnthropicServer, cwd: &std::path::Path, mode: &str) -> S
         permission_mode: Some(mode.into()),
         env,
         ..Default::default()
-    }
-}
-
-fn prompt(text: &str) -> Message {
-    Message::User(UserMessage::new(MessageContent::Text(text.into())))
-}
-
-/// Collects lines until a result; returns (all lines as JSON, the result).
-async fn until_result(session: &Session) -> (Vec<Value>, Value) {
-    let mut seen = Vec::new();
-    loop {
-        let m = tokio::time::timeout(Duration::from_secs(20), session.recv())
-            .await
-            .expect("no output within 20s")
-            .expect("session ended before a result");
-        let v = serde_json::to_value(&m).unwrap();
-        let is_result = v["type"] == "result";
-        seen.push(v.clone());
-        if is_result {
-            return (seen, v);
-        }
     }
 }
 

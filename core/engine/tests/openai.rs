@@ -3,11 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on broken fixtures
 
-use std::collections::BTreeMap;
-use std::time::Duration;
+mod common;
 
+use std::collections::BTreeMap;
+
+use common::{prompt, until_result};
 use dcl_engine::{Session, SessionOptions};
-use dcl_protocol::{Extra, Message, MessageContent, UserMessage, UserPayload};
 use dcl_test_support::anthropic::{FakeAnthropicServer, FakeResponse};
 use dcl_test_support::openai::{ChatStream, FakeOpenAiServer};
 use dcl_test_support::sse::SseMessage;
@@ -37,39 +38,6 @@ fn options(
         permission_mode: Some("bypassPermissions".into()),
         env,
         ..Default::default()
-    }
-}
-
-fn prompt(text: &str) -> Message {
-    Message::User(UserMessage {
-        message: UserPayload {
-            role: "user".into(),
-            content: MessageContent::Text(text.into()),
-            extra: Extra::new(),
-        },
-        uuid: None,
-        parent_tool_use_id: None,
-        session_id: None,
-        timestamp: None,
-        tool_use_result: None,
-        is_replay: None,
-        extra: Extra::new(),
-    })
-}
-
-async fn until_result(session: &Session) -> (Vec<Value>, Value) {
-    let mut seen = Vec::new();
-    loop {
-        let m = tokio::time::timeout(Duration::from_secs(20), session.recv())
-            .await
-            .expect("no output within 20s")
-            .expect("session ended before a result");
-        let v = serde_json::to_value(&m).unwrap();
-        let is_result = v["type"] == "result";
-        seen.push(v.clone());
-        if is_result {
-            return (seen, v);
-        }
     }
 }
 
