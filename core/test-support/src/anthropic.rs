@@ -234,7 +234,9 @@ impl FakeAnthropicServer {
             script: responses.into_iter().collect(),
             ..State::default()
         }));
-        let task = tokio::spawn(accept_loop(listener, state.clone()));
+        let router_state = state.clone();
+        let router: Router = Arc::new(move |req: &RecordedRequest| route(req, &router_state));
+        let task = tokio::spawn(accept_loop(listener, router));
         Ok(FakeAnthropicServer { addr, state, task })
     }
 
@@ -294,13 +296,17 @@ impl FakeAnthropicServer {
     }
 }
 
-async fn accept_loop(listener: TcpListener, state: Arc<Mutex<State>>) {
+/// Decides the answer to each request (and records it).
+pub(crate) type Router = Arc<dyn Fn(&RecordedRequest) -> FakeResponse + Send + Sync>;
+
+/// Accepts connections until aborted, answering each request with `route`.
+pub(crate) async fn accept_loop(listener: TcpListener, route: Router) {
     let mut conns = JoinSet::new();
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((sock, _)) => {
-                    conns.spawn(serve_connection(sock, state.clone()));
+                    conns.spawn(serve_connection(sock, route.clone()));
                 }
                 Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
             },
@@ -311,7 +317,7 @@ async fn accept_loop(listener: TcpListener, state: Arc<Mutex<State>>) {
 }
 
 /// Serves requests on one connection until the client closes it or a response ends it.
-async fn serve_connection(mut sock: TcpStream, state: Arc<Mutex<State>>) {
+async fn serve_connection(mut sock: TcpStream, route: Router) {
     let mut buf = Vec::new();
     loop {
         let req = match tokio::time::timeout(READ_TIMEOUT, read_request(&mut sock, &mut buf)).await
@@ -319,7 +325,7 @@ async fn serve_connection(mut sock: TcpStream, state: Arc<Mutex<State>>) {
             Ok(Ok(Some(r))) => r,
             _ => return,
         };
-        let response = route(&req, &state);
+        let response = route(&req);
         let keep_alive = response.cut_at.is_none()
             && !req
                 .header("connection")

@@ -25,14 +25,12 @@
 use std::collections::{HashSet, VecDeque};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::AsyncWriteExt;
-use tokio::net::{TcpListener, TcpStream};
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
 
-use crate::anthropic::{FakeResponse, READ_TIMEOUT, RecordedRequest, read_request, write_response};
+use crate::anthropic::{FakeResponse, RecordedRequest, Router, accept_loop};
 
 /// An OpenAI-style error response: `{"error": {"message", "type", "param", "code"}}`.
 pub fn openai_error(status: u16, kind: &str, message: &str) -> FakeResponse {
@@ -263,7 +261,9 @@ impl FakeOpenAiServer {
             script: responses.into_iter().collect(),
             ..State::default()
         }));
-        let task = tokio::spawn(accept_loop(listener, state.clone()));
+        let router_state = state.clone();
+        let router: Router = Arc::new(move |req: &RecordedRequest| route(req, &router_state));
+        let task = tokio::spawn(accept_loop(listener, router));
         Ok(FakeOpenAiServer { addr, state, task })
     }
 
@@ -314,45 +314,6 @@ impl FakeOpenAiServer {
     /// Chat requests answered so far (scripted or not).
     pub fn served(&self) -> usize {
         lock(&self.state).served
-    }
-}
-
-async fn accept_loop(listener: TcpListener, state: Arc<Mutex<State>>) {
-    let mut conns = JoinSet::new();
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((sock, _)) => {
-                    conns.spawn(serve_connection(sock, state.clone()));
-                }
-                Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
-            },
-            Some(_) = conns.join_next(), if !conns.is_empty() => {}
-        }
-    }
-}
-
-async fn serve_connection(mut sock: TcpStream, state: Arc<Mutex<State>>) {
-    let mut buf = Vec::new();
-    loop {
-        let req = match tokio::time::timeout(READ_TIMEOUT, read_request(&mut sock, &mut buf)).await
-        {
-            Ok(Ok(Some(r))) => r,
-            _ => return,
-        };
-        let response = route(&req, &state);
-        let keep_alive = response.cut_at.is_none()
-            && !req
-                .header("connection")
-                .is_some_and(|c| c.eq_ignore_ascii_case("close"));
-        if write_response(&mut sock, &response, keep_alive)
-            .await
-            .is_err()
-            || !keep_alive
-        {
-            let _ = sock.shutdown().await;
-            return;
-        }
     }
 }
 
