@@ -14,80 +14,14 @@ skipped with the reason, never dropped.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-import claude_agent_sdk
 import pytest
-import qoder_agent_sdk
-from conftest import DONE_RE, HELLO, collect, within
-
-# --- the two SDKs behind one adapter -------------------------------------------------
-
-QODER_DUMMY_TOKEN = "dcl-conformance-dummy-token"
-
+from conftest import DONE_RE, HELLO, within
+from sdks import Sdk, inits, one_shot, only_result, sdk, text_of, turn  # noqa: F401  (sdk is a fixture)
 
 TOUCH_COMMAND = "touch made.txt && echo made"  # what the mock runs for FAKE_TOUCH
-
-
-@dataclass
-class Sdk:
-    name: str
-    mod: ModuleType  # the package: message types, HookMatcher, tool, ... are re-exported there
-
-    def options(self, dcl_bin: str, cwd: Path, **kw: Any) -> Any:
-        if self.name == "claude":
-            return self.mod.ClaudeAgentOptions(
-                cli_path=dcl_bin, model="mock-model", cwd=str(cwd), **kw
-            )
-        return self.mod.QoderAgentOptions(
-            cli_path=dcl_bin,
-            auth=self.mod.access_token(QODER_DUMMY_TOKEN),
-            model="mock-model",
-            cwd=str(cwd),
-            **kw,
-        )
-
-    def client(self, opts: Any) -> Any:
-        cls = self.mod.ClaudeSDKClient if self.name == "claude" else self.mod.QoderSDKClient
-        return cls(options=opts)
-
-    def __getattr__(self, attr: str) -> Any:  # sdk.ResultMessage, sdk.HookMatcher, ...
-        return getattr(self.mod, attr)
-
-
-@pytest.fixture(params=["claude", "qoder"])
-def sdk(request: pytest.FixtureRequest) -> Sdk:
-    return Sdk(request.param, claude_agent_sdk if request.param == "claude" else qoder_agent_sdk)
-
-
-def results(sdk: Sdk, msgs: list[Any]) -> list[Any]:
-    return [m for m in msgs if isinstance(m, sdk.ResultMessage)]
-
-
-def only_result(sdk: Sdk, msgs: list[Any]) -> Any:
-    res = results(sdk, msgs)
-    assert len(res) == 1, f"expected one ResultMessage, got {msgs!r}"
-    return res[0]
-
-
-def inits(sdk: Sdk, msgs: list[Any]) -> list[Any]:
-    return [m for m in msgs if isinstance(m, sdk.SystemMessage) and m.subtype == "init"]
-
-
-def text_of(sdk: Sdk, msg: Any) -> str:
-    return "".join(b.text for b in msg.content if isinstance(b, sdk.TextBlock))
-
-
-async def one_shot(sdk: Sdk, prompt: str, opts: Any, what: str) -> list[Any]:
-    return await within(collect(sdk.query(prompt=prompt, options=opts)), what)
-
-
-async def turn(client: Any, prompt: str, what: str) -> list[Any]:
-    await within(client.query(prompt), f"sending {what}")
-    return await within(collect(client.receive_response()), what)
 
 
 def pre_tool_use(**fields: Any) -> dict[str, Any]:
