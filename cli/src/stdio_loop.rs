@@ -16,13 +16,14 @@ use tokio::sync::mpsc;
 pub fn run(opts: SessionOptions) -> Result<ExitCode, String> {
     let rt = dcl_bridge::runtime().map_err(|e| e.to_string())?;
     let bridge = Arc::new(dcl_bridge::open_with(opts).map_err(|e| e.to_string())?);
-    let (line_tx, line_rx) = mpsc::unbounded_channel::<String>();
+    // Bounded: a host that writes faster than the session reads waits in its pipe.
+    let (line_tx, line_rx) = mpsc::channel::<String>(64);
     spawn_stdin_reader(line_tx);
     let code = rt.block_on(serve(bridge, line_rx));
     Ok(code)
 }
 
-fn spawn_stdin_reader(tx: mpsc::UnboundedSender<String>) {
+fn spawn_stdin_reader(tx: mpsc::Sender<String>) {
     let spawned = std::thread::Builder::new()
         .name("dcl-stdin".into())
         .spawn(move || {
@@ -37,7 +38,7 @@ fn spawn_stdin_reader(tx: mpsc::UnboundedSender<String>) {
                         let line = String::from_utf8_lossy(&buf)
                             .trim_end_matches(['\n', '\r'])
                             .to_string();
-                        if tx.send(line).is_err() {
+                        if tx.blocking_send(line).is_err() {
                             break;
                         }
                     }
@@ -54,7 +55,7 @@ fn spawn_stdin_reader(tx: mpsc::UnboundedSender<String>) {
     }
 }
 
-async fn serve(bridge: Arc<Bridge>, mut lines: mpsc::UnboundedReceiver<String>) -> ExitCode {
+async fn serve(bridge: Arc<Bridge>, mut lines: mpsc::Receiver<String>) -> ExitCode {
     let writer = tokio::spawn(write_output(bridge.clone()));
     let mut sigterm = signal(tokio::signal::unix::SignalKind::terminate());
     let mut sigint = signal(tokio::signal::unix::SignalKind::interrupt());
@@ -63,7 +64,7 @@ async fn serve(bridge: Arc<Bridge>, mut lines: mpsc::UnboundedReceiver<String>) 
     loop {
         tokio::select! {
             line = lines.recv(), if input_open => match line {
-                Some(line) => feed(&bridge, &line),
+                Some(line) => feed(&bridge, &line).await,
                 None => {
                     input_open = false;
                     bridge.end_input();
@@ -81,13 +82,21 @@ async fn serve(bridge: Arc<Bridge>, mut lines: mpsc::UnboundedReceiver<String>) 
     }
 }
 
-fn feed(bridge: &Bridge, line: &str) {
-    match bridge.send(line) {
-        Ok(()) => {}
-        Err(BridgeError::BadInput(e)) => {
-            eprintln!("Error parsing streaming input line: {}: {e}", preview(line));
+async fn feed(bridge: &Bridge, line: &str) {
+    loop {
+        match bridge.send(line) {
+            Ok(()) => return,
+            // The session's queue is full: wait for it rather than drop the line.
+            Err(BridgeError::Busy(_)) => tokio::time::sleep(Duration::from_millis(2)).await,
+            Err(BridgeError::BadInput(e)) => {
+                eprintln!("Error parsing streaming input line: {}: {e}", preview(line));
+                return;
+            }
+            Err(e) => {
+                eprintln!("Error: {e}");
+                return;
+            }
         }
-        Err(e) => eprintln!("Error: {e}"),
     }
 }
 

@@ -1,12 +1,11 @@
-//! Replays every reference transcript (`shared/reference/reference-cli/transcripts/*.jsonl`)
+//! Replays every reference transcript (`tests/fixtures/reference-cli/transcripts/*.jsonl`)
 //! against `dcl --model mock-model` and compares the output by structure: the sequence of
 //! line types/subtypes, the keys the reference has, request↔response pairing, a few
 //! deterministic values and the exit code (WIRE.md, first paragraph). Every deliberate
 //! difference is listed in `tests/transcript-allowlist.json`; a difference not listed fails,
 //! and so does a listed one that no longer happens.
 //!
-//! Env: `DCL_SHARED_DIR` (the `shared` folder, or the transcripts folder itself);
-//! `DCL_REPLAY_ONLY=a_init_text,b` (scenario names or prefixes; stale entries are then not
+//! Env: `DCL_REPLAY_ONLY=a_init_text,b` (scenario names or prefixes; stale entries are then not
 //! checked); `DCL_REPLAY_VERBOSE=1` (print every scenario's alignment);
 //! `DCL_REPLAY_DUMP=<dir>` (write dcl's stdout/stderr per scenario there).
 
@@ -25,34 +24,20 @@ use replay::compare::{self, Comparison, Difference};
 use replay::driver::{self, Run};
 use replay::transcript::Transcript;
 
-const TRANSCRIPTS: &str = "reference/reference-cli/transcripts";
 const WORKERS: usize = 4;
 
 fn transcripts_dir() -> Result<PathBuf, String> {
-    if let Some(d) = std::env::var_os("DCL_SHARED_DIR") {
-        let d = PathBuf::from(d);
-        for candidate in [d.join(TRANSCRIPTS), d.clone()] {
-            if candidate.join("a_init_text.jsonl").is_file() {
-                return Ok(candidate);
-            }
-        }
-        return Err(format!(
-            "DCL_SHARED_DIR={} holds neither {TRANSCRIPTS}/ nor the transcripts themselves",
-            d.display()
-        ));
+    // The recorded transcripts are fixtures of this repository: a clone anywhere replays them.
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/reference-cli/transcripts");
+    if dir.join("a_init_text.jsonl").is_file() {
+        Ok(dir)
+    } else {
+        Err(format!(
+            "the transcript fixtures are missing from {}",
+            dir.display()
+        ))
     }
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for dir in manifest.ancestors() {
-        let candidate = dir.join("shared").join(TRANSCRIPTS);
-        if candidate.is_dir() {
-            return Ok(candidate);
-        }
-    }
-    Err(format!(
-        "no shared/{TRANSCRIPTS} found above {} (clone the repo next to `shared/`, or set \
-         DCL_SHARED_DIR to the `shared` folder)",
-        manifest.display()
-    ))
 }
 
 fn allowlist_path() -> PathBuf {

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use dcl_bridge::{Bridge, BridgeError};
+use dcl_bridge::{Bridge, BridgeError, ErrorKind};
 use pyo3::exceptions::{PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -101,11 +101,11 @@ fn to_pyerr(py: Python<'_>, err: BridgeError) -> PyErr {
         Ok(c) => c,
         Err(e) => return e,
     };
-    let cls = match &err {
-        BridgeError::InvalidOptions(_) => &classes.invalid_options,
-        BridgeError::BadInput(_) => &classes.bad_input,
-        BridgeError::Closed => &classes.closed,
-        BridgeError::Internal(_) => &classes.internal,
+    let cls = match err.kind() {
+        ErrorKind::InvalidOptions => &classes.invalid_options,
+        ErrorKind::BadInput => &classes.bad_input,
+        ErrorKind::Closed => &classes.closed,
+        ErrorKind::Busy | ErrorKind::Internal => &classes.internal,
     };
     PyErr::from_type(cls.bind(py).clone(), err.to_string())
 }

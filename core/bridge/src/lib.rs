@@ -13,23 +13,89 @@
 //! and come back through `send`.
 
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use dcl_engine::{Session, SessionOptions};
 use dcl_protocol::{LineError, Message};
 use tokio::runtime::Runtime;
 
-/// Errors a front end maps to its own exception or error type.
+/// Errors a front end maps to its own exception or error type ([`BridgeError::kind`]).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum BridgeError {
-    #[error("invalid options: {0}")]
-    InvalidOptions(String),
+    /// The options were rejected; `option` names the key (camelCase) when one is to blame.
+    #[error("invalid options: {message}")]
+    InvalidOptions {
+        option: Option<String>,
+        message: String,
+    },
     /// A line that could not be used; the session goes on.
     #[error("bad input: {0}")]
     BadInput(String),
+    /// The session's input queue is full (the host sends faster than dcl reads); the line
+    /// was not taken, and may be sent again.
+    #[error("the session's input queue is full ({0} lines); send again later")]
+    Busy(usize),
     #[error("the session is closed")]
     Closed,
     #[error("internal error: {0}")]
     Internal(String),
+}
+
+/// The error classes every binding maps [`BridgeError`] to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    InvalidOptions,
+    BadInput,
+    Busy,
+    Closed,
+    Internal,
+}
+
+impl BridgeError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            BridgeError::InvalidOptions { .. } => ErrorKind::InvalidOptions,
+            BridgeError::BadInput(_) => ErrorKind::BadInput,
+            BridgeError::Busy(_) => ErrorKind::Busy,
+            BridgeError::Closed => ErrorKind::Closed,
+            BridgeError::Internal(_) => ErrorKind::Internal,
+        }
+    }
+
+    /// The option a rejection names, if any.
+    pub fn option(&self) -> Option<&str> {
+        match self {
+            BridgeError::InvalidOptions { option, .. } => option.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+impl From<dcl_engine::OptionsError> for BridgeError {
+    fn from(e: dcl_engine::OptionsError) -> Self {
+        BridgeError::InvalidOptions {
+            option: e.option,
+            message: e.message,
+        }
+    }
+}
+
+/// What one bounded wait on the outbound stream gave.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Received {
+    Line(String),
+    /// Nothing arrived within the timeout; the session goes on.
+    TimedOut,
+    /// The session has ended; nothing more will come.
+    Ended,
+}
+
+/// What one bounded batch read gave: the lines that were ready, and whether the session
+/// has ended (after them). No lines and not ended means the wait timed out.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Batch {
+    pub lines: Vec<String>,
+    pub ended: bool,
 }
 
 static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
@@ -59,14 +125,14 @@ pub struct Bridge {
 
 /// Opens a session from options JSON (the CLI flags' vocabulary, see `SessionOptions`).
 pub fn open(options_json: &str) -> Result<Bridge, BridgeError> {
-    let options = SessionOptions::from_json(options_json).map_err(BridgeError::InvalidOptions)?;
+    let options = SessionOptions::from_json(options_json)?;
     open_with(options)
 }
 
 /// Opens a session from already-typed options.
 pub fn open_with(options: SessionOptions) -> Result<Bridge, BridgeError> {
     let rt = runtime()?;
-    let session = Session::spawn(rt.handle(), options).map_err(BridgeError::InvalidOptions)?;
+    let session = Session::spawn(rt.handle(), options)?;
     Ok(Bridge { session })
 }
 
@@ -100,7 +166,10 @@ impl Bridge {
     }
 
     pub fn send_message(&self, message: Message) -> Result<(), BridgeError> {
-        self.session.send(message).map_err(|_| BridgeError::Closed)
+        self.session.send(message).map_err(|e| match e {
+            dcl_engine::SendError::Closed => BridgeError::Closed,
+            dcl_engine::SendError::Full(n) => BridgeError::Busy(n),
+        })
     }
 
     /// The next outbound line; `None` once the session has ended.
@@ -124,11 +193,60 @@ impl Bridge {
         self.session.recv().await
     }
 
+    /// The next outbound line, waiting at most `timeout` (`None`: as long as it takes).
+    /// Cancel-safe: a wait that times out or is dropped loses no line.
+    pub async fn recv_timeout(&self, timeout: Option<Duration>) -> Received {
+        let next = async {
+            match self.recv().await {
+                Some(line) => Received::Line(line),
+                None => Received::Ended,
+            }
+        };
+        match timeout {
+            None => next.await,
+            Some(t) => tokio::time::timeout(t, next)
+                .await
+                .unwrap_or(Received::TimedOut),
+        }
+    }
+
+    /// Every line that is ready (waiting at most `timeout` for the first, at most `max`).
+    pub async fn recv_batch_timeout(&self, max: usize, timeout: Option<Duration>) -> Batch {
+        let next = async {
+            let lines = self.recv_batch(max).await;
+            let ended = lines.is_empty() || self.session.ended();
+            Batch { lines, ended }
+        };
+        match timeout {
+            None => next.await,
+            Some(t) => tokio::time::timeout(t, next).await.unwrap_or_default(),
+        }
+    }
+
     /// Blocking `recv` for hosts without an async runtime (Java). Must not be called
     /// from inside the runtime.
     pub fn recv_blocking(&self) -> Result<Option<String>, BridgeError> {
         let rt = runtime()?;
         Ok(rt.block_on(self.recv()))
+    }
+
+    /// Blocking [`Bridge::recv_timeout`]. Must not be called from inside the runtime.
+    pub fn recv_blocking_timeout(
+        &self,
+        timeout: Option<Duration>,
+    ) -> Result<Received, BridgeError> {
+        let rt = runtime()?;
+        Ok(rt.block_on(self.recv_timeout(timeout)))
+    }
+
+    /// Blocking [`Bridge::recv_batch_timeout`]. Must not be called from inside the runtime.
+    pub fn recv_batch_blocking(
+        &self,
+        max: usize,
+        timeout: Option<Duration>,
+    ) -> Result<Batch, BridgeError> {
+        let rt = runtime()?;
+        Ok(rt.block_on(self.recv_batch_timeout(max, timeout)))
     }
 
     pub fn interrupt(&self) {
@@ -142,6 +260,13 @@ impl Bridge {
 
     /// Stops now: the running turn is cancelled and its tools killed.
     pub fn close(&self) {
+        self.session.close();
+    }
+}
+
+impl Drop for Bridge {
+    /// A bridge nobody holds cannot be read: its session stops instead of running on.
+    fn drop(&mut self) {
         self.session.close();
     }
 }

@@ -11,5 +11,5 @@ pub mod settings;
 pub mod structured;
 pub mod tools;
 
-pub use options::SessionOptions;
-pub use session::{Session, SessionClosed};
+pub use options::{OptionsError, SessionOptions};
+pub use session::{SendError, Session, SessionClosed};

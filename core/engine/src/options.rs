@@ -112,15 +112,73 @@ impl std::fmt::Debug for SessionOptions {
     }
 }
 
-impl SessionOptions {
-    pub fn from_json(json: &str) -> Result<Self, String> {
-        serde_json::from_str(json).map_err(|e| format!("invalid session options: {e}"))
+/// Options that cannot open a session: which option (camelCase, as in the JSON) and why.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct OptionsError {
+    pub option: Option<String>,
+    pub message: String,
+}
+
+impl OptionsError {
+    pub fn new(option: impl Into<String>, message: impl Into<String>) -> Self {
+        OptionsError {
+            option: Some(option.into()),
+            message: message.into(),
+        }
     }
+}
+
+impl From<String> for OptionsError {
+    fn from(message: String) -> Self {
+        OptionsError {
+            option: None,
+            message,
+        }
+    }
+}
+
+impl SessionOptions {
+    /// Parses options JSON; an error names the offending key (`serde_path_to_error` keeps
+    /// the path serde alone loses).
+    pub fn from_json(json: &str) -> Result<Self, OptionsError> {
+        let de = &mut serde_json::Deserializer::from_str(json);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let option = if path == "." || path == "?" || path.is_empty() {
+                // An unknown key is reported at the object level; serde names it in the text.
+                unknown_field(&inner.to_string())
+            } else {
+                Some(path)
+            };
+            OptionsError {
+                option,
+                message: format!("invalid session options: {inner}"),
+            }
+        })
+    }
+}
+
+fn unknown_field(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    rest.split('`').next().map(str::to_string)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_name_the_option() {
+        let e = SessionOptions::from_json(r#"{"maxTurns": "three"}"#).unwrap_err();
+        assert_eq!(e.option.as_deref(), Some("maxTurns"), "{e:?}");
+        let e = SessionOptions::from_json(r#"{"modle": "x"}"#).unwrap_err();
+        assert_eq!(e.option.as_deref(), Some("modle"), "{e:?}");
+        assert!(e.message.contains("unknown field"), "{e:?}");
+        let e = SessionOptions::from_json("{").unwrap_err();
+        assert_eq!(e.option, None, "{e:?}");
+    }
 
     #[test]
     fn debug_output_hides_secrets() {

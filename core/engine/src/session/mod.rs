@@ -38,18 +38,26 @@ use host::HostChannel;
 use serde_json::Value;
 use state::{LiveSettings, Totals};
 
-/// What the front end feeds the actor.
+/// What the front end feeds the actor through the bounded input queue.
 enum Input {
     Message(Box<Message>),
-    Interrupt,
     /// A host line that could not be decoded but named a `request_id`: answer `error`.
     Reject {
         request_id: String,
         error: String,
     },
+}
+
+/// Out-of-band signals: never queued behind messages, so a full input queue cannot stop
+/// an interrupt or a close.
+enum Signal {
+    Interrupt,
     Eof,
     Close,
 }
+
+/// Lines the host may have sent that the actor has not taken yet (`DCL_INPUT_QUEUE`).
+const DEFAULT_INPUT_QUEUE: usize = 1024;
 
 /// A prompt waiting for its turn.
 #[derive(Debug, Clone)]
@@ -60,7 +68,8 @@ pub(crate) struct QueuedPrompt {
 
 /// A session, as every front end (CLI, Python, Node, Java) holds it.
 pub struct Session {
-    input: mpsc::UnboundedSender<Input>,
+    input: mpsc::Sender<Input>,
+    signals: mpsc::UnboundedSender<Signal>,
     output: tokio::sync::Mutex<mpsc::UnboundedReceiver<Outbound>>,
     ended: AtomicBool,
     session_id: String,
@@ -71,12 +80,32 @@ pub struct Session {
 #[error("the session is closed")]
 pub struct SessionClosed;
 
+/// Why a message was not taken.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SendError {
+    #[error("the session is closed")]
+    Closed,
+    /// The input queue holds this many lines the session has not read yet.
+    #[error("the session's input queue is full ({0} lines)")]
+    Full(usize),
+}
+
 impl Session {
     /// Validates the options and starts the session actor on `handle`.
-    pub fn spawn(handle: &Handle, options: SessionOptions) -> Result<Session, String> {
+    pub fn spawn(
+        handle: &Handle,
+        options: SessionOptions,
+    ) -> Result<Session, crate::options::OptionsError> {
         let shared = Shared::new(options)?;
         let session_id = shared.emitter.session_id().to_string();
-        let (in_tx, in_rx) = mpsc::unbounded_channel();
+        let capacity = shared
+            .env
+            .get("DCL_INPUT_QUEUE")
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or(DEFAULT_INPUT_QUEUE);
+        let (in_tx, in_rx) = mpsc::channel(capacity);
+        let (sig_tx, sig_rx) = mpsc::unbounded_channel();
         let (out_tx, out_rx) = mpsc::unbounded_channel();
         let emitter = Emitter::new(out_tx, session_id.clone());
         let rpc = mcp::ControlRpc {
@@ -99,6 +128,7 @@ impl Session {
         let actor = Actor {
             shared,
             rx: in_rx,
+            signals: sig_rx,
             queue: VecDeque::new(),
             current: None,
             input_closed: false,
@@ -107,6 +137,7 @@ impl Session {
         handle.spawn(actor.run());
         Ok(Session {
             input: in_tx,
+            signals: sig_tx,
             output: tokio::sync::Mutex::new(out_rx),
             ended: AtomicBool::new(false),
             session_id,
@@ -118,13 +149,22 @@ impl Session {
     }
 
     /// Hands one host message (user message, control request or response) to the session.
-    pub fn send(&self, message: Message) -> Result<(), SessionClosed> {
+    /// Never blocks: a full input queue is an error the caller may retry.
+    pub fn send(&self, message: Message) -> Result<(), SendError> {
         if self.ended.load(Ordering::SeqCst) {
-            return Err(SessionClosed);
+            return Err(SendError::Closed);
         }
         self.input
-            .send(Input::Message(Box::new(message)))
-            .map_err(|_| SessionClosed)
+            .try_send(Input::Message(Box::new(message)))
+            .map_err(|e| match e {
+                mpsc::error::TrySendError::Full(_) => SendError::Full(self.input.max_capacity()),
+                mpsc::error::TrySendError::Closed(_) => SendError::Closed,
+            })
+    }
+
+    /// Whether `recv` has seen the end of the session.
+    pub fn ended(&self) -> bool {
+        self.ended.load(Ordering::SeqCst)
     }
 
     /// The next outbound message; `None` once the session has ended.
@@ -145,7 +185,7 @@ impl Session {
     /// Answers a host request that could not be decoded with an `error` control response.
     pub fn reject(&self, request_id: String, error: String) -> Result<(), SessionClosed> {
         self.input
-            .send(Input::Reject { request_id, error })
+            .try_send(Input::Reject { request_id, error })
             .map_err(|_| SessionClosed)
     }
 
@@ -180,17 +220,17 @@ impl Session {
 
     /// Interrupts the running turn (as an `interrupt` control request would, unanswered).
     pub fn interrupt(&self) {
-        let _ = self.input.send(Input::Interrupt);
+        let _ = self.signals.send(Signal::Interrupt);
     }
 
     /// No more input will come: finish the running and queued turns, then end.
     pub fn end_input(&self) {
-        let _ = self.input.send(Input::Eof);
+        let _ = self.signals.send(Signal::Eof);
     }
 
     /// Stops at once: the running turn is cancelled (its tools killed) and the session ends.
     pub fn close(&self) {
-        let _ = self.input.send(Input::Close);
+        let _ = self.signals.send(Signal::Close);
     }
 }
 
@@ -551,7 +591,8 @@ struct RunningTurn {
 
 struct Actor {
     shared: Arc<Shared>,
-    rx: mpsc::UnboundedReceiver<Input>,
+    rx: mpsc::Receiver<Input>,
+    signals: mpsc::UnboundedReceiver<Signal>,
     queue: VecDeque<QueuedPrompt>,
     current: Option<RunningTurn>,
     input_closed: bool,
@@ -575,23 +616,31 @@ impl Actor {
                 }
             };
             tokio::select! {
-                input = self.rx.recv() => match input {
-                    Some(Input::Message(m)) => self.handle_message(*m),
-                    Some(Input::Interrupt) => { self.interrupt(true); }
-                    Some(Input::Reject { request_id, error }) => {
-                        self.respond(ControlResponse::error(request_id, error));
-                    }
-                    Some(Input::Eof) | None => {
+                biased;
+                signal = self.signals.recv() => match signal {
+                    Some(Signal::Interrupt) => { self.interrupt(true); }
+                    Some(Signal::Eof) | None => {
+                        // Lines sent before the end of input are still served, in order.
+                        while let Ok(input) = self.rx.try_recv() {
+                            self.handle_input(input);
+                        }
                         self.input_closed = true;
                         self.shared.host.close_input();
                     }
-                    Some(Input::Close) => {
+                    Some(Signal::Close) => {
                         self.interrupt(true);
                         if let Some(t) = self.current.take() {
                             // The turn stops promptly once cancelled; wait so its tools are killed.
                             let _ = tokio::time::timeout(Duration::from_secs(2), t.handle).await;
                         }
                         break;
+                    }
+                },
+                input = self.rx.recv(), if !self.input_closed => match input {
+                    Some(input) => self.handle_input(input),
+                    None => {
+                        self.input_closed = true;
+                        self.shared.host.close_input();
                     }
                 },
                 done = turn_done => {
@@ -645,6 +694,15 @@ impl Actor {
             }
         }
         self.queue.iter().map(|p| p.uuid.clone()).collect()
+    }
+
+    fn handle_input(&mut self, input: Input) {
+        match input {
+            Input::Message(m) => self.handle_message(*m),
+            Input::Reject { request_id, error } => {
+                self.respond(ControlResponse::error(request_id, error));
+            }
+        }
     }
 
     fn handle_message(&mut self, message: Message) {

@@ -6,8 +6,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-const TRANSCRIPTS: &str = "reference/reference-cli/transcripts";
-
 /// One stdin/stdout record of a transcript.
 #[derive(Debug, Clone)]
 pub struct Record {
@@ -35,35 +33,16 @@ fn has_jsonl(dir: &Path) -> bool {
         .unwrap_or(false)
 }
 
-/// `$DCL_SHARED_DIR/reference/reference-cli/transcripts` (or `$DCL_SHARED_DIR` itself if it
-/// already is the transcripts folder); else the first `<ancestor>/shared/...` walking up from
-/// this crate (in CI the repo is cloned beside `shared/`).
+/// The recorded reference transcripts, copied into the repository (`tests/fixtures/`).
 pub fn transcripts_dir() -> PathBuf {
-    if let Some(shared) = std::env::var_os("DCL_SHARED_DIR") {
-        let shared = PathBuf::from(shared);
-        let nested = shared.join(TRANSCRIPTS);
-        if has_jsonl(&nested) {
-            return nested;
-        }
-        if has_jsonl(&shared) {
-            return shared;
-        }
-        panic!(
-            "DCL_SHARED_DIR={} holds no {TRANSCRIPTS}/*.jsonl",
-            shared.display()
-        );
-    }
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    for ancestor in manifest.ancestors() {
-        let candidate = ancestor.join("shared").join(TRANSCRIPTS);
-        if has_jsonl(&candidate) {
-            return candidate;
-        }
-    }
-    panic!(
-        "reference transcripts not found: set DCL_SHARED_DIR to the shared folder \
-         (the one holding {TRANSCRIPTS}), or clone the repo beside it"
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/reference-cli/transcripts");
+    assert!(
+        has_jsonl(&dir),
+        "the transcript fixtures are missing from {}",
+        dir.display()
     );
+    dir
 }
 
 /// Every stdin/stdout record of every transcript, in file order.
