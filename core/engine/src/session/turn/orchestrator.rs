@@ -12,7 +12,7 @@ use dcl_protocol::{
 use serde_json::{Map, Value, json};
 
 use super::approval::{self, Decision};
-use super::{TurnContext, TurnState};
+use super::{TurnContext, TurnState, subagent};
 use crate::model::accumulate::InvalidToolInput;
 use crate::session::conversation::{Conversation, UserOrigin};
 use crate::session::hooks::{self, HookVerdict};
@@ -130,13 +130,20 @@ pub(super) async fn run_calls(
             .find(|x| x.tool_use_id == tu.id)
             .map(InvalidToolInput::tool_result_text)
     };
+    // Read-only tools and subagents (each in its own context) may run side by side.
     let read_only: Vec<bool> = tool_uses
         .iter()
         .map(|tu| {
             ctx.tool(&tu.name)
                 .is_some_and(|t| t.kind() == ToolKind::Read)
+                || (subagent::is_agent_tool(&tu.name) && ctx.tools.offers(subagent::AGENT_TOOL))
         })
         .collect();
+    if let Some(p) = &ctx.progress {
+        for tu in tool_uses {
+            p.tool_called(&tu.name);
+        }
+    }
     let mut interrupted = false;
     for (start, end) in batches(&read_only) {
         let stopped = st.hook_stop.is_some() || st.deferred.is_some();
@@ -317,6 +324,9 @@ async fn execute(ctx: &TurnContext, p: &Prepared) -> (ToolOutput, Option<Value>)
                 None,
             ),
         };
+    }
+    if subagent::is_agent_tool(&p.tu.name) && ctx.tools.offers(subagent::AGENT_TOOL) {
+        return (subagent::run(ctx, &p.tu, input).await, None);
     }
     let output = match &p.tool {
         Some(t) => t.call(input, &p.tool_ctx).await,
