@@ -205,14 +205,18 @@ impl Actor {
         }
         let (hooks, mut warnings) = HookRegistry::from_initialize(&init)?;
         if let Some(schema) = &init.json_schema {
-            if !schema.is_object() {
-                return Err("initialize.jsonSchema must be a JSON object".into());
-            }
+            let compiled = std::sync::Arc::new(
+                crate::structured::OutputSchema::compile(schema)
+                    .map_err(|e| format!("initialize.jsonSchema: {e}"))?,
+            );
             // `--json-schema` wins over the host's schema.
-            let kept = self
-                .core
-                .state
-                .with(|s| s.json_schema.get_or_insert_with(|| schema.clone()).clone());
+            let kept = self.core.state.with(|s| {
+                if s.json_schema.is_none() {
+                    s.json_schema = Some(schema.clone());
+                    s.output_schema = Some(compiled);
+                }
+                s.json_schema.clone().unwrap_or_default()
+            });
             if &kept != schema {
                 warnings.push(
                     "initialize.jsonSchema differs from --json-schema; --json-schema is used"

@@ -139,14 +139,13 @@ impl SessionCore {
             Some(e) => Some(effort::parse(&e).map_err(|e| OptionsError::new("effort", e))?),
             None => None,
         };
-        if let Some(schema) = &opts.json_schema
-            && !schema.is_object()
-        {
-            return Err(OptionsError::new(
-                "jsonSchema",
-                "--json-schema must be a JSON object",
-            ));
-        }
+        let output_schema = match &opts.json_schema {
+            Some(schema) => Some(Arc::new(
+                crate::structured::OutputSchema::compile(schema)
+                    .map_err(|e| OptionsError::new("jsonSchema", format!("--json-schema: {e}")))?,
+            )),
+            None => None,
+        };
         let clients = Clients::new(&opts, &env)?;
         let model = models::resolve_alias(model_name.as_deref(), clients.default_model());
         let session_id = match &opts.session_id {
@@ -233,6 +232,7 @@ impl SessionCore {
             hooks: HookRegistry::default(),
             settings,
             json_schema: opts.json_schema.clone(),
+            output_schema,
             prompt_suggestions: false,
             session_started: false,
             pending_context: Vec::new(),

@@ -82,6 +82,8 @@ pub struct SessionState {
     pub settings: Settings,
     /// The `--json-schema` / `initialize.jsonSchema` of this session.
     pub json_schema: Option<Value>,
+    /// That schema, compiled when it was set.
+    pub output_schema: Option<std::sync::Arc<crate::structured::OutputSchema>>,
     /// `initialize.promptSuggestions`: suggest the next prompt after each turn.
     pub prompt_suggestions: bool,
     /// Becomes true with the first turn (SessionStart fires once).

@@ -146,6 +146,9 @@ pub(super) async fn drive(
         if st.structured.is_some() {
             return Finish::Completed;
         }
+        if st.invalid_outputs >= crate::structured::MAX_INVALID_OUTPUTS {
+            return Finish::StructuredOutputMissing;
+        }
     }
 }
 

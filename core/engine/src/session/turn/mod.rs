@@ -239,6 +239,8 @@ pub(crate) struct TurnState {
     /// Times the Stop hook kept the turn going.
     pub stop_hook_rounds: u32,
     pub structured_nudges: u32,
+    /// StructuredOutput calls whose input did not match the schema.
+    pub invalid_outputs: u32,
     /// The prompt's `origin`, echoed on its result.
     pub origin: Option<Value>,
 }
@@ -259,6 +261,7 @@ impl TurnState {
             structured: None,
             stop_hook_rounds: 0,
             structured_nudges: 0,
+            invalid_outputs: 0,
             origin: prompt.message.origin().cloned(),
         }
     }

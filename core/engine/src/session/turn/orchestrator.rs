@@ -191,6 +191,8 @@ pub(super) async fn run_calls(
         for (p, (out, structured)) in prepared.into_iter().zip(outputs) {
             if structured.is_some() {
                 st.structured = structured;
+            } else if p.tu.name == STRUCTURED_OUTPUT_TOOL && out.is_error {
+                st.invalid_outputs += 1;
             }
             finish_call(ctx, conv, st, p, out, elapsed).await;
         }
@@ -310,16 +312,17 @@ async fn execute(ctx: &TurnContext, p: &Prepared) -> (ToolOutput, Option<Value>)
     }
     let input = p.approved.clone().unwrap_or_else(|| p.tu.input.clone());
     if p.tu.name == STRUCTURED_OUTPUT_TOOL
-        && let Some(schema) = ctx.core.json_schema()
+        && ctx.tools.offers(STRUCTURED_OUTPUT_TOOL)
+        && let Some(schema) = ctx.core.state.with(|s| s.output_schema.clone())
     {
-        return match crate::structured::validate(&input, &schema) {
+        return match schema.validate(&input) {
             Ok(()) => (
                 ToolOutput::ok("Structured output provided successfully"),
                 Some(input),
             ),
             Err(e) => (
                 ToolOutput::error(format!(
-                    "The structured output does not match the schema: {e}"
+                    "The structured output does not match the schema. Call {STRUCTURED_OUTPUT_TOOL} again with output that fixes these errors:\n{e}"
                 )),
                 None,
             ),
