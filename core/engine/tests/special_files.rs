@@ -12,6 +12,33 @@ use common::{prompt, until_result};
 use dcl_engine::{Session, SessionOptions};
 use serde_json::Value;
 
+/// A runtime that does not wait for its blocking threads when dropped: were a tool
+/// still blocked on the FIFO, the test must fail, not hang on shutdown.
+struct Rt(Option<tokio::runtime::Runtime>);
+
+impl Rt {
+    fn new() -> Rt {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        Rt(Some(rt))
+    }
+
+    fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
+        self.0.as_ref().unwrap().block_on(f)
+    }
+}
+
+impl Drop for Rt {
+    fn drop(&mut self) {
+        if let Some(rt) = self.0.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
 fn mock_session(cwd: &std::path::Path) -> Session {
     let opts = SessionOptions {
         cwd: Some(cwd.to_path_buf()),
@@ -37,8 +64,12 @@ fn make_fifo(dir: &std::path::Path) -> std::path::PathBuf {
     fifo
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn writing_to_a_fifo_is_an_error_result_and_the_turn_ends() {
+#[test]
+fn writing_to_a_fifo_is_an_error_result_and_the_turn_ends() {
+    Rt::new().block_on(write_to_fifo());
+}
+
+async fn write_to_fifo() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = make_fifo(dir.path());
     let session = mock_session(dir.path());
@@ -62,8 +93,12 @@ async fn writing_to_a_fifo_is_an_error_result_and_the_turn_ends() {
     assert_eq!(next["subtype"], "success", "{next}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn reading_a_fifo_says_what_it_is() {
+#[test]
+fn reading_a_fifo_says_what_it_is() {
+    Rt::new().block_on(read_fifo());
+}
+
+async fn read_fifo() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = make_fifo(dir.path());
     let session = mock_session(dir.path());
