@@ -93,6 +93,9 @@ pub struct SessionOptions {
     pub max_line_bytes: Option<u64>,
     /// Capacity of the session's input queue, in lines (`DCL_INPUT_QUEUE`).
     pub input_queue: Option<usize>,
+    /// Output lines waiting for the front end before producers pause
+    /// (`DCL_OUTBOX_LINES`).
+    pub outbox_lines: Option<usize>,
     /// `--settings`: inline JSON or a path (relative to `cwd`).
     pub settings: Option<String>,
     /// `--setting-sources user,project,local`; `Some([])` loads no settings files.
@@ -171,6 +174,7 @@ pub mod env_vars {
     pub const MAX_THINKING_TOKENS: &str = "MAX_THINKING_TOKENS";
     pub const MAX_LINE_BYTES: &str = "DCL_MAX_LINE_BYTES";
     pub const INPUT_QUEUE: &str = "DCL_INPUT_QUEUE";
+    pub const OUTBOX_LINES: &str = "DCL_OUTBOX_LINES";
 }
 
 /// Host answers are waited for this long unless told otherwise.
@@ -202,9 +206,12 @@ impl SessionOptions {
     /// Every option the caller left unset that has an environment default, filled in
     /// from `self.env` (the one place these variables are read): the dialect, the host
     /// timeout, legacy lines, the model, the mock script, the thinking budget, the input
-    /// line limit and queue. Set options win. An unparsable value is an error naming the
-    /// variable. Idempotent. `Dialect::Claude` counts as unset here (use the JSON path
-    /// to force Claude against `QODER_AGENT_SDK_ENTRYPOINT`).
+    /// line limit and queue, the outbox size. Set options win; an unparsable value is an
+    /// error naming the variable. Fixed defaults (300 s, 64 MiB, legacy lines on) are not
+    /// filled in, so resolving again after more variables join `env` (a settings file's
+    /// `env` block) still fills what is unset; readers apply the `DEFAULT_*` constants.
+    /// `Dialect::Claude` counts as unset here (use the JSON path to force Claude against
+    /// `QODER_AGENT_SDK_ENTRYPOINT`).
     pub fn resolved(self) -> Result<Self, OptionsError> {
         let explicit_dialect = self.dialect != Dialect::Claude;
         self.resolve(explicit_dialect)
@@ -216,8 +223,8 @@ impl SessionOptions {
             self.dialect = Dialect::Qoder;
         }
         if self.host_timeout_secs.is_none() {
-            let secs = env_number::<f64>(env, env_vars::HOST_TIMEOUT_SECS, "hostTimeoutSecs")?;
-            self.host_timeout_secs = Some(secs.unwrap_or(DEFAULT_HOST_TIMEOUT_SECS));
+            self.host_timeout_secs =
+                env_number(env, env_vars::HOST_TIMEOUT_SECS, "hostTimeoutSecs")?;
         }
         if let Some(secs) = self.host_timeout_secs
             && !(secs.is_finite() && secs >= 0.0)
@@ -227,8 +234,8 @@ impl SessionOptions {
                 format!("host timeout {secs}: expected a non-negative number of seconds"),
             ));
         }
-        if self.legacy_events.is_none() {
-            self.legacy_events = Some(!env.contains_key(env_vars::NO_LEGACY_EVENTS));
+        if self.legacy_events.is_none() && env.contains_key(env_vars::NO_LEGACY_EVENTS) {
+            self.legacy_events = Some(false);
         }
         if self.model.is_none() {
             self.model = env_text(env, env_vars::MODEL).map(str::to_string);
@@ -241,8 +248,7 @@ impl SessionOptions {
                 env_number(env, env_vars::MAX_THINKING_TOKENS, "maxThinkingTokens")?;
         }
         if self.max_line_bytes.is_none() {
-            let bytes = env_number::<u64>(env, env_vars::MAX_LINE_BYTES, "maxLineBytes")?;
-            self.max_line_bytes = Some(bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES));
+            self.max_line_bytes = env_number(env, env_vars::MAX_LINE_BYTES, "maxLineBytes")?;
         }
         if self.max_line_bytes == Some(0) {
             return Err(OptionsError::new(
@@ -257,6 +263,15 @@ impl SessionOptions {
             return Err(OptionsError::new(
                 "inputQueue",
                 "the input queue must hold at least 1 line",
+            ));
+        }
+        if self.outbox_lines.is_none() {
+            self.outbox_lines = env_number(env, env_vars::OUTBOX_LINES, "outboxLines")?;
+        }
+        if self.outbox_lines == Some(0) {
+            return Err(OptionsError::new(
+                "outboxLines",
+                "the outbox must hold at least 1 line",
             ));
         }
         Ok(self)
@@ -337,6 +352,7 @@ mod tests {
             ("MAX_THINKING_TOKENS", "8000"),
             ("DCL_MAX_LINE_BYTES", "1024"),
             ("DCL_INPUT_QUEUE", "7"),
+            ("DCL_OUTBOX_LINES", "9"),
         ]))
         .unwrap();
         assert_eq!(opts.dialect, Dialect::Qoder);
@@ -347,21 +363,34 @@ mod tests {
         assert_eq!(opts.max_thinking_tokens, Some(8000));
         assert_eq!(opts.max_line_bytes, Some(1024));
         assert_eq!(opts.input_queue, Some(7));
+        assert_eq!(opts.outbox_lines, Some(9));
     }
 
     #[test]
     fn without_environment_the_defaults_are_dcls() {
         let opts = SessionOptions::from_json("{}").unwrap();
         assert_eq!(opts.dialect, Dialect::Claude);
-        assert_eq!(opts.host_timeout_secs, Some(DEFAULT_HOST_TIMEOUT_SECS));
-        assert_eq!(opts.legacy_events, Some(true));
+        assert_eq!(opts.host_timeout_secs, None);
+        assert_eq!(opts.legacy_events, None);
         assert_eq!(opts.model, None);
         assert_eq!(opts.mock_script, None);
         assert_eq!(opts.max_thinking_tokens, None);
-        assert_eq!(opts.max_line_bytes, Some(DEFAULT_MAX_LINE_BYTES));
+        assert_eq!(opts.max_line_bytes, None);
         assert_eq!(opts.input_queue, None);
+        assert_eq!(opts.outbox_lines, None);
         // Resolving twice changes nothing.
         assert_eq!(opts.clone().resolved().unwrap(), opts);
+    }
+
+    #[test]
+    fn resolving_again_fills_from_variables_added_later() {
+        let mut opts = SessionOptions::from_value(with_env(&[("DCL_MODEL", "a")])).unwrap();
+        // As when a settings file's `env` block joins the environment.
+        opts.env.insert("DCL_MODEL".into(), "b".into());
+        opts.env.insert("DCL_HOST_TIMEOUT_SECS".into(), "7".into());
+        let opts = opts.resolved().unwrap();
+        assert_eq!(opts.model.as_deref(), Some("a"), "set stays set");
+        assert_eq!(opts.host_timeout_secs, Some(7.0));
     }
 
     #[test]
@@ -409,6 +438,7 @@ mod tests {
             ("MAX_THINKING_TOKENS", "maxThinkingTokens"),
             ("DCL_MAX_LINE_BYTES", "maxLineBytes"),
             ("DCL_INPUT_QUEUE", "inputQueue"),
+            ("DCL_OUTBOX_LINES", "outboxLines"),
         ] {
             let e = SessionOptions::from_value(with_env(&[(key, "lots")])).unwrap_err();
             assert_eq!(e.option.as_deref(), Some(option), "{e:?}");
