@@ -82,9 +82,8 @@ impl Session {
         let session_id = core.services.emitter.session_id();
         let capacity = core
             .services
-            .env
-            .get("DCL_INPUT_QUEUE")
-            .and_then(|v| v.parse::<usize>().ok())
+            .opts
+            .input_queue
             .filter(|n| *n > 0)
             .unwrap_or(DEFAULT_INPUT_QUEUE);
         let (in_tx, in_rx) = mpsc::channel(capacity);

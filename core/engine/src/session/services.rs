@@ -85,6 +85,8 @@ pub(crate) struct SessionCore {
 impl SessionCore {
     /// Validates the options and builds the session's parts (nothing runs yet).
     pub fn build(opts: SessionOptions) -> Result<SessionCore, OptionsError> {
+        // Options built in Rust get the environment defaults the JSON path resolves.
+        let opts = opts.resolved()?;
         let cwd = match &opts.cwd {
             Some(c) if c.is_absolute() => c.clone(),
             Some(c) => std::env::current_dir()
@@ -115,6 +117,12 @@ impl SessionCore {
                 }
             }
         }
+        // A settings `env` block fills what the environment left unset.
+        let opts = SessionOptions {
+            env: env_map.clone(),
+            ..opts
+        }
+        .resolved()?;
         let permission_mode = match opts
             .permission_mode
             .clone()
@@ -126,11 +134,7 @@ impl SessionCore {
             None => PermissionMode::Default,
         };
         let env = Arc::new(env_map);
-        let model_name = opts
-            .model
-            .clone()
-            .or_else(|| env.get("DCL_MODEL").cloned())
-            .or_else(|| settings.get_str("model"));
+        let model_name = opts.model.clone().or_else(|| settings.get_str("model"));
         let effort = match opts
             .effort
             .clone()
@@ -196,13 +200,16 @@ impl SessionCore {
                 ),
             ));
         }
-        let capacity = env
-            .get("DCL_OUTBOX_LINES")
-            .and_then(|v| v.parse::<usize>().ok())
+        let capacity = opts
+            .outbox_lines
             .filter(|n| *n > 0)
             .unwrap_or(super::emit::DEFAULT_OUTBOX_LINES);
         let emitter = Emitter::new(Outbox::new(capacity), session_id);
-        let timeout = Duration::from_secs_f64(opts.host_timeout_secs.unwrap_or(300.0).max(0.001));
+        let timeout = Duration::from_secs_f64(
+            opts.host_timeout_secs
+                .unwrap_or(crate::options::DEFAULT_HOST_TIMEOUT_SECS)
+                .max(0.001),
+        );
         let host = Arc::new(HostChannel::new(timeout));
         let closed = CancellationToken::new();
         let mcp_manager = mcp::manager(
