@@ -66,6 +66,17 @@ impl SessionServices {
         self.tools.iter().find(|t| t.name() == name).cloned()
     }
 
+    /// Whether an "ask" can reach someone: stream-json with the host as the prompt tool.
+    pub fn can_ask_host(&self) -> bool {
+        self.stream_json()
+            && !self.opts.non_interactive
+            && self
+                .opts
+                .permission_prompt_tool
+                .as_deref()
+                .is_none_or(|p| p == "stdio")
+    }
+
     /// Tools served by someone else (MCP servers, the host); they always need a decision.
     pub fn is_host_tool(&self, name: &str) -> bool {
         name.starts_with("mcp__") && self.mcp.tools().iter().any(|t| t.qualified_name == name)
@@ -383,6 +394,12 @@ impl SessionCore {
     /// The tools `system/init` lists: the subagent tool under its listed name `Task`.
     pub fn tool_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self.tool_specs().into_iter().map(|t| t.name).collect();
+        let mode = self.state.with(|s| s.live.permission_mode);
+        names.extend(
+            super::turn::interactive::tool_specs(self.services.can_ask_host(), mode)
+                .into_iter()
+                .map(|t| t.name),
+        );
         if self.agent_tool_enabled() {
             names.insert(0, super::turn::AGENT_TOOL_ALIAS.to_string());
         }

@@ -74,6 +74,16 @@ pub(super) async fn decide(
     {
         return Decision::Allow(input.clone());
     }
+    // A question is for the user: it always goes to the host, in every mode.
+    if tu.name == super::interactive::ASK_USER_QUESTION && ctx.tools.offers(&tu.name) {
+        if !ctx.core.services.can_ask_host() {
+            return Decision::Deny(super::interactive::NO_ONE_TO_ASK.to_string());
+        }
+        if let Some(d) = permission_request_hooks(ctx, tu, input).await {
+            return d;
+        }
+        return ask_host(ctx, tu, tool, None, None).await;
+    }
     let policy = policy(ctx);
     let kind = tool.map_or(ToolKind::Other, |t| t.kind());
     let verdict = with_hook(
@@ -84,7 +94,11 @@ pub(super) async fn decide(
         Verdict::Allow => return Decision::Allow(input.clone()),
         Verdict::Deny(msg) => return Decision::Deny(msg),
         // Nothing to approve: the call fails as an unknown tool.
-        Verdict::Ask { .. } if tool.is_none() && !ctx.is_host_tool(&tu.name) => {
+        Verdict::Ask { .. }
+            if tool.is_none()
+                && !ctx.is_host_tool(&tu.name)
+                && !super::interactive::is_interactive_tool(&tu.name) =>
+        {
             return Decision::Allow(input.clone());
         }
         Verdict::Ask {
@@ -96,13 +110,7 @@ pub(super) async fn decide(
         return d;
     }
     let services = &ctx.core.services;
-    let can_ask = services.stream_json()
-        && !services.opts.non_interactive
-        && services
-            .opts
-            .permission_prompt_tool
-            .as_deref()
-            .is_none_or(|p| p == "stdio");
+    let can_ask = services.can_ask_host();
     if !can_ask || policy.mode == PermissionMode::DontAsk {
         let message = permissions::auto_denial_message(&tu.name, kind, blocked_path.as_deref());
         // Nobody was asked: say so on the stream as well as in the tool result.

@@ -12,6 +12,7 @@
 
 mod agent_loop;
 mod approval;
+pub(crate) mod interactive;
 mod orchestrator;
 mod result;
 mod sampling;
@@ -118,6 +119,11 @@ impl TurnContext {
 
     pub fn tool_specs(&self) -> Vec<crate::model::ToolSpec> {
         let mut specs = self.core.tool_specs();
+        let mode = self.core.state.with(|s| s.live.permission_mode);
+        specs.extend(interactive::tool_specs(
+            self.core.services.can_ask_host(),
+            mode,
+        ));
         if self.tools.offers(subagent::AGENT_TOOL) && self.core.agent_tool_enabled() {
             let agents = self.core.state.with(|s| s.agents.clone());
             specs.push(subagent::tool_spec(&agents));
@@ -198,7 +204,10 @@ impl ToolSet {
     pub fn for_agent(agent: &crate::agents::AgentSpec, main: bool) -> Self {
         let mut without: Vec<String> = agent.disallowed_tools.clone();
         if !main {
+            // Delegation does not recurse, and only the main thread talks to the user.
             without.push(subagent::AGENT_TOOL.to_string());
+            without.push(interactive::ASK_USER_QUESTION.to_string());
+            without.push(interactive::EXIT_PLAN_MODE.to_string());
         }
         ToolSet {
             only: agent.tools.clone().map(Into::into),

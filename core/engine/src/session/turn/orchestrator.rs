@@ -328,6 +328,9 @@ async fn execute(ctx: &TurnContext, p: &Prepared) -> (ToolOutput, Option<Value>)
             ),
         };
     }
+    if super::interactive::is_interactive_tool(&p.tu.name) && ctx.tools.offers(&p.tu.name) {
+        return (super::interactive::run(ctx, &p.tu, input), None);
+    }
     if subagent::is_agent_tool(&p.tu.name) && ctx.tools.offers(subagent::AGENT_TOOL) {
         return (subagent::run(ctx, &p.tu, input).await, None);
     }
