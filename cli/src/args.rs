@@ -91,6 +91,7 @@ const BOOLEAN: &[&str] = &[
     "--help",
     "--managed-settings",
     "--managed-settings-in-initialize",
+    "--enable-file-checkpointing",
 ];
 
 /// Parsed command line: flag values in order of appearance, and positionals.

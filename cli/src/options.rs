@@ -16,7 +16,6 @@ const NOT_YET: &[&str] = &[
     "--plugin-dir",
     "--plugin-dir-no-mcp",
     "--proxy",
-    "--data-dir",
     "--resume-session-at",
     "--resume-drops-turn",
     "--task-budget",
@@ -182,5 +181,7 @@ pub fn build(
         effort,
         mcp_config: args.all(&["--mcp-config"]),
         strict_mcp_config: args.has("--strict-mcp-config"),
+        enable_file_checkpointing: args.has("--enable-file-checkpointing"),
+        data_dir: args.value(&["--data-dir"]).map(PathBuf::from),
     })
 }

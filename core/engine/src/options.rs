@@ -89,6 +89,11 @@ pub struct SessionOptions {
     /// Use only `--mcp-config` servers, not the configured ones.
     #[serde(default)]
     pub strict_mcp_config: bool,
+    /// Record file checkpoints so `rewind_files` can undo edits (`--enable-file-checkpointing`).
+    #[serde(default)]
+    pub enable_file_checkpointing: bool,
+    /// dcl home (`--data-dir`); default `DCL_CONFIG_DIR`, then `~/.dcl`.
+    pub data_dir: Option<PathBuf>,
     /// Flags that were accepted for compatibility but have no effect yet; each is
     /// reported to the host as a warning.
     #[serde(default)]
