@@ -22,7 +22,7 @@ mod rewind;
 mod snapshot;
 mod state;
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 pub use error::{CheckpointError, Result};
@@ -292,7 +292,7 @@ impl Checkpointer {
     /// `path` relative to the work-tree root (links resolved), or a warning saying why it
     /// is not checkpointed.
     fn relative(&self, path: &Path, warnings: &mut Vec<String>) -> Option<(String, PathBuf)> {
-        let abs = normalise(&absolute(path, &self.root));
+        let abs = project::normalise(&absolute(path, &self.root));
         let Ok(rel) = abs.strip_prefix(&self.root) else {
             warnings.push(format!(
                 "{} is outside the Git work tree {}: its change is not checkpointed",
@@ -451,36 +451,5 @@ fn absolute(path: &Path, base: &Path) -> PathBuf {
         path.to_path_buf()
     } else {
         base.join(path)
-    }
-}
-
-/// Resolves links and `..` through the deepest part of `path` that exists, then appends
-/// the rest (a file a tool is about to create, in directories it may also create).
-fn normalise(path: &Path) -> PathBuf {
-    let mut lexical = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::ParentDir => {
-                lexical.pop();
-            }
-            Component::CurDir => {}
-            other => lexical.push(other),
-        }
-    }
-    let mut existing = lexical.as_path();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(existing) {
-            let mut out = real;
-            out.extend(rest.iter().rev());
-            return out;
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                existing = parent;
-            }
-            _ => return lexical,
-        }
     }
 }

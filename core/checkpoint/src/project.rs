@@ -3,7 +3,7 @@
 //! The user's repository is found by the presence of a `.git` entry only: nothing inside
 //! it is opened, so none of its objects, refs, index, config or hooks are read or touched.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use crate::error::{CheckpointError, Result};
 
@@ -37,6 +37,45 @@ pub fn shadow_dir(home: &Path, root: &Path) -> PathBuf {
 /// True for a path with a `.git` component: dcl never records or restores inside one.
 pub fn inside_git_dir(rel: &Path) -> bool {
     rel.components().any(|c| c.as_os_str() == ".git")
+}
+
+/// Resolves links and `..` through the deepest part of `path` that exists, then appends
+/// the rest (a file a tool is about to create, in directories it may also create).
+pub fn normalise(path: &Path) -> PathBuf {
+    let mut lexical = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                lexical.pop();
+            }
+            Component::CurDir => {}
+            other => lexical.push(other),
+        }
+    }
+    let mut existing = lexical.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            let mut out = real;
+            out.extend(rest.iter().rev());
+            return out;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return lexical,
+        }
+    }
+}
+
+/// Whether `rel` (from the index) still names a file inside `root` that dcl may write:
+/// relative, no `..`, no `.git`, and no link on the way that leads out of `root`.
+pub fn safe_target(root: &Path, rel: &str) -> bool {
+    let rel = Path::new(rel);
+    let plain = rel.components().all(|c| matches!(c, Component::Normal(_)));
+    plain && !inside_git_dir(rel) && normalise(&root.join(rel)).starts_with(root)
 }
 
 #[cfg(test)]

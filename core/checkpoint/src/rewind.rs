@@ -63,6 +63,12 @@ pub(crate) fn plan(
     let mut current = BTreeMap::new();
     for rel in targets.keys() {
         let abs = root.join(rel);
+        // A path that now leads out of the work tree (a directory swapped for a link) or
+        // was never a plain relative path is not written: refused like someone's edit.
+        if !crate::project::safe_target(root, rel) {
+            outside.push(abs);
+            continue;
+        }
         let now = state::read(&abs)?;
         let now_state = match &now {
             Some((bytes, mode)) => Some(FileState {

@@ -349,3 +349,35 @@ fn a_tree_over_the_file_limit_is_not_snapshotted_and_says_so() {
     std::fs::write(f.proj.join("keep.txt"), "x").unwrap();
     assert!(cp.record_since("p1", &snap).unwrap().is_empty());
 }
+
+#[test]
+fn a_directory_swapped_for_a_link_out_of_the_tree_is_never_written_through() {
+    let f = fixture();
+    let cp = open(&f, "s-link");
+    let sub = f.proj.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(sub.join("x.txt"), "before\n").unwrap();
+    let x = [sub.join("x.txt")];
+    cp.before_change("p1", &x).unwrap();
+    std::fs::write(sub.join("x.txt"), "dcl wrote this\n").unwrap();
+    cp.after_change(&x).unwrap();
+    // Positive twin: as dcl left it, the rewind would go ahead.
+    assert_eq!(cp.rewind("p1", true).unwrap().files_changed, x.to_vec());
+
+    // The attack: `sub` becomes a link to a directory outside the work tree whose x.txt
+    // looks exactly like dcl's last write.
+    let outside = f.home.parent().unwrap().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("x.txt"), "dcl wrote this\n").unwrap();
+    std::fs::remove_dir_all(&sub).unwrap();
+    std::os::unix::fs::symlink(&outside, &sub).unwrap();
+    match cp.rewind("p1", false) {
+        Err(CheckpointError::ChangedOutside(paths)) => assert_eq!(paths, x.to_vec()),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    assert_eq!(
+        std::fs::read_to_string(outside.join("x.txt")).unwrap(),
+        "dcl wrote this\n",
+        "nothing outside the work tree was written"
+    );
+}

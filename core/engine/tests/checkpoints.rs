@@ -103,6 +103,8 @@ async fn turns_that_write_edit_and_run_commands_are_rewound_by_rewind_files() {
     )
     .unwrap();
 
+    // A turn that changes nothing: rewinding to it still undoes the turns after it.
+    turn(&session, "hello", "u0").await;
     let new = proj.join("new.txt");
     turn(&session, &format!("FAKE_WRITE {}", new.display()), "u1").await;
     assert_eq!(std::fs::read_to_string(&new).unwrap(), "hello\n");
@@ -139,6 +141,15 @@ async fn turns_that_write_edit_and_run_commands_are_rewound_by_rewind_files() {
     );
     assert_eq!(files(&proj), changed, "a dry run changes nothing");
 
+    let from_u0 = rewind(&session, "r0", "u0", true).await;
+    assert_eq!(
+        from_u0["response"]["filesChanged"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3,
+        "{from_u0}"
+    );
     let real = rewind(&session, "r2", "u1", false).await;
     assert_eq!(real["response"]["canRewind"], true, "{real}");
     assert_eq!(
