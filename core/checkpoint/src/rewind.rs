@@ -158,6 +158,7 @@ fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()>
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.write_all(bytes)?;
+    // Durable like a file tool's write (they fsync too): a restored file is the user's work.
     tmp.as_file().sync_all()?;
     state::set_mode(tmp.path(), mode)?;
     tmp.persist(path).map_err(|e| e.error)?;
