@@ -202,3 +202,22 @@ pub(crate) fn enabled_at_start(
     let truthy = |v: &str| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes");
     option || env.get(CLAUDE_ENV).is_some_and(|v| truthy(v)) || setting == Some(&json!(true))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_switch_turns_checkpoints_on_and_nothing_else_does() {
+        let none = std::collections::BTreeMap::new();
+        assert!(!enabled_at_start(false, &none, None));
+        assert!(enabled_at_start(true, &none, None));
+        let mut env = none.clone();
+        env.insert(CLAUDE_ENV.to_string(), "true".to_string());
+        assert!(enabled_at_start(false, &env, None));
+        env.insert(CLAUDE_ENV.to_string(), "false".to_string());
+        assert!(!enabled_at_start(false, &env, None));
+        assert!(enabled_at_start(false, &none, Some(&json!(true))));
+        assert!(!enabled_at_start(false, &none, Some(&json!("yes"))));
+    }
+}
