@@ -114,6 +114,11 @@ pub struct SessionOptions {
     pub agents: Option<serde_json::Map<String, Value>>,
     /// `--agent`: the agent the main thread runs as.
     pub agent: Option<String>,
+    /// Record file checkpoints so `rewind_files` can undo edits (`--enable-file-checkpointing`).
+    #[serde(default)]
+    pub enable_file_checkpointing: bool,
+    /// dcl home (`--data-dir`); default `DCL_CONFIG_DIR`, then `~/.dcl`.
+    pub data_dir: Option<PathBuf>,
     /// Flags that were accepted for compatibility but have no effect yet; each is
     /// reported to the host as a warning.
     #[serde(default)]

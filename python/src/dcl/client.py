@@ -7,7 +7,7 @@ import asyncio
 import logging
 from typing import Any, AsyncIterable, AsyncIterator, Dict, Optional, Set, Union
 
-from ._errors import CLIConnectionError
+from ._errors import CLIConnectionError, ControlRequestError
 from ._host import HostSession
 from ._parse import parse_message
 from .options import Options
@@ -123,9 +123,21 @@ class Client:
 
     get_mcp_status = mcp_status
 
-    async def rewind_files(self, user_message_id: str) -> Dict[str, Any]:
-        """Restores tracked files to their state at a user message."""
-        return await self._need().request({"subtype": "rewind_files", "user_message_id": user_message_id})
+    async def rewind_files(self, user_message_id: str, dry_run: bool = False) -> Dict[str, Any]:
+        """Restores the files the session changed since the user message ``user_message_id``
+        (its ``uuid``) to how they were before it: edits undone, created files deleted,
+        deleted files recreated. Needs ``enable_file_checkpointing=True`` and a Git work
+        tree. Returns ``{"canRewind", "filesChanged", "insertions", "deletions"}``;
+        ``dry_run=True`` reports the same and changes nothing. A refused rewind (a file was
+        changed by someone else after dcl's last edit) raises :class:`ControlRequestError`
+        unless ``dry_run``."""
+        request: Dict[str, Any] = {"subtype": "rewind_files", "user_message_id": user_message_id}
+        if dry_run:
+            request["dry_run"] = True
+        answer = await self._need().request(request)
+        if not dry_run and isinstance(answer, dict) and answer.get("canRewind") is False:
+            raise ControlRequestError("rewind_files", str(answer.get("error") or "cannot rewind"))
+        return answer
 
     async def reconnect_mcp_server(self, server_name: str) -> None:
         """Reconnects an MCP server."""

@@ -144,10 +144,17 @@ impl Actor {
                         .map_err(|e| format!("stop_task: {e}")),
                 }
             }
-            HostRequest::RewindFiles(_) => Err(
-                "rewind_files: file checkpoints are not available in this dcl build, so nothing can be rewound"
-                    .to_string(),
-            ),
+            HostRequest::RewindFiles(r) => {
+                self.answer_later(id.clone(), async move |core: Arc<SessionCore>| {
+                    // A running turn holds the conversation: the rewind waits for it to end
+                    // so it never races the turn's own edits.
+                    let _turn = core.conversation.lock().await;
+                    let dry_run = r.dry_run.unwrap_or(false);
+                    let checkpoints = &core.services.checkpoints;
+                    checkpoints.rewind(r.user_message_id, dry_run).await.map(Some)
+                });
+                return;
+            }
             HostRequest::ReloadPlugins(_) => Ok(Some(json!({
                 "commands": [],
                 "agents": [],
@@ -204,6 +211,9 @@ impl Actor {
             return Err("Already initialized".to_string());
         }
         let (hooks, mut warnings) = HookRegistry::from_initialize(&init)?;
+        if init.enable_file_checkpointing == Some(true) {
+            self.core.services.checkpoints.enable();
+        }
         if let Some(schema) = &init.json_schema {
             let compiled = std::sync::Arc::new(
                 crate::structured::OutputSchema::compile(schema)

@@ -3,6 +3,7 @@
 //! and emits every outbound line through its [`Emitter`].
 
 mod actor;
+mod checkpoints;
 mod client;
 mod context;
 mod control;

@@ -47,6 +47,8 @@ pub(crate) struct SessionServices {
     pub clients: Clients,
     /// Becomes true once the host's `initialize` has been handled.
     pub initialized: tokio::sync::watch::Sender<bool>,
+    /// File checkpoints (off until a switch turns them on).
+    pub checkpoints: Arc<super::checkpoints::Checkpoints>,
 }
 
 impl SessionServices {
@@ -265,7 +267,23 @@ impl SessionCore {
             agent_progress: false,
             background_agents: Default::default(),
         };
+        let checkpoints = super::checkpoints::Checkpoints::new(
+            dcl_home(&opts, &env, &cwd),
+            cwd.clone(),
+            emitter.session_id(),
+        );
+        if super::checkpoints::enabled_at_start(
+            opts.enable_file_checkpointing,
+            &env,
+            state
+                .settings
+                .get(super::checkpoints::QODER_SETTING)
+                .as_ref(),
+        ) {
+            checkpoints.enable();
+        }
         let services = SessionServices {
+            checkpoints: checkpoints.clone(),
             shell: Arc::new(ShellState::new(cwd.clone())),
             cwd,
             env,
@@ -279,7 +297,8 @@ impl SessionCore {
             initialized: tokio::sync::watch::Sender::new(false),
             opts,
         };
-        let conversation = Conversation::new();
+        let mut conversation = Conversation::new();
+        conversation.subscribe(Arc::new(super::checkpoints::PromptOrder(checkpoints)));
         Ok(SessionCore {
             services,
             state: StateCell::new(state),
@@ -436,6 +455,35 @@ fn agent_dirs(
         user,
         project,
     )
+}
+
+/// dcl home: `--data-dir`, else `DCL_CONFIG_DIR`, else `~/.dcl` (relative to `cwd`).
+fn dcl_home(
+    opts: &SessionOptions,
+    env: &BTreeMap<String, String>,
+    cwd: &std::path::Path,
+) -> Option<PathBuf> {
+    let non_empty = |p: &PathBuf| !p.as_os_str().is_empty();
+    let home = opts
+        .data_dir
+        .clone()
+        .filter(non_empty)
+        .or_else(|| {
+            env.get("DCL_CONFIG_DIR")
+                .map(PathBuf::from)
+                .filter(non_empty)
+        })
+        .or_else(|| {
+            env.get("HOME")
+                .map(PathBuf::from)
+                .filter(non_empty)
+                .map(|h| h.join(".dcl"))
+        })?;
+    Some(if home.is_absolute() {
+        home
+    } else {
+        cwd.join(home)
+    })
 }
 
 fn startup(handle: tokio::task::JoinHandle<()>) -> McpStartup {

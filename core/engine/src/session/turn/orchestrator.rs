@@ -334,6 +334,17 @@ async fn execute(ctx: &TurnContext, p: &Prepared) -> (ToolOutput, Option<Value>)
     if subagent::is_agent_tool(&p.tu.name) && ctx.tools.offers(subagent::AGENT_TOOL) {
         return (subagent::run(ctx, &p.tu, input).await, None);
     }
+    let checkpoints = &ctx.core.services.checkpoints;
+    let (pending, mut notes) = match &p.tool {
+        Some(t) if matches!(t.kind(), ToolKind::Edit | ToolKind::Execute) => {
+            let paths = match t.kind() {
+                ToolKind::Edit => t.paths(&input, &p.tool_ctx),
+                _ => Vec::new(),
+            };
+            checkpoints.before(&ctx.prompt_uuid, t.kind(), paths).await
+        }
+        _ => Default::default(),
+    };
     let output = match &p.tool {
         Some(t) => t.call(input, &p.tool_ctx).await,
         None if ctx.is_host_tool(&p.tu.name) => {
@@ -351,6 +362,14 @@ async fn execute(ctx: &TurnContext, p: &Prepared) -> (ToolOutput, Option<Value>)
             p.tu.name
         )),
     };
+    notes.extend(checkpoints.after(&ctx.prompt_uuid, pending).await);
+    for note in notes {
+        // Said to the host, not the model: the call itself went as it would without them.
+        let mut f = Map::new();
+        f.insert("content".into(), json!(note));
+        f.insert("level".into(), json!("warning"));
+        ctx.emitter.system("informational", f);
+    }
     (output, None)
 }
 
