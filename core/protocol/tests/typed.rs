@@ -275,24 +275,14 @@ fn responses_serialize_as_documented() {
         json!({"subtype":"success","request_id":"r","response":{"still_queued":[]}})
     );
     let usage = ContextUsageResponse {
-        categories: vec![ContextCategory::new("Messages", 10, "purple")],
-        total_tokens: 10,
-        max_tokens: 100,
-        raw_max_tokens: 100,
-        percentage: 10.0,
-        model: "m".into(),
         is_auto_compact_enabled: true,
-        auto_compact_threshold: None,
-        autocompact_source: None,
-        memory_files: None,
-        mcp_tools: None,
-        agents: None,
-        grid_rows: None,
-        slash_commands: None,
-        skills: None,
-        message_breakdown: None,
-        api_usage: None,
-        extra: Default::default(),
+        ..ContextUsageResponse::new(
+            vec![ContextCategory::new("Messages", 10, "purple")],
+            10,
+            100,
+            10.0,
+            "m",
+        )
     };
     let v = serde_json::to_value(&usage).unwrap();
     assert_eq!(v["percentage"], json!(10));
