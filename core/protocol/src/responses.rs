@@ -273,6 +273,9 @@ pub struct CancelAsyncMessageResponse {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SettingsSource {
     pub source: String,
+    /// The file the layer was read from (absent for `flag`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
     pub settings: Map<String, Value>,
     #[serde(flatten)]
     pub extra: Extra,

@@ -74,7 +74,7 @@ vocab! {
         ModelContextWindowExceeded = "model_context_window_exceeded",
     }
 
-    /// `result.terminal_reason`: the SDK's list plus dcl's `structured_output_missing`.
+    /// `result.terminal_reason`: the SDK's list plus dcl's own two.
     TerminalReason {
         Completed = "completed",
         AbortedStreaming = "aborted_streaming",
@@ -96,6 +96,8 @@ vocab! {
         StructuredOutputRetryExhausted = "structured_output_retry_exhausted",
         /// dcl: the model never called the structured-output tool.
         StructuredOutputMissing = "structured_output_missing",
+        /// dcl: the host's message was refused before it became a turn.
+        PromptRefused = "prompt_refused",
         TurnSetupFailed = "turn_setup_failed",
     }
 

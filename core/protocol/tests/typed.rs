@@ -292,6 +292,7 @@ fn responses_serialize_as_documented() {
         effective: serde_json::Map::new(),
         sources: vec![SettingsSource {
             source: "user".into(),
+            path: None,
             settings: serde_json::Map::new(),
             extra: Default::default(),
         }],

@@ -1,7 +1,7 @@
 //! The loop of one turn: record the prompt, then sample and run tools until the model
 //! stops calling them, a limit is reached, a hook stops the turn or it is interrupted.
 
-use dcl_protocol::{ContentBlock, Extra, Message, ToolUseBlock};
+use dcl_protocol::{ContentBlock, Extra, Message, TerminalReason, ToolUseBlock};
 use serde_json::{Map, json};
 
 use super::orchestrator::{self, CallOutcome};
@@ -83,7 +83,7 @@ pub(crate) async fn run_turn(
                     ctx,
                     conv,
                     &mut st,
-                    Finish::Interrupted("aborted_streaming"),
+                    Finish::Interrupted(TerminalReason::AbortedStreaming),
                 );
             }
             Err(SampleError::Api(e)) => {
@@ -124,7 +124,12 @@ pub(crate) async fn run_turn(
         }
         match orchestrator::run_calls(ctx, conv, &mut st, &tool_uses, &reply.invalid_inputs).await {
             CallOutcome::Interrupted => {
-                return result::finish(ctx, conv, &mut st, Finish::Interrupted("aborted_tools"));
+                return result::finish(
+                    ctx,
+                    conv,
+                    &mut st,
+                    Finish::Interrupted(TerminalReason::AbortedTools),
+                );
             }
             CallOutcome::Done => {}
         }
