@@ -42,8 +42,10 @@ pub trait SystemSubtype: Serialize + DeserializeOwned {
             // Cannot happen for the structs of this module (all objects with string keys).
             _ => Map::new(),
         };
-        fields.remove("type");
-        fields.remove("subtype");
+        // `shift_remove`: with `preserve_order` a plain `remove` swaps the last field into
+        // the hole, and the line's key order would no longer be the struct's.
+        fields.shift_remove("type");
+        fields.shift_remove("subtype");
         let session_id = take_string(&mut fields, "session_id");
         let uuid = take_string(&mut fields, "uuid");
         SystemMessage {
@@ -94,7 +96,7 @@ pub trait SystemSubtype: Serialize + DeserializeOwned {
 }
 
 fn take_string(map: &mut Map<String, Value>, key: &str) -> Option<String> {
-    match map.remove(key) {
+    match map.shift_remove(key) {
         Some(Value::String(s)) => Some(s),
         Some(other) => {
             // Not a string: keep it as an ordinary field rather than lose it.

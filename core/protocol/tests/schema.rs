@@ -107,10 +107,17 @@ fn validate_lines_bin_judges_a_trace() {
             .expect("run validate-lines")
     };
     let out = run(&dir.join("empty"));
-    assert_eq!(out.status.code(), Some(2), "an empty directory must not pass");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an empty directory must not pass"
+    );
 
     let init = serde_json::to_string(&dcl_protocol::Message::from(dcl_protocol::SystemInit::new(
-        "s", "u1", "/cwd", "mock-model",
+        "s",
+        "u1",
+        "/cwd",
+        "mock-model",
     )))
     .expect("init line");
     std::fs::write(

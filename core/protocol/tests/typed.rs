@@ -1,6 +1,7 @@
 //! The typed API: constructors, the `parent_tool_use_id` tri-state, legacy lines, system
 //! subtypes, request/response helpers, and consistency of the subtype tables.
 
+use dcl_protocol::system::SystemSubtype;
 use dcl_protocol::*;
 use serde_json::{Value, json};
 
@@ -392,4 +393,27 @@ fn user_accessors_read_qoder_fields() {
     assert_eq!(u.should_query(), Some(false));
     assert_eq!(u.origin(), Some(&json!({"kind":"human"})));
     assert_eq!(u.message.content.text(), "a\nb");
+}
+
+/// The typed frames keep the key order dcl has always written (the struct's order, after
+/// `type`, `subtype`, `session_id`, `uuid`).
+#[test]
+fn typed_system_frames_keep_their_key_order() {
+    let init = SystemInit::new("s", "u", "/c", "m").with_qoder(vec!["x".into()]);
+    assert_eq!(
+        to_line(&Message::from(init))
+            .replace(DCL_VERSION, "DCLV")
+            .replace(PROTOCOL_LEVEL, "LEVEL"),
+        r#"{"type":"system","subtype":"init","session_id":"s","uuid":"u","cwd":"/c","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","slash_commands":[],"apiKeySource":"none","claude_code_version":"LEVEL","dcl_version":"DCLV","output_style":"default","agents":[],"skills":[],"plugins":[],"qodercli_version":"LEVEL","protocol_version":"1.4.0","capabilities":["x"]}"#
+    );
+    let retry = SystemApiRetry::new(1, 2, 500, Some(529), "overloaded").into_message();
+    assert_eq!(
+        to_line(&retry),
+        r#"{"type":"system","subtype":"api_retry","attempt":1,"max_retries":2,"retry_delay_ms":500,"error_status":529,"error":"overloaded"}"#
+    );
+    let mode = SystemStatus::permission_mode_changed(PermissionModeName::AcceptEdits);
+    assert_eq!(
+        to_line(&mode.into_message()),
+        r#"{"type":"system","subtype":"status","status":null,"permissionMode":"acceptEdits"}"#
+    );
 }
