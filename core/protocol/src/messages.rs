@@ -393,6 +393,36 @@ impl ModelUsage {
 }
 
 impl ResultMessage {
+    /// A result with no turns, usage, cost or denials yet (`duration`s 0, `stop_reason`
+    /// `null`, `api_error_status` `null`); `uuid` stays unset for the emitter to stamp.
+    pub fn new(
+        subtype: ResultSubtype,
+        is_error: bool,
+        terminal_reason: TerminalReason,
+        session_id: impl Into<String>,
+    ) -> Self {
+        ResultMessage {
+            subtype: subtype.into(),
+            is_error,
+            duration_ms: 0,
+            duration_api_ms: 0,
+            num_turns: 0,
+            result: None,
+            stop_reason: None,
+            session_id: session_id.into(),
+            total_cost_usd: 0.0,
+            usage: Usage::default(),
+            model_usage: serde_json::Map::new(),
+            permission_denials: Vec::new(),
+            terminal_reason: Some(terminal_reason.into()),
+            errors: None,
+            structured_output: None,
+            api_error_status: Some(Value::Null),
+            uuid: None,
+            extra: Extra::new(),
+        }
+    }
+
     /// Sets `modelUsage` from typed entries (keyed by model id, in the given order).
     pub fn set_model_usage<'a>(
         &mut self,

@@ -274,6 +274,23 @@ mod tests {
     }
 
     #[test]
+    fn a_result_built_by_new_passes_once_stamped() {
+        let v = validator();
+        let mut r = crate::ResultMessage::new(
+            crate::ResultSubtype::ErrorDuringExecution,
+            true,
+            crate::TerminalReason::ResumeUnsupported,
+            "sess",
+        );
+        r.errors = Some(vec!["cannot resume".into()]);
+        let unstamped = serde_json::to_value(crate::Message::Result(r.clone())).unwrap();
+        assert!(rejected(&v, &unstamped).to_string().contains("uuid"));
+        r.uuid = Some("u".into());
+        v.check_line(&serde_json::to_value(crate::Message::Result(r)).unwrap())
+            .unwrap();
+    }
+
+    #[test]
     fn missing_session_id_is_rejected() {
         let v = validator();
         for mut line in [init_line(), result_line()] {

@@ -74,7 +74,7 @@ vocab! {
         ModelContextWindowExceeded = "model_context_window_exceeded",
     }
 
-    /// `result.terminal_reason`: the SDK's list plus dcl's own two.
+    /// `result.terminal_reason`: the SDK's list plus dcl's own three.
     TerminalReason {
         Completed = "completed",
         AbortedStreaming = "aborted_streaming",
@@ -98,6 +98,8 @@ vocab! {
         StructuredOutputMissing = "structured_output_missing",
         /// dcl: the host's message was refused before it became a turn.
         PromptRefused = "prompt_refused",
+        /// dcl: `--resume` / `--continue` asked for a session this build cannot resume.
+        ResumeUnsupported = "resume_unsupported",
         TurnSetupFailed = "turn_setup_failed",
     }
 
