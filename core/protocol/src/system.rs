@@ -539,8 +539,9 @@ pub struct SystemCompactBoundary {
 pub struct TaskUsage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_tokens: Option<u64>,
-    #[serde(default)]
-    pub tool_uses: u64,
+    /// Absent when not counted (dcl's `task_notification`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_uses: Option<u64>,
     #[serde(default)]
     pub duration_ms: u64,
     #[serde(flatten)]
@@ -577,9 +578,9 @@ pub struct SystemTaskProgress {
     pub task_id: String,
     pub description: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<TaskUsage>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_use_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<TaskUsage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_tool_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -596,12 +597,12 @@ pub struct SystemTaskProgress {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SystemTaskNotification {
     pub task_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_use_id: Option<String>,
     #[schemars(with = "TaskEndStatus")]
     pub status: String,
     pub output_file: String,
     pub summary: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_use_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<TaskUsage>,
     pub session_id: String,
@@ -789,5 +790,84 @@ impl SystemInformational {
     /// `{"content":…,"level":"warning"}`.
     pub fn warning(content: impl Into<String>) -> Self {
         SystemInformational::new(content, InformationalLevel::Warning)
+    }
+}
+
+impl SystemTaskStarted {
+    /// A task of `task_type` (`local_agent`, …) started by the tool call `tool_use_id`.
+    pub fn new(
+        task_id: impl Into<String>,
+        description: impl Into<String>,
+        tool_use_id: impl Into<String>,
+        task_type: impl Into<String>,
+    ) -> Self {
+        SystemTaskStarted {
+            task_id: task_id.into(),
+            description: description.into(),
+            tool_use_id: Some(tool_use_id.into()),
+            task_type: Some(task_type.into()),
+            subagent_type: None,
+            workflow_name: None,
+            prompt: None,
+            tools: None,
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl SystemTaskProgress {
+    /// Progress so far: tool calls made, time taken, the last tool used.
+    pub fn new(
+        task_id: impl Into<String>,
+        description: impl Into<String>,
+        tool_use_id: impl Into<String>,
+        tool_uses: u64,
+        duration_ms: u64,
+        last_tool_name: Option<String>,
+    ) -> Self {
+        SystemTaskProgress {
+            task_id: task_id.into(),
+            description: description.into(),
+            tool_use_id: Some(tool_use_id.into()),
+            usage: Some(TaskUsage {
+                tool_uses: Some(tool_uses),
+                duration_ms,
+                ..TaskUsage::default()
+            }),
+            last_tool_name,
+            subagent_type: None,
+            summary: None,
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl SystemTaskNotification {
+    /// The task ended with `status`; `summary` is its final text or error.
+    pub fn new(
+        task_id: impl Into<String>,
+        tool_use_id: impl Into<String>,
+        status: TaskEndStatus,
+        summary: impl Into<String>,
+        duration_ms: u64,
+    ) -> Self {
+        SystemTaskNotification {
+            task_id: task_id.into(),
+            tool_use_id: Some(tool_use_id.into()),
+            status: status.into(),
+            output_file: String::new(),
+            summary: summary.into(),
+            usage: Some(TaskUsage {
+                duration_ms,
+                ..TaskUsage::default()
+            }),
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }
     }
 }

@@ -24,6 +24,7 @@ pub(crate) fn emit_init(core: &SessionCore) {
         .with_mcp_servers(servers)
         .with_permission_mode(mode_name(live.permission_mode))
         .with_api_key_source(services.clients.api_key_source());
+    init.agents = core.state.with(|s| s.agents.names());
     if services.qoder() {
         init = init.with_qoder(qoder_capabilities());
     }
