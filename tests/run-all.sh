@@ -121,6 +121,12 @@ fi
 phase "dcl smoke" smoke
 phase "python conformance" python_suite
 phase "node conformance" node_suite
+schema_check() {
+  # Every line dcl wrote to the SDKs above (recorded by tests/conformance/trace-dcl.sh) must
+  # validate against the protocol schema; each answer against its request's type.
+  cargo run -q -p dcl-protocol --features validate --bin validate-lines -- "${DCL_RECORD_DIR:-$ROOT/tests/.work/recorded}"
+}
+phase "protocol schema" schema_check
 python_inprocess() {
   local log="$LOGDIR/python-inprocess.log" rc=0
   timeout --kill-after=30 "$SUITE_TIMEOUT" bash "$ROOT/python/ci.sh" 2>&1 | tee "$log" || rc=$?

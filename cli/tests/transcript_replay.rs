@@ -3,7 +3,8 @@
 //! line types/subtypes, the keys the reference has, request↔response pairing, a few
 //! deterministic values and the exit code (WIRE.md, first paragraph). Every deliberate
 //! difference is listed in `tests/transcript-allowlist.json`; a difference not listed fails,
-//! and so does a listed one that no longer happens.
+//! and so does a listed one that no longer happens. Every line dcl prints must also validate
+//! against the exported protocol schema (`replay::schema`); that has no allowlist.
 //!
 //! Env: `DCL_REPLAY_ONLY=a_init_text,b` (scenario names or prefixes; stale entries are then not
 //! checked); `DCL_REPLAY_VERBOSE=1` (print every scenario's alignment);
@@ -22,6 +23,7 @@ use std::time::Instant;
 use replay::allowlist::Allowlist;
 use replay::compare::{self, Comparison, Difference};
 use replay::driver::{self, Run};
+use replay::schema::{self, SchemaCheck};
 use replay::transcript::Transcript;
 
 const WORKERS: usize = 4;
@@ -58,10 +60,13 @@ struct Outcome {
     transcript: Transcript,
     run: Run,
     comparison: Comparison,
+    schema: SchemaCheck,
 }
 
 fn replay_all(transcripts: Vec<Transcript>, list: &Allowlist) -> Vec<Outcome> {
     let bin = Path::new(env!("CARGO_BIN_EXE_dcl"));
+    let validator = dcl_protocol::validate::SchemaValidator::new()
+        .unwrap_or_else(|e| panic!("transcript replay: {e}"));
     let queue = Mutex::new(transcripts.into_iter().collect::<VecDeque<_>>());
     let done = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
@@ -74,10 +79,12 @@ fn replay_all(transcripts: Vec<Transcript>, list: &Allowlist) -> Vec<Outcome> {
                     let scratch = tempfile::tempdir().expect("tempdir");
                     let run = driver::run(&t, bin, scratch.path());
                     let comparison = compare::compare(&t, &run, &|k| list.ignores(k));
+                    let schema = schema::check(&t, &run.stdout, &validator);
                     done.lock().unwrap().push(Outcome {
                         transcript: t,
                         run,
                         comparison,
+                        schema,
                     });
                 }
             });
@@ -147,7 +154,22 @@ fn reference_transcripts_replay_with_only_allowlisted_differences() {
     let mut used: BTreeSet<(String, usize)> = BTreeSet::new();
     let mut ignored_seen: BTreeSet<String> = BTreeSet::new();
     let mut failing = 0;
+    let mut schema_failing = 0;
+    let mut schema_checked = 0;
     for o in &outcomes {
+        schema_checked += o.schema.checked;
+        if !o.schema.failures.is_empty() {
+            schema_failing += 1;
+            let _ = writeln!(
+                report,
+                "\n=== {}: {} line(s) fail the protocol schema:",
+                o.transcript.name,
+                o.schema.failures.len()
+            );
+            for f in &o.schema.failures {
+                let _ = writeln!(report, "    {}", driver::shorten(f, 400));
+            }
+        }
         let name = &o.transcript.name;
         if let Some(d) = &dump_dir {
             dump(d, o);
@@ -259,12 +281,24 @@ fn reference_transcripts_replay_with_only_allowlisted_differences() {
     }
 
     let summary = format!(
-        "{} transcript(s) replayed in {:.1} s; {failing} with unlisted differences; {} stale allowlist entr(y/ies)",
+        "{} transcript(s) replayed in {:.1} s; {failing} with unlisted differences; {} stale allowlist entr(y/ies); {schema_checked} line(s) checked against the schema, {schema_failing} scenario(s) with failing lines",
         outcomes.len(),
         started.elapsed().as_secs_f64(),
         stale.len()
     );
-    if failing > 0 || !stale.is_empty() || report.contains("has no transcript") {
+    let schema_unchecked = full_run && schema_checked < 300;
+    if schema_unchecked {
+        let _ = writeln!(
+            report,
+            "\nonly {schema_checked} line(s) were checked against the schema"
+        );
+    }
+    if failing > 0
+        || schema_failing > 0
+        || schema_unchecked
+        || !stale.is_empty()
+        || report.contains("has no transcript")
+    {
         panic!(
             "{report}\n{summary}\nallowlist: {}",
             allowlist_path().display()

@@ -3,4 +3,5 @@
 pub mod allowlist;
 pub mod compare;
 pub mod driver;
+pub mod schema;
 pub mod transcript;

@@ -8,7 +8,9 @@
 //!   requests ([`DclRequest`]) and the host's answers;
 //! * [`responses`]: the payloads of dcl's answers;
 //! * [`system`]: typed `system` subtypes, convertible to and from [`SystemMessage`];
-//! * [`schema`]: the JSON Schema document (`export-schema` bin).
+//! * [`schema`]: the JSON Schema document (`export-schema` bin), exact about what dcl writes;
+//! * [`vocab`]: the closed vocabularies (result subtypes, stop reasons, modes, …);
+//! * `validate` (feature `validate`): checks lines against that schema (`validate-lines` bin).
 //!
 //! Round trips are exact: unknown fields land in `extra`, an explicit `null` stays `null`,
 //! an absent field stays absent (see [`serde_helpers`]).
@@ -20,6 +22,9 @@ pub mod responses;
 pub mod schema;
 pub mod serde_helpers;
 pub mod system;
+#[cfg(any(feature = "validate", test))]
+pub mod validate;
+pub mod vocab;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -37,6 +42,7 @@ pub use system::{
     SystemSubtype, SystemTaskNotification, SystemTaskProgress, SystemTaskStarted,
     SystemTaskUpdated, SystemThinkingTokens, TaskUsage,
 };
+pub use vocab::*;
 
 /// The reference protocol level dcl implements (reported as `claude_code_version`).
 pub const PROTOCOL_LEVEL: &str = "2.1.332";

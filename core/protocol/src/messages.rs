@@ -5,7 +5,21 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::content::{ContentBlock, Extra, MessageContent, Usage};
+use crate::schema::require;
 use crate::serde_helpers::{compact_f64, double_option, present_value};
+use crate::vocab::{AssistantError, ResultSubtype, StopReason, TerminalReason};
+use schemars::Schema;
+
+// Fields dcl always writes although a host's line (or an older reference line) may lack them.
+fn user_written(schema: &mut Schema) {
+    require(schema, &["uuid", "parent_tool_use_id", "session_id"]);
+}
+fn parent_written(schema: &mut Schema) {
+    require(schema, &["parent_tool_use_id"]);
+}
+fn result_written(schema: &mut Schema) {
+    require(schema, &["uuid"]);
+}
 
 /// `message` of a `user` line: a role and string-or-blocks content.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -22,7 +36,11 @@ fn user_role() -> String {
 }
 
 /// A `user` line in either direction: a host prompt, a tool result, or a replay.
+///
+/// The schema (what dcl writes) requires `uuid`, `session_id` and `parent_tool_use_id`; a
+/// host's line may lack them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(transform = user_written)]
 pub struct UserMessage {
     pub message: UserPayload,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -60,6 +78,7 @@ pub struct AssistantPayload {
     pub model: String,
     pub content: Vec<ContentBlock>,
     #[serde(default)]
+    #[schemars(with = "Option<StopReason>")]
     pub stop_reason: Option<String>,
     #[serde(default)]
     pub stop_sequence: Option<String>,
@@ -77,6 +96,7 @@ fn assistant_role() -> String {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(transform = parent_written)]
 pub struct AssistantMessage {
     pub message: AssistantPayload,
     /// The Agent tool call a subagent line belongs to; `null` on main-thread lines (dcl always
@@ -93,6 +113,7 @@ pub struct AssistantMessage {
     pub uuid: String,
     /// Set on synthetic assistant lines that report an API failure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<AssistantError>")]
     pub error: Option<String>,
     #[serde(flatten)]
     pub extra: Extra,
@@ -134,7 +155,9 @@ pub struct ModelUsage {
 
 /// The `result` line that ends every turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(transform = result_written)]
 pub struct ResultMessage {
+    #[schemars(with = "ResultSubtype")]
     pub subtype: String,
     pub is_error: bool,
     pub duration_ms: u64,
@@ -143,17 +166,21 @@ pub struct ResultMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,
     #[serde(default)]
+    #[schemars(with = "Option<StopReason>")]
     pub stop_reason: Option<String>,
     pub session_id: String,
     #[serde(default, serialize_with = "compact_f64")]
     pub total_cost_usd: f64,
     #[serde(default)]
     pub usage: Usage,
+    /// Per model id; each entry is a [`ModelUsage`] (see [`ResultMessage::model_usage_typed`]).
     #[serde(default, rename = "modelUsage")]
+    #[schemars(with = "std::collections::BTreeMap<String, ModelUsage>")]
     pub model_usage: serde_json::Map<String, Value>,
     #[serde(default)]
     pub permission_denials: Vec<PermissionDenial>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<TerminalReason>")]
     pub terminal_reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<Vec<String>>,
@@ -174,6 +201,7 @@ pub struct ResultMessage {
 
 /// A raw Messages-API stream event, forwarded with `--include-partial-messages`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(transform = parent_written)]
 pub struct StreamEventMessage {
     pub event: Value,
     pub session_id: String,
@@ -194,7 +222,10 @@ pub struct StreamEventMessage {
 
 /// A `system` line. `subtype` says which; the rest of its fields vary by subtype
 /// and are typed by [`crate::system`] builders.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+///
+/// Its schema is not this generic shape but one branch per typed subtype (closed `subtype`,
+/// each with its required fields): see `JsonSchema for SystemMessage` in [`crate::system`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SystemMessage {
     pub subtype: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -335,7 +366,74 @@ impl StreamEventMessage {
     }
 }
 
+impl ModelUsage {
+    /// An entry with no tokens and no cost yet, for a model with these limits.
+    pub fn new(context_window: u64, max_output_tokens: u64) -> Self {
+        ModelUsage {
+            context_window,
+            max_output_tokens,
+            ..ModelUsage::default()
+        }
+    }
+
+    /// Adds one request's usage and its cost.
+    pub fn add(&mut self, usage: &Usage, cost_usd: f64) {
+        self.input_tokens += usage.input_tokens;
+        self.output_tokens += usage.output_tokens;
+        self.cache_read_input_tokens += usage.cache_read_input_tokens;
+        self.cache_creation_input_tokens += usage.cache_creation_input_tokens;
+        self.cost_usd += cost_usd;
+    }
+
+    /// The entry as a `modelUsage` value.
+    pub fn to_value(&self) -> Value {
+        // A struct of numbers and a string-keyed map cannot fail to serialize.
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
 impl ResultMessage {
+    /// A result with no turns, usage, cost or denials yet (`duration`s 0, `stop_reason`
+    /// `null`, `api_error_status` `null`); `uuid` stays unset for the emitter to stamp.
+    pub fn new(
+        subtype: ResultSubtype,
+        is_error: bool,
+        terminal_reason: TerminalReason,
+        session_id: impl Into<String>,
+    ) -> Self {
+        ResultMessage {
+            subtype: subtype.into(),
+            is_error,
+            duration_ms: 0,
+            duration_api_ms: 0,
+            num_turns: 0,
+            result: None,
+            stop_reason: None,
+            session_id: session_id.into(),
+            total_cost_usd: 0.0,
+            usage: Usage::default(),
+            model_usage: serde_json::Map::new(),
+            permission_denials: Vec::new(),
+            terminal_reason: Some(terminal_reason.into()),
+            errors: None,
+            structured_output: None,
+            api_error_status: Some(Value::Null),
+            uuid: None,
+            extra: Extra::new(),
+        }
+    }
+
+    /// Sets `modelUsage` from typed entries (keyed by model id, in the given order).
+    pub fn set_model_usage<'a>(
+        &mut self,
+        entries: impl IntoIterator<Item = (&'a str, &'a ModelUsage)>,
+    ) {
+        self.model_usage = entries
+            .into_iter()
+            .map(|(model, u)| (model.to_string(), u.to_value()))
+            .collect();
+    }
+
     /// `modelUsage` decoded per model; entries that do not decode are skipped.
     pub fn model_usage_typed(&self) -> Vec<(String, ModelUsage)> {
         self.model_usage

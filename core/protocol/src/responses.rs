@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::content::Extra;
 use crate::serde_helpers::{compact_f64, compact_opt_f64, present_value};
+use crate::vocab::{McpServerState, PermissionModeName};
 
 /// `{}`: the answer to requests that return nothing (`mcp_toggle`, `mcp_reconnect`,
 /// `stop_task`, `seed_read_state`, …).
@@ -129,11 +130,18 @@ pub struct InitializeResponse {
     pub hook_on_failure_supported: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claude_code_version: Option<String>,
+    /// dcl's own version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dcl_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<PermissionModeName>")]
     pub current_permission_mode: Option<String>,
     /// Qoder: identical to `system/init.capabilities`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capabilities: Option<Vec<String>>,
+    /// What was accepted but not acted on (options, flags); absent when nothing was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warnings: Option<Vec<String>>,
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -152,9 +160,72 @@ impl Default for InitializeResponse {
             pid: Some(std::process::id()),
             hook_on_failure_supported: Some(true),
             claude_code_version: Some(crate::PROTOCOL_LEVEL.into()),
+            dcl_version: Some(crate::DCL_VERSION.into()),
             current_permission_mode: None,
             capabilities: None,
+            warnings: None,
             extra: Extra::new(),
+        }
+    }
+}
+
+impl InitializeResponse {
+    pub fn with_models(mut self, models: Vec<ModelInfo>) -> Self {
+        self.models = models;
+        self
+    }
+
+    pub fn with_account(mut self, account: AccountInfo) -> Self {
+        self.account = account;
+        self
+    }
+
+    pub fn with_permission_mode(mut self, mode: PermissionModeName) -> Self {
+        self.current_permission_mode = Some(mode.into());
+        self
+    }
+
+    /// Qoder: the same list as `system/init.capabilities`.
+    pub fn with_capabilities(mut self, capabilities: Vec<String>) -> Self {
+        self.capabilities = Some(capabilities);
+        self
+    }
+
+    /// Sets `warnings`, leaving the key out when there are none.
+    pub fn with_warnings(mut self, warnings: Vec<String>) -> Self {
+        self.warnings = (!warnings.is_empty()).then_some(warnings);
+        self
+    }
+}
+
+impl AccountInfo {
+    /// `{tokenSource, apiKeySource, apiProvider}`.
+    pub fn new(
+        token_source: impl Into<String>,
+        api_key_source: impl Into<String>,
+        api_provider: impl Into<String>,
+    ) -> Self {
+        AccountInfo {
+            token_source: Some(token_source.into()),
+            api_key_source: Some(api_key_source.into()),
+            api_provider: Some(api_provider.into()),
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl ModelInfo {
+    /// `{value, resolvedModel, displayName, description}`.
+    pub fn resolved(
+        value: impl Into<String>,
+        resolved_model: impl Into<String>,
+        display_name: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Self {
+        ModelInfo {
+            resolved_model: Some(resolved_model.into()),
+            description: description.into(),
+            ..ModelInfo::new(value, display_name)
         }
     }
 }
@@ -177,6 +248,7 @@ pub struct InterruptResponse {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SetPermissionModeResponse {
+    #[schemars(with = "PermissionModeName")]
     pub mode: String,
     #[serde(flatten)]
     pub extra: Extra,
@@ -201,6 +273,9 @@ pub struct CancelAsyncMessageResponse {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SettingsSource {
     pub source: String,
+    /// The file the layer was read from (absent for `flag`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
     pub settings: Map<String, Value>,
     #[serde(flatten)]
     pub extra: Extra,
@@ -251,24 +326,26 @@ pub struct McpToolInfo {
     pub extra: Extra,
 }
 
-/// One MCP server in `mcp_status` / `reload_plugins`.
+/// One MCP server in `mcp_status` / `reload_plugins` (fields in the order dcl's MCP manager
+/// writes them).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct McpServerStatus {
     pub name: String,
     /// `connected`, `failed`, `needs-auth`, `pending` or `disabled`.
+    #[schemars(with = "McpServerState")]
     pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     /// `{name, version}` from the server's `initialize` result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_info: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub tools: Option<Vec<McpToolInfo>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tools: Option<Vec<McpToolInfo>>,
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -278,11 +355,11 @@ impl McpServerStatus {
         McpServerStatus {
             name: name.into(),
             status: status.into(),
-            server_info: None,
             error: None,
+            server_info: None,
+            tools: None,
             config: None,
             scope: None,
-            tools: None,
             extra: Extra::new(),
         }
     }
@@ -352,10 +429,22 @@ pub struct McpAuthenticateResponse {
 // ---------------------------------------------------------------------------
 
 /// One category of `get_context_usage` (`System prompt`, `System tools`, `Messages`, …).
+/// Claude reads `name`/`tokens`/`color`; Qoder reads `type`/`percentage`; dcl writes both.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ContextCategory {
     pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Qoder's category type (`system_prompt`, `messages`, `free_space`, `other`, …).
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// `used` or `free`.
+    #[serde(default, rename = "kind", skip_serializing_if = "Option::is_none")]
+    pub usage_kind: Option<String>,
     pub tokens: u64,
+    /// Of the context window, 0–100.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub percentage: Option<f64>,
     pub color: String,
     #[serde(flatten)]
     pub extra: Extra,
@@ -365,9 +454,32 @@ impl ContextCategory {
     pub fn new(name: impl Into<String>, tokens: u64, color: impl Into<String>) -> Self {
         ContextCategory {
             name: name.into(),
+            id: None,
+            kind: None,
+            usage_kind: None,
             tokens,
+            percentage: None,
             color: color.into(),
             extra: Extra::new(),
+        }
+    }
+
+    /// The superset entry dcl writes for both dialects.
+    pub fn full(
+        name: impl Into<String>,
+        id: impl Into<String>,
+        kind: impl Into<String>,
+        usage_kind: impl Into<String>,
+        tokens: u64,
+        percentage: f64,
+        color: impl Into<String>,
+    ) -> Self {
+        ContextCategory {
+            id: Some(id.into()),
+            kind: Some(kind.into()),
+            usage_kind: Some(usage_kind.into()),
+            percentage: Some(percentage),
+            ..ContextCategory::new(name, tokens, color)
         }
     }
 }
@@ -398,6 +510,12 @@ pub struct ContextUsageResponse {
     pub agents: Option<Vec<Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grid_rows: Option<Vec<Vec<Value>>>,
+    /// Qoder: `{usedPercentage, usedTokens, maxTokens}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<Value>,
+    /// Qoder: `{enabled, thresholdPercentage}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_compact: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slash_commands: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -411,8 +529,49 @@ pub struct ContextUsageResponse {
         skip_serializing_if = "Option::is_none"
     )]
     pub api_usage: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate_file_reads: Option<Vec<Value>>,
+    /// Qoder: `{messageCount, promptCount, toolCalls, linesChanged}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<Value>,
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+impl ContextUsageResponse {
+    /// The required fields; everything optional unset, auto-compact off.
+    pub fn new(
+        categories: Vec<ContextCategory>,
+        total_tokens: u64,
+        max_tokens: u64,
+        percentage: f64,
+        model: impl Into<String>,
+    ) -> Self {
+        ContextUsageResponse {
+            categories,
+            total_tokens,
+            max_tokens,
+            raw_max_tokens: max_tokens,
+            percentage,
+            model: model.into(),
+            is_auto_compact_enabled: false,
+            auto_compact_threshold: None,
+            autocompact_source: None,
+            memory_files: None,
+            mcp_tools: None,
+            agents: None,
+            grid_rows: None,
+            context_window: None,
+            auto_compact: None,
+            slash_commands: None,
+            skills: None,
+            message_breakdown: None,
+            api_usage: None,
+            duplicate_file_reads: None,
+            session: None,
+            extra: Extra::new(),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -651,3 +810,39 @@ pub struct GenerateSessionTitleResponse {
     #[serde(flatten)]
     pub extra: Extra,
 }
+
+/// `(host request subtype, schema name)`: the payload type of dcl's `success` answer to each
+/// request that answers with one (in `$defs` of the exported schema). Requests not listed
+/// answer with no payload or `{}` ([`EmptyResponse`]).
+pub const ANSWER_SCHEMAS: &[(&str, &str)] = &[
+    ("initialize", "InitializeResponse"),
+    ("interrupt", "InterruptResponse"),
+    ("set_permission_mode", "SetPermissionModeResponse"),
+    ("set_model", "SetModelResponse"),
+    ("cancel_async_message", "CancelAsyncMessageResponse"),
+    ("get_settings", "GetSettingsResponse"),
+    ("apply_flag_settings", "ApplyFlagSettingsResponse"),
+    ("mcp_status", "McpStatusResponse"),
+    ("mcp_set_servers", "McpSetServersResponse"),
+    ("mcp_authenticate", "McpAuthenticateResponse"),
+    ("get_context_usage", "ContextUsageResponse"),
+    ("rewind_files", "RewindFilesResponse"),
+    ("rewind", "RewindResponse"),
+    ("reload_plugins", "ReloadPluginsResponse"),
+    ("list_plugins", "ListPluginsResponse"),
+    ("reload_skills", "ReloadSkillsResponse"),
+    ("set_plan_mode", "PlanModeResponse"),
+    ("get_plan_mode", "PlanModeResponse"),
+    ("set_proxy", "SetProxyResponse"),
+    ("set_goal", "GoalResponse"),
+    ("get_goal", "GoalResponse"),
+    ("clear_goal", "ClearGoalResponse"),
+    ("set_goal_max_turns", "GoalMaxTurnsResponse"),
+    ("background_tasks", "BackgroundTasksResponse"),
+    ("side_question", "SideQuestionResponse"),
+    ("get_usage_info", "GetUsageInfoResponse"),
+    ("account_info", "AccountInfoResponse"),
+    ("get_models", "GetModelsResponse"),
+    ("add_directories", "AddDirectoriesResponse"),
+    ("generate_session_title", "GenerateSessionTitleResponse"),
+];

@@ -25,6 +25,10 @@ use crate::content::Extra;
 use crate::messages::SystemMessage;
 use crate::responses::{PlanModeState, PluginInfo};
 use crate::serde_helpers::compact_f64;
+use crate::vocab::{
+    CompactTrigger, HookOutcome, InformationalLevel, McpServerState, PermissionModeName,
+    SessionState, StatusKind, TaskEndStatus,
+};
 
 /// A typed `system` subtype.
 pub trait SystemSubtype: Serialize + DeserializeOwned {
@@ -38,8 +42,10 @@ pub trait SystemSubtype: Serialize + DeserializeOwned {
             // Cannot happen for the structs of this module (all objects with string keys).
             _ => Map::new(),
         };
-        fields.remove("type");
-        fields.remove("subtype");
+        // `shift_remove`: with `preserve_order` a plain `remove` swaps the last field into
+        // the hole, and the line's key order would no longer be the struct's.
+        fields.shift_remove("type");
+        fields.shift_remove("subtype");
         let session_id = take_string(&mut fields, "session_id");
         let uuid = take_string(&mut fields, "uuid");
         SystemMessage {
@@ -48,6 +54,23 @@ pub trait SystemSubtype: Serialize + DeserializeOwned {
             uuid,
             fields,
         }
+    }
+
+    /// The line to hand to dcl's emitter: an empty `session_id` or `uuid` is left out, so the
+    /// emitter stamps the session's id and a fresh uuid (see the constructors of this module,
+    /// which leave both empty).
+    fn into_message(self) -> Message
+    where
+        Self: Sized,
+    {
+        let mut m = self.to_system_message();
+        if m.session_id.as_deref() == Some("") {
+            m.session_id = None;
+        }
+        if m.uuid.as_deref() == Some("") {
+            m.uuid = None;
+        }
+        Message::System(m)
     }
 
     /// Decodes the generic wire form; fails on another subtype or a wrong shape.
@@ -73,7 +96,7 @@ pub trait SystemSubtype: Serialize + DeserializeOwned {
 }
 
 fn take_string(map: &mut Map<String, Value>, key: &str) -> Option<String> {
-    match map.remove(key) {
+    match map.shift_remove(key) {
         Some(Value::String(s)) => Some(s),
         Some(other) => {
             // Not a string: keep it as an ordinary field rather than lose it.
@@ -156,6 +179,28 @@ macro_rules! system_subtypes {
         /// The subtypes [`SystemEvent`] types.
         pub const SYSTEM_SUBTYPES: &[&str] = &[$($name),*];
 
+        /// `(subtype, schema name)`: the `$defs` entry of each typed subtype.
+        pub const SYSTEM_SUBTYPE_SCHEMAS: &[(&str, &str)] = &[$(($name, stringify!($ty))),*];
+
+        /// The schema of a `system` line: one branch per typed subtype, so `subtype` is closed
+        /// and each branch lists its own required fields. Never built; it only describes.
+        #[derive(JsonSchema)]
+        #[serde(tag = "subtype")]
+        #[allow(dead_code)]
+        enum SystemLineSchema {
+            $( $(#[$doc])* #[serde(rename = $name)] $variant($ty), )*
+        }
+
+        impl JsonSchema for SystemMessage {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                "SystemMessage".into()
+            }
+
+            fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                <SystemLineSchema as JsonSchema>::json_schema(generator)
+            }
+        }
+
         impl SystemEvent {
             pub fn subtype(&self) -> &str {
                 match self {
@@ -222,6 +267,7 @@ impl SystemMessage {
 pub struct InitMcpServer {
     pub name: String,
     /// `connected`, `failed`, `needs-auth`, `pending` or `disabled`.
+    #[schemars(with = "McpServerState")]
     pub status: String,
     #[serde(flatten)]
     pub extra: Extra,
@@ -248,6 +294,7 @@ pub struct SystemInit {
     pub mcp_servers: Vec<InitMcpServer>,
     pub model: String,
     #[serde(rename = "permissionMode")]
+    #[schemars(with = "PermissionModeName")]
     pub permission_mode: String,
     #[serde(default)]
     pub slash_commands: Vec<String>,
@@ -326,12 +373,14 @@ impl SystemInit {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SystemStatus {
     #[serde(default)]
+    #[schemars(with = "Option<StatusKind>")]
     pub status: Option<String>,
     #[serde(
         default,
         rename = "permissionMode",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "Option<PermissionModeName>")]
     pub permission_mode: Option<String>,
     pub session_id: String,
     pub uuid: String,
@@ -391,6 +440,7 @@ pub struct SystemInformational {
     pub content: String,
     /// `notice`, `warning`, …
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<InformationalLevel>")]
     pub level: Option<String>,
     pub session_id: String,
     pub uuid: String,
@@ -453,6 +503,7 @@ pub struct SystemHookResponse {
     pub exit_code: Option<i64>,
     /// `success`, `error`, `cancelled`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<HookOutcome>")]
     pub outcome: Option<String>,
     pub session_id: String,
     pub uuid: String,
@@ -464,6 +515,7 @@ pub struct SystemHookResponse {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CompactMetadata {
     /// `manual` or `auto`.
+    #[schemars(with = "CompactTrigger")]
     pub trigger: String,
     pub pre_tokens: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -487,8 +539,9 @@ pub struct SystemCompactBoundary {
 pub struct TaskUsage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_tokens: Option<u64>,
-    #[serde(default)]
-    pub tool_uses: u64,
+    /// Absent when not counted (dcl's `task_notification`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_uses: Option<u64>,
     #[serde(default)]
     pub duration_ms: u64,
     #[serde(flatten)]
@@ -525,9 +578,9 @@ pub struct SystemTaskProgress {
     pub task_id: String,
     pub description: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<TaskUsage>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_use_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<TaskUsage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_tool_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -544,11 +597,12 @@ pub struct SystemTaskProgress {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SystemTaskNotification {
     pub task_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_use_id: Option<String>,
+    #[schemars(with = "TaskEndStatus")]
     pub status: String,
     pub output_file: String,
     pub summary: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_use_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<TaskUsage>,
     pub session_id: String,
@@ -571,6 +625,7 @@ pub struct SystemTaskUpdated {
 /// `system/session_state_changed`: `idle`, `running` or `requires_action`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SystemSessionStateChanged {
+    #[schemars(with = "SessionState")]
     pub state: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sdk_host_only: Option<bool>,
@@ -608,4 +663,211 @@ pub struct SystemPlanModeChanged {
     pub uuid: String,
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+// ---------------------------------------------------------------------------
+// Constructors for dcl's emission sites. Each leaves `session_id` and `uuid` empty: send the
+// frame with `emitter.emit(frame.into_message())`, and the emitter stamps both.
+// ---------------------------------------------------------------------------
+
+impl SystemInit {
+    /// An init for the emitter (no `session_id`/`uuid` yet); see [`SystemInit::new`].
+    pub fn unstamped(cwd: impl Into<String>, model: impl Into<String>) -> Self {
+        SystemInit::new("", "", cwd, model)
+    }
+
+    pub fn with_tools(mut self, tools: Vec<String>) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    pub fn with_mcp_servers(mut self, servers: Vec<InitMcpServer>) -> Self {
+        self.mcp_servers = servers;
+        self
+    }
+
+    pub fn with_permission_mode(mut self, mode: PermissionModeName) -> Self {
+        self.permission_mode = mode.into();
+        self
+    }
+
+    /// Where the API key came from (`ANTHROPIC_API_KEY`, `none`, …).
+    pub fn with_api_key_source(mut self, source: impl Into<String>) -> Self {
+        self.api_key_source = source.into();
+        self
+    }
+}
+
+impl InitMcpServer {
+    /// An entry from a typed state.
+    pub fn with_state(name: impl Into<String>, state: McpServerState) -> Self {
+        InitMcpServer::new(name, state.as_str())
+    }
+}
+
+impl SystemStatus {
+    fn unstamped(status: Option<StatusKind>, mode: Option<PermissionModeName>) -> Self {
+        SystemStatus {
+            status: status.map(String::from),
+            permission_mode: mode.map(String::from),
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }
+    }
+
+    /// `{"status":"requesting"}`: a model request is about to go out.
+    pub fn requesting() -> Self {
+        SystemStatus::unstamped(Some(StatusKind::Requesting), None)
+    }
+
+    /// `{"status":"compacting"}`.
+    pub fn compacting() -> Self {
+        SystemStatus::unstamped(Some(StatusKind::Compacting), None)
+    }
+
+    /// `{"status":null,"permissionMode":…}`: the permission mode changed.
+    pub fn permission_mode_changed(mode: PermissionModeName) -> Self {
+        SystemStatus::unstamped(None, Some(mode))
+    }
+}
+
+impl SystemApiRetry {
+    /// Retry `attempt` of `max_retries`, after `retry_delay_ms`; `error_status` is the HTTP
+    /// status (`None` for a connection error), `error` the kind (`overloaded`, …).
+    pub fn new(
+        attempt: u32,
+        max_retries: u32,
+        retry_delay_ms: u64,
+        error_status: Option<u16>,
+        error: impl Into<String>,
+    ) -> Self {
+        SystemApiRetry {
+            attempt,
+            max_retries,
+            retry_delay_ms: retry_delay_ms as f64,
+            error_status,
+            error: error.into(),
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl SystemPermissionDenied {
+    /// A call refused without asking anybody.
+    pub fn new(
+        tool_name: impl Into<String>,
+        tool_use_id: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        SystemPermissionDenied {
+            tool_name: tool_name.into(),
+            tool_use_id: tool_use_id.into(),
+            message: message.into(),
+            agent_id: None,
+            decision_reason_type: None,
+            decision_reason: None,
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl SystemInformational {
+    pub fn new(content: impl Into<String>, level: InformationalLevel) -> Self {
+        SystemInformational {
+            content: content.into(),
+            level: Some(level.into()),
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }
+    }
+
+    /// `{"content":…,"level":"warning"}`.
+    pub fn warning(content: impl Into<String>) -> Self {
+        SystemInformational::new(content, InformationalLevel::Warning)
+    }
+}
+
+impl SystemTaskStarted {
+    /// A task of `task_type` (`local_agent`, …) started by the tool call `tool_use_id`.
+    pub fn new(
+        task_id: impl Into<String>,
+        description: impl Into<String>,
+        tool_use_id: impl Into<String>,
+        task_type: impl Into<String>,
+    ) -> Self {
+        SystemTaskStarted {
+            task_id: task_id.into(),
+            description: description.into(),
+            tool_use_id: Some(tool_use_id.into()),
+            task_type: Some(task_type.into()),
+            subagent_type: None,
+            workflow_name: None,
+            prompt: None,
+            tools: None,
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl SystemTaskProgress {
+    /// Progress so far: tool calls made, time taken, the last tool used.
+    pub fn new(
+        task_id: impl Into<String>,
+        description: impl Into<String>,
+        tool_use_id: impl Into<String>,
+        tool_uses: u64,
+        duration_ms: u64,
+        last_tool_name: Option<String>,
+    ) -> Self {
+        SystemTaskProgress {
+            task_id: task_id.into(),
+            description: description.into(),
+            tool_use_id: Some(tool_use_id.into()),
+            usage: Some(TaskUsage {
+                tool_uses: Some(tool_uses),
+                duration_ms,
+                ..TaskUsage::default()
+            }),
+            last_tool_name,
+            subagent_type: None,
+            summary: None,
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl SystemTaskNotification {
+    /// The task ended with `status`; `summary` is its final text or error.
+    pub fn new(
+        task_id: impl Into<String>,
+        tool_use_id: impl Into<String>,
+        status: TaskEndStatus,
+        summary: impl Into<String>,
+        duration_ms: u64,
+    ) -> Self {
+        SystemTaskNotification {
+            task_id: task_id.into(),
+            tool_use_id: Some(tool_use_id.into()),
+            status: status.into(),
+            output_file: String::new(),
+            summary: summary.into(),
+            usage: Some(TaskUsage {
+                duration_ms,
+                ..TaskUsage::default()
+            }),
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }
+    }
 }

@@ -88,3 +88,49 @@ fn export_schema_bin_prints_the_document() {
     let printed: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
     assert_eq!(printed, dcl_protocol::schema::schema_document());
 }
+
+/// `validate-lines` (built with `--features validate`; skipped otherwise): a trace whose
+/// answer breaks its request's type fails with the line named; an empty directory is an
+/// error, not a pass.
+#[test]
+fn validate_lines_bin_judges_a_trace() {
+    let Some(bin) = option_env!("CARGO_BIN_EXE_validate-lines") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("dcl-validate-lines-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("empty")).expect("mkdir");
+    let run = |path: &std::path::Path| {
+        std::process::Command::new(bin)
+            .arg(path)
+            .output()
+            .expect("run validate-lines")
+    };
+    let out = run(&dir.join("empty"));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an empty directory must not pass"
+    );
+
+    let init = serde_json::to_string(&dcl_protocol::Message::from(dcl_protocol::SystemInit::new(
+        "s",
+        "u1",
+        "/cwd",
+        "mock-model",
+    )))
+    .expect("init line");
+    std::fs::write(
+        dir.join("t.in"),
+        r#"{"type":"control_request","request_id":"r1","request":{"subtype":"set_model","model":"x"}}"#,
+    )
+    .expect("write .in");
+    let answer = r#"{"type":"control_response","session_id":"s","uuid":"u2","response":{"subtype":"success","request_id":"r1","response":{"modle":"x"}}}"#;
+    std::fs::write(dir.join("t.out"), format!("{init}\n{answer}\n")).expect("write .out");
+    let out = run(&dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("t.out:2: answer to set_model"), "{stdout}");
+    assert!(!stdout.contains("t.out:1:"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,6 +1,7 @@
 //! The typed API: constructors, the `parent_tool_use_id` tri-state, legacy lines, system
 //! subtypes, request/response helpers, and consistency of the subtype tables.
 
+use dcl_protocol::system::SystemSubtype;
 use dcl_protocol::*;
 use serde_json::{Value, json};
 
@@ -275,24 +276,14 @@ fn responses_serialize_as_documented() {
         json!({"subtype":"success","request_id":"r","response":{"still_queued":[]}})
     );
     let usage = ContextUsageResponse {
-        categories: vec![ContextCategory::new("Messages", 10, "purple")],
-        total_tokens: 10,
-        max_tokens: 100,
-        raw_max_tokens: 100,
-        percentage: 10.0,
-        model: "m".into(),
         is_auto_compact_enabled: true,
-        auto_compact_threshold: None,
-        autocompact_source: None,
-        memory_files: None,
-        mcp_tools: None,
-        agents: None,
-        grid_rows: None,
-        slash_commands: None,
-        skills: None,
-        message_breakdown: None,
-        api_usage: None,
-        extra: Default::default(),
+        ..ContextUsageResponse::new(
+            vec![ContextCategory::new("Messages", 10, "purple")],
+            10,
+            100,
+            10.0,
+            "m",
+        )
     };
     let v = serde_json::to_value(&usage).unwrap();
     assert_eq!(v["percentage"], json!(10));
@@ -302,6 +293,7 @@ fn responses_serialize_as_documented() {
         effective: serde_json::Map::new(),
         sources: vec![SettingsSource {
             source: "user".into(),
+            path: None,
             settings: serde_json::Map::new(),
             extra: Default::default(),
         }],
@@ -401,4 +393,27 @@ fn user_accessors_read_qoder_fields() {
     assert_eq!(u.should_query(), Some(false));
     assert_eq!(u.origin(), Some(&json!({"kind":"human"})));
     assert_eq!(u.message.content.text(), "a\nb");
+}
+
+/// The typed frames keep the key order dcl has always written (the struct's order, after
+/// `type`, `subtype`, `session_id`, `uuid`).
+#[test]
+fn typed_system_frames_keep_their_key_order() {
+    let init = SystemInit::new("s", "u", "/c", "m").with_qoder(vec!["x".into()]);
+    assert_eq!(
+        to_line(&Message::from(init))
+            .replace(DCL_VERSION, "DCLV")
+            .replace(PROTOCOL_LEVEL, "LEVEL"),
+        r#"{"type":"system","subtype":"init","session_id":"s","uuid":"u","cwd":"/c","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","slash_commands":[],"apiKeySource":"none","claude_code_version":"LEVEL","dcl_version":"DCLV","output_style":"default","agents":[],"skills":[],"plugins":[],"qodercli_version":"LEVEL","protocol_version":"1.4.0","capabilities":["x"]}"#
+    );
+    let retry = SystemApiRetry::new(1, 2, 500, Some(529), "overloaded").into_message();
+    assert_eq!(
+        to_line(&retry),
+        r#"{"type":"system","subtype":"api_retry","attempt":1,"max_retries":2,"retry_delay_ms":500,"error_status":529,"error":"overloaded"}"#
+    );
+    let mode = SystemStatus::permission_mode_changed(PermissionModeName::AcceptEdits);
+    assert_eq!(
+        to_line(&mode.into_message()),
+        r#"{"type":"system","subtype":"status","status":null,"permissionMode":"acceptEdits"}"#
+    );
 }

@@ -9,7 +9,30 @@ import { fileURLToPath } from 'node:url';
 
 export const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const REPO = path.resolve(HERE, '..', '..', '..');
-export const DCL = path.resolve(process.env.DCL_BIN || path.join(REPO, 'target', 'debug', 'dcl'));
+/** The dcl binary. */
+export const REAL_DCL = path.resolve(process.env.DCL_BIN || path.join(REPO, 'target', 'debug', 'dcl'));
+
+/**
+ * The CLI path the SDKs get. Unless DCL_RECORD=0, it is tests/conformance/trace-dcl.sh, which
+ * records each session's stream-json traffic under DCL_RECORD_DIR (default
+ * <repo>/tests/.work/recorded) in node-<test file>/, cleared when the file starts;
+ * tests/run-all.sh then validates every line dcl wrote against the protocol schema.
+ */
+export const DCL = recordingCli();
+
+function recordingCli() {
+  if (process.env.DCL_RECORD === '0') return REAL_DCL;
+  const root = process.env.DCL_RECORD_DIR || path.join(REPO, 'tests', '.work', 'recorded');
+  // node --test runs each test file in a process of its own: one directory per file.
+  const file = path.basename(process.argv[1] || 'node', '.mjs').replace(/\.test$/, '');
+  const out = path.join(root, `node-${file}`);
+  fs.rmSync(out, { recursive: true, force: true });
+  fs.mkdirSync(out, { recursive: true });
+  // childEnv() copies process.env, so the wrapper finds these.
+  process.env.DCL_REAL_BIN = REAL_DCL;
+  process.env.DCL_TRACE_DIR = out;
+  return path.join(REPO, 'tests', 'conformance', 'trace-dcl.sh');
+}
 
 /** What the mock model answers to a prompt without a trigger word. */
 export const HELLO = 'Hello from the fake model.';
@@ -20,7 +43,7 @@ export const TIMEOUT_MS = Number(process.env.DCL_CONFORMANCE_TIMEOUT || 60) * 10
 
 /** Fail early and clearly when the binary is missing or broken. */
 export function checkDcl() {
-  assert.ok(fs.existsSync(DCL), `dcl binary not found at ${DCL}: build it or set DCL_BIN`);
+  assert.ok(fs.existsSync(REAL_DCL), `dcl binary not found at ${REAL_DCL}: build it or set DCL_BIN`);
   const r = spawnSync(DCL, ['-v'], { encoding: 'utf8', timeout: 5000 });
   assert.equal(r.status, 0, `dcl -v failed: ${r.error ?? r.stderr}`);
 }

@@ -4,12 +4,18 @@ The suite drives the ``dcl`` binary through the unmodified PyPI SDKs
 (``claude-agent-sdk``, ``qoder-agent-sdk``), both installed from their sdists so
 that no bundled CLI exists. ``DCL_BIN`` names the binary (default:
 ``<repo>/target/debug/dcl``).
+
+Every session's stream-json traffic is recorded by ``tests/conformance/trace-dcl.sh`` (the
+SDKs' CLI path) under ``DCL_RECORD_DIR`` (default ``<repo>/tests/.work/recorded``) in
+``python/``, cleared when the suite starts; ``tests/run-all.sh`` then validates every line dcl
+wrote against the protocol schema. ``DCL_RECORD=0`` runs dcl directly instead.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
 import tempfile
 from collections.abc import AsyncIterable, Awaitable, Iterator
@@ -36,6 +42,20 @@ def dcl_path() -> Path:
     return Path(os.environ.get("DCL_BIN") or REPO / "target" / "debug" / "dcl").resolve()
 
 
+def recording_cli(real: Path) -> str:
+    """The CLI path the SDKs get: the trace wrapper around ``real``, or ``real`` itself."""
+    if os.environ.get("DCL_RECORD", "1") == "0":
+        return str(real)
+    root = Path(os.environ.get("DCL_RECORD_DIR") or REPO / "tests" / ".work" / "recorded")
+    out = root / "python"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    # The SDKs hand their environment to the child, so the wrapper finds these.
+    os.environ["DCL_REAL_BIN"] = str(real)
+    os.environ["DCL_TRACE_DIR"] = str(out)
+    return str(REPO / "tests" / "conformance" / "trace-dcl.sh")
+
+
 @pytest.fixture(scope="session")
 def dcl_bin() -> str:
     path = dcl_path()
@@ -48,7 +68,7 @@ def dcl_bin() -> str:
         [str(path), "-v"], capture_output=True, text=True, timeout=5, check=False
     )
     assert out.returncode == 0, f"dcl -v exited {out.returncode}: {out.stderr}"
-    return str(path)
+    return recording_cli(path)
 
 
 @pytest.fixture(scope="session", autouse=True)

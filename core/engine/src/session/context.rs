@@ -1,6 +1,7 @@
 //! `get_context_usage`: how much of the context window the next request would use, by
 //! category, from the real system prompt, tool definitions, messages and output schema.
 
+use dcl_protocol::{ContextCategory, ContextUsageResponse};
 use serde_json::{Value, json};
 
 use super::models;
@@ -12,7 +13,7 @@ fn tokens(chars: usize) -> u64 {
     chars.div_ceil(4) as u64
 }
 
-pub(crate) fn usage(core: &SessionCore) -> Value {
+pub(crate) fn usage(core: &SessionCore) -> ContextUsageResponse {
     let live = core.state.live();
     let services = &core.services;
     let system = crate::prompt::system_prompt(
@@ -76,46 +77,53 @@ pub(crate) fn usage(core: &SessionCore) -> Value {
     let pct = |t: u64| (t as f64 * 10_000.0 / max as f64).round() / 100.0;
     // One superset shape serves both dialects: Claude reads name/tokens/kind, Qoder
     // reads type/percentage and the top-level contextWindow/session blocks.
-    let mut list: Vec<Value> = categories
+    let mut list: Vec<ContextCategory> = categories
         .iter()
         .map(|(name, id, kind, t, color)| {
-            json!({"name": name, "id": id, "type": kind, "kind": "used", "tokens": t,
-                   "percentage": pct(*t), "color": color})
+            ContextCategory::full(*name, *id, *kind, "used", *t, pct(*t), *color)
         })
         .collect();
-    list.push(
-        json!({"name": "Free space", "id": "free_space", "type": "free_space", "kind": "free",
-                     "tokens": free, "percentage": pct(free), "color": "promptBorder"}),
-    );
+    list.push(ContextCategory::full(
+        "Free space",
+        "free_space",
+        "free_space",
+        "free",
+        free,
+        pct(free),
+        "promptBorder",
+    ));
     let stats = core.state.with(|s| s.stats.clone());
-    json!({
-        "categories": list,
-        "totalTokens": total,
-        "maxTokens": max,
-        "rawMaxTokens": max,
-        "percentage": pct(total),
-        "model": live.model,
-        "isAutoCompactEnabled": false,
-        "memoryFiles": services.memory.iter().map(|m| json!({
-            "path": m.path.display().to_string(),
-            "type": if m.scope == "user" { "User" } else { "Project" },
-            "tokens": tokens(m.content.len()),
-        })).collect::<Vec<_>>(),
-        "mcpTools": [],
-        "agents": [],
-        "gridRows": [],
-        "contextWindow": {"usedPercentage": pct(total), "usedTokens": total, "maxTokens": max},
-        "autoCompact": {"enabled": false, "thresholdPercentage": 100},
+    let memory_files = services
+        .memory
+        .iter()
+        .map(|m| {
+            json!({
+                "path": m.path.display().to_string(),
+                "type": if m.scope == "user" { "User" } else { "Project" },
+                "tokens": tokens(m.content.len()),
+            })
+        })
+        .collect();
+    ContextUsageResponse {
+        memory_files: Some(memory_files),
+        mcp_tools: Some(Vec::new()),
+        agents: Some(Vec::new()),
+        grid_rows: Some(Vec::new()),
+        context_window: Some(
+            json!({"usedPercentage": pct(total), "usedTokens": total, "maxTokens": max}),
+        ),
+        auto_compact: Some(json!({"enabled": false, "thresholdPercentage": 100})),
         // Both dialects' skill summaries: Claude's and Qoder's keys in one object.
-        "skills": {"totalSkills": 0, "includedSkills": 0, "tokens": 0, "skillFrontmatter": [],
-                   "count": 0, "percentageOfContext": 0, "items": []},
-        "apiUsage": Value::Null,
-        "duplicateFileReads": [],
-        "session": {
+        skills: Some(json!({"totalSkills": 0, "includedSkills": 0, "tokens": 0,
+            "skillFrontmatter": [], "count": 0, "percentageOfContext": 0, "items": []})),
+        api_usage: Some(Value::Null),
+        duplicate_file_reads: Some(Vec::new()),
+        session: Some(json!({
             "messageCount": stats.messages,
             "promptCount": stats.prompts,
             "toolCalls": stats.tool_calls,
             "linesChanged": stats.lines_changed,
-        },
-    })
+        })),
+        ..ContextUsageResponse::new(list, total, max, pct(total), live.model.clone())
+    }
 }

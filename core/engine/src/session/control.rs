@@ -1,12 +1,18 @@
 //! Host -> dcl control requests.
 
 use dcl_protocol::{
-    ControlRequestEnvelope, ControlResponse, HostRequest, InitializeRequest, RequestParseError,
+    AccountInfo, AgentInfo, AppliedSettings, ApplyFlagSettingsResponse, CancelAsyncMessageResponse,
+    ControlRequestEnvelope, ControlResponse, EmptyResponse, Extra, GetSettingsResponse,
+    HostRequest, InitializeRequest, InitializeResponse, InterruptResponse, McpStatusResponse,
+    ModelInfo, ReloadPluginsResponse, RequestParseError, SetModelResponse,
+    SetPermissionModeResponse, SettingsSource, SystemStatus,
 };
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::actor::Actor;
 use super::hooks::HookRegistry;
+use super::init::{mcp_server_status, mode_name, qoder_capabilities};
 use super::models;
 use super::services::SessionCore;
 use crate::permissions::PermissionMode;
@@ -33,16 +39,22 @@ impl Actor {
             HostRequest::Initialize(init) => self.initialize(init),
             HostRequest::Interrupt(r) => {
                 let still = self.interrupt(r.cancel_queued != Some(false));
-                Ok(Some(json!({ "still_queued": still })))
+                answer(InterruptResponse {
+                    still_queued: still,
+                    ..InterruptResponse::default()
+                })
             }
             HostRequest::SetPermissionMode(r) => match PermissionMode::parse(&r.mode) {
                 Ok(mode) => {
                     self.core.state.with(|s| s.live.permission_mode = mode);
-                    let mut f = Map::new();
-                    f.insert("status".into(), Value::Null);
-                    f.insert("permissionMode".into(), json!(mode.as_str()));
-                    self.core.services.emitter.system("status", f);
-                    Ok(Some(json!({ "mode": mode.as_str() })))
+                    self.core
+                        .services
+                        .emitter
+                        .system(SystemStatus::permission_mode_changed(mode_name(mode)));
+                    answer(SetPermissionModeResponse {
+                        mode: mode_name(mode).into(),
+                        extra: Extra::new(),
+                    })
                 }
                 Err(e) => Err(e),
             },
@@ -59,7 +71,10 @@ impl Actor {
                         s.live.model = resolved.clone();
                     }
                 });
-                Ok(Some(json!({ "model": resolved })))
+                answer(SetModelResponse {
+                    model: resolved,
+                    extra: Extra::new(),
+                })
             }
             HostRequest::SetMaxThinkingTokens(r) => {
                 let value = r.max_thinking_tokens.map(|t| t.min(u32::MAX as u64) as u32);
@@ -88,8 +103,10 @@ impl Actor {
                     )
                     .await;
                     core.mcp_ready().await;
-                    let status = json!(core.services.mcp.status());
-                    Ok(Some(json!({ "mcpServers": status, "servers": status })))
+                    let servers = core.services.mcp.status();
+                    answer(McpStatusResponse::new(
+                        servers.into_iter().map(mcp_server_status).collect(),
+                    ))
                 });
                 return;
             }
@@ -107,11 +124,14 @@ impl Actor {
                 if let Some(p) = &cancelled {
                     super::turn::emit_cancelled_result(&self.core, p);
                 }
-                Ok(Some(json!({ "cancelled": self.queue.len() != before })))
+                answer(CancelAsyncMessageResponse {
+                    cancelled: self.queue.len() != before,
+                    extra: Extra::new(),
+                })
             }
             HostRequest::ApplyFlagSettings(r) => self.apply_flag_settings(r.settings),
-            HostRequest::GetSettings(_) => Ok(Some(self.get_settings())),
-            HostRequest::GetContextUsage(_) => Ok(Some(super::context::usage(&self.core))),
+            HostRequest::GetSettings(_) => answer(self.get_settings()),
+            HostRequest::GetContextUsage(_) => answer(super::context::usage(&self.core)),
             HostRequest::SeedReadState(r) => {
                 // dcl's edit tools read the file afresh on every call, so there is no
                 // read cache to seed; the request is still checked so mistakes surface.
@@ -155,13 +175,17 @@ impl Actor {
                 });
                 return;
             }
-            HostRequest::ReloadPlugins(_) => Ok(Some(json!({
-                "commands": [],
-                "agents": [],
-                "plugins": [],
-                "mcpServers": self.core.services.mcp.status(),
-                "error_count": 0,
-            }))),
+            HostRequest::ReloadPlugins(_) => answer(ReloadPluginsResponse {
+                mcp_servers: self
+                    .core
+                    .services
+                    .mcp
+                    .status()
+                    .into_iter()
+                    .map(mcp_server_status)
+                    .collect(),
+                ..ReloadPluginsResponse::default()
+            }),
             HostRequest::McpToggle(r) => {
                 self.answer_later(id.clone(), async move |core: Arc<SessionCore>| {
                     core.services
@@ -188,7 +212,7 @@ impl Actor {
                 // Server-initiated messages from a host's MCP server (TS SDK); dcl's MCP
                 // client does not subscribe to any, so they are acknowledged and dropped.
                 tracing::debug!("ignoring a server-initiated MCP message from {}", r.server_name);
-                Ok(Some(json!({})))
+                answer(EmptyResponse::default())
             }
             HostRequest::McpSetServers(_) => Err(
                 "mcp_set_servers is not supported: configure MCP servers with `dcl mcp add`, or provide them from the host through initialize.sdkMcpServers"
@@ -278,17 +302,14 @@ impl Actor {
             if let Some(a) = &init.append_system_prompt {
                 s.live.append_system_prompt = Some(a.clone());
             }
-            let agents: Vec<Value> = s
+            let agents: Vec<AgentInfo> = s
                 .agents
                 .iter()
-                .map(|a| {
-                    let mut m = Map::new();
-                    m.insert("name".into(), json!(a.name));
-                    m.insert("description".into(), json!(a.description));
-                    if let Some(model) = &a.model {
-                        m.insert("model".into(), json!(model));
-                    }
-                    Value::Object(m)
+                .map(|a| AgentInfo {
+                    name: a.name.clone(),
+                    description: a.description.clone(),
+                    model: a.model.clone(),
+                    extra: Extra::new(),
                 })
                 .collect();
             (s.live.model.clone(), s.live.permission_mode, agents)
@@ -298,53 +319,63 @@ impl Actor {
         if self.core.services.qoder() {
             super::init::emit_init(&self.core);
         }
-        let mut response = json!({
-            "commands": [],
-            "agents": agents,
-            "output_style": "default",
-            "available_output_styles": ["default"],
-            "models": model_list(&model),
-            "account": {
-                "tokenSource": "none",
-                "apiKeySource": self.core.services.clients.api_key_source(),
-                "apiProvider": "firstParty",
-            },
-            "pid": std::process::id(),
-            "hook_on_failure_supported": true,
-            "claude_code_version": dcl_protocol::PROTOCOL_LEVEL,
-            "dcl_version": dcl_protocol::DCL_VERSION,
-            "current_permission_mode": mode.as_str(),
-        });
-        if let Some(obj) = response.as_object_mut() {
-            if self.core.services.qoder() {
-                obj.insert("capabilities".into(), json!(QODER_CAPABILITIES));
-            }
-            if !warnings.is_empty() {
-                obj.insert("warnings".into(), json!(warnings));
-            }
+        let mut response = InitializeResponse {
+            agents,
+            ..InitializeResponse::default()
         }
-        Ok(Some(response))
+        .with_models(model_list(&model))
+        .with_account(AccountInfo::new(
+            "none",
+            self.core.services.clients.api_key_source(),
+            "firstParty",
+        ))
+        .with_permission_mode(mode_name(mode))
+        .with_warnings(warnings);
+        if self.core.services.qoder() {
+            response = response.with_capabilities(qoder_capabilities());
+        }
+        answer(response)
     }
 }
 
-fn model_list(current: &str) -> Value {
-    let mut list = vec![json!({
-        "value": models::MOCK_MODEL,
-        "resolvedModel": models::MOCK_MODEL,
-        "displayName": "Mock model",
-        "description": "dcl's built-in deterministic offline model",
-    })];
+/// A typed answer payload.
+fn answer(payload: impl Serialize) -> Result<Option<Value>, String> {
+    serde_json::to_value(payload)
+        .map(Some)
+        .map_err(|e| format!("response serialization failed: {e}"))
+}
+
+fn model_list(current: &str) -> Vec<ModelInfo> {
+    let mut list = vec![ModelInfo::resolved(
+        models::MOCK_MODEL,
+        models::MOCK_MODEL,
+        "Mock model",
+        "dcl's built-in deterministic offline model",
+    )];
     for (alias, id, name) in [
         ("sonnet", "claude-sonnet-4-5", "Sonnet"),
         ("opus", "claude-opus-4-1", "Opus"),
         ("haiku", "claude-haiku-4-5", "Haiku"),
     ] {
-        list.push(json!({"value": alias, "resolvedModel": id, "displayName": name, "description": format!("Claude {name}")}));
+        list.push(ModelInfo::resolved(
+            alias,
+            id,
+            name,
+            format!("Claude {name}"),
+        ));
     }
-    if !list.iter().any(|m| m["resolvedModel"] == current) {
-        list.push(json!({"value": current, "resolvedModel": current, "displayName": current, "description": "configured model"}));
+    if !list
+        .iter()
+        .any(|m| m.resolved_model.as_deref() == Some(current))
+    {
+        list.push(ModelInfo::resolved(
+            current,
+            current,
+            current,
+            "configured model",
+        ));
     }
-    Value::Array(list)
+    list
 }
 
 /// Keys `apply_flag_settings` may change, and where they land in the settings.
@@ -442,34 +473,49 @@ impl Actor {
                 // Permission modes act at once, even during a turn.
                 live.permission_mode = m;
             }
-            json!({ "applied": { "model": live.pending_model.clone().unwrap_or_else(|| live.model.clone()), "effort": live.effort } })
+            let mut applied = Map::new();
+            applied.insert(
+                "model".into(),
+                json!(
+                    live.pending_model
+                        .clone()
+                        .unwrap_or_else(|| live.model.clone())
+                ),
+            );
+            applied.insert("effort".into(), json!(live.effort));
+            ApplyFlagSettingsResponse {
+                applied: Some(applied),
+                extra: Extra::new(),
+            }
         });
-        Ok(Some(applied))
+        answer(applied)
     }
 
-    fn get_settings(&self) -> Value {
+    fn get_settings(&self) -> GetSettingsResponse {
         let (settings, live) = self
             .core
             .state
             .with(|s| (s.settings.clone(), s.live.clone()));
-        let sources: Vec<Value> = settings
+        let sources = settings
             .layers
             .iter()
-            .map(|l| {
-                let mut m = Map::new();
-                m.insert("source".into(), json!(l.source));
-                if let Some(p) = &l.path {
-                    m.insert("path".into(), json!(p.display().to_string()));
-                }
-                m.insert("settings".into(), Value::Object(l.settings.clone()));
-                Value::Object(m)
+            .map(|l| SettingsSource {
+                source: l.source.to_string(),
+                path: l.path.as_ref().map(|p| p.display().to_string()),
+                settings: l.settings.clone(),
+                extra: Extra::new(),
             })
             .collect();
-        json!({
-            "effective": settings.effective(),
-            "sources": sources,
-            "applied": { "model": live.model, "effort": live.effort },
-        })
+        GetSettingsResponse {
+            effective: settings.effective(),
+            sources,
+            applied: AppliedSettings {
+                model: Some(live.model),
+                effort: live.effort,
+                extra: Extra::new(),
+            },
+            extra: Extra::new(),
+        }
     }
 }
 

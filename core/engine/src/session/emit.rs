@@ -11,8 +11,9 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use dcl_protocol::{Extra, Message, SystemMessage};
-use serde_json::{Map, Value};
+use dcl_protocol::system::SystemSubtype;
+use dcl_protocol::{Extra, Message};
+use serde_json::Value;
 use tokio::sync::Notify;
 
 /// What the session hands to its front end.
@@ -223,14 +224,9 @@ impl Emitter {
         self.outbox.push(Outbound::Line(Box::new(message)));
     }
 
-    /// A `system` line with the given subtype and fields.
-    pub fn system(&self, subtype: &str, fields: Map<String, Value>) {
-        self.emit(Message::System(SystemMessage {
-            subtype: subtype.to_string(),
-            session_id: None,
-            uuid: None,
-            fields,
-        }));
+    /// A typed `system` line (`SystemInit`, `SystemApiRetry`, …), stamped like any other.
+    pub fn system(&self, frame: impl SystemSubtype) {
+        self.emit(frame.into_message());
     }
 
     pub fn end(&self) {
@@ -302,8 +298,8 @@ impl TurnEmitter {
         self.inner.emit(message);
     }
 
-    pub fn system(&self, subtype: &str, fields: Map<String, Value>) {
-        self.inner.system(subtype, fields);
+    pub fn system(&self, frame: impl SystemSubtype) {
+        self.inner.system(frame);
     }
 }
 
@@ -326,6 +322,8 @@ fn stamp(extra: &mut Extra, sid: String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dcl_protocol::SystemMessage;
+    use serde_json::Map;
 
     fn line(n: usize) -> Message {
         Message::System(SystemMessage {

@@ -7,7 +7,8 @@ use std::time::Duration;
 use super::host::HostError;
 use super::turn::TurnContext;
 use dcl_protocol::{
-    HookCallbackRequest, HookCallbackTag, HookMatcherConfig, HookOutput, InitializeRequest,
+    HookCallbackRequest, HookCallbackTag, HookMatcherConfig, HookOutput, InformationalLevel,
+    InitializeRequest, SystemInformational,
 };
 use regex::Regex;
 use serde_json::{Map, Value, json};
@@ -231,10 +232,10 @@ pub(crate) async fn run(
         }
     }
     for m in &verdict.system_messages {
-        let mut f = Map::new();
-        f.insert("content".into(), json!(m));
-        f.insert("level".into(), json!("notice"));
-        ctx.emitter.system("informational", f);
+        ctx.emitter.system(SystemInformational::new(
+            m.clone(),
+            InformationalLevel::Notice,
+        ));
     }
     verdict
 }

@@ -1,58 +1,112 @@
 //! The `system/init` line that opens every turn (Qoder also sends one before the
-//! `initialize` answer).
+//! `initialize` answer), and the mapping of dcl's own enums to the wire's vocabularies.
 
-use serde_json::{Map, Value, json};
+use dcl_mcp::{ConnectionStatus, ServerStatus};
+use dcl_protocol::{
+    Extra, InitMcpServer, McpServerState, McpServerStatus, McpToolInfo, PermissionModeName,
+    SystemInit,
+};
 
 use super::services::SessionCore;
+use crate::permissions::PermissionMode;
 
 pub(crate) fn emit_init(core: &SessionCore) {
     let live = core.state.live();
     let services = &core.services;
-    let mut f = Map::new();
-    f.insert("cwd".into(), json!(services.cwd.display().to_string()));
-    f.insert("tools".into(), json!(core.tool_names()));
-    let servers: Vec<Value> = services
+    let servers = services
         .mcp
         .status()
         .into_iter()
-        .map(|s| json!({"name": s.name, "status": s.status}))
+        .map(|s| InitMcpServer::with_state(s.name, mcp_state(s.status)))
         .collect();
-    f.insert("mcp_servers".into(), json!(servers));
-    f.insert("model".into(), json!(live.model));
-    f.insert(
-        "permissionMode".into(),
-        json!(live.permission_mode.as_str()),
-    );
-    f.insert("slash_commands".into(), json!([]));
-    f.insert(
-        "apiKeySource".into(),
-        json!(services.clients.api_key_source()),
-    );
-    f.insert(
-        "claude_code_version".into(),
-        json!(dcl_protocol::PROTOCOL_LEVEL),
-    );
-    f.insert("dcl_version".into(), json!(dcl_protocol::DCL_VERSION));
-    f.insert("output_style".into(), json!("default"));
-    f.insert(
-        "agents".into(),
-        json!(core.state.with(|s| s.agents.names())),
-    );
-    f.insert("skills".into(), json!([]));
-    f.insert("plugins".into(), json!([]));
+    let mut init = SystemInit::unstamped(services.cwd.display().to_string(), live.model.clone())
+        .with_tools(core.tool_names())
+        .with_mcp_servers(servers)
+        .with_permission_mode(mode_name(live.permission_mode))
+        .with_api_key_source(services.clients.api_key_source());
+    init.agents = core.state.with(|s| s.agents.names());
     if services.qoder() {
-        f.insert(
-            "qodercli_version".into(),
-            json!(dcl_protocol::PROTOCOL_LEVEL),
-        );
-        f.insert(
-            "protocol_version".into(),
-            json!(dcl_protocol::QODER_PROTOCOL_VERSION),
-        );
-        f.insert(
-            "capabilities".into(),
-            json!(super::control::QODER_CAPABILITIES),
-        );
+        init = init.with_qoder(qoder_capabilities());
     }
-    services.emitter.system("init", f);
+    services.emitter.system(init);
+}
+
+/// What the Qoder dialect advertises, as the wire carries it.
+pub(crate) fn qoder_capabilities() -> Vec<String> {
+    super::control::QODER_CAPABILITIES
+        .iter()
+        .map(|c| c.to_string())
+        .collect()
+}
+
+/// A permission mode as the wire names it.
+pub(crate) fn mode_name(mode: PermissionMode) -> PermissionModeName {
+    match mode {
+        PermissionMode::Default => PermissionModeName::Default,
+        PermissionMode::AcceptEdits => PermissionModeName::AcceptEdits,
+        PermissionMode::Plan => PermissionModeName::Plan,
+        PermissionMode::BypassPermissions => PermissionModeName::BypassPermissions,
+        PermissionMode::DontAsk => PermissionModeName::DontAsk,
+    }
+}
+
+/// An MCP connection state as the wire names it.
+pub(crate) fn mcp_state(status: ConnectionStatus) -> McpServerState {
+    match status {
+        ConnectionStatus::Connected => McpServerState::Connected,
+        ConnectionStatus::Pending => McpServerState::Pending,
+        ConnectionStatus::Failed => McpServerState::Failed,
+        ConnectionStatus::Disabled => McpServerState::Disabled,
+    }
+}
+
+/// An MCP server's entry in `mcp_status` and `reload_plugins`.
+pub(crate) fn mcp_server_status(s: ServerStatus) -> McpServerStatus {
+    McpServerStatus {
+        error: s.error,
+        server_info: s.server_info,
+        tools: Some(
+            s.tools
+                .into_iter()
+                .map(|t| McpToolInfo {
+                    name: t.name,
+                    description: t.description,
+                    annotations: t.annotations,
+                    extra: Extra::new(),
+                })
+                .collect(),
+        ),
+        config: Some(s.config),
+        scope: s.scope,
+        ..McpServerStatus::new(s.name, mcp_state(s.status).as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_names_match_the_engine_spellings() {
+        for m in [
+            PermissionMode::Default,
+            PermissionMode::AcceptEdits,
+            PermissionMode::Plan,
+            PermissionMode::BypassPermissions,
+            PermissionMode::DontAsk,
+        ] {
+            assert_eq!(mode_name(m).as_str(), m.as_str());
+        }
+        for s in [
+            ConnectionStatus::Connected,
+            ConnectionStatus::Pending,
+            ConnectionStatus::Failed,
+            ConnectionStatus::Disabled,
+        ] {
+            assert_eq!(
+                serde_json::to_value(s).unwrap(),
+                serde_json::json!(mcp_state(s).as_str())
+            );
+        }
+    }
 }

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use dcl_protocol::ContentBlock;
+use dcl_protocol::{ContentBlock, ModelUsage};
 use serde_json::Value;
 
 use super::hooks::HookRegistry;
@@ -48,7 +48,26 @@ impl LiveSettings {
 #[derive(Debug, Clone, Default)]
 pub struct Totals {
     pub cost_usd: f64,
-    pub model_usage: serde_json::Map<String, Value>,
+    /// Per model, in the order first used (`result.modelUsage`).
+    pub model_usage: Vec<(String, ModelUsage)>,
+}
+
+impl Totals {
+    /// The entry of `model`, made by `new` when it has none yet.
+    pub fn model_entry(
+        &mut self,
+        model: &str,
+        new: impl FnOnce() -> ModelUsage,
+    ) -> &mut ModelUsage {
+        let i = match self.model_usage.iter().position(|(m, _)| m == model) {
+            Some(i) => i,
+            None => {
+                self.model_usage.push((model.to_string(), new()));
+                self.model_usage.len() - 1
+            }
+        };
+        &mut self.model_usage[i].1
+    }
 }
 
 /// Counts over the session, reported by `get_context_usage`.

@@ -1,7 +1,7 @@
 //! The loop of one turn: record the prompt, then sample and run tools until the model
 //! stops calling them, a limit is reached, a hook stops the turn or it is interrupted.
 
-use dcl_protocol::{ContentBlock, Extra, Message, ToolUseBlock};
+use dcl_protocol::{ContentBlock, Extra, Message, TerminalReason, ToolUseBlock};
 use serde_json::{Map, json};
 
 use super::orchestrator::{self, CallOutcome};
@@ -98,7 +98,9 @@ pub(super) async fn drive(
         st.num_turns += 1;
         let reply = match sampling::sample_with_fallback(ctx, conv, st).await {
             Ok(r) => r,
-            Err(SampleError::Cancelled) => return Finish::Interrupted("aborted_streaming"),
+            Err(SampleError::Cancelled) => {
+                return Finish::Interrupted(TerminalReason::AbortedStreaming);
+            }
             Err(SampleError::Api(e)) => {
                 // What the API refused must not be sent again, or every later turn fails
                 // the same way.
@@ -134,7 +136,7 @@ pub(super) async fn drive(
             }
         }
         match orchestrator::run_calls(ctx, conv, st, &tool_uses, &reply.invalid_inputs).await {
-            CallOutcome::Interrupted => return Finish::Interrupted("aborted_tools"),
+            CallOutcome::Interrupted => return Finish::Interrupted(TerminalReason::AbortedTools),
             CallOutcome::Done => {}
         }
         if let Some(reason) = st.hook_stop.take() {

@@ -2,7 +2,10 @@
 //! PermissionRequest hooks, then the host (`can_use_tool`) — or an automatic denial when
 //! nobody can be asked.
 
-use dcl_protocol::{CanUseToolRequest, CanUseToolTag, Extra, PermissionDecision, ToolUseBlock};
+use dcl_protocol::{
+    CanUseToolRequest, CanUseToolTag, Extra, PermissionDecision, SystemPermissionDenied,
+    ToolUseBlock,
+};
 use serde_json::{Map, Value, json};
 
 use super::TurnContext;
@@ -114,11 +117,11 @@ pub(super) async fn decide(
     if !can_ask || policy.mode == PermissionMode::DontAsk {
         let message = permissions::auto_denial_message(&tu.name, kind, blocked_path.as_deref());
         // Nobody was asked: say so on the stream as well as in the tool result.
-        let mut f = Map::new();
-        f.insert("tool_name".into(), json!(tu.name));
-        f.insert("tool_use_id".into(), json!(tu.id));
-        f.insert("message".into(), json!(message));
-        ctx.emitter.system("permission_denied", f);
+        ctx.emitter.system(SystemPermissionDenied::new(
+            tu.name.clone(),
+            tu.id.clone(),
+            message.clone(),
+        ));
         return Decision::Deny(message);
     }
     let asked = ToolUseBlock {

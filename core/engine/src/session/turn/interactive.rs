@@ -163,13 +163,10 @@ fn exit_plan_mode(ctx: &TurnContext, proposed: &Value, input: Value) -> ToolOutp
     if !was_plan {
         return ToolOutput::error("Not in plan mode: there is no plan to approve.");
     }
-    let mut f = Map::new();
-    f.insert("status".into(), Value::Null);
-    f.insert(
-        "permissionMode".into(),
-        json!(PermissionMode::Default.as_str()),
-    );
-    ctx.emitter.system("status", f);
+    ctx.emitter
+        .system(dcl_protocol::SystemStatus::permission_mode_changed(
+            crate::session::init::mode_name(PermissionMode::Default),
+        ));
     ToolOutput {
         content: dcl_protocol::ToolResultContent::Text(format!(
             "User has approved your plan. You can now start coding. Start with updating your todo list if applicable\n\n## Approved Plan:\n{plan}"

@@ -365,10 +365,8 @@ async fn execute(ctx: &TurnContext, p: &Prepared) -> (ToolOutput, Option<Value>)
     notes.extend(checkpoints.after(&ctx.prompt_uuid, pending).await);
     for note in notes {
         // Said to the host, not the model: the call itself went as it would without them.
-        let mut f = Map::new();
-        f.insert("content".into(), json!(note));
-        f.insert("level".into(), json!("warning"));
-        ctx.emitter.system("informational", f);
+        ctx.emitter
+            .system(dcl_protocol::SystemInformational::warning(note));
     }
     (output, None)
 }

@@ -4,10 +4,11 @@
 use std::time::{Duration, Instant};
 
 use dcl_protocol::{
-    AssistantMessage, AssistantPayload, ContentBlock, Extra, LegacyUsageMessage, Message,
-    ResultMessage, Usage,
+    AssistantError, AssistantMessage, AssistantPayload, ContentBlock, Extra, LegacyUsageMessage,
+    Message, ModelUsage, ResultMessage, ResultSubtype, StopReason, SystemInformational,
+    TerminalReason, Usage,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::{TurnContext, TurnOutcome, TurnState};
 use crate::model::ModelError;
@@ -21,7 +22,7 @@ use crate::session::services::{STRUCTURED_OUTPUT_TOOL, SessionCore};
 pub(super) enum Finish {
     Completed,
     MaxTurns(u32),
-    Interrupted(&'static str),
+    Interrupted(TerminalReason),
     ApiError(ModelError),
     /// A hook ended the turn (`continue: false`, or a blocked prompt).
     HookStopped(String),
@@ -33,18 +34,18 @@ pub(super) enum Finish {
 /// The variable part of a `result` line.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Ending {
-    pub subtype: &'static str,
+    pub subtype: ResultSubtype,
     pub is_error: bool,
     pub result: Option<String>,
-    pub terminal_reason: &'static str,
+    pub terminal_reason: TerminalReason,
     pub errors: Option<Vec<String>>,
     pub api_error_status: Option<u16>,
 }
 
 impl Ending {
-    fn success(result: Option<String>, terminal_reason: &'static str) -> Self {
+    fn success(result: Option<String>, terminal_reason: TerminalReason) -> Self {
         Ending {
-            subtype: "success",
+            subtype: ResultSubtype::Success,
             is_error: false,
             result,
             terminal_reason,
@@ -53,7 +54,7 @@ impl Ending {
         }
     }
 
-    fn error(subtype: &'static str, terminal_reason: &'static str, error: String) -> Self {
+    fn error(subtype: ResultSubtype, terminal_reason: TerminalReason, error: String) -> Self {
         Ending {
             subtype,
             is_error: true,
@@ -73,39 +74,41 @@ fn ending(how: &Finish, st: &TurnState) -> Ending {
                 Some(v) => Some(v.to_string()),
                 None => Some(st.last_text.clone().unwrap_or_default()),
             },
-            "completed",
+            TerminalReason::Completed,
         ),
-        Finish::HookStopped(reason) => Ending::success(Some(reason.clone()), "hook_stopped"),
-        Finish::Deferred => Ending::success(st.last_text.clone(), "tool_deferred"),
+        Finish::HookStopped(reason) => {
+            Ending::success(Some(reason.clone()), TerminalReason::HookStopped)
+        }
+        Finish::Deferred => Ending::success(st.last_text.clone(), TerminalReason::ToolDeferred),
         Finish::Budget(budget) => Ending::error(
-            "error_max_budget_usd",
-            "budget_exhausted",
+            ResultSubtype::ErrorMaxBudgetUsd,
+            TerminalReason::BudgetExhausted,
             format!("Reached the maximum budget (${budget})"),
         ),
         Finish::StructuredOutputMissing => Ending::error(
-            "error_max_structured_output_retries",
-            "structured_output_missing",
+            ResultSubtype::ErrorMaxStructuredOutputRetries,
+            TerminalReason::StructuredOutputMissing,
             format!(
                 "The model did not call {STRUCTURED_OUTPUT_TOOL} with output matching the schema"
             ),
         ),
         Finish::MaxTurns(max) => Ending::error(
-            "error_max_turns",
-            "max_turns",
+            ResultSubtype::ErrorMaxTurns,
+            TerminalReason::MaxTurns,
             format!("Reached maximum number of turns ({max})"),
         ),
         Finish::Interrupted(reason) => Ending::error(
-            "error_during_execution",
-            reason,
+            ResultSubtype::ErrorDuringExecution,
+            *reason,
             "Interrupted by user".to_string(),
         ),
         Finish::ApiError(e) => {
             let text = e.to_string();
             Ending {
-                subtype: "success",
+                subtype: ResultSubtype::Success,
                 is_error: true,
                 result: Some(text.clone()),
-                terminal_reason: "api_error",
+                terminal_reason: TerminalReason::ApiError,
                 errors: Some(vec![text]),
                 api_error_status: e.status(),
             }
@@ -127,7 +130,7 @@ pub(super) fn finish(
         ),
         Finish::ApiError(e) => {
             emit_synthetic_error(ctx, &e.to_string(), e);
-            st.stop_reason = Some("stop_sequence".into());
+            st.stop_reason = Some(StopReason::StopSequence.into());
         }
         _ => {}
     }
@@ -180,15 +183,15 @@ fn full_usage(u: &Usage) -> Usage {
 }
 
 /// The `error` field of the synthetic assistant line an API failure produces.
-fn synthetic_error_kind(e: &ModelError) -> &'static str {
+fn synthetic_error_kind(e: &ModelError) -> AssistantError {
     match e {
         ModelError::Http {
             status: 401 | 403, ..
-        } => "authentication_failed",
-        ModelError::Http { status: 429, .. } => "rate_limit",
-        ModelError::Http { status: 400, .. } => "invalid_request",
-        ModelError::Http { .. } => "server_error",
-        _ => "unknown",
+        } => AssistantError::AuthenticationFailed,
+        ModelError::Http { status: 429, .. } => AssistantError::RateLimit,
+        ModelError::Http { status: 400, .. } => AssistantError::InvalidRequest,
+        ModelError::Http { .. } => AssistantError::ServerError,
+        _ => AssistantError::Unknown,
     }
 }
 
@@ -200,7 +203,7 @@ fn emit_synthetic_error(ctx: &TurnContext, text: &str, e: &ModelError) {
             role: "assistant".into(),
             model: "<synthetic>".into(),
             content: vec![ContentBlock::text(text)],
-            stop_reason: Some("stop_sequence".into()),
+            stop_reason: Some(StopReason::StopSequence.into()),
             stop_sequence: Some(String::new()),
             usage: Some(full_usage(&Usage::default())),
             extra: Extra::new(),
@@ -234,8 +237,8 @@ fn emit_result(core: &SessionCore, emitter: &Emitter, st: &TurnState, end: Endin
     if let Some(o) = &st.origin {
         extra.insert("origin".into(), o.clone());
     }
-    emitter.emit(Message::Result(ResultMessage {
-        subtype: end.subtype.to_string(),
+    let mut result = ResultMessage {
+        subtype: end.subtype.into(),
         is_error: end.is_error,
         duration_ms: st.started.elapsed().as_millis() as u64,
         duration_api_ms: st.api_time.as_millis() as u64,
@@ -245,15 +248,17 @@ fn emit_result(core: &SessionCore, emitter: &Emitter, st: &TurnState, end: Endin
         session_id: String::new(),
         total_cost_usd: totals.cost_usd,
         usage: full_usage(&st.usage),
-        model_usage: totals.model_usage,
+        model_usage: Default::default(),
         permission_denials: st.denials.clone(),
-        terminal_reason: Some(end.terminal_reason.to_string()),
+        terminal_reason: Some(end.terminal_reason.into()),
         errors: end.errors,
         structured_output: st.structured.clone(),
         api_error_status: Some(end.api_error_status.map_or(Value::Null, |s| json!(s))),
         uuid: None,
         extra,
-    }));
+    };
+    result.set_model_usage(totals.model_usage.iter().map(|(m, u)| (m.as_str(), u)));
+    emitter.emit(Message::Result(result));
 }
 
 /// A queued prompt cancelled before it started still gets its own result.
@@ -262,8 +267,8 @@ pub(crate) fn emit_cancelled_result(core: &SessionCore, prompt: &QueuedPrompt) {
     st.started = Instant::now();
     st.api_time = Duration::ZERO;
     let end = Ending::error(
-        "error_during_execution",
-        "aborted_streaming",
+        ResultSubtype::ErrorDuringExecution,
+        TerminalReason::AbortedStreaming,
         format!(
             "The queued message {} was cancelled before it started",
             prompt.uuid
@@ -275,7 +280,11 @@ pub(crate) fn emit_cancelled_result(core: &SessionCore, prompt: &QueuedPrompt) {
 /// A host message refused before it became a turn still gets its own result.
 pub(crate) fn emit_refused_result(core: &SessionCore, prompt: &QueuedPrompt, error: String) {
     let st = TurnState::new(core.state.with(|s| s.live.model.clone()), prompt);
-    let end = Ending::error("error_during_execution", "prompt_refused", error);
+    let end = Ending::error(
+        ResultSubtype::ErrorDuringExecution,
+        TerminalReason::PromptRefused,
+        error,
+    );
     emit_result(core, &core.services.emitter, &st, end);
 }
 
@@ -283,40 +292,20 @@ pub(crate) fn emit_refused_result(core: &SessionCore, prompt: &QueuedPrompt, err
 pub(super) fn record_usage(ctx: &TurnContext, model: &str, usage: &Usage) {
     let services = &ctx.core.services;
     if let Some(notice) = services.clients.unpriced_notice(model) {
-        let mut f = Map::new();
-        f.insert("content".into(), json!(notice));
-        f.insert("level".into(), json!("warning"));
-        ctx.emitter.system("informational", f);
+        ctx.emitter.system(SystemInformational::warning(notice));
     }
     let cost = models::price(model).map_or(0.0, |p| p.cost_usd(usage));
     ctx.core.state.with(|s| {
         let totals = &mut s.totals;
         totals.cost_usd += cost;
-        let entry = totals
-            .model_usage
-            .entry(model.to_string())
-            .or_insert_with(|| {
-                json!({
-                    "inputTokens": 0, "outputTokens": 0, "cacheReadInputTokens": 0,
-                    "cacheCreationInputTokens": 0, "webSearchRequests": 0, "costUSD": 0.0,
-                    "contextWindow": models::context_window(model),
-                    "maxOutputTokens": models::max_output_tokens(model),
-                })
-            });
-        let add = |e: &mut Value, key: &str, n: u64| {
-            let cur = e.get(key).and_then(Value::as_u64).unwrap_or(0);
-            e[key] = json!(cur + n);
-        };
-        add(entry, "inputTokens", usage.input_tokens);
-        add(entry, "outputTokens", usage.output_tokens);
-        add(entry, "cacheReadInputTokens", usage.cache_read_input_tokens);
-        add(
-            entry,
-            "cacheCreationInputTokens",
-            usage.cache_creation_input_tokens,
-        );
-        let cur = entry.get("costUSD").and_then(Value::as_f64).unwrap_or(0.0);
-        entry["costUSD"] = json!(cur + cost);
+        totals
+            .model_entry(model, || {
+                ModelUsage::new(
+                    models::context_window(model),
+                    models::max_output_tokens(model),
+                )
+            })
+            .add(usage, cost);
     });
 }
 
@@ -339,7 +328,7 @@ mod tests {
         let mut st = state();
         st.last_text = Some("done".into());
         let e = ending(&Finish::Completed, &st);
-        assert_eq!((e.subtype, e.is_error), ("success", false));
+        assert_eq!((e.subtype.as_str(), e.is_error), ("success", false));
         assert_eq!(e.result.as_deref(), Some("done"));
         st.structured = Some(json!({"a": 1}));
         assert_eq!(
@@ -353,16 +342,16 @@ mod tests {
         let st = state();
         let e = ending(&Finish::MaxTurns(3), &st);
         assert_eq!(
-            (e.subtype, e.terminal_reason),
+            (e.subtype.as_str(), e.terminal_reason.as_str()),
             ("error_max_turns", "max_turns")
         );
         assert_eq!(
             e.errors,
             Some(vec!["Reached maximum number of turns (3)".into()])
         );
-        let e = ending(&Finish::Interrupted("aborted_tools"), &st);
+        let e = ending(&Finish::Interrupted(TerminalReason::AbortedTools), &st);
         assert_eq!(
-            (e.subtype, e.is_error, e.terminal_reason),
+            (e.subtype.as_str(), e.is_error, e.terminal_reason.as_str()),
             ("error_during_execution", true, "aborted_tools")
         );
     }
@@ -378,8 +367,8 @@ mod tests {
             }),
             &st,
         );
-        assert_eq!((e.subtype, e.is_error), ("success", true));
+        assert_eq!((e.subtype.as_str(), e.is_error), ("success", true));
         assert_eq!(e.api_error_status, Some(400));
-        assert_eq!(e.terminal_reason, "api_error");
+        assert_eq!(e.terminal_reason.as_str(), "api_error");
     }
 }

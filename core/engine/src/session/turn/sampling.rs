@@ -5,10 +5,10 @@ use std::time::{Duration, Instant};
 
 use dcl_protocol::{
     AssistantMessage, AssistantPayload, ContentBlock, Extra, LegacyTextMessage,
-    LegacyToolStartMessage, Message, StreamEventMessage, Usage,
+    LegacyToolStartMessage, Message, StreamEventMessage, SystemApiRetry, SystemInformational,
+    SystemStatus, Usage,
 };
 use futures::StreamExt;
-use serde_json::{Map, json};
 use tokio_util::sync::CancellationToken;
 
 use super::{TurnContext, TurnState};
@@ -49,16 +49,10 @@ pub(super) async fn sample_with_fallback(
     let Some(fallback) = fallback_for(ctx, &st.model, e) else {
         return outcome;
     };
-    let mut f = Map::new();
-    f.insert(
-        "content".into(),
-        json!(format!(
-            "{} failed ({e}); switching to the fallback model {fallback}",
-            st.model
-        )),
-    );
-    f.insert("level".into(), json!("warning"));
-    ctx.emitter.system("informational", f);
+    ctx.emitter.system(SystemInformational::warning(format!(
+        "{} failed ({e}); switching to the fallback model {fallback}",
+        st.model
+    )));
     st.model = fallback;
     let request = build_request(ctx, conv, &st.model);
     sample(ctx, conv, request, st).await
@@ -145,9 +139,7 @@ async fn sample(
     let mut attempt = 0u32;
     loop {
         if partial {
-            let mut f = Map::new();
-            f.insert("status".into(), json!("requesting"));
-            ctx.emitter.system("status", f);
+            ctx.emitter.system(SystemStatus::requesting());
         }
         let t0 = Instant::now();
         // Read up to the first content block: a failure before it (headers, a stream that
@@ -165,13 +157,13 @@ async fn sample(
             Err(e) if policy.should_retry(&e, attempt) => {
                 attempt += 1;
                 let delay = policy.delay_ms(attempt, &e);
-                let mut f = Map::new();
-                f.insert("attempt".into(), json!(attempt));
-                f.insert("max_retries".into(), json!(policy.max_retries));
-                f.insert("retry_delay_ms".into(), json!(delay));
-                f.insert("error_status".into(), json!(e.status()));
-                f.insert("error".into(), json!(error_kind(&e)));
-                ctx.emitter.system("api_retry", f);
+                ctx.emitter.system(SystemApiRetry::new(
+                    attempt,
+                    policy.max_retries,
+                    delay,
+                    e.status(),
+                    error_kind(&e),
+                ));
                 tokio::select! {
                     _ = tokio::time::sleep(Duration::from_millis(delay)) => continue,
                     _ = cancel.cancelled() => return Err(SampleError::Cancelled),

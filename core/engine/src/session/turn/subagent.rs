@@ -7,7 +7,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use dcl_protocol::{ContentBlock, ToolUseBlock};
+use dcl_protocol::{
+    ContentBlock, SystemTaskNotification, SystemTaskProgress, SystemTaskStarted, TaskEndStatus,
+    ToolUseBlock,
+};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -256,12 +259,12 @@ fn start_background(
     child.progress = progress.clone();
     core.state
         .with(|s| s.background_agents.insert(task_id.clone(), cancel.clone()));
-    let mut f = Map::new();
-    f.insert("task_id".into(), json!(task_id));
-    f.insert("description".into(), json!(input.description));
-    f.insert("tool_use_id".into(), json!(tu.id));
-    f.insert("task_type".into(), json!("local_agent"));
-    ctx.emitter.system("task_started", f);
+    ctx.emitter.system(SystemTaskStarted::new(
+        task_id.clone(),
+        input.description.clone(),
+        tu.id.clone(),
+        "local_agent",
+    ));
     let description = input.description.clone();
     let tool_use_id = tu.id.clone();
     let emitter = core.services.emitter.clone();
@@ -281,21 +284,15 @@ fn start_background(
             tokio::spawn(async move {
                 loop {
                     tokio::time::sleep(std::time::Duration::from_millis(every)).await;
-                    let mut f = Map::new();
-                    f.insert("task_id".into(), json!(task_id));
-                    f.insert("description".into(), json!(description));
-                    f.insert("tool_use_id".into(), json!(tool_use_id));
-                    f.insert(
-                        "usage".into(),
-                        json!({"tool_uses": p.tool_uses.load(Ordering::Relaxed),
-                               "duration_ms": began.elapsed().as_millis() as u64}),
-                    );
-                    if let Ok(last) = p.last_tool.lock()
-                        && let Some(name) = last.as_ref()
-                    {
-                        f.insert("last_tool_name".into(), json!(name));
-                    }
-                    emitter.system("task_progress", f);
+                    let last_tool = p.last_tool.lock().ok().and_then(|l| l.clone());
+                    emitter.system(SystemTaskProgress::new(
+                        task_id.clone(),
+                        description.clone(),
+                        tool_use_id.clone(),
+                        p.tool_uses.load(Ordering::Relaxed),
+                        began.elapsed().as_millis() as u64,
+                        last_tool,
+                    ));
                 }
             })
         });
@@ -306,21 +303,17 @@ fn start_background(
         let stopped = cancel.is_cancelled();
         core.state.with(|s| s.background_agents.remove(&task_id));
         let (status, summary) = match (&ended, stopped) {
-            (_, true) => ("stopped", "The agent was stopped".to_string()),
-            (Ok(text), false) => ("completed", text.clone()),
-            (Err(e), false) => ("failed", e.clone()),
+            (_, true) => (TaskEndStatus::Stopped, "The agent was stopped".to_string()),
+            (Ok(text), false) => (TaskEndStatus::Completed, text.clone()),
+            (Err(e), false) => (TaskEndStatus::Failed, e.clone()),
         };
-        let mut f = Map::new();
-        f.insert("task_id".into(), json!(task_id));
-        f.insert("tool_use_id".into(), json!(tool_use_id));
-        f.insert("status".into(), json!(status));
-        f.insert("output_file".into(), json!(""));
-        f.insert("summary".into(), json!(summary));
-        f.insert(
-            "usage".into(),
-            json!({"duration_ms": began.elapsed().as_millis() as u64}),
-        );
-        emitter.system("task_notification", f);
+        emitter.system(SystemTaskNotification::new(
+            task_id.clone(),
+            tool_use_id.clone(),
+            status,
+            summary.clone(),
+            began.elapsed().as_millis() as u64,
+        ));
         // The main thread learns of it with its next prompt.
         let note = format!(
             "<task-notification>\nBackground agent {task_id} ({description}) {status}:\n{summary}\n</task-notification>"
