@@ -37,7 +37,9 @@ pub fn default_leaf(entries: &[Value]) -> Option<usize> {
     }
     let main = leaves.iter().copied().filter(|&i| {
         let e = &entries[i];
-        !flag(e, "isSidechain") && !flag(e, "isMeta") && e.get("teamName").is_none_or(Value::is_null)
+        !flag(e, "isSidechain")
+            && !flag(e, "isMeta")
+            && e.get("teamName").is_none_or(Value::is_null)
     });
     main.max().or_else(|| leaves.iter().copied().max())
 }
@@ -123,7 +125,9 @@ pub fn history(entries: &[Value], chain: &[usize]) -> Vec<HistoryMessage> {
         if role != "user" && role != "assistant" {
             continue;
         }
-        let Some(msg) = e.get("message") else { continue };
+        let Some(msg) = e.get("message") else {
+            continue;
+        };
         let blocks: Vec<Value> = match msg.get("content") {
             Some(Value::String(s)) if !s.is_empty() => vec![json!({"type": "text", "text": s})],
             Some(Value::Array(a)) => a.clone(),
@@ -175,7 +179,11 @@ fn pair_tool_results(messages: Vec<HistoryMessage>) -> Vec<HistoryMessage> {
                 .collect();
             if !missing.is_empty() {
                 // Results come first in a user message, as the API expects.
-                let n = m.content.iter().take_while(|b| tool_result_id(b).is_some()).count();
+                let n = m
+                    .content
+                    .iter()
+                    .take_while(|b| tool_result_id(b).is_some())
+                    .count();
                 m.content.splice(n..n, missing);
             }
             open.clear();
@@ -259,19 +267,35 @@ mod tests {
     fn newest_main_leaf_wins_and_branches_are_followed() {
         let entries = vec![
             e("user", "u1", None, json!("hi")),
-            e("assistant", "a1", Some("u1"), json!([{"type":"text","text":"one"}])),
+            e(
+                "assistant",
+                "a1",
+                Some("u1"),
+                json!([{"type":"text","text":"one"}]),
+            ),
             e("user", "u2", Some("a1"), json!("second")),
-            e("assistant", "a2", Some("u2"), json!([{"type":"text","text":"two"}])),
+            e(
+                "assistant",
+                "a2",
+                Some("u2"),
+                json!([{"type":"text","text":"two"}]),
+            ),
             // A branch from a1 (a resume at a1), written later: it becomes the leaf.
             e("user", "u3", Some("a1"), json!("other")),
             json!({"type":"tag","tag":"x","sessionId":"s"}),
         ];
         let leaf = default_leaf(&entries).unwrap();
         assert_eq!(uuid_of(&entries[leaf]), "u3");
-        let chain: Vec<&str> = chain_to(&entries, leaf).iter().map(|&i| uuid_of(&entries[i])).collect();
+        let chain: Vec<&str> = chain_to(&entries, leaf)
+            .iter()
+            .map(|&i| uuid_of(&entries[i]))
+            .collect();
         assert_eq!(chain, ["u1", "a1", "u3"]);
         let at = find_uuid(&entries, "a2").unwrap();
-        let chain: Vec<&str> = chain_to(&entries, at).iter().map(|&i| uuid_of(&entries[i])).collect();
+        let chain: Vec<&str> = chain_to(&entries, at)
+            .iter()
+            .map(|&i| uuid_of(&entries[i]))
+            .collect();
         assert_eq!(chain, ["u1", "a1", "u2", "a2"]);
     }
 
@@ -282,7 +306,12 @@ mod tests {
             json!({"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"ok"}]}}),
             json!({"type":"assistant","uuid":"a2","parentUuid":"a1","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]}}),
             json!({"type":"assistant","uuid":"a3","parentUuid":"a2","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{}}]}}),
-            e("user", "r1", Some("a3"), json!([{"type":"tool_result","tool_use_id":"t1","content":"hi"}, {"type":"tool_result","tool_use_id":"zz","content":"stray"}])),
+            e(
+                "user",
+                "r1",
+                Some("a3"),
+                json!([{"type":"tool_result","tool_use_id":"t1","content":"hi"}, {"type":"tool_result","tool_use_id":"zz","content":"stray"}]),
+            ),
         ];
         let chain = chain_to(&entries, default_leaf(&entries).unwrap());
         let h = history(&entries, &chain);
@@ -306,7 +335,12 @@ mod tests {
             e("user", "u1", None, json!("old")),
             json!({"type":"system","subtype":"compact_boundary","uuid":"b","parentUuid":null,"logicalParentUuid":"u1"}),
             json!({"type":"user","uuid":"s","parentUuid":"b","isCompactSummary":true,"message":{"role":"user","content":"summary"}}),
-            e("assistant", "a", Some("s"), json!([{"type":"text","text":"new"}])),
+            e(
+                "assistant",
+                "a",
+                Some("s"),
+                json!([{"type":"text","text":"new"}]),
+            ),
         ];
         let chain = chain_to(&entries, default_leaf(&entries).unwrap());
         let h = history(&entries, &chain);

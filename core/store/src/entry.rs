@@ -64,7 +64,10 @@ impl EntryContext {
         extra: Map<String, Value>,
     ) -> Value {
         let mut m = Map::new();
-        m.insert("parentUuid".into(), parent.map_or(Value::Null, |p| json!(p)));
+        m.insert(
+            "parentUuid".into(),
+            parent.map_or(Value::Null, |p| json!(p)),
+        );
         m.insert("isSidechain".into(), json!(self.is_sidechain));
         m.insert("userType".into(), json!("external"));
         m.insert("cwd".into(), json!(self.cwd));
@@ -254,8 +257,16 @@ mod tests {
     #[test]
     fn metadata_lines_begin_with_type() {
         let c = ctx();
-        for v in [c.tag("x"), c.custom_title("t"), c.last_prompt("p"), c.state(&SessionState::default())] {
-            assert!(serde_json::to_string(&v).unwrap().starts_with("{\"type\":"), "{v}");
+        for v in [
+            c.tag("x"),
+            c.custom_title("t"),
+            c.last_prompt("p"),
+            c.state(&SessionState::default()),
+        ] {
+            assert!(
+                serde_json::to_string(&v).unwrap().starts_with("{\"type\":"),
+                "{v}"
+            );
         }
     }
 
@@ -272,6 +283,11 @@ mod tests {
         let s = c.compact_summary("s1", "b1", "we talked");
         assert_eq!(s["parentUuid"], "b1");
         assert_eq!(s["isCompactSummary"], true);
-        assert!(s["message"]["content"].as_str().unwrap().ends_with("we talked"));
+        assert!(
+            s["message"]["content"]
+                .as_str()
+                .unwrap()
+                .ends_with("we talked")
+        );
     }
 }

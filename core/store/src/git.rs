@@ -62,8 +62,11 @@ mod tests {
         std::fs::create_dir_all(&wt).unwrap();
         std::fs::create_dir_all(d.path().join("gd")).unwrap();
         std::fs::write(d.path().join("gd/HEAD"), "ref: refs/heads/store\n").unwrap();
-        std::fs::write(wt.join(".git"), format!("gitdir: {}\n", d.path().join("gd").display()))
-            .unwrap();
+        std::fs::write(
+            wt.join(".git"),
+            format!("gitdir: {}\n", d.path().join("gd").display()),
+        )
+        .unwrap();
         assert_eq!(current_branch(&wt).as_deref(), Some("store"));
 
         let none = tempfile::tempdir().unwrap();

@@ -91,7 +91,9 @@ impl SessionFiles {
 
     pub fn subagent_meta(&self, agent_id: &str) -> Result<PathBuf> {
         check_agent_id(agent_id)?;
-        Ok(self.subagents_dir().join(format!("agent-{agent_id}.meta.json")))
+        Ok(self
+            .subagents_dir()
+            .join(format!("agent-{agent_id}.meta.json")))
     }
 }
 
@@ -127,11 +129,23 @@ mod tests {
 
     #[test]
     fn ids_that_would_escape_the_folder_are_refused() {
-        for bad in ["../../etc/passwd", "", "x/y", "0b6f4a52-5f0e-4b8f-9a56-1c2d3e4f5a6"] {
-            assert!(SessionFiles::new(Path::new("/h"), "-r", bad).is_err(), "{bad}");
+        for bad in [
+            "../../etc/passwd",
+            "",
+            "x/y",
+            "0b6f4a52-5f0e-4b8f-9a56-1c2d3e4f5a6",
+        ] {
+            assert!(
+                SessionFiles::new(Path::new("/h"), "-r", bad).is_err(),
+                "{bad}"
+            );
         }
-        let f = SessionFiles::new(Path::new("/h"), "-r", "0b6f4a52-5f0e-4b8f-9a56-1c2d3e4f5a6b")
-            .unwrap();
+        let f = SessionFiles::new(
+            Path::new("/h"),
+            "-r",
+            "0b6f4a52-5f0e-4b8f-9a56-1c2d3e4f5a6b",
+        )
+        .unwrap();
         for bad in ["../x", "a/b", "", "a.b"] {
             assert!(f.subagent_transcript(bad).is_err(), "{bad}");
         }

@@ -103,7 +103,10 @@ impl Store {
         match fork {
             None => {
                 let ctx = self.context(resumed.session_id());
-                Ok((resumed.continue_transcript(ctx, opts)?, resumed.history.clone()))
+                Ok((
+                    resumed.continue_transcript(ctx, opts)?,
+                    resumed.history.clone(),
+                ))
             }
             Some(new_id) => resumed.fork(self.files_for(new_id)?, self.context(new_id), opts),
         }

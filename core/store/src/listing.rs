@@ -38,11 +38,18 @@ pub fn list_sessions(homes: &[&Path], project_key: Option<&str>) -> Vec<SessionI
         let dirs: Vec<PathBuf> = match project_key {
             Some(k) => project_dirs(home, k),
             None => std::fs::read_dir(projects_dir(home))
-                .map(|r| r.flatten().map(|d| d.path()).filter(|p| p.is_dir()).collect())
+                .map(|r| {
+                    r.flatten()
+                        .map(|d| d.path())
+                        .filter(|p| p.is_dir())
+                        .collect()
+                })
                 .unwrap_or_default(),
         };
         for dir in dirs {
-            let Ok(read) = std::fs::read_dir(&dir) else { continue };
+            let Ok(read) = std::fs::read_dir(&dir) else {
+                continue;
+            };
             for f in read.flatten() {
                 let name = f.file_name().to_string_lossy().into_owned();
                 let Some(id) = name.strip_suffix(".jsonl").filter(|s| is_uuid(s)) else {
@@ -58,7 +65,7 @@ pub fn list_sessions(homes: &[&Path], project_key: Option<&str>) -> Vec<SessionI
             }
         }
     }
-    out.sort_by(|a, b| b.last_modified.cmp(&a.last_modified));
+    out.sort_by_key(|s| std::cmp::Reverse(s.last_modified));
     out
 }
 
@@ -80,7 +87,10 @@ pub fn session_info(path: &Path, session_id: &str) -> Option<SessionInfo> {
             .filter(|s| !s.is_empty())
     };
     let custom_title = last_str("", "customTitle").or_else(|| last_str("", "aiTitle"));
-    let first_prompt = entries.iter().find(|e| chain::is_prompt(e)).and_then(prompt_text);
+    let first_prompt = entries
+        .iter()
+        .find(|e| chain::is_prompt(e))
+        .and_then(prompt_text);
     let summary = custom_title
         .clone()
         .or_else(|| last_str("", "lastPrompt"))
@@ -163,7 +173,12 @@ fn prompt_text(e: &Value) -> Option<String> {
         return None;
     }
     Some(if flat.chars().count() > 200 {
-        let mut s: String = flat.chars().take(200).collect::<String>().trim_end().to_string();
+        let mut s: String = flat
+            .chars()
+            .take(200)
+            .collect::<String>()
+            .trim_end()
+            .to_string();
         s.push('…');
         s
     } else {

@@ -180,14 +180,19 @@ pub fn newest_session(homes: &[&Path], project_key: &str) -> Option<Found> {
 }
 
 /// Loads the session a request names and works out its chain and history.
-pub fn resume(homes: &[&Path], project_key: &str, cwd: &Path, req: &ResumeRequest) -> Result<Resumed> {
+pub fn resume(
+    homes: &[&Path],
+    project_key: &str,
+    cwd: &Path,
+    req: &ResumeRequest,
+) -> Result<Resumed> {
     let found = match &req.target {
         Target::Id(id) => find_session(homes, project_key, id)?,
-        Target::Continue => newest_session(homes, project_key).ok_or_else(|| {
-            StoreError::NothingToContinue {
+        Target::Continue => {
+            newest_session(homes, project_key).ok_or_else(|| StoreError::NothingToContinue {
                 cwd: cwd.to_path_buf(),
-            }
-        })?,
+            })?
+        }
     };
     let loaded = loader::load(&found.files.transcript)?;
     resume_loaded(found, loaded, req)
@@ -306,7 +311,10 @@ pub fn fork_entries<'a>(
                 m.insert("uuid".into(), json!(map[old.as_str()]));
                 m.insert("parentUuid".into(), remap(e.get("parentUuid")));
                 if m.contains_key("logicalParentUuid") {
-                    m.insert("logicalParentUuid".into(), remap(e.get("logicalParentUuid")));
+                    m.insert(
+                        "logicalParentUuid".into(),
+                        remap(e.get("logicalParentUuid")),
+                    );
                 }
                 m.insert("sessionId".into(), json!(new_session));
                 m.insert("isSidechain".into(), json!(false));
@@ -335,8 +343,10 @@ fn found(home: &Path, dir: PathBuf, session_id: &str) -> Found {
 pub(crate) fn project_dirs(home: &Path, project_key: &str) -> Vec<PathBuf> {
     let root = projects_dir(home);
     let mut out = vec![root.join(project_key)];
-    if let Some(prefix) = long_key_prefix(project_key) {
-        if let Ok(read) = std::fs::read_dir(&root) {
+    if let Some(prefix) = long_key_prefix(project_key)
+        && let Ok(read) = std::fs::read_dir(&root)
+    {
+        {
             let want = format!("{prefix}-");
             for d in read.flatten() {
                 let p = d.path();

@@ -107,7 +107,10 @@ mod tests {
             sanitize_path(&x, Dialect::Claude),
             format!("{prefix}-v734pd")
         );
-        assert_eq!(sanitize_path(&x, Dialect::Qoder), format!("{prefix}-1bdfuy"));
+        assert_eq!(
+            sanitize_path(&x, Dialect::Qoder),
+            format!("{prefix}-1bdfuy")
+        );
 
         let e = format!("/work/{}", "dir-é/".repeat(40));
         assert!(sanitize_path(&e, Dialect::Claude).ends_with("---di-vnb6u7"));

@@ -231,7 +231,9 @@ impl Transcript {
                 .compact_boundary(&ids.boundary, self.leaf.as_deref(), trigger, pre_tokens);
         self.write(boundary)?;
         self.leaf = Some(ids.boundary.clone());
-        let s = self.ctx.compact_summary(&ids.summary, &ids.boundary, summary);
+        let s = self
+            .ctx
+            .compact_summary(&ids.summary, &ids.boundary, summary);
         self.write(s)?;
         self.leaf = Some(ids.summary.clone());
         Ok(ids)
@@ -258,7 +260,12 @@ impl Transcript {
     /// becomes the leaf.
     pub fn raw(&mut self, entry: Value) -> Result<()> {
         let uuid = is_chain_entry(&entry)
-            .then(|| entry.get("uuid").and_then(Value::as_str).map(str::to_string))
+            .then(|| {
+                entry
+                    .get("uuid")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
             .flatten();
         self.write(entry)?;
         if uuid.is_some() {

@@ -4,6 +4,7 @@
 //!
 //! Needs `bash tests/setup.sh` (the venv in `tests/.work/venv`, the npm packages in
 //! `tests/conformance/node/node_modules`); without them each test says so and passes.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on broken fixtures
 
 mod common;
 
@@ -26,7 +27,9 @@ fn sdk_python() -> Option<PathBuf> {
 }
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 struct Written {
@@ -44,7 +47,10 @@ fn write_sessions(store: &dcl_store::Store) -> Written {
     let a = tool_turn(&mut t, "please FAKE_BASH");
     let agent = "a0b1c2d3e4f5".to_string();
     let mut sub = t
-        .subagent(&agent, &json!({"agentType": "general-purpose", "toolUseId": "toolu_sub1"}))
+        .subagent(
+            &agent,
+            &json!({"agentType": "general-purpose", "toolUseId": "toolu_sub1"}),
+        )
         .unwrap();
     text_turn(&mut sub, "look around", "found it");
     let b = text_turn(&mut t, "and now say bye", "bye");
@@ -57,7 +63,14 @@ fn write_sessions(store: &dcl_store::Store) -> Written {
     }
 }
 
-fn run_python(py: &Path, which: &str, home: &Path, env: &[(&str, &Path)], cwd: &Path, w: &Written) -> Value {
+fn run_python(
+    py: &Path,
+    which: &str,
+    home: &Path,
+    env: &[(&str, &Path)],
+    cwd: &Path,
+    w: &Written,
+) -> Value {
     let mut cmd = Command::new(py);
     cmd.arg(fixture("sdk_sessions.py"))
         .args([which, &cwd.to_string_lossy(), &w.main, &w.agent, &w.doomed])
@@ -87,7 +100,11 @@ fn check_sdk(which: &str, env_pairs: &[(&str, &str)], config_dir: Option<&str>) 
     let cfg = config_dir.map(|d| fx.root.path().join(d));
     let cfg_str = cfg.as_ref().map(|p| p.to_string_lossy().into_owned());
     let mut pairs: Vec<(&str, &str)> = env_pairs.to_vec();
-    let var = if which == "claude" { "CLAUDE_CONFIG_DIR" } else { "QODER_CONFIG_DIR" };
+    let var = if which == "claude" {
+        "CLAUDE_CONFIG_DIR"
+    } else {
+        "QODER_CONFIG_DIR"
+    };
     if let Some(c) = &cfg_str {
         pairs.push((var, c));
     }
@@ -103,7 +120,12 @@ fn check_sdk(which: &str, env_pairs: &[(&str, &str)], config_dir: Option<&str>) 
         .map(|i| i["session_id"].as_str().unwrap())
         .collect();
     assert_eq!(listed, [w.main.as_str(), w.doomed.as_str()], "{out:#}");
-    assert!(out["listed_all"].as_array().unwrap().contains(&json!(w.main)));
+    assert!(
+        out["listed_all"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(w.main))
+    );
     let info = &out["info"];
     assert_eq!(info["summary"], "and now say bye", "{info:#}");
     assert_eq!(info["first_prompt"], "please FAKE_BASH");
@@ -116,9 +138,21 @@ fn check_sdk(which: &str, env_pairs: &[(&str, &str)], config_dir: Option<&str>) 
         .map(|m| m["uuid"].as_str().unwrap())
         .collect();
     assert_eq!(uuids, w.chain, "{:#}", out["messages"]);
-    assert_eq!(out["messages"][2]["message"]["content"][0]["type"], "tool_use");
-    assert_eq!(out["messages"][3]["message"]["content"][0]["type"], "tool_result");
-    assert!(out["messages"].as_array().unwrap().iter().all(|m| m["session_id"] == w.main.as_str()));
+    assert_eq!(
+        out["messages"][2]["message"]["content"][0]["type"],
+        "tool_use"
+    );
+    assert_eq!(
+        out["messages"][3]["message"]["content"][0]["type"],
+        "tool_result"
+    );
+    assert!(
+        out["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["session_id"] == w.main.as_str())
+    );
     assert_eq!(out["messages_any_dir"], 7);
     assert_eq!(out["subagents"], json!([w.agent]));
     assert_eq!(out["subagent_messages"].as_array().unwrap().len(), 2);
@@ -135,16 +169,26 @@ fn check_sdk(which: &str, env_pairs: &[(&str, &str)], config_dir: Option<&str>) 
     assert_eq!(main.tag.as_deref(), Some("sdk-tag"));
     let fork_id = out["fork_id"].as_str().unwrap().to_string();
     let forked = store
-        .resume(&ResumeRequest { target: Target::Id(fork_id), at: None, drops_turn: None })
+        .resume(&ResumeRequest {
+            target: Target::Id(fork_id),
+            at: None,
+            drops_turn: None,
+        })
         .unwrap();
     assert_eq!(forked.history.len(), 6);
     // …and resumes the session the SDK appended to.
     let r = store
-        .resume(&ResumeRequest { target: Target::Id(w.main.clone()), at: None, drops_turn: None })
+        .resume(&ResumeRequest {
+            target: Target::Id(w.main.clone()),
+            at: None,
+            drops_turn: None,
+        })
         .unwrap();
     assert!(r.warnings().is_empty());
     assert_eq!(r.leaf.as_deref(), w.chain.last().map(String::as_str));
-    let (mut t, _) = store.reopen(&r, None, TranscriptOptions::default()).unwrap();
+    let (mut t, _) = store
+        .reopen(&r, None, TranscriptOptions::default())
+        .unwrap();
     text_turn(&mut t, "one more", "ok");
 }
 
@@ -161,15 +205,25 @@ fn claude_agent_sdk_helpers_read_dcl_sessions_under_claude_config_dir() {
 
 #[test]
 fn qoder_agent_sdk_helpers_read_dcl_sessions() {
-    check_sdk("qoder", &[("QODER_AGENT_SDK_ENTRYPOINT", "sdk-py")], Some("qoder-config"));
+    check_sdk(
+        "qoder",
+        &[("QODER_AGENT_SDK_ENTRYPOINT", "sdk-py")],
+        Some("qoder-config"),
+    );
 }
 
 #[test]
 fn typescript_claude_agent_sdk_reads_dcl_sessions() {
-    let sdk = repo_root().join("tests/conformance/node/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs");
-    let node_ok = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
+    let sdk = repo_root()
+        .join("tests/conformance/node/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs");
+    let node_ok = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !sdk.is_file() || !node_ok {
-        eprintln!("SKIPPED: no node or no @anthropic-ai/claude-agent-sdk in tests/conformance/node (run `bash tests/setup.sh`)");
+        eprintln!(
+            "SKIPPED: no node or no @anthropic-ai/claude-agent-sdk in tests/conformance/node (run `bash tests/setup.sh`)"
+        );
         return;
     }
     let fx = Fixture::new();
@@ -184,11 +238,25 @@ fn typescript_claude_agent_sdk_reads_dcl_sessions() {
         .env_remove("CLAUDE_CONFIG_DIR")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let listed: Vec<&str> = v["listed"].as_array().unwrap().iter().map(|s| s["sessionId"].as_str().unwrap()).collect();
+    let listed: Vec<&str> = v["listed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["sessionId"].as_str().unwrap())
+        .collect();
     assert_eq!(listed, [w.main.as_str(), w.doomed.as_str()], "{v:#}");
     assert_eq!(v["info"]["summary"], "and now say bye");
-    let uuids: Vec<&str> = v["messages"].as_array().unwrap().iter().map(|m| m["uuid"].as_str().unwrap()).collect();
+    let uuids: Vec<&str> = v["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["uuid"].as_str().unwrap())
+        .collect();
     assert_eq!(uuids, w.chain, "{v:#}");
 }

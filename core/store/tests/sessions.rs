@@ -1,4 +1,5 @@
 //! Writing, loading, resuming and forking sessions through the public API.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on broken fixtures
 
 mod common;
 
@@ -45,7 +46,17 @@ fn a_session_round_trips_with_its_history_and_state() {
     assert_eq!(r.leaf.as_deref(), Some(turns[1].last()));
     assert_eq!(r.state.as_ref(), Some(&state));
     let roles: Vec<&str> = r.history.iter().map(|m| m.role.as_str()).collect();
-    assert_eq!(roles, ["user", "assistant", "user", "assistant", "user", "assistant"]);
+    assert_eq!(
+        roles,
+        [
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant"
+        ]
+    );
     // The text and tool_use blocks of one request come back as one message.
     assert_eq!(r.history[1].content.len(), 2);
     assert_eq!(r.history[1].content[1]["type"], "tool_use");
@@ -82,7 +93,9 @@ fn resume_appends_to_the_same_file_and_continue_finds_the_newest() {
     };
     let r = store.resume(&cont).unwrap();
     assert_eq!(r.session_id(), newest);
-    let (mut t, history) = store.reopen(&r, None, TranscriptOptions::default()).unwrap();
+    let (mut t, history) = store
+        .reopen(&r, None, TranscriptOptions::default())
+        .unwrap();
     assert_eq!(history.len(), 6);
     let added = text_turn(&mut t, "third", "3");
     let text = read(t.path());
@@ -161,7 +174,10 @@ fn fork_copies_the_chain_with_fresh_ids_and_leaves_the_source_alone() {
     let copied = loader::load(f.path()).unwrap().entries;
     let source = loader::load(t.path()).unwrap().entries;
     let src_ids: Vec<&Value> = source.iter().filter_map(|e| e.get("uuid")).collect();
-    let chain: Vec<&Value> = copied.iter().filter(|e| e.get("forkedFrom").is_some()).collect();
+    let chain: Vec<&Value> = copied
+        .iter()
+        .filter(|e| e.get("forkedFrom").is_some())
+        .collect();
     assert_eq!(chain.len(), 7);
     for e in &chain {
         assert_eq!(e["sessionId"], new_id.as_str());
@@ -190,7 +206,9 @@ fn resume_session_at_keeps_a_prefix_and_branches_from_it() {
     let r = store.resume(&req).unwrap();
     assert_eq!(r.history.len(), 4);
     assert_eq!(r.leaf.as_deref(), Some(turns[0].last()));
-    let (mut t, _) = store.reopen(&r, None, TranscriptOptions::default()).unwrap();
+    let (mut t, _) = store
+        .reopen(&r, None, TranscriptOptions::default())
+        .unwrap();
     text_turn(&mut t, "instead", "branch");
     // The new branch is now the session's conversation.
     let r = store.resume(&by_id(&id)).unwrap();
@@ -243,13 +261,18 @@ fn resume_drops_turn_accepts_the_last_turn_and_refuses_any_other() {
         let err = store.resume(&req(at, turn)).unwrap_err();
         assert!(matches!(err, StoreError::DropsTurnRejected { .. }), "{err}");
         assert!(
-            err.to_string().starts_with("Resume rejected by --resume-drops-turn:"),
+            err.to_string()
+                .starts_with("Resume rejected by --resume-drops-turn:"),
             "{err}"
         );
     }
     let missing = new_uuid();
     assert!(store.resume(&req(None, &missing)).is_err());
-    assert_eq!(read(t.path()), before, "a refused resume leaves the source untouched");
+    assert_eq!(
+        read(t.path()),
+        before,
+        "a refused resume leaves the source untouched"
+    );
 }
 
 #[test]
@@ -265,13 +288,23 @@ fn a_half_written_last_line_is_skipped_and_the_next_entry_starts_a_new_line() {
     std::fs::write(&path, &bytes).unwrap();
 
     let r = store.resume(&by_id(&id)).unwrap();
-    assert!(matches!(r.warnings(), [LoadWarning::TornLastLine { .. }]), "{:?}", r.warnings());
+    assert!(
+        matches!(r.warnings(), [LoadWarning::TornLastLine { .. }]),
+        "{:?}",
+        r.warnings()
+    );
     assert_eq!(r.leaf.as_deref(), Some(turns[1].last()));
-    let (mut t, _) = store.reopen(&r, None, TranscriptOptions::default()).unwrap();
+    let (mut t, _) = store
+        .reopen(&r, None, TranscriptOptions::default())
+        .unwrap();
     text_turn(&mut t, "after the crash", "fine");
     let l = loader::load(&path).unwrap();
     // The fragment is kept (nothing is lost) but is now a terminated corrupt line.
-    assert!(matches!(l.warnings.as_slice(), [LoadWarning::CorruptLine { .. }]), "{:?}", l.warnings);
+    assert!(
+        matches!(l.warnings.as_slice(), [LoadWarning::CorruptLine { .. }]),
+        "{:?}",
+        l.warnings
+    );
     let r = store.resume(&by_id(&id)).unwrap();
     assert_eq!(r.history.len(), 8);
 }
@@ -292,8 +325,12 @@ fn sigkill_child_writer() {
     let mut t = dcl_store::Transcript::create(files, ctx, TranscriptOptions::default()).unwrap();
     let big = "x".repeat(256 * 1024);
     loop {
-        t.user(&new_uuid(), json!({"role": "user", "content": big}), Map::new())
-            .unwrap();
+        t.user(
+            &new_uuid(),
+            json!({"role": "user", "content": big}),
+            Map::new(),
+        )
+        .unwrap();
     }
 }
 
@@ -303,14 +340,22 @@ fn a_real_sigkill_loses_at_most_the_line_being_written() {
     let id = new_uuid();
     let path = dir.path().join(format!("{id}.jsonl"));
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "sigkill_child_writer", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "sigkill_child_writer",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("DCL_STORE_KILL_CHILD", &path)
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while std::fs::metadata(&path).map_or(0, |m| m.len()) < 8 * 1024 * 1024 {
-        assert!(std::time::Instant::now() < deadline, "the child wrote nothing");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the child wrote nothing"
+        );
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     // SAFETY-free: kill(2) through the std API sends SIGKILL.
@@ -341,7 +386,10 @@ fn mirror_frames_carry_every_entry_with_its_file_path() {
     let mut t = store.start(&id, opts).unwrap();
     tool_turn(&mut t, "hello");
     let sub = t
-        .subagent("a1b2c3", &json!({"agentType": "general-purpose", "toolUseId": "toolu_1"}))
+        .subagent(
+            "a1b2c3",
+            &json!({"agentType": "general-purpose", "toolUseId": "toolu_1"}),
+        )
         .unwrap();
     let mut sub = sub;
     text_turn(&mut sub, "sub prompt", "sub answer");
@@ -354,7 +402,13 @@ fn mirror_frames_carry_every_entry_with_its_file_path() {
         assert_eq!(f["type"], "transcript_mirror");
         let p = std::path::Path::new(f["filePath"].as_str().unwrap());
         assert!(p.starts_with(&projects), "{p:?}");
-        assert!(f["entries"].as_array().unwrap().iter().all(|e| e["type"].is_string()));
+        assert!(
+            f["entries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|e| e["type"].is_string())
+        );
     }
     assert_eq!(frames[0]["filePath"], t.path().to_string_lossy().as_ref());
     let main_lines = read(t.path()).lines().count();
@@ -363,15 +417,26 @@ fn mirror_frames_carry_every_entry_with_its_file_path() {
         .map(|f| f["entries"].as_array().unwrap().len())
         .sum();
     assert_eq!(mirrored, main_lines);
-    assert!(frames[1]["filePath"].as_str().unwrap().ends_with(&format!("{id}/subagents/agent-a1b2c3.jsonl")));
+    assert!(
+        frames[1]["filePath"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("{id}/subagents/agent-a1b2c3.jsonl"))
+    );
     assert_eq!(frames[1]["entries"][0]["type"], "agent_metadata");
     assert_eq!(frames[1]["entries"][0]["toolUseId"], "toolu_1");
     assert!(sink.drain_frames().is_empty());
 
-    let meta: Value = serde_json::from_str(&read(&t.files().subagent_meta("a1b2c3").unwrap())).unwrap();
+    let meta: Value =
+        serde_json::from_str(&read(&t.files().subagent_meta("a1b2c3").unwrap())).unwrap();
     assert_eq!(meta["toolUseId"], "toolu_1");
     let sub_lines = loader::load(sub.path()).unwrap().entries;
-    assert!(sub_lines.iter().filter(|e| e.get("uuid").is_some()).all(|e| e["isSidechain"] == true && e["agentId"] == "a1b2c3"));
+    assert!(
+        sub_lines
+            .iter()
+            .filter(|e| e.get("uuid").is_some())
+            .all(|e| e["isSidechain"] == true && e["agentId"] == "a1b2c3")
+    );
 }
 
 #[test]
@@ -393,11 +458,22 @@ fn secrets_never_reach_the_transcript_or_the_mirror() {
         Map::new(),
     )
     .unwrap();
-    t.assistant(&new_uuid(), assistant_msg("m", json!({"type": "text", "text": format!("your key is {secret}")})), Map::new())
-        .unwrap();
+    t.assistant(
+        &new_uuid(),
+        assistant_msg(
+            "m",
+            json!({"type": "text", "text": format!("your key is {secret}")}),
+        ),
+        Map::new(),
+    )
+    .unwrap();
     let text = read(t.path());
     assert!(!text.contains(secret), "{text}");
-    assert!(!serde_json::to_string(&sink.drain_frames()).unwrap().contains(secret));
+    assert!(
+        !serde_json::to_string(&sink.drain_frames())
+            .unwrap()
+            .contains(secret)
+    );
     // Positive twin: the rest of the text is kept.
     assert!(text.contains("ANTHROPIC_API_KEY=[REDACTED]"));
     assert!(text.contains("your key is [REDACTED]"));
@@ -408,22 +484,37 @@ fn compaction_writes_the_boundary_and_the_summary_and_resume_starts_there() {
     let fx = Fixture::new();
     let store = fx.store(&[]);
     let (id, mut t, turns) = two_turn_session(&store);
-    let ids = t.compact("auto", 18_000, "We ran echo hi and said bye.").unwrap();
+    let ids = t
+        .compact("auto", 18_000, "We ran echo hi and said bye.")
+        .unwrap();
     let after = text_turn(&mut t, "go on", "going");
     let l = loader::load(t.path()).unwrap();
-    let boundary = l.entries.iter().find(|e| e["uuid"] == ids.boundary.as_str()).unwrap();
+    let boundary = l
+        .entries
+        .iter()
+        .find(|e| e["uuid"] == ids.boundary.as_str())
+        .unwrap();
     assert_eq!(boundary["subtype"], "compact_boundary");
     assert_eq!(boundary["parentUuid"], Value::Null);
     assert_eq!(boundary["logicalParentUuid"], turns[1].last());
     assert_eq!(boundary["compactMetadata"]["trigger"], "auto");
-    let summary = l.entries.iter().find(|e| e["uuid"] == ids.summary.as_str()).unwrap();
+    let summary = l
+        .entries
+        .iter()
+        .find(|e| e["uuid"] == ids.summary.as_str())
+        .unwrap();
     assert_eq!(summary["isCompactSummary"], true);
     assert_eq!(summary["parentUuid"], ids.boundary.as_str());
 
     let r = store.resume(&by_id(&id)).unwrap();
     assert_eq!(r.history.len(), 2, "{:#?}", r.history);
     assert!(r.history[0].is_compact_summary);
-    assert!(r.history[0].content[0]["text"].as_str().unwrap().contains("said bye"));
+    assert!(
+        r.history[0].content[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("said bye")
+    );
     assert_eq!(r.history[0].content[1]["text"], "go on");
     assert_eq!(r.leaf.as_deref(), Some(after.last()));
 }

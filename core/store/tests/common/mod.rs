@@ -1,5 +1,5 @@
 //! A realistic session written through the store's own writer.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 
@@ -31,7 +31,12 @@ impl Fixture {
         all.extend(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         Homes::resolve(
             None,
-            |k| all.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone()),
+            |k| {
+                all.iter()
+                    .rev()
+                    .find(|(n, _)| n == k)
+                    .map(|(_, v)| v.clone())
+            },
             &self.cwd,
         )
     }
@@ -61,8 +66,15 @@ pub fn text_turn(t: &mut Transcript, prompt: &str, answer: &str) -> Turn {
         .unwrap();
     t.last_prompt(prompt).unwrap();
     let a = new_uuid();
-    t.assistant(&a, assistant_msg(&format!("msg_{}", &a[..8]), json!({"type": "text", "text": answer})), Map::new())
-        .unwrap();
+    t.assistant(
+        &a,
+        assistant_msg(
+            &format!("msg_{}", &a[..8]),
+            json!({"type": "text", "text": answer}),
+        ),
+        Map::new(),
+    )
+    .unwrap();
     Turn {
         prompt: u.clone(),
         entries: vec![u, a],
@@ -77,8 +89,12 @@ pub fn tool_turn(t: &mut Transcript, prompt: &str) -> Turn {
         .unwrap();
     let mid = format!("msg_{}", &u[..8]);
     let a1 = new_uuid();
-    t.assistant(&a1, assistant_msg(&mid, json!({"type": "text", "text": "I'll run it."})), Map::new())
-        .unwrap();
+    t.assistant(
+        &a1,
+        assistant_msg(&mid, json!({"type": "text", "text": "I'll run it."})),
+        Map::new(),
+    )
+    .unwrap();
     let a2 = new_uuid();
     let tool_id = format!("toolu_{}", &a2[..8]);
     t.assistant(
@@ -89,7 +105,10 @@ pub fn tool_turn(t: &mut Transcript, prompt: &str) -> Turn {
     .unwrap();
     let r = new_uuid();
     let mut extra = Map::new();
-    extra.insert("toolUseResult".into(), json!({"stdout": "hi\n", "stderr": "", "interrupted": false}));
+    extra.insert(
+        "toolUseResult".into(),
+        json!({"stdout": "hi\n", "stderr": "", "interrupted": false}),
+    );
     t.user(
         &r,
         json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": "hi", "is_error": false}]}),
@@ -97,8 +116,15 @@ pub fn tool_turn(t: &mut Transcript, prompt: &str) -> Turn {
     )
     .unwrap();
     let a3 = new_uuid();
-    t.assistant(&a3, assistant_msg(&format!("msg_{}", &a3[..8]), json!({"type": "text", "text": "It printed hi."})), Map::new())
-        .unwrap();
+    t.assistant(
+        &a3,
+        assistant_msg(
+            &format!("msg_{}", &a3[..8]),
+            json!({"type": "text", "text": "It printed hi."}),
+        ),
+        Map::new(),
+    )
+    .unwrap();
     Turn {
         prompt: u.clone(),
         entries: vec![u, a1, a2, r, a3],
