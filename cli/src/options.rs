@@ -16,9 +16,6 @@ const NOT_YET: &[&str] = &[
     "--plugin-dir",
     "--plugin-dir-no-mcp",
     "--proxy",
-    "--data-dir",
-    "--resume-session-at",
-    "--resume-drops-turn",
     "--task-budget",
     "--allowed-mcp-server-names",
     "--extensions",
@@ -29,8 +26,6 @@ const NOT_YET: &[&str] = &[
     "--max-output-tokens",
     "--context-window",
     "--include-hook-events",
-    "--session-mirror",
-    "--fork-session",
 ];
 
 pub fn dialect(env: &BTreeMap<String, String>) -> Dialect {
@@ -182,5 +177,25 @@ pub fn build(
         effort,
         mcp_config: args.all(&["--mcp-config"]),
         strict_mcp_config: args.has("--strict-mcp-config"),
+        resume: args
+            .value(&["--resume"])
+            .filter(|v| !v.is_empty())
+            .map(str::to_string),
+        continue_conversation: args.has("--continue") || args.has("-c"),
+        fork_session: args.has("--fork-session"),
+        resume_session_at: args
+            .value(&["--resume-session-at"])
+            .filter(|v| !v.is_empty())
+            .map(str::to_string),
+        resume_drops_turn: args
+            .value(&["--resume-drops-turn"])
+            .filter(|v| !v.is_empty())
+            .map(str::to_string),
+        session_mirror: args.has("--session-mirror"),
+        data_dir: args
+            .value(&["--data-dir"])
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from),
+        persist_session: args.has("--no-session-persistence").then_some(false),
     })
 }

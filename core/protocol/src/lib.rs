@@ -58,6 +58,7 @@ pub enum Message {
     ControlResponse(ControlResponseEnvelope),
     ControlCancelRequest(ControlCancelRequest),
     PromptSuggestion(PromptSuggestionMessage),
+    TranscriptMirror(TranscriptMirrorMessage),
     KeepAlive(Extra),
     /// Legacy line: a finished text block.
     Text(LegacyTextMessage),
@@ -82,6 +83,7 @@ impl Message {
             Message::ControlResponse(_) => "control_response",
             Message::ControlCancelRequest(_) => "control_cancel_request",
             Message::PromptSuggestion(_) => "prompt_suggestion",
+            Message::TranscriptMirror(_) => "transcript_mirror",
             Message::KeepAlive(_) => "keep_alive",
             Message::Text(_) => "text",
             Message::ToolStart(_) => "tool_start",
@@ -152,6 +154,7 @@ const KNOWN_TYPES: &[&str] = &[
     "control_response",
     "control_cancel_request",
     "prompt_suggestion",
+    "transcript_mirror",
     "keep_alive",
     "text",
     "tool_start",

@@ -39,6 +39,17 @@ pub use redact::Redactor;
 pub use resume::{ResumeRequest, Resumed, Target};
 pub use writer::{CompactIds, Transcript, TranscriptOptions, new_uuid};
 
+/// A resumed session, open for writing.
+#[derive(Debug)]
+pub struct Reopened {
+    pub transcript: Transcript,
+    /// The chain's entries as the transcript now holds them (copies, for a fork), root
+    /// first.
+    pub entries: Vec<serde_json::Value>,
+    /// The model-facing history of those entries.
+    pub history: Vec<HistoryMessage>,
+}
+
 /// The sessions of one working directory under one set of homes.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -92,24 +103,28 @@ impl Store {
     }
 
     /// Continues a resumed session: the same id and file, or with `fork` a new session
-    /// `new_session_id` holding copies of its chain. Returns the transcript and the history
-    /// under the transcript's uuids.
+    /// `new_session_id` holding copies of its chain.
     pub fn reopen(
         &self,
         resumed: &Resumed,
         fork: Option<&str>,
         opts: TranscriptOptions,
-    ) -> Result<(Transcript, Vec<HistoryMessage>)> {
-        match fork {
+    ) -> Result<Reopened> {
+        let (transcript, entries) = match fork {
             None => {
                 let ctx = self.context(resumed.session_id());
-                Ok((
-                    resumed.continue_transcript(ctx, opts)?,
-                    resumed.history.clone(),
-                ))
+                let entries = resumed.chain_entries().cloned().collect();
+                (resumed.continue_transcript(ctx, opts)?, entries)
             }
-            Some(new_id) => resumed.fork(self.files_for(new_id)?, self.context(new_id), opts),
-        }
+            Some(new_id) => resumed.fork(self.files_for(new_id)?, self.context(new_id), opts)?,
+        };
+        let all: Vec<usize> = (0..entries.len()).collect();
+        let history = chain::history(&entries, &all);
+        Ok(Reopened {
+            transcript,
+            entries,
+            history,
+        })
     }
 
     /// Sessions of this directory (or of every directory), newest first.

@@ -79,43 +79,20 @@ impl Resumed {
 
     /// `--fork-session`: a new session (`files`, under the transcript home) holding copies
     /// of the chain's entries with fresh uuids, each with `forkedFrom` naming its source.
-    /// The source file is not touched. Returns the transcript and the history under the
-    /// new uuids.
+    /// The source file is not touched. Returns the transcript and the copies.
     pub fn fork(
         &self,
         files: SessionFiles,
         ctx: EntryContext,
         opts: TranscriptOptions,
-    ) -> Result<(Transcript, Vec<HistoryMessage>)> {
+    ) -> Result<(Transcript, Vec<Value>)> {
         let new_id = ctx.session_id.clone();
         let mut t = Transcript::create(files, ctx, opts)?;
         let copies = fork_entries(self.chain_entries(), self.session_id(), &new_id);
-        let mut map = std::collections::HashMap::new();
         for c in &copies {
-            if let (Some(new), Some(old)) = (
-                c.get("uuid").and_then(Value::as_str),
-                c.pointer("/forkedFrom/messageUuid").and_then(Value::as_str),
-            ) {
-                map.insert(old.to_string(), new.to_string());
-            }
+            t.raw(c.clone())?;
         }
-        for c in copies {
-            t.raw(c)?;
-        }
-        let history = self
-            .history
-            .iter()
-            .cloned()
-            .map(|mut m| {
-                m.uuids = m
-                    .uuids
-                    .iter()
-                    .map(|u| map.get(u).cloned().unwrap_or_else(|| u.clone()))
-                    .collect();
-                m
-            })
-            .collect();
-        Ok((t, history))
+        Ok((t, copies))
     }
 }
 

@@ -186,9 +186,11 @@ fn check_sdk(which: &str, env_pairs: &[(&str, &str)], config_dir: Option<&str>) 
         .unwrap();
     assert!(r.warnings().is_empty());
     assert_eq!(r.leaf.as_deref(), w.chain.last().map(String::as_str));
-    let (mut t, _) = store
+    let reopened = store
         .reopen(&r, None, TranscriptOptions::default())
         .unwrap();
+    let mut t = reopened.transcript;
+    let _history = reopened.history;
     text_turn(&mut t, "one more", "ok");
 }
 

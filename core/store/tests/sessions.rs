@@ -93,9 +93,11 @@ fn resume_appends_to_the_same_file_and_continue_finds_the_newest() {
     };
     let r = store.resume(&cont).unwrap();
     assert_eq!(r.session_id(), newest);
-    let (mut t, history) = store
+    let reopened = store
         .reopen(&r, None, TranscriptOptions::default())
         .unwrap();
+    let mut t = reopened.transcript;
+    let history = reopened.history;
     assert_eq!(history.len(), 6);
     let added = text_turn(&mut t, "third", "3");
     let text = read(t.path());
@@ -163,9 +165,11 @@ fn fork_copies_the_chain_with_fresh_ids_and_leaves_the_source_alone() {
     let source_before = read(t.path());
     let r = store.resume(&by_id(&id)).unwrap();
     let new_id = new_uuid();
-    let (mut f, history) = store
+    let reopened = store
         .reopen(&r, Some(&new_id), TranscriptOptions::default())
         .unwrap();
+    let mut f = reopened.transcript;
+    let history = reopened.history;
     assert_eq!(f.session_id(), new_id);
     assert_eq!(history.len(), 6);
     text_turn(&mut f, "in the fork", "ok");
@@ -206,9 +210,11 @@ fn resume_session_at_keeps_a_prefix_and_branches_from_it() {
     let r = store.resume(&req).unwrap();
     assert_eq!(r.history.len(), 4);
     assert_eq!(r.leaf.as_deref(), Some(turns[0].last()));
-    let (mut t, _) = store
+    let reopened = store
         .reopen(&r, None, TranscriptOptions::default())
         .unwrap();
+    let mut t = reopened.transcript;
+    let _history = reopened.history;
     text_turn(&mut t, "instead", "branch");
     // The new branch is now the session's conversation.
     let r = store.resume(&by_id(&id)).unwrap();
@@ -294,9 +300,11 @@ fn a_half_written_last_line_is_skipped_and_the_next_entry_starts_a_new_line() {
         r.warnings()
     );
     assert_eq!(r.leaf.as_deref(), Some(turns[1].last()));
-    let (mut t, _) = store
+    let reopened = store
         .reopen(&r, None, TranscriptOptions::default())
         .unwrap();
+    let mut t = reopened.transcript;
+    let _history = reopened.history;
     text_turn(&mut t, "after the crash", "fine");
     let l = loader::load(&path).unwrap();
     // The fragment is kept (nothing is lost) but is now a terminated corrupt line.

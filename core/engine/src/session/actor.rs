@@ -161,8 +161,17 @@ impl Actor {
 
     fn handle_message(&mut self, message: Message) {
         match message {
-            Message::User(user) => self.enqueue(user),
-            Message::ControlRequest(req) => self.handle_control(req),
+            Message::User(user) => {
+                if !self.report_startup_error() {
+                    self.enqueue(user);
+                }
+            }
+            Message::ControlRequest(req) => {
+                self.handle_control(req);
+                if self.initialized {
+                    self.report_startup_error();
+                }
+            }
             Message::ControlResponse(resp) => {
                 let id = resp.response.request_id().to_string();
                 if !self.core.services.host.resolve(resp.response) {
@@ -182,6 +191,21 @@ impl Actor {
                 );
             }
         }
+    }
+
+    /// A session that could not be opened as asked answers with one error result (after
+    /// the `initialize` answer, so the host sees a live process saying why) and ends.
+    /// Returns whether it did.
+    fn report_startup_error(&mut self) -> bool {
+        let Some(error) = self.core.persistence.take_startup_error() else {
+            return false;
+        };
+        tracing::error!("{error}");
+        turn::emit_startup_error(&self.core, error);
+        self.queue.clear();
+        self.input_closed = true;
+        self.core.services.host.close_input();
+        true
     }
 
     fn enqueue(&mut self, user: UserMessage) {

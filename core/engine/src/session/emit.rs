@@ -215,6 +215,8 @@ impl Emitter {
             Message::ControlResponse(m) => stamp(&mut m.extra, sid),
             Message::ControlCancelRequest(m) => stamp(&mut m.extra, sid),
             Message::KeepAlive(extra) => stamp(extra, sid),
+            // Mirror frames carry transcript entries only, as the reference sends them.
+            Message::TranscriptMirror(_) => {}
             Message::Text(m) => stamp_fields(&mut m.session_id, &mut m.uuid, sid),
             Message::ToolStart(m) => stamp_fields(&mut m.session_id, &mut m.uuid, sid),
             Message::ToolResult(m) => stamp_fields(&mut m.session_id, &mut m.uuid, sid),

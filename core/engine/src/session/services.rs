@@ -17,10 +17,10 @@ use super::emit::{Emitter, Outbox};
 use super::hooks::HookRegistry;
 use super::host::HostChannel;
 use super::state::{LiveSettings, McpPending, SessionState, SessionStats, StateCell, Totals};
-use super::{effort, mcp, models};
+use super::{effort, mcp, models, persist};
 use crate::options::{Dialect, OptionsError, OutputFormat, SessionOptions};
 use crate::permissions::PermissionMode;
-use crate::settings::Settings;
+use crate::settings::{Settings, SettingsPaths};
 use crate::tools::{ShellState, Tool};
 
 /// The tool a `--json-schema` session answers through (the reference's name).
@@ -80,6 +80,8 @@ pub(crate) struct SessionCore {
     /// [`SessionCore::conversation_size`].
     pub conversation: tokio::sync::Mutex<Conversation>,
     pub conversation_size: Arc<std::sync::atomic::AtomicUsize>,
+    /// The transcript, the mirror, and a resume that could not be done.
+    pub persistence: persist::Persistence,
 }
 
 impl SessionCore {
@@ -100,8 +102,10 @@ impl SessionCore {
             ));
         }
         let home = opts.env.get("HOME").map(PathBuf::from);
-        let settings = Settings::load(
-            home.as_deref(),
+        let homes =
+            dcl_store::Homes::resolve(opts.data_dir.as_deref(), |k| opts.env.get(k).cloned(), &cwd);
+        let settings = Settings::load_from(
+            &SettingsPaths::from_homes(&homes, &cwd),
             &cwd,
             opts.setting_sources.as_deref(),
             opts.settings.as_deref(),
@@ -115,9 +119,22 @@ impl SessionCore {
                 }
             }
         }
+        let requested_id = match &opts.session_id {
+            Some(id) => Some(
+                uuid::Uuid::parse_str(id)
+                    .map_err(|e| {
+                        OptionsError::new("sessionId", format!("--session-id must be a UUID: {e}"))
+                    })?
+                    .to_string(),
+            ),
+            None => None,
+        };
+        let opened = persist::open(&opts, homes, &cwd, &env_map, requested_id);
+        let resumed = opened.state.clone().unwrap_or_default();
         let permission_mode = match opts
             .permission_mode
             .clone()
+            .or_else(|| resumed.permission_mode.clone())
             .or_else(|| settings.get_str("permissions.defaultMode"))
         {
             Some(m) => {
@@ -129,6 +146,7 @@ impl SessionCore {
         let model_name = opts
             .model
             .clone()
+            .or_else(|| resumed.model.clone())
             .or_else(|| env.get("DCL_MODEL").cloned())
             .or_else(|| settings.get_str("model"));
         let effort = match opts
@@ -149,14 +167,7 @@ impl SessionCore {
         }
         let clients = Clients::new(&opts, &env)?;
         let model = models::resolve_alias(model_name.as_deref(), clients.default_model());
-        let session_id = match &opts.session_id {
-            Some(id) => uuid::Uuid::parse_str(id)
-                .map_err(|e| {
-                    OptionsError::new("sessionId", format!("--session-id must be a UUID: {e}"))
-                })?
-                .to_string(),
-            None => super::emit::new_uuid(),
-        };
+        let session_id = opened.session_id.clone();
         let tools = select_tools(&opts);
         let mcp_plan = mcp::plan(&opts, home.as_deref(), &cwd)
             .map_err(|e| OptionsError::new("mcpConfig", e))?;
@@ -201,7 +212,10 @@ impl SessionCore {
                 effort,
                 pending_effort: None,
             },
-            totals: Totals::default(),
+            totals: Totals {
+                cost_usd: resumed.total_cost_usd,
+                model_usage: resumed.model_usage.as_object().cloned().unwrap_or_default(),
+            },
             stats: SessionStats::default(),
             session_allow: Vec::new(),
             hooks: HookRegistry::default(),
@@ -230,8 +244,10 @@ impl SessionCore {
             initialized: tokio::sync::watch::Sender::new(false),
             opts,
         };
-        let conversation = Conversation::new();
+        let mut conversation = Conversation::restore(opened.items);
+        opened.persistence.attach(&mut conversation);
         Ok(SessionCore {
+            persistence: opened.persistence,
             services,
             state: StateCell::new(state),
             conversation_size: conversation.size_handle(),

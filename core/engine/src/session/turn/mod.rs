@@ -30,7 +30,7 @@ use super::services::{STRUCTURED_OUTPUT_TOOL, SessionCore};
 use crate::tools::Tool;
 
 pub(crate) use agent_loop::run_turn;
-pub(crate) use result::{emit_cancelled_result, emit_refused_result};
+pub(crate) use result::{emit_cancelled_result, emit_refused_result, emit_startup_error};
 
 /// How a turn ended, for the front end's exit code.
 #[derive(Debug, Clone, Copy, PartialEq)]
