@@ -544,3 +544,72 @@ fn reference_cli_settings_apply_and_get_settings_lists_every_file() {
         .unwrap();
     assert_eq!(init["permissionMode"], "acceptEdits");
 }
+
+#[test]
+fn clear_starts_a_new_session_without_history_and_cost_and_context_are_answered_by_dcl() {
+    let p = Place::new();
+    let (base, _) = p.stream(&["what was the word?"], &["--no-session-persistence"], &[]);
+    let baseline = input_tokens(base.iter().find(|l| l["type"] == "result").unwrap());
+    let (lines, code) = p.stream(
+        &[
+            "remember the word blue",
+            "/clear",
+            "what was the word?",
+            "/cost",
+            "/context",
+        ],
+        &[],
+        &[],
+    );
+    assert_eq!(code, 0);
+    let results: Vec<&Value> = lines.iter().filter(|l| l["type"] == "result").collect();
+    assert_eq!(results.len(), 5);
+    let old = results[0]["session_id"].as_str().unwrap().to_string();
+    let reset = lines
+        .iter()
+        .find(|l| l["type"] == "conversation_reset")
+        .expect("conversation_reset");
+    assert_eq!(reset["session_id"], old.as_str());
+    let new = reset["new_conversation_id"].as_str().unwrap().to_string();
+    assert_ne!(new, old);
+    assert!(reset["uuid"].is_string());
+    // The /clear result is under the new id, and /clear never reached the model.
+    assert_eq!(results[1]["session_id"], new.as_str());
+    assert_eq!(results[1]["num_turns"], 0);
+    assert_eq!(input_tokens(results[1]), 0);
+    // The next turn's request holds no earlier history.
+    assert_eq!(input_tokens(results[2]), baseline);
+    assert_eq!(results[2]["session_id"], new.as_str());
+    assert!(
+        results[3]["result"]
+            .as_str()
+            .unwrap()
+            .starts_with("Total cost: $"),
+        "{:#}",
+        results[3]
+    );
+    assert!(
+        results[4]["result"]
+            .as_str()
+            .unwrap()
+            .starts_with("Context: ~"),
+        "{:#}",
+        results[4]
+    );
+    // Each session has its own transcript; the new one starts with the question.
+    assert_eq!(chain_uuids(&p.transcript(&old), "user").len(), 1);
+    let fresh = entries(&p.transcript(&new));
+    assert_eq!(
+        fresh[0]["message"]["content"][0]["text"],
+        "what was the word?"
+    );
+    assert_eq!(fresh[0]["parentUuid"], Value::Null);
+    let init = lines.iter().find(|l| l["subtype"] == "init").unwrap();
+    let cmds: Vec<&str> = init["slash_commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert_eq!(cmds, ["clear", "cost", "context"]);
+}

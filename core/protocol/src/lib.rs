@@ -59,6 +59,7 @@ pub enum Message {
     ControlCancelRequest(ControlCancelRequest),
     PromptSuggestion(PromptSuggestionMessage),
     TranscriptMirror(TranscriptMirrorMessage),
+    ConversationReset(ConversationResetMessage),
     KeepAlive(Extra),
     /// Legacy line: a finished text block.
     Text(LegacyTextMessage),
@@ -84,6 +85,7 @@ impl Message {
             Message::ControlCancelRequest(_) => "control_cancel_request",
             Message::PromptSuggestion(_) => "prompt_suggestion",
             Message::TranscriptMirror(_) => "transcript_mirror",
+            Message::ConversationReset(_) => "conversation_reset",
             Message::KeepAlive(_) => "keep_alive",
             Message::Text(_) => "text",
             Message::ToolStart(_) => "tool_start",
@@ -155,6 +157,7 @@ const KNOWN_TYPES: &[&str] = &[
     "control_cancel_request",
     "prompt_suggestion",
     "transcript_mirror",
+    "conversation_reset",
     "keep_alive",
     "text",
     "tool_start",

@@ -76,6 +76,8 @@ impl Actor {
                         }
                         self.input_closed = true;
                         self.core.services.host.close_input();
+                        // A host that only closes its input still learns why nothing ran.
+                        self.report_startup_error();
                     }
                     // The handle is gone (dropped without a close): stop as if closed.
                     Some(Signal::Close) | None => {
@@ -88,6 +90,7 @@ impl Actor {
                     None => {
                         self.input_closed = true;
                         self.core.services.host.close_input();
+                        self.report_startup_error();
                     }
                 },
                 done = turn_done => {

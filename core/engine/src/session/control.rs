@@ -136,7 +136,7 @@ impl Actor {
                     .to_string(),
             ),
             HostRequest::ReloadPlugins(_) => Ok(Some(json!({
-                "commands": [],
+                "commands": super::turn::builtin::commands_json(),
                 "agents": [],
                 "plugins": [],
                 "mcpServers": self.core.services.mcp.status(),

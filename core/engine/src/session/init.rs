@@ -23,7 +23,11 @@ pub(crate) fn emit_init(core: &SessionCore) {
         "permissionMode".into(),
         json!(live.permission_mode.as_str()),
     );
-    f.insert("slash_commands".into(), json!([]));
+    let commands: Vec<&str> = super::turn::builtin::COMMANDS
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
+    f.insert("slash_commands".into(), json!(commands));
     f.insert(
         "apiKeySource".into(),
         json!(services.clients.api_key_source()),

@@ -78,6 +78,13 @@ impl Persistence {
         });
     }
 
+    /// `/clear`: the next entry starts a new transcript, for `session_id`.
+    pub fn reset(&self, session_id: &str) {
+        if let Some(r) = &self.recorder {
+            r.reset(session_id);
+        }
+    }
+
     /// Takes the start-up error, once.
     pub fn take_startup_error(&self) -> Option<String> {
         lock(&self.startup_error).take()
@@ -128,11 +135,13 @@ pub(crate) fn open(
     };
     let fresh = |id: String, error: Option<String>| {
         let recorder = (persist && error.is_none()).then(|| {
-            Arc::new(TranscriptRecorder(Mutex::new(RecState::Pending {
+            Arc::new(TranscriptRecorder {
                 store: store.clone(),
-                session_id: id.clone(),
                 opts: topts.clone(),
-            })))
+                state: Mutex::new(RecState::Pending {
+                    session_id: id.clone(),
+                }),
+            })
         });
         Opened {
             session_id: id,
@@ -190,9 +199,11 @@ pub(crate) fn open(
     let (recorder, entries) = if persist {
         match store.reopen(&resumed, fork_id.as_deref(), topts.clone()) {
             Ok(r) => (
-                Some(Arc::new(TranscriptRecorder(Mutex::new(RecState::Open(
-                    Box::new(r.transcript),
-                ))))),
+                Some(Arc::new(TranscriptRecorder {
+                    store: store.clone(),
+                    opts: topts.clone(),
+                    state: Mutex::new(RecState::Open(Box::new(r.transcript))),
+                })),
                 r.entries,
             ),
             Err(e) => return fresh(session_id, Some(e.to_string())),
@@ -285,13 +296,15 @@ pub(crate) fn to_items(entries: &[Value]) -> Vec<Item> {
 
 /// The transcript as a conversation recorder. A new session's file is created with its
 /// first entry, so a session that never gets a prompt leaves nothing behind.
-struct TranscriptRecorder(Mutex<RecState>);
+struct TranscriptRecorder {
+    store: Store,
+    opts: TranscriptOptions,
+    state: Mutex<RecState>,
+}
 
 enum RecState {
     Pending {
-        store: Store,
         session_id: String,
-        opts: TranscriptOptions,
     },
     Open(Box<Transcript>),
     /// The transcript could not be created; said once, then the session goes on.
@@ -300,14 +313,9 @@ enum RecState {
 
 impl TranscriptRecorder {
     fn with_transcript(&self, f: impl FnOnce(&mut Transcript) -> dcl_store::Result<()>) {
-        let mut st = lock(&self.0);
-        if let RecState::Pending {
-            store,
-            session_id,
-            opts,
-        } = &*st
-        {
-            *st = match store.start(session_id, opts.clone()) {
+        let mut st = lock(&self.state);
+        if let RecState::Pending { session_id } = &*st {
+            *st = match self.store.start(session_id, self.opts.clone()) {
                 Ok(t) => RecState::Open(Box::new(t)),
                 Err(e) => {
                     tracing::warn!("no transcript for this session: {e}");
@@ -322,8 +330,17 @@ impl TranscriptRecorder {
         }
     }
 
+    fn reset(&self, session_id: &str) {
+        let mut st = lock(&self.state);
+        if !matches!(&*st, RecState::Off) {
+            *st = RecState::Pending {
+                session_id: session_id.to_string(),
+            };
+        }
+    }
+
     fn write_state(&self, state: &SessionState) {
-        let st = lock(&self.0);
+        let st = lock(&self.state);
         // A session without entries has no transcript to carry state in.
         if matches!(&*st, RecState::Open(_)) {
             drop(st);

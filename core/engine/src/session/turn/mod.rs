@@ -12,6 +12,7 @@
 
 mod agent_loop;
 mod approval;
+pub(crate) mod builtin;
 mod orchestrator;
 mod result;
 mod sampling;
