@@ -66,7 +66,7 @@ fn write_entry(c: &mut Criterion) {
                 t.assistant(&new_uuid(), assistant_block(i), Map::new())
                     .unwrap();
                 if let Some(m) = &sink
-                    && i % 64 == 0
+                    && i.is_multiple_of(64)
                 {
                     // Frames leave before each result; keep the buffer bounded.
                     std::hint::black_box(m.drain_frames());

@@ -41,7 +41,7 @@ pub(super) fn handle(
     prompt: &QueuedPrompt,
 ) -> Option<TurnOutcome> {
     let text = prompt.message.message.content.text();
-    let name = text.trim().split_whitespace().next()?.strip_prefix('/')?;
+    let name = text.split_whitespace().next()?.strip_prefix('/')?;
     let core = &ctx.core;
     let answer = match name {
         "clear" => {
