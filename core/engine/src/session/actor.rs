@@ -31,6 +31,8 @@ pub(super) struct Actor {
     current: Option<RunningTurn>,
     input_closed: bool,
     pub(super) initialized: bool,
+    /// A start-up error has been answered at least once.
+    startup_reported: bool,
 }
 
 impl Actor {
@@ -47,6 +49,7 @@ impl Actor {
             current: None,
             input_closed: false,
             initialized: false,
+            startup_reported: false,
         }
     }
 
@@ -77,7 +80,7 @@ impl Actor {
                         self.input_closed = true;
                         self.core.services.host.close_input();
                         // A host that only closes its input still learns why nothing ran.
-                        self.report_startup_error();
+                        self.report_startup_error(true);
                     }
                     // The handle is gone (dropped without a close): stop as if closed.
                     Some(Signal::Close) | None => {
@@ -90,7 +93,7 @@ impl Actor {
                     None => {
                         self.input_closed = true;
                         self.core.services.host.close_input();
-                        self.report_startup_error();
+                        self.report_startup_error(true);
                     }
                 },
                 done = turn_done => {
@@ -165,16 +168,11 @@ impl Actor {
     fn handle_message(&mut self, message: Message) {
         match message {
             Message::User(user) => {
-                if !self.report_startup_error() {
+                if !self.report_startup_error(false) {
                     self.enqueue(user);
                 }
             }
-            Message::ControlRequest(req) => {
-                self.handle_control(req);
-                if self.initialized {
-                    self.report_startup_error();
-                }
-            }
+            Message::ControlRequest(req) => self.handle_control(req),
             Message::ControlResponse(resp) => {
                 let id = resp.response.request_id().to_string();
                 if !self.core.services.host.resolve(resp.response) {
@@ -196,18 +194,20 @@ impl Actor {
         }
     }
 
-    /// A session that could not be opened as asked answers with one error result (after
-    /// the `initialize` answer, so the host sees a live process saying why) and ends.
-    /// Returns whether it did.
-    fn report_startup_error(&mut self) -> bool {
-        let Some(error) = self.core.persistence.take_startup_error() else {
+    /// A session that could not be opened as asked (a missing session, a refused
+    /// `--resume-drops-turn`) runs nothing: every prompt is answered with that error as its
+    /// result, and a host that only closes its input gets it once at the end. The session
+    /// stays up meanwhile (its `initialize` is answered), so a client never sees a dead
+    /// process; the exit code is 1. Returns whether the session is in that state.
+    fn report_startup_error(&mut self, at_end: bool) -> bool {
+        let Some(error) = self.core.persistence.startup_error() else {
             return false;
         };
-        tracing::error!("{error}");
-        turn::emit_startup_error(&self.core, error);
-        self.queue.clear();
-        self.input_closed = true;
-        self.core.services.host.close_input();
+        if !(at_end && self.startup_reported) {
+            tracing::error!("{error}");
+            turn::emit_startup_error(&self.core, error);
+            self.startup_reported = true;
+        }
         true
     }
 

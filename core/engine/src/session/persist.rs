@@ -26,8 +26,8 @@ const INTERRUPTED_TOOL: &str =
 pub(crate) struct Persistence {
     recorder: Option<Arc<TranscriptRecorder>>,
     mirror: Option<MirrorSink>,
-    /// A resume that could not be done: the host gets it as an error result once its
-    /// `initialize` is answered (or instead of its first prompt).
+    /// A resume that could not be done: the host gets it as the error result of each
+    /// prompt (or once at the end of its input), after its `initialize` is answered.
     startup_error: Mutex<Option<String>>,
 }
 
@@ -85,9 +85,9 @@ impl Persistence {
         }
     }
 
-    /// Takes the start-up error, once.
-    pub fn take_startup_error(&self) -> Option<String> {
-        lock(&self.startup_error).take()
+    /// Why the session could not be opened as asked, if it could not.
+    pub fn startup_error(&self) -> Option<String> {
+        lock(&self.startup_error).clone()
     }
 
     /// Before each result: the state line (model, mode, totals) that a resume carries
