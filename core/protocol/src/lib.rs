@@ -146,6 +146,8 @@ impl std::fmt::Display for LineError {
 
 impl std::error::Error for LineError {}
 
+/// Types a host may send or dcl parses back. The outbound-only `transcript_mirror` and
+/// `conversation_reset` are left out: a host sending one gets "unknown type".
 const KNOWN_TYPES: &[&str] = &[
     "user",
     "assistant",
@@ -156,8 +158,6 @@ const KNOWN_TYPES: &[&str] = &[
     "control_response",
     "control_cancel_request",
     "prompt_suggestion",
-    "transcript_mirror",
-    "conversation_reset",
     "keep_alive",
     "text",
     "tool_start",
