@@ -108,6 +108,10 @@ pub struct SessionOptions {
     pub data_dir: Option<PathBuf>,
     /// `false` (`--no-session-persistence`) writes no transcript.
     pub persist_session: Option<bool>,
+    /// `--agents`: subagent definitions `{name: {description, prompt, tools?, model?…}}`.
+    pub agents: Option<serde_json::Map<String, Value>>,
+    /// `--agent`: the agent the main thread runs as.
+    pub agent: Option<String>,
     /// Flags that were accepted for compatibility but have no effect yet; each is
     /// reported to the host as a warning.
     #[serde(default)]

@@ -123,14 +123,27 @@ impl Actor {
                     Ok(None)
                 }
             }
-            HostRequest::StopTask(r) => self
-                .core
-                .services
-                .shell
-                .background
-                .stop(&r.task_id)
-                .map(|()| None)
-                .map_err(|e| format!("stop_task: {e}")),
+            HostRequest::StopTask(r) => {
+                let agent = self
+                    .core
+                    .state
+                    .with(|s| s.background_agents.get(&r.task_id).cloned());
+                match agent {
+                    // The agent's task reports `task_notification` (stopped) as it ends.
+                    Some(cancel) => {
+                        cancel.cancel();
+                        Ok(None)
+                    }
+                    None => self
+                        .core
+                        .services
+                        .shell
+                        .background
+                        .stop(&r.task_id)
+                        .map(|()| None)
+                        .map_err(|e| format!("stop_task: {e}")),
+                }
+            }
             HostRequest::RewindFiles(_) => Err(
                 "rewind_files: file checkpoints are not available in this dcl build, so nothing can be rewound"
                     .to_string(),
@@ -192,14 +205,18 @@ impl Actor {
         }
         let (hooks, mut warnings) = HookRegistry::from_initialize(&init)?;
         if let Some(schema) = &init.json_schema {
-            if !schema.is_object() {
-                return Err("initialize.jsonSchema must be a JSON object".into());
-            }
+            let compiled = std::sync::Arc::new(
+                crate::structured::OutputSchema::compile(schema)
+                    .map_err(|e| format!("initialize.jsonSchema: {e}"))?,
+            );
             // `--json-schema` wins over the host's schema.
-            let kept = self
-                .core
-                .state
-                .with(|s| s.json_schema.get_or_insert_with(|| schema.clone()).clone());
+            let kept = self.core.state.with(|s| {
+                if s.json_schema.is_none() {
+                    s.json_schema = Some(schema.clone());
+                    s.output_schema = Some(compiled);
+                }
+                s.json_schema.clone().unwrap_or_default()
+            });
             if &kept != schema {
                 warnings.push(
                     "initialize.jsonSchema differs from --json-schema; --json-schema is used"
@@ -209,15 +226,22 @@ impl Actor {
         }
         self.core
             .start_sdk_servers(init.sdk_mcp_servers.clone().unwrap_or_default());
-        if init.agents.as_ref().is_some_and(|a| !a.is_empty()) || init.agent.is_some() {
-            warnings.push(
-                "agents are accepted but this dcl build has no subagent tool; they will not run"
-                    .to_string(),
-            );
-        }
-        if init.agent_progress_summaries == Some(true) {
-            warnings
-                .push("agentProgressSummaries: there are no subagents to summarise".to_string());
+        if let Some(defs) = &init.agents {
+            let mut catalog = self.core.state.with(|s| s.agents.clone());
+            catalog.add_definitions(defs, crate::agents::AgentSource::Initialize)?;
+            if let Some(name) = &init.agent
+                && catalog.get(name).is_none()
+            {
+                return Err(format!(
+                    "initialize.agent {name:?}: no such agent (known: {})",
+                    catalog.names().join(", ")
+                ));
+            }
+            self.core.state.with(|s| s.agents = catalog);
+        } else if let Some(name) = &init.agent
+            && self.core.state.with(|s| s.agents.get(name).is_none())
+        {
+            return Err(format!("initialize.agent {name:?}: no such agent"));
         }
         warnings.extend(
             self.core
@@ -230,8 +254,13 @@ impl Actor {
         for w in &warnings {
             tracing::warn!("initialize: {w}");
         }
-        let (model, mode) = self.core.state.with(|s| {
+        let (model, mode, agents) = self.core.state.with(|s| {
             s.hooks = hooks;
+            if let Some(name) = &init.agent {
+                s.main_agent = Some(name.clone());
+            }
+            s.forward_subagent_text = init.forward_subagent_text == Some(true);
+            s.agent_progress = init.agent_progress_summaries == Some(true);
             s.prompt_suggestions = init.prompt_suggestions == Some(true);
             if let Some(sp) = &init.system_prompt {
                 s.live.system_prompt = Some(sp.joined());
@@ -239,7 +268,20 @@ impl Actor {
             if let Some(a) = &init.append_system_prompt {
                 s.live.append_system_prompt = Some(a.clone());
             }
-            (s.live.model.clone(), s.live.permission_mode)
+            let agents: Vec<Value> = s
+                .agents
+                .iter()
+                .map(|a| {
+                    let mut m = Map::new();
+                    m.insert("name".into(), json!(a.name));
+                    m.insert("description".into(), json!(a.description));
+                    if let Some(model) = &a.model {
+                        m.insert("model".into(), json!(model));
+                    }
+                    Value::Object(m)
+                })
+                .collect();
+            (s.live.model.clone(), s.live.permission_mode, agents)
         });
         self.initialized = true;
         self.core.services.initialized.send_replace(true);
@@ -248,7 +290,7 @@ impl Actor {
         }
         let mut response = json!({
             "commands": [],
-            "agents": [],
+            "agents": agents,
             "output_style": "default",
             "available_output_styles": ["default"],
             "models": model_list(&model),

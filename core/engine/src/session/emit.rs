@@ -254,6 +254,9 @@ impl Emitter {
 pub struct TurnEmitter {
     inner: Emitter,
     parent_tool_use_id: Option<String>,
+    /// A subagent's own text (and partial messages) reach the host only when it asked
+    /// (`initialize.forwardSubagentText`); its tool calls and results always do.
+    forward_text: bool,
 }
 
 impl TurnEmitter {
@@ -261,6 +264,16 @@ impl TurnEmitter {
         TurnEmitter {
             inner,
             parent_tool_use_id,
+            forward_text: true,
+        }
+    }
+
+    /// The emitter of a subagent started by the Agent call `parent_tool_use_id`.
+    pub fn subagent(inner: Emitter, parent_tool_use_id: String, forward_text: bool) -> Self {
+        TurnEmitter {
+            inner,
+            parent_tool_use_id: Some(parent_tool_use_id),
+            forward_text,
         }
     }
 
@@ -278,6 +291,16 @@ impl TurnEmitter {
 
     pub fn emit(&self, mut message: Message) {
         if let Some(parent) = &self.parent_tool_use_id {
+            let text_only = match &message {
+                Message::Assistant(m) => m.message.content.iter().all(|b| b.as_text().is_some()),
+                Message::StreamEvent(_) | Message::Text(_) => true,
+                // Legacy lines and results belong to the main thread.
+                Message::ToolStart(_) | Message::ToolResult(_) | Message::Usage(_) => return,
+                _ => false,
+            };
+            if text_only && !self.forward_text {
+                return;
+            }
             let value = Some(Some(parent.clone()));
             match &mut message {
                 Message::Assistant(m) => m.parent_tool_use_id = value,

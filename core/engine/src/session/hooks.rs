@@ -23,6 +23,8 @@ pub const FIRED_EVENTS: &[&str] = &[
     "SessionStart",
     "PermissionRequest",
     "PermissionDenied",
+    "SubagentStart",
+    "SubagentStop",
 ];
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);

@@ -38,7 +38,10 @@ pub(crate) fn emit_init(core: &SessionCore) {
     );
     f.insert("dcl_version".into(), json!(dcl_protocol::DCL_VERSION));
     f.insert("output_style".into(), json!("default"));
-    f.insert("agents".into(), json!([]));
+    f.insert(
+        "agents".into(),
+        json!(core.state.with(|s| s.agents.names())),
+    );
     f.insert("skills".into(), json!([]));
     f.insert("plugins".into(), json!([]));
     if services.qoder() {

@@ -157,14 +157,13 @@ impl SessionCore {
             Some(e) => Some(effort::parse(&e).map_err(|e| OptionsError::new("effort", e))?),
             None => None,
         };
-        if let Some(schema) = &opts.json_schema
-            && !schema.is_object()
-        {
-            return Err(OptionsError::new(
-                "jsonSchema",
-                "--json-schema must be a JSON object",
-            ));
-        }
+        let output_schema = match &opts.json_schema {
+            Some(schema) => Some(Arc::new(
+                crate::structured::OutputSchema::compile(schema)
+                    .map_err(|e| OptionsError::new("jsonSchema", format!("--json-schema: {e}")))?,
+            )),
+            None => None,
+        };
         let clients = Clients::new(&opts, &env)?;
         let model = models::resolve_alias(model_name.as_deref(), clients.default_model());
         let session_id = opened.session_id.clone();
@@ -182,6 +181,32 @@ impl SessionCore {
             source_on("user"),
             source_on("project") || source_on("local"),
         );
+        let (mut agents, agent_warnings) = crate::agents::AgentCatalog::load(&agent_dirs(
+            &opts,
+            &env,
+            &cwd,
+            source_on("user"),
+            source_on("project"),
+        ));
+        for w in agent_warnings {
+            tracing::warn!("{w}");
+        }
+        if let Some(defs) = &opts.agents {
+            agents
+                .add_definitions(defs, crate::agents::AgentSource::Flag)
+                .map_err(|e| OptionsError::new("agents", e))?;
+        }
+        if let Some(name) = &opts.agent
+            && agents.get(name).is_none()
+        {
+            return Err(OptionsError::new(
+                "agent",
+                format!(
+                    "--agent {name:?}: no such agent (known: {})",
+                    agents.names().join(", ")
+                ),
+            ));
+        }
         let capacity = env
             .get("DCL_OUTBOX_LINES")
             .and_then(|v| v.parse::<usize>().ok())
@@ -221,6 +246,7 @@ impl SessionCore {
             hooks: HookRegistry::default(),
             settings,
             json_schema: opts.json_schema.clone(),
+            output_schema,
             prompt_suggestions: false,
             session_started: false,
             pending_context: Vec::new(),
@@ -229,6 +255,11 @@ impl SessionCore {
                 sdk: mcp_plan.sdk,
                 startups: Vec::new(),
             },
+            agents,
+            main_agent: opts.agent.clone(),
+            forward_subagent_text: false,
+            agent_progress: false,
+            background_agents: Default::default(),
         };
         let services = SessionServices {
             shell: Arc::new(ShellState::new(cwd.clone())),
@@ -343,9 +374,60 @@ impl SessionCore {
         specs
     }
 
-    pub fn tool_names(&self) -> Vec<String> {
-        self.tool_specs().into_iter().map(|t| t.name).collect()
+    /// Whether the Agent tool is offered: `--tools` may leave it out and a whole-tool
+    /// `--disallowedTools` rule (`Agent` or `Task`) hides it.
+    pub fn agent_tool_enabled(&self) -> bool {
+        let opts = &self.services.opts;
+        let deny = crate::permissions::RuleSet::parse(&opts.disallowed_tools);
+        let names = [super::turn::AGENT_TOOL, super::turn::AGENT_TOOL_ALIAS];
+        let listed = opts.tools.as_ref().is_none_or(|list| {
+            list.iter()
+                .flat_map(|s| s.split(','))
+                .map(str::trim)
+                .any(|n| n == "default" || names.contains(&n))
+        });
+        listed && !names.iter().any(|n| deny.names_whole_tool(n))
     }
+
+    /// The tools `system/init` lists: the subagent tool under its listed name `Task`.
+    pub fn tool_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.tool_specs().into_iter().map(|t| t.name).collect();
+        if self.agent_tool_enabled() {
+            names.insert(0, super::turn::AGENT_TOOL_ALIAS.to_string());
+        }
+        names
+    }
+}
+
+/// The `agents/` folders of the homes and the project, by the session's setting sources.
+fn agent_dirs(
+    opts: &SessionOptions,
+    env: &BTreeMap<String, String>,
+    cwd: &std::path::Path,
+    user: bool,
+    project: bool,
+) -> Vec<PathBuf> {
+    let home = env.get("HOME").map(PathBuf::from);
+    let dcl_home = env
+        .get("DCL_CONFIG_DIR")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".dcl")));
+    let (client_var, client_dir, folder) = match opts.dialect {
+        Dialect::Qoder => ("QODER_CONFIG_DIR", ".qoder", ".qoder"),
+        Dialect::Claude => ("CLAUDE_CONFIG_DIR", ".claude", ".claude"),
+    };
+    let client_home = env
+        .get(client_var)
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(client_dir)));
+    crate::agents::agent_dirs(
+        dcl_home.as_deref(),
+        client_home.as_deref(),
+        folder,
+        cwd,
+        user,
+        project,
+    )
 }
 
 fn startup(handle: tokio::task::JoinHandle<()>) -> McpStartup {

@@ -82,6 +82,8 @@ pub struct SessionState {
     pub settings: Settings,
     /// The `--json-schema` / `initialize.jsonSchema` of this session.
     pub json_schema: Option<Value>,
+    /// That schema, compiled when it was set.
+    pub output_schema: Option<std::sync::Arc<crate::structured::OutputSchema>>,
     /// `initialize.promptSuggestions`: suggest the next prompt after each turn.
     pub prompt_suggestions: bool,
     /// Becomes true with the first turn (SessionStart fires once).
@@ -89,6 +91,16 @@ pub struct SessionState {
     /// Blocks of `shouldQuery: false` messages, prepended to the next turn's prompt.
     pub pending_context: Vec<ContentBlock>,
     pub mcp: McpPending,
+    /// Every subagent definition the session knows.
+    pub agents: crate::agents::AgentCatalog,
+    /// The agent the main thread runs as (`initialize.agent`, `--agent`).
+    pub main_agent: Option<String>,
+    /// `initialize.forwardSubagentText`: subagents' text reaches the host stream.
+    pub forward_subagent_text: bool,
+    /// `initialize.agentProgressSummaries`: background agents report progress.
+    pub agent_progress: bool,
+    /// Background subagents still running, by task id.
+    pub background_agents: std::collections::HashMap<String, tokio_util::sync::CancellationToken>,
 }
 
 pub struct StateCell(Mutex<SessionState>);

@@ -7,7 +7,7 @@ use serde_json::{Map, json};
 use super::orchestrator::{self, CallOutcome};
 use super::result::{self, Finish};
 use super::sampling::{self, SampleError};
-use super::{TurnContext, TurnOutcome, TurnState};
+use super::{TurnContext, TurnKind, TurnOutcome, TurnState};
 use crate::session::QueuedPrompt;
 use crate::session::conversation::{Conversation, Entry, UserOrigin};
 use crate::session::emit::now_iso;
@@ -23,7 +23,10 @@ pub(crate) async fn run_turn(
     prompt: QueuedPrompt,
 ) -> TurnOutcome {
     let core = &ctx.core;
-    let model = core.state.with(|s| s.live.model.clone());
+    let model = ctx
+        .model
+        .clone()
+        .unwrap_or_else(|| core.state.with(|s| s.live.model.clone()));
     let mut st = TurnState::new(model, &prompt);
     core.start_sdk_servers(Vec::new());
     core.mcp_ready().await;
@@ -66,34 +69,44 @@ pub(crate) async fn run_turn(
         s.stats.prompts += 1;
         s.stats.messages += 1;
     });
+    match drive(ctx, conv, &mut st).await {
+        Finish::Completed => {
+            result::finish_and_suggest(ctx, conv, &mut st, Finish::Completed).await
+        }
+        how => result::finish(ctx, conv, &mut st, how),
+    }
+}
 
+/// Samples and runs tools until the model stops calling them, a limit is reached, a hook
+/// stops the turn or it is interrupted. The prompt is already recorded; nothing of the
+/// turn's ending is emitted here, so a subagent's child turn runs the same loop.
+pub(super) async fn drive(
+    ctx: &TurnContext,
+    conv: &mut Conversation,
+    st: &mut TurnState,
+) -> Finish {
+    let core = &ctx.core;
+    let max_turns = ctx.max_turns.or(core.services.opts.max_turns);
     loop {
-        if let Some(max) = core.services.opts.max_turns
+        if let Some(max) = max_turns
             && st.num_turns >= max
         {
-            return result::finish(ctx, conv, &mut st, Finish::MaxTurns(max));
+            return Finish::MaxTurns(max);
         }
         if let Some(budget) = core.services.opts.max_budget_usd
             && core.state.with(|s| s.totals.cost_usd) >= budget
         {
-            return result::finish(ctx, conv, &mut st, Finish::Budget(budget));
+            return Finish::Budget(budget);
         }
         st.num_turns += 1;
-        let reply = match sampling::sample_with_fallback(ctx, conv, &mut st).await {
+        let reply = match sampling::sample_with_fallback(ctx, conv, st).await {
             Ok(r) => r,
-            Err(SampleError::Cancelled) => {
-                return result::finish(
-                    ctx,
-                    conv,
-                    &mut st,
-                    Finish::Interrupted("aborted_streaming"),
-                );
-            }
+            Err(SampleError::Cancelled) => return Finish::Interrupted("aborted_streaming"),
             Err(SampleError::Api(e)) => {
                 // What the API refused must not be sent again, or every later turn fails
                 // the same way.
                 conv.exclude_unanswered(&ctx.prompt_uuid);
-                return result::finish(ctx, conv, &mut st, Finish::ApiError(e));
+                return Finish::ApiError(e);
             }
         };
         st.stop_reason = reply.stop_reason.clone();
@@ -115,30 +128,29 @@ pub(crate) async fn run_turn(
             s.stats.tool_calls += tool_uses.len() as u64;
         });
         if tool_uses.is_empty() {
-            match stop_hooks_and_checks(ctx, &mut st).await {
-                AfterStop::Finish(how) => {
-                    return result::finish_and_suggest(ctx, conv, &mut st, how).await;
-                }
+            match stop_hooks_and_checks(ctx, st).await {
+                AfterStop::Finish(how) => return how,
                 AfterStop::Continue(text) => {
                     ctx.record_note(conv, text, UserOrigin::Continuation);
                     continue;
                 }
             }
         }
-        match orchestrator::run_calls(ctx, conv, &mut st, &tool_uses, &reply.invalid_inputs).await {
-            CallOutcome::Interrupted => {
-                return result::finish(ctx, conv, &mut st, Finish::Interrupted("aborted_tools"));
-            }
+        match orchestrator::run_calls(ctx, conv, st, &tool_uses, &reply.invalid_inputs).await {
+            CallOutcome::Interrupted => return Finish::Interrupted("aborted_tools"),
             CallOutcome::Done => {}
         }
         if let Some(reason) = st.hook_stop.take() {
-            return result::finish(ctx, conv, &mut st, Finish::HookStopped(reason));
+            return Finish::HookStopped(reason);
         }
         if st.deferred.is_some() {
-            return result::finish(ctx, conv, &mut st, Finish::Deferred);
+            return Finish::Deferred;
         }
         if st.structured.is_some() {
-            return result::finish_and_suggest(ctx, conv, &mut st, Finish::Completed).await;
+            return Finish::Completed;
+        }
+        if st.invalid_outputs >= crate::structured::MAX_INVALID_OUTPUTS {
+            return Finish::StructuredOutputMissing;
         }
     }
 }
@@ -188,7 +200,19 @@ async fn stop_hooks_and_checks(ctx: &TurnContext, st: &mut TurnState) -> AfterSt
     if let Some(t) = &st.last_text {
         input.insert("last_assistant_message".into(), json!(t));
     }
-    let v = hooks::run(ctx, "Stop", None, None, input).await;
+    let event = match &ctx.kind {
+        TurnKind::Main => "Stop",
+        TurnKind::Subagent {
+            agent_id,
+            agent_type,
+        } => {
+            input.insert("agent_id".into(), json!(agent_id));
+            input.insert("agent_type".into(), json!(agent_type));
+            input.insert("agent_transcript_path".into(), json!(""));
+            "SubagentStop"
+        }
+    };
+    let v = hooks::run(ctx, event, None, None, input).await;
     if let Some(reason) = v.stop {
         return AfterStop::Finish(Finish::HookStopped(reason));
     }
@@ -198,7 +222,7 @@ async fn stop_hooks_and_checks(ctx: &TurnContext, st: &mut TurnState) -> AfterSt
         st.stop_hook_rounds += 1;
         return AfterStop::Continue(reason);
     }
-    if ctx.core.json_schema().is_some() && st.structured.is_none() {
+    if !ctx.is_subagent() && ctx.core.json_schema().is_some() && st.structured.is_none() {
         if st.structured_nudges < 2 {
             st.structured_nudges += 1;
             return AfterStop::Continue(format!(

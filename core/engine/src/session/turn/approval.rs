@@ -66,6 +66,14 @@ pub(super) async fn decide(
     if tu.name == STRUCTURED_OUTPUT_TOOL && ctx.core.json_schema().is_some() {
         return Decision::Allow(input.clone());
     }
+    // Delegating is not itself an action: each of the subagent's calls is decided on its
+    // own, in the session's mode and rules.
+    if super::subagent::is_agent_tool(&tu.name)
+        && ctx.tools.offers(super::subagent::AGENT_TOOL)
+        && ctx.core.agent_tool_enabled()
+    {
+        return Decision::Allow(input.clone());
+    }
     let policy = policy(ctx);
     let kind = tool.map_or(ToolKind::Other, |t| t.kind());
     let verdict = with_hook(

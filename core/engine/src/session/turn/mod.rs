@@ -16,6 +16,7 @@ pub(crate) mod builtin;
 mod orchestrator;
 mod result;
 mod sampling;
+mod subagent;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -32,11 +33,22 @@ use crate::tools::Tool;
 
 pub(crate) use agent_loop::run_turn;
 pub(crate) use result::{emit_cancelled_result, emit_refused_result, emit_startup_error};
+pub(crate) use subagent::{AGENT_TOOL, AGENT_TOOL_ALIAS};
 
 /// How a turn ended, for the front end's exit code.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TurnOutcome {
     pub is_error: bool,
+}
+
+/// Whose turn this is.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum TurnKind {
+    Main,
+    Subagent {
+        agent_id: String,
+        agent_type: String,
+    },
 }
 
 /// What one turn may use and where its lines go.
@@ -48,19 +60,50 @@ pub(crate) struct TurnContext {
     pub prompt_uuid: String,
     /// The tools this turn offers.
     pub tools: ToolSet,
+    pub kind: TurnKind,
+    /// Replaces the session's system prompt (a subagent's, or the main thread's agent).
+    pub system_prompt: Option<String>,
+    /// The model this turn starts on (`None`: the session's current model).
+    pub model: Option<String>,
+    /// Model calls allowed in this turn (`None`: the session's `--max-turns`).
+    pub max_turns: Option<u32>,
+    /// Counts the calls of a background subagent that reports progress.
+    pub progress: Option<Arc<subagent::Progress>>,
 }
 
 impl TurnContext {
-    /// The context of a main-thread turn for `prompt`.
+    /// The context of a main-thread turn for `prompt` (as the session's main agent, when
+    /// one is set).
     pub fn main(core: Arc<SessionCore>, prompt_uuid: String, cancel: CancellationToken) -> Self {
         let emitter = TurnEmitter::new(core.services.emitter.clone(), None);
-        TurnContext {
+        let agent = core.state.with(|s| {
+            s.main_agent
+                .as_ref()
+                .and_then(|name| s.agents.get(name).cloned())
+        });
+        let mut ctx = TurnContext {
             tools: ToolSet::all(),
             core,
             emitter,
             cancel,
             prompt_uuid,
+            kind: TurnKind::Main,
+            system_prompt: None,
+            model: None,
+            max_turns: None,
+            progress: None,
+        };
+        if let Some(a) = agent {
+            ctx.tools = ToolSet::for_agent(&a, true);
+            ctx.system_prompt = Some(a.prompt.clone()).filter(|p| !p.is_empty());
+            ctx.max_turns = a.max_turns;
+            ctx.model = subagent::resolve_model(&ctx.core, a.model.as_deref());
         }
+        ctx
+    }
+
+    pub fn is_subagent(&self) -> bool {
+        matches!(self.kind, TurnKind::Subagent { .. })
     }
 
     pub fn tool(&self, name: &str) -> Option<Arc<dyn Tool>> {
@@ -75,8 +118,12 @@ impl TurnContext {
     }
 
     pub fn tool_specs(&self) -> Vec<crate::model::ToolSpec> {
-        self.core
-            .tool_specs()
+        let mut specs = self.core.tool_specs();
+        if self.tools.offers(subagent::AGENT_TOOL) && self.core.agent_tool_enabled() {
+            let agents = self.core.state.with(|s| s.agents.clone());
+            specs.push(subagent::tool_spec(&agents));
+        }
+        specs
             .into_iter()
             .filter(|t| self.tools.offers(&t.name))
             .collect()
@@ -133,16 +180,40 @@ impl TurnContext {
 #[derive(Clone)]
 pub(crate) struct ToolSet {
     only: Option<Arc<[String]>>,
+    without: Arc<[String]>,
+    /// The main thread answers through StructuredOutput; subagents do not.
+    structured: bool,
 }
 
 impl ToolSet {
     pub fn all() -> Self {
-        ToolSet { only: None }
+        ToolSet {
+            only: None,
+            without: Arc::new([]),
+            structured: true,
+        }
+    }
+
+    /// An agent's tools (`tools`, less `disallowedTools`); a subagent never gets the
+    /// Agent tool, so delegation cannot recurse.
+    pub fn for_agent(agent: &crate::agents::AgentSpec, main: bool) -> Self {
+        let mut without: Vec<String> = agent.disallowed_tools.clone();
+        if !main {
+            without.push(subagent::AGENT_TOOL.to_string());
+        }
+        ToolSet {
+            only: agent.tools.clone().map(Into::into),
+            without: without.into(),
+            structured: main,
+        }
     }
 
     pub fn offers(&self, name: &str) -> bool {
-        name == STRUCTURED_OUTPUT_TOOL
-            || self
+        if name == STRUCTURED_OUTPUT_TOOL {
+            return self.structured;
+        }
+        !self.without.iter().any(|n| n == name)
+            && self
                 .only
                 .as_ref()
                 .is_none_or(|names| names.iter().any(|n| n == name))
@@ -169,6 +240,8 @@ pub(crate) struct TurnState {
     /// Times the Stop hook kept the turn going.
     pub stop_hook_rounds: u32,
     pub structured_nudges: u32,
+    /// StructuredOutput calls whose input did not match the schema.
+    pub invalid_outputs: u32,
     /// The prompt's `origin`, echoed on its result.
     pub origin: Option<Value>,
 }
@@ -189,7 +262,43 @@ impl TurnState {
             structured: None,
             stop_hook_rounds: 0,
             structured_nudges: 0,
+            invalid_outputs: 0,
             origin: prompt.message.origin().cloned(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::{AgentSource, AgentSpec};
+
+    fn agent(tools: Option<Vec<&str>>, without: Vec<&str>) -> AgentSpec {
+        AgentSpec {
+            name: "a".into(),
+            description: "d".into(),
+            prompt: "p".into(),
+            tools: tools.map(|t| t.into_iter().map(str::to_string).collect()),
+            disallowed_tools: without.into_iter().map(str::to_string).collect(),
+            model: None,
+            max_turns: None,
+            background: false,
+            source: AgentSource::BuiltIn,
+        }
+    }
+
+    #[test]
+    fn a_subagent_gets_its_tools_and_never_the_agent_tool() {
+        let set = ToolSet::for_agent(&agent(Some(vec!["Read", "Agent"]), vec![]), false);
+        assert!(set.offers("Read"));
+        assert!(!set.offers("Bash"));
+        assert!(!set.offers(subagent::AGENT_TOOL));
+        assert!(!set.offers(STRUCTURED_OUTPUT_TOOL));
+        let all = ToolSet::for_agent(&agent(None, vec!["Write"]), false);
+        assert!(all.offers("Bash"));
+        assert!(!all.offers("Write"));
+        assert!(!all.offers(subagent::AGENT_TOOL));
+        assert!(ToolSet::all().offers(subagent::AGENT_TOOL));
+        assert!(ToolSet::all().offers(STRUCTURED_OUTPUT_TOOL));
     }
 }

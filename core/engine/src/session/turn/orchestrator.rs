@@ -12,7 +12,7 @@ use dcl_protocol::{
 use serde_json::{Map, Value, json};
 
 use super::approval::{self, Decision};
-use super::{TurnContext, TurnState};
+use super::{TurnContext, TurnState, subagent};
 use crate::model::accumulate::InvalidToolInput;
 use crate::session::conversation::{Conversation, UserOrigin};
 use crate::session::hooks::{self, HookVerdict};
@@ -130,13 +130,20 @@ pub(super) async fn run_calls(
             .find(|x| x.tool_use_id == tu.id)
             .map(InvalidToolInput::tool_result_text)
     };
+    // Read-only tools and subagents (each in its own context) may run side by side.
     let read_only: Vec<bool> = tool_uses
         .iter()
         .map(|tu| {
             ctx.tool(&tu.name)
                 .is_some_and(|t| t.kind() == ToolKind::Read)
+                || (subagent::is_agent_tool(&tu.name) && ctx.tools.offers(subagent::AGENT_TOOL))
         })
         .collect();
+    if let Some(p) = &ctx.progress {
+        for tu in tool_uses {
+            p.tool_called(&tu.name);
+        }
+    }
     let mut interrupted = false;
     for (start, end) in batches(&read_only) {
         let stopped = st.hook_stop.is_some() || st.deferred.is_some();
@@ -184,6 +191,8 @@ pub(super) async fn run_calls(
         for (p, (out, structured)) in prepared.into_iter().zip(outputs) {
             if structured.is_some() {
                 st.structured = structured;
+            } else if p.tu.name == STRUCTURED_OUTPUT_TOOL && out.is_error {
+                st.invalid_outputs += 1;
             }
             finish_call(ctx, conv, st, p, out, elapsed).await;
         }
@@ -303,20 +312,24 @@ async fn execute(ctx: &TurnContext, p: &Prepared) -> (ToolOutput, Option<Value>)
     }
     let input = p.approved.clone().unwrap_or_else(|| p.tu.input.clone());
     if p.tu.name == STRUCTURED_OUTPUT_TOOL
-        && let Some(schema) = ctx.core.json_schema()
+        && ctx.tools.offers(STRUCTURED_OUTPUT_TOOL)
+        && let Some(schema) = ctx.core.state.with(|s| s.output_schema.clone())
     {
-        return match crate::structured::validate(&input, &schema) {
+        return match schema.validate(&input) {
             Ok(()) => (
                 ToolOutput::ok("Structured output provided successfully"),
                 Some(input),
             ),
             Err(e) => (
                 ToolOutput::error(format!(
-                    "The structured output does not match the schema: {e}"
+                    "The structured output does not match the schema. Call {STRUCTURED_OUTPUT_TOOL} again with output that fixes these errors:\n{e}"
                 )),
                 None,
             ),
         };
+    }
+    if subagent::is_agent_tool(&p.tu.name) && ctx.tools.offers(subagent::AGENT_TOOL) {
+        return (subagent::run(ctx, &p.tu, input).await, None);
     }
     let output = match &p.tool {
         Some(t) => t.call(input, &p.tool_ctx).await,

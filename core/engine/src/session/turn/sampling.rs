@@ -67,16 +67,18 @@ pub(super) async fn sample_with_fallback(
 fn build_request(ctx: &TurnContext, conv: &Conversation, model: &str) -> ModelRequest {
     let core = &ctx.core;
     let live = core.state.live();
-    let mut system = crate::prompt::with_memory(
-        crate::prompt::system_prompt(
+    let (custom, append) = match &ctx.system_prompt {
+        Some(own) => (Some(own.as_str()), None),
+        None => (
             live.system_prompt.as_deref(),
             live.append_system_prompt.as_deref(),
-            !core.services.qoder(),
-            &core.services.cwd,
         ),
+    };
+    let mut system = crate::prompt::with_memory(
+        crate::prompt::system_prompt(custom, append, !core.services.qoder(), &core.services.cwd),
         &core.services.memory,
     );
-    if core.json_schema().is_some() {
+    if ctx.tools.offers(STRUCTURED_OUTPUT_TOOL) && core.json_schema().is_some() {
         let note = format!(
             "When you have the final answer, call the {STRUCTURED_OUTPUT_TOOL} tool exactly once with it; its input schema is the required output format."
         );
