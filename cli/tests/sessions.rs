@@ -613,3 +613,51 @@ fn clear_starts_a_new_session_without_history_and_cost_and_context_are_answered_
         .collect();
     assert_eq!(cmds, ["clear", "cost", "context"]);
 }
+
+#[test]
+fn a_subagent_gets_its_own_transcript_with_meta_beside_the_session() {
+    let p = Place::new();
+    let (r, code) = p.print(
+        r#"FAKE_TOOL Agent {"description":"look","prompt":"say hi","subagent_type":"general-purpose"}"#,
+        &["--permission-mode", "bypassPermissions"],
+    );
+    assert_eq!(code, 0, "{r:#}");
+    let id = r["session_id"].as_str().unwrap();
+    let main = p.transcript(id);
+    let dir = main.with_extension("").join("subagents");
+    let files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{dir:?}: {e}"))
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    let jsonl: Vec<&PathBuf> = files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    assert_eq!(jsonl.len(), 1, "{files:?}");
+    let name = jsonl[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with("agent-"), "{name}");
+    let meta_path = dir.join(name.replace(".jsonl", ".meta.json"));
+    let meta: Value = serde_json::from_str(&std::fs::read_to_string(&meta_path).unwrap()).unwrap();
+    let tool_use = entries(&main)
+        .into_iter()
+        .find(|e| e["message"]["content"][0]["type"] == "tool_use")
+        .unwrap();
+    assert_eq!(meta["toolUseId"], tool_use["message"]["content"][0]["id"]);
+    let sub = entries(jsonl[0]);
+    let chain: Vec<&Value> = sub.iter().filter(|e| e.get("uuid").is_some()).collect();
+    assert!(chain.len() >= 2, "{sub:#?}");
+    assert!(
+        chain
+            .iter()
+            .all(|e| e["isSidechain"] == true && e["sessionId"] == id)
+    );
+    assert_eq!(
+        chain[0]["message"]["content"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()["text"],
+        "say hi"
+    );
+}

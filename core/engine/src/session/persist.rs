@@ -78,6 +78,27 @@ impl Persistence {
         });
     }
 
+    /// A subagent's transcript recorder, beside the session's transcript (with its
+    /// `.meta.json`); `None` when the session has no open transcript.
+    pub fn subagent_recorder(&self, agent_id: &str, meta: &Value) -> Option<Arc<dyn Recorder>> {
+        let main = self.recorder.as_ref()?;
+        let st = lock(&main.state);
+        let RecState::Open(t) = &*st else {
+            return None;
+        };
+        match t.subagent(agent_id, meta) {
+            Ok(sub) => Some(Arc::new(TranscriptRecorder {
+                store: main.store.clone(),
+                opts: main.opts.clone(),
+                state: Mutex::new(RecState::Open(Box::new(sub))),
+            })),
+            Err(e) => {
+                tracing::warn!("no transcript for subagent {agent_id}: {e}");
+                None
+            }
+        }
+    }
+
     /// `/clear`: the next entry starts a new transcript, for `session_id`.
     pub fn reset(&self, session_id: &str) {
         if let Some(r) = &self.recorder {
