@@ -8,11 +8,9 @@ mod print_mode;
 mod stdio_loop;
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::process::ExitCode;
 
 use args::Args;
-use dcl_engine::options::OutputFormat;
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -82,35 +80,11 @@ fn run(args: Args) -> Result<ExitCode, String> {
     for flag in &opts.ignored_flags {
         eprintln!("warning: {flag}: accepted for compatibility but not supported yet; ignored");
     }
-    if args.cli_flag("--resume") || args.cli_flag("--continue") {
-        return Ok(session_resume_unsupported(&opts, output));
-    }
     if stream_input {
         stdio_loop::run(opts)
     } else {
         print_mode::run(&args, opts, output)
     }
-}
-
-/// Sessions are not persisted yet: say so as an error result, as the SDKs expect.
-fn session_resume_unsupported(opts: &dcl_engine::SessionOptions, output: OutputFormat) -> ExitCode {
-    let text = "Resuming a session (--resume / --continue) is not supported yet by this dcl build";
-    if output == OutputFormat::Text {
-        eprintln!("Error: {text}");
-    } else {
-        let session_id = opts.session_id.clone().unwrap_or_default();
-        let line = serde_json::json!({
-            "type": "result", "subtype": "error_during_execution", "is_error": true,
-            "duration_ms": 0, "duration_api_ms": 0, "num_turns": 0, "result": text,
-            "errors": [text], "session_id": session_id, "total_cost_usd": 0.0,
-            "usage": {"input_tokens": 0, "output_tokens": 0}, "modelUsage": {},
-            "permission_denials": [], "terminal_reason": "resume_unsupported",
-        });
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{line}");
-        let _ = out.flush();
-    }
-    ExitCode::from(1)
 }
 
 /// The Qoder SDKs hand credentials over in a one-time file: read it, delete it.

@@ -143,7 +143,7 @@ fn unknown_flags_warn_and_are_ignored() {
 }
 
 #[test]
-fn resume_is_a_clear_error_result_until_sessions_exist() {
+fn resume_of_an_unknown_session_is_a_clear_error_result_even_at_once_eof() {
     let dir = tempfile::tempdir().unwrap();
     let out = dcl(
         &[
@@ -158,8 +158,9 @@ fn resume_is_a_clear_error_result_until_sessions_exist() {
         dir.path(),
     );
     assert_eq!(out.status.code(), Some(1));
-    let v: serde_json::Value =
-        serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
     assert_eq!(v["type"], "result");
     assert_eq!(v["is_error"], true);
+    assert!(v["errors"][0].as_str().unwrap().contains("\"abc\""), "{v}");
 }

@@ -13,6 +13,16 @@ import dcl
 MOCK = "mock-model"
 
 
+@pytest.fixture(autouse=True)
+def _temporary_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Transcripts go under a temporary HOME, never the runner's ~/.dcl or ~/.claude."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    for var in ("DCL_CONFIG_DIR", "CLAUDE_CONFIG_DIR", "QODER_CONFIG_DIR"):
+        monkeypatch.delenv(var, raising=False)
+
+
 @pytest.fixture
 def workdir(tmp_path: Path) -> Path:
     """A fresh working directory for one session (resolved: no symlinks)."""

@@ -258,6 +258,56 @@ impl Session {
     }
 }
 
+/// Lists or reads the sessions on disk (`dcl.list_sessions`, `dcl.get_session_messages`):
+/// `{"op": "list" | "messages", "directory"?, "sessionId"?, "env": {...}, "dataDir"?}`
+/// in, JSON out. The same homes and layout as a session opened with that environment.
+#[pyfunction]
+fn sessions(py: Python<'_>, request_json: &str) -> PyResult<String> {
+    let request = request_json.to_string();
+    py.detach(move || sessions_request(&request))
+        .map_err(PyValueError::new_err)
+}
+
+fn sessions_request(request: &str) -> Result<String, String> {
+    use serde_json::Value;
+    let v: Value = serde_json::from_str(request).map_err(|e| format!("bad request: {e}"))?;
+    let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+    let env: std::collections::BTreeMap<String, String> = v
+        .get("env")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, x)| x.as_str().map(|x| (k.clone(), x.to_string())))
+                .collect()
+        })
+        .unwrap_or_default();
+    let directory = text("directory");
+    let cwd = match &directory {
+        Some(d) => std::path::PathBuf::from(d),
+        None => std::env::current_dir()
+            .map_err(|e| format!("cannot read the current directory: {e}"))?,
+    };
+    let data_dir = text("dataDir").map(std::path::PathBuf::from);
+    let homes = dcl_store::Homes::resolve(data_dir.as_deref(), |k| env.get(k).cloned(), &cwd);
+    let store = dcl_store::Store::new(homes, &cwd);
+    let out = match text("op").as_deref() {
+        Some("list") => serde_json::to_value(store.list(directory.is_none())),
+        Some("messages") => {
+            let id = text("sessionId").ok_or("sessionId is required")?;
+            match store.messages(&id) {
+                Ok(m) => Ok(Value::Array(m)),
+                Err(
+                    dcl_store::StoreError::SessionNotFound { .. }
+                    | dcl_store::StoreError::InvalidId { .. },
+                ) => Ok(Value::Array(Vec::new())),
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        other => return Err(format!("unknown op {other:?}")),
+    };
+    out.map(|v| v.to_string()).map_err(|e| e.to_string())
+}
+
 /// Opens a session from options JSON; see `Session.open`.
 #[pyfunction]
 fn open(py: Python<'_>, options_json: &str) -> PyResult<Session> {
@@ -283,5 +333,6 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PROTOCOL_LEVEL", dcl_protocol::PROTOCOL_LEVEL)?;
     m.add_class::<Session>()?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
+    m.add_function(wrap_pyfunction!(sessions, m)?)?;
     Ok(())
 }

@@ -110,6 +110,25 @@ pub struct SessionOptions {
     /// Use only `--mcp-config` servers, not the configured ones.
     #[serde(default)]
     pub strict_mcp_config: bool,
+    /// `--resume <id>`: continue that session (its history, totals, model and mode).
+    pub resume: Option<String>,
+    /// `--continue`: continue the newest session of this directory.
+    #[serde(default)]
+    pub continue_conversation: bool,
+    /// `--fork-session`: a resumed session goes on under a new session id.
+    #[serde(default)]
+    pub fork_session: bool,
+    /// `--resume-session-at <uuid>`: resume the chain only up to this entry.
+    pub resume_session_at: Option<String>,
+    /// `--resume-drops-turn <uuid>`: the prompt of the one turn the resume may drop.
+    pub resume_drops_turn: Option<String>,
+    /// `--session-mirror`: emit `transcript_mirror` frames before each result.
+    #[serde(default)]
+    pub session_mirror: bool,
+    /// `--data-dir`: dcl home (else `DCL_CONFIG_DIR`, else `~/.dcl`).
+    pub data_dir: Option<PathBuf>,
+    /// `false` (`--no-session-persistence`) writes no transcript.
+    pub persist_session: Option<bool>,
     /// `--agents`: subagent definitions `{name: {description, prompt, tools?, model?…}}`.
     pub agents: Option<serde_json::Map<String, Value>>,
     /// `--agent`: the agent the main thread runs as.
@@ -117,8 +136,6 @@ pub struct SessionOptions {
     /// Record file checkpoints so `rewind_files` can undo edits (`--enable-file-checkpointing`).
     #[serde(default)]
     pub enable_file_checkpointing: bool,
-    /// dcl home (`--data-dir`); default `DCL_CONFIG_DIR`, then `~/.dcl`.
-    pub data_dir: Option<PathBuf>,
     /// Flags that were accepted for compatibility but have no effect yet; each is
     /// reported to the host as a warning.
     #[serde(default)]

@@ -1,14 +1,20 @@
-//! Settings files, merged in precedence order: user (`~/.dcl/settings.json`) → project
-//! (`.dcl/settings.json`) → local (`.dcl/settings.local.json`) → flag (`--settings` and
-//! `apply_flag_settings`). Later layers win; objects merge key by key.
+//! Settings files, merged in precedence order (WIRE.md "dcl home", "client home", "project
+//! folders"): user (the client home's `settings.json` — `~/.claude` or `$CLAUDE_CONFIG_DIR`,
+//! Qoder `~/.qoder` — then dcl home's) → project (`.claude/settings.json`, Qoder
+//! `.qoder/settings.json`, then `.dcl/settings.json`) → local (the same folders'
+//! `settings.local.json`) → flag (`--settings` and `apply_flag_settings`). Later layers win;
+//! objects merge key by key, so `.dcl/` wins over the client's folder where both set a key.
+//! Each file read is its own layer, so `get_settings` lists every one.
 
 use std::path::{Path, PathBuf};
 
+use dcl_store::Homes;
 use serde_json::{Map, Value};
 
 /// One source of settings, as `get_settings` reports it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Layer {
+    /// `user`, `project`, `local` or `flag`.
     pub source: &'static str,
     pub path: Option<PathBuf>,
     pub settings: Map<String, Value>,
@@ -17,29 +23,102 @@ pub struct Layer {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Settings {
     pub layers: Vec<Layer>,
+    /// The folders that may hold `agents/`, `commands/`, `skills/`, `output-styles/`,
+    /// lowest precedence first (user folders, then project folders).
+    pub folders: Vec<PathBuf>,
 }
 
 /// The file sources, in precedence order.
 pub const FILE_SOURCES: &[&str] = &["user", "project", "local"];
 
+/// The output styles every session has.
+pub const BUILT_IN_OUTPUT_STYLES: &[&str] = &["default", "Explanatory", "Learning"];
+
+/// Where the file layers are, lowest precedence first within each source.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SettingsPaths {
+    /// User `settings.json` files: the client home's, then dcl home's.
+    pub user_files: Vec<PathBuf>,
+    /// User folders (client home, dcl home).
+    pub user_folders: Vec<PathBuf>,
+    /// Project folders: the client's (`.claude/`, Qoder `.qoder/`), then `.dcl/`.
+    pub project_folders: Vec<PathBuf>,
+}
+
+impl SettingsPaths {
+    /// The layers of a session with these homes in `cwd`.
+    pub fn from_homes(homes: &Homes, cwd: &Path) -> SettingsPaths {
+        SettingsPaths {
+            user_files: homes.user_settings_files(),
+            user_folders: homes
+                .user_folders()
+                .into_iter()
+                .map(Path::to_path_buf)
+                .collect(),
+            project_folders: homes.project_folders(cwd),
+        }
+    }
+
+    /// The Claude-dialect layers under a user's home: `~/.claude`, `~/.dcl`, and the
+    /// project's `.claude/` and `.dcl/`.
+    pub fn under_home(home: Option<&Path>, cwd: &Path) -> SettingsPaths {
+        let user_folders: Vec<PathBuf> = home
+            .map(|h| vec![h.join(".claude"), h.join(".dcl")])
+            .unwrap_or_default();
+        SettingsPaths {
+            user_files: user_folders
+                .iter()
+                .map(|f| f.join("settings.json"))
+                .collect(),
+            user_folders,
+            project_folders: vec![cwd.join(".claude"), cwd.join(".dcl")],
+        }
+    }
+
+    fn candidates(&self) -> Vec<(&'static str, PathBuf)> {
+        let mut out: Vec<(&'static str, PathBuf)> = self
+            .user_files
+            .iter()
+            .map(|p| ("user", p.clone()))
+            .collect();
+        out.extend(
+            self.project_folders
+                .iter()
+                .map(|f| ("project", f.join("settings.json"))),
+        );
+        out.extend(
+            self.project_folders
+                .iter()
+                .map(|f| ("local", f.join("settings.local.json"))),
+        );
+        out
+    }
+}
+
 impl Settings {
     /// Loads the enabled file sources (all when `sources` is `None`; `Some([])` loads none)
-    /// and the `--settings` value (inline JSON or a path, relative to `cwd`).
+    /// under a user's `home` (see [`SettingsPaths::under_home`]) and the `--settings` value
+    /// (inline JSON or a path, relative to `cwd`).
     pub fn load(
         home: Option<&Path>,
         cwd: &Path,
         sources: Option<&[String]>,
         flag: Option<&str>,
     ) -> Result<Settings, String> {
+        Self::load_from(&SettingsPaths::under_home(home, cwd), cwd, sources, flag)
+    }
+
+    /// [`Settings::load`] with the layer files given explicitly (from the session's
+    /// [`Homes`]: `--data-dir`, `DCL_CONFIG_DIR`, `CLAUDE_CONFIG_DIR`, the dialect).
+    pub fn load_from(
+        paths: &SettingsPaths,
+        cwd: &Path,
+        sources: Option<&[String]>,
+        flag: Option<&str>,
+    ) -> Result<Settings, String> {
         let enabled = |s: &str| sources.is_none_or(|list| list.iter().any(|x| x.trim() == s));
         let mut layers = Vec::new();
-        let candidates: [(&'static str, Option<PathBuf>); 3] = [
-            ("user", home.map(|h| h.join(".dcl/settings.json"))),
-            ("project", Some(cwd.join(".dcl/settings.json"))),
-            ("local", Some(cwd.join(".dcl/settings.local.json"))),
-        ];
-        for (source, path) in candidates {
-            let Some(path) = path else { continue };
+        for (source, path) in paths.candidates() {
             if !enabled(source) || !path.is_file() {
                 continue;
             }
@@ -66,7 +145,61 @@ impl Settings {
             path: flag_path,
             settings: flag_layer,
         });
-        Ok(Settings { layers })
+        let mut folders = paths.user_folders.clone();
+        folders.extend(paths.project_folders.iter().cloned());
+        Ok(Settings { layers, folders })
+    }
+
+    /// Every settings file that was read, in precedence order.
+    pub fn files_read(&self) -> Vec<&Path> {
+        self.layers
+            .iter()
+            .filter_map(|l| l.path.as_deref())
+            .collect()
+    }
+
+    /// The `outputStyle` setting (`default` when unset or not a string).
+    pub fn output_style(&self) -> String {
+        self.get_str("outputStyle")
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| "default".to_string())
+    }
+
+    /// The `<name>/` subfolders (e.g. `output-styles`, `agents`, `commands`, `skills`) of
+    /// every settings folder that exists, lowest precedence first.
+    pub fn folder_dirs(&self, name: &str) -> Vec<PathBuf> {
+        self.folders
+            .iter()
+            .map(|f| f.join(name))
+            .filter(|d| d.is_dir())
+            .collect()
+    }
+
+    /// Built-in output styles, then custom ones (`output-styles/*.md`, by file stem; a
+    /// later folder's file replaces an earlier one of the same name).
+    pub fn available_output_styles(&self) -> Vec<String> {
+        let mut out: Vec<String> = BUILT_IN_OUTPUT_STYLES
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        for dir in self.folder_dirs("output-styles") {
+            let Ok(read) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            let mut names: Vec<String> = read
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "md") && p.is_file())
+                .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+                .collect();
+            names.sort();
+            for n in names {
+                if !out.contains(&n) {
+                    out.push(n);
+                }
+            }
+        }
+        out
     }
 
     /// All layers merged.
@@ -235,5 +368,154 @@ mod tests {
             s.get_str("permissions.defaultMode").as_deref(),
             Some("plan")
         );
+    }
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn reference_cli_folders_are_layers_below_dcl_ones() {
+        let home = tempfile::tempdir().unwrap();
+        let cwd = tempfile::tempdir().unwrap();
+        let (h, c) = (home.path(), cwd.path());
+        write(
+            &h.join(".claude/settings.json"),
+            r#"{"model":"claude-user","outputStyle":"Learning","env":{"A":"1"}}"#,
+        );
+        write(&h.join(".dcl/settings.json"), r#"{"model":"dcl-user"}"#);
+        write(
+            &c.join(".claude/settings.json"),
+            r#"{"permissions":{"allow":["Read"],"deny":["Bash"]},"effortLevel":"low"}"#,
+        );
+        write(&c.join(".dcl/settings.json"), r#"{"effortLevel":"high"}"#);
+        write(
+            &c.join(".claude/settings.local.json"),
+            r#"{"permissions":{"deny":["Write"]}}"#,
+        );
+        write(
+            &c.join(".dcl/settings.local.json"),
+            r#"{"includeCoAuthoredBy":false}"#,
+        );
+        let s = Settings::load(Some(h), c, None, None).unwrap();
+        let sources: Vec<_> = s.layers.iter().map(|l| l.source).collect();
+        assert_eq!(
+            sources,
+            [
+                "user", "user", "project", "project", "local", "local", "flag"
+            ]
+        );
+        assert_eq!(
+            s.files_read(),
+            [
+                h.join(".claude/settings.json"),
+                h.join(".dcl/settings.json"),
+                c.join(".claude/settings.json"),
+                c.join(".dcl/settings.json"),
+                c.join(".claude/settings.local.json"),
+                c.join(".dcl/settings.local.json"),
+            ]
+        );
+        // dcl home over client home, .dcl/ over .claude/, local over project.
+        assert_eq!(s.get_str("model").as_deref(), Some("dcl-user"));
+        assert_eq!(s.get_str("effortLevel").as_deref(), Some("high"));
+        assert_eq!(s.get_strings("permissions.allow"), ["Read"]);
+        assert_eq!(s.get_strings("permissions.deny"), ["Write"]);
+        assert_eq!(s.get_str("env.A").as_deref(), Some("1"));
+        assert_eq!(s.output_style(), "Learning");
+
+        // --setting-sources project: only the project files.
+        let s = Settings::load(Some(h), c, Some(&["project".to_string()]), None).unwrap();
+        assert_eq!(
+            s.files_read(),
+            [
+                c.join(".claude/settings.json"),
+                c.join(".dcl/settings.json")
+            ]
+        );
+        assert_eq!(s.output_style(), "default");
+    }
+
+    #[test]
+    fn homes_choose_the_client_folders_and_config_dirs() {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        let cwd = r.join("w");
+        write(
+            &r.join("cfg/settings.json"),
+            r#"{"model":"from-claude-config-dir"}"#,
+        );
+        write(
+            &r.join("u/.qoder/settings.json"),
+            r#"{"model":"qoder-user"}"#,
+        );
+        write(
+            &cwd.join(".qoder/settings.json"),
+            r#"{"effortLevel":"medium"}"#,
+        );
+        write(
+            &cwd.join(".claude/settings.json"),
+            r#"{"effortLevel":"ignored-under-qoder"}"#,
+        );
+        let env = |pairs: Vec<(&'static str, String)>| {
+            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone())
+        };
+        let u = r.join("u").to_string_lossy().into_owned();
+        let claude = Homes::resolve(
+            None,
+            env(vec![
+                ("HOME", u.clone()),
+                (
+                    "CLAUDE_CONFIG_DIR",
+                    r.join("cfg").to_string_lossy().into_owned(),
+                ),
+            ]),
+            &cwd,
+        );
+        let s = Settings::load_from(&SettingsPaths::from_homes(&claude, &cwd), &cwd, None, None)
+            .unwrap();
+        assert_eq!(
+            s.get_str("model").as_deref(),
+            Some("from-claude-config-dir")
+        );
+        assert_eq!(
+            s.get_str("effortLevel").as_deref(),
+            Some("ignored-under-qoder")
+        );
+
+        let qoder = Homes::resolve(
+            None,
+            env(vec![
+                ("HOME", u),
+                ("QODER_AGENT_SDK_ENTRYPOINT", "sdk-py".into()),
+            ]),
+            &cwd,
+        );
+        let s = Settings::load_from(&SettingsPaths::from_homes(&qoder, &cwd), &cwd, None, None)
+            .unwrap();
+        assert_eq!(s.get_str("model").as_deref(), Some("qoder-user"));
+        assert_eq!(s.get_str("effortLevel").as_deref(), Some("medium"));
+    }
+
+    #[test]
+    fn output_styles_are_built_in_and_from_every_folder() {
+        let home = tempfile::tempdir().unwrap();
+        let cwd = tempfile::tempdir().unwrap();
+        write(
+            &home.path().join(".claude/output-styles/Terse.md"),
+            "---\nname: Terse\n---\nBe terse.",
+        );
+        write(&cwd.path().join(".dcl/output-styles/Pirate.md"), "Arr.");
+        write(
+            &cwd.path().join(".dcl/output-styles/notes.txt"),
+            "not a style",
+        );
+        let s = Settings::load(Some(home.path()), cwd.path(), None, None).unwrap();
+        assert_eq!(
+            s.available_output_styles(),
+            ["default", "Explanatory", "Learning", "Terse", "Pirate"]
+        );
+        assert_eq!(s.folder_dirs("output-styles").len(), 2);
     }
 }

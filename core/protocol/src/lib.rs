@@ -64,6 +64,8 @@ pub enum Message {
     ControlResponse(ControlResponseEnvelope),
     ControlCancelRequest(ControlCancelRequest),
     PromptSuggestion(PromptSuggestionMessage),
+    TranscriptMirror(TranscriptMirrorMessage),
+    ConversationReset(ConversationResetMessage),
     KeepAlive(Extra),
     /// Legacy line: a finished text block.
     Text(LegacyTextMessage),
@@ -88,6 +90,8 @@ impl Message {
             Message::ControlResponse(_) => "control_response",
             Message::ControlCancelRequest(_) => "control_cancel_request",
             Message::PromptSuggestion(_) => "prompt_suggestion",
+            Message::TranscriptMirror(_) => "transcript_mirror",
+            Message::ConversationReset(_) => "conversation_reset",
             Message::KeepAlive(_) => "keep_alive",
             Message::Text(_) => "text",
             Message::ToolStart(_) => "tool_start",
@@ -148,6 +152,8 @@ impl std::fmt::Display for LineError {
 
 impl std::error::Error for LineError {}
 
+/// Types a host may send or dcl parses back. The outbound-only `transcript_mirror` and
+/// `conversation_reset` are left out: a host sending one gets "unknown type".
 const KNOWN_TYPES: &[&str] = &[
     "user",
     "assistant",

@@ -246,6 +246,28 @@ pub struct PromptSuggestionMessage {
     pub extra: Extra,
 }
 
+/// `transcript_mirror` (with `--session-mirror`): transcript entries dcl has committed to
+/// disk, for the SDK's `SessionStore`; `filePath` is the transcript's absolute path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TranscriptMirrorMessage {
+    #[serde(rename = "filePath")]
+    pub file_path: String,
+    pub entries: Vec<Value>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `conversation_reset` (after `/clear`): the history is gone and a new session id starts;
+/// `session_id` is the old one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ConversationResetMessage {
+    pub new_conversation_id: String,
+    pub session_id: String,
+    pub uuid: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
 /// The value of `parent_tool_use_id` on a main-thread line dcl writes: an explicit `null`.
 pub const fn parent_tool_use_id_null() -> Option<Option<String>> {
     Some(None)

@@ -100,6 +100,8 @@ vocab! {
         PromptRefused = "prompt_refused",
         /// dcl: `--resume` / `--continue` asked for a session this build cannot resume.
         ResumeUnsupported = "resume_unsupported",
+        /// dcl: the session asked for (`--resume`, `--continue`…) could not be opened.
+        SessionUnavailable = "session_unavailable",
         TurnSetupFailed = "turn_setup_failed",
     }
 

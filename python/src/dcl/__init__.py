@@ -45,6 +45,7 @@ from .client import Client
 from .mcp import McpSdkServerConfig, SdkMcpServer, SdkMcpTool, create_sdk_mcp_server, tool
 from .options import Options
 from .query import query, query_sync
+from .sessions import get_session_messages, list_sessions
 from .types import (
     AssistantMessage,
     CanUseTool,
@@ -79,6 +80,8 @@ ClaudeAgentOptions = Options
 """claude-agent-sdk's name for :class:`Options`."""
 
 __all__ = [
+    "list_sessions",
+    "get_session_messages",
     "DCL_VERSION",
     "PROTOCOL_LEVEL",
     "AssistantMessage",

@@ -208,6 +208,11 @@ _EXTRA_FLAGS: Dict[str, Tuple[str, str]] = {
     "fallback-model": ("fallbackModel", "str"),
     "model": ("model", "str"),
     "session-id": ("sessionId", "str"),
+    "resume-session-at": ("resumeSessionAt", "str"),
+    "resume-drops-turn": ("resumeDropsTurn", "str"),
+    "session-mirror": ("sessionMirror", "flag"),
+    "data-dir": ("dataDir", "str"),
+    "no-session-persistence": ("persistSession", "off"),
     "max-turns": ("maxTurns", "int"),
     "max-thinking-tokens": ("maxThinkingTokens", "int"),
     "host-timeout": ("hostTimeoutSecs", "float"),
@@ -267,6 +272,8 @@ def _extra_args(opts: Options, out: Dict[str, Any], ignored: List[str]) -> None:
         key, kind = known
         if kind == "flag":
             out[key] = True
+        elif kind == "off":
+            out[key] = False
         elif value is None:
             raise ValueError(f"extra_args[{flag!r}] needs a value")
         elif kind == "int":
@@ -288,10 +295,6 @@ def session_options(
     (what claude-agent-sdk passes as ``--mcp-config``); otherwise they are announced in
     the ``initialize`` request's ``sdkMcpServers``.
     """
-    if opts.resume or opts.continue_conversation:
-        raise CLIConnectionError(
-            "Resuming a session (resume / continue_conversation) is not supported yet by this dcl build"
-        )
     if opts.can_use_tool is not None and opts.permission_prompt_tool_name not in (None, "", "stdio"):
         raise ValueError(
             "can_use_tool callback cannot be used with permission_prompt_tool_name. "
@@ -367,6 +370,12 @@ def session_options(
         out["includePartialMessages"] = True
     if opts.session_id is not None:
         out["sessionId"] = opts.session_id
+    if opts.resume:
+        out["resume"] = opts.resume
+    if opts.continue_conversation:
+        out["continueConversation"] = True
+    if opts.fork_session:
+        out["forkSession"] = True
     if opts.settings is not None:
         out["settings"] = opts.settings
     if opts.setting_sources is not None:
@@ -404,7 +413,6 @@ def session_options(
         out["apiFormat"] = opts.api_format
 
     for flag, on in (
-        ("--fork-session", opts.fork_session),
         ("--include-hook-events", opts.include_hook_events),
     ):
         if on:

@@ -31,6 +31,8 @@ pub(super) struct Actor {
     current: Option<RunningTurn>,
     input_closed: bool,
     pub(super) initialized: bool,
+    /// A start-up error has been answered at least once.
+    startup_reported: bool,
 }
 
 impl Actor {
@@ -47,6 +49,7 @@ impl Actor {
             current: None,
             input_closed: false,
             initialized: false,
+            startup_reported: false,
         }
     }
 
@@ -76,6 +79,8 @@ impl Actor {
                         }
                         self.input_closed = true;
                         self.core.services.host.close_input();
+                        // A host that only closes its input still learns why nothing ran.
+                        self.report_startup_error(true);
                     }
                     // The handle is gone (dropped without a close): stop as if closed.
                     Some(Signal::Close) | None => {
@@ -88,6 +93,7 @@ impl Actor {
                     None => {
                         self.input_closed = true;
                         self.core.services.host.close_input();
+                        self.report_startup_error(true);
                     }
                 },
                 done = turn_done => {
@@ -161,7 +167,11 @@ impl Actor {
 
     fn handle_message(&mut self, message: Message) {
         match message {
-            Message::User(user) => self.enqueue(user),
+            Message::User(user) => {
+                if !self.report_startup_error(false) {
+                    self.enqueue(user);
+                }
+            }
             Message::ControlRequest(req) => self.handle_control(req),
             Message::ControlResponse(resp) => {
                 let id = resp.response.request_id().to_string();
@@ -182,6 +192,23 @@ impl Actor {
                 );
             }
         }
+    }
+
+    /// A session that could not be opened as asked (a missing session, a refused
+    /// `--resume-drops-turn`) runs nothing: every prompt is answered with that error as its
+    /// result, and a host that only closes its input gets it once at the end. The session
+    /// stays up meanwhile (its `initialize` is answered), so a client never sees a dead
+    /// process; the exit code is 1. Returns whether the session is in that state.
+    fn report_startup_error(&mut self, at_end: bool) -> bool {
+        let Some(error) = self.core.persistence.startup_error() else {
+            return false;
+        };
+        if !(at_end && self.startup_reported) {
+            tracing::error!("{error}");
+            turn::emit_startup_error(&self.core, error);
+            self.startup_reported = true;
+        }
+        true
     }
 
     fn enqueue(&mut self, user: UserMessage) {

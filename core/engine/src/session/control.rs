@@ -184,6 +184,7 @@ impl Actor {
                     .into_iter()
                     .map(mcp_server_status)
                     .collect(),
+                commands: super::turn::builtin::command_infos(),
                 ..ReloadPluginsResponse::default()
             }),
             HostRequest::McpToggle(r) => {
@@ -321,6 +322,7 @@ impl Actor {
         }
         let mut response = InitializeResponse {
             agents,
+            commands: super::turn::builtin::command_infos(),
             ..InitializeResponse::default()
         }
         .with_models(model_list(&model))

@@ -216,6 +216,16 @@ impl Emitter {
             Message::ControlResponse(m) => stamp(&mut m.extra, sid),
             Message::ControlCancelRequest(m) => stamp(&mut m.extra, sid),
             Message::KeepAlive(extra) => stamp(extra, sid),
+            // Mirror frames carry transcript entries only, as the reference sends them.
+            Message::TranscriptMirror(_) => {}
+            Message::ConversationReset(m) => {
+                if m.session_id.is_empty() {
+                    m.session_id = sid;
+                }
+                if m.uuid.is_empty() {
+                    m.uuid = new_uuid();
+                }
+            }
             Message::Text(m) => stamp_fields(&mut m.session_id, &mut m.uuid, sid),
             Message::ToolStart(m) => stamp_fields(&mut m.session_id, &mut m.uuid, sid),
             Message::ToolResult(m) => stamp_fields(&mut m.session_id, &mut m.uuid, sid),

@@ -25,6 +25,10 @@ pub(crate) fn emit_init(core: &SessionCore) {
         .with_permission_mode(mode_name(live.permission_mode))
         .with_api_key_source(services.clients.api_key_source());
     init.agents = core.state.with(|s| s.agents.names());
+    init.slash_commands = super::turn::builtin::COMMANDS
+        .iter()
+        .map(|(n, _)| n.to_string())
+        .collect();
     if services.qoder() {
         init = init.with_qoder(qoder_capabilities());
     }

@@ -15,6 +15,7 @@ pub mod host;
 mod init;
 mod mcp;
 pub mod models;
+mod persist;
 mod services;
 mod state;
 mod turn;

@@ -17,10 +17,10 @@ use super::emit::{Emitter, Outbox};
 use super::hooks::HookRegistry;
 use super::host::HostChannel;
 use super::state::{LiveSettings, McpPending, SessionState, SessionStats, StateCell, Totals};
-use super::{effort, mcp, models};
+use super::{effort, mcp, models, persist};
 use crate::options::{Dialect, OptionsError, OutputFormat, SessionOptions};
 use crate::permissions::PermissionMode;
-use crate::settings::Settings;
+use crate::settings::{Settings, SettingsPaths};
 use crate::tools::{ShellState, Tool};
 
 /// The tool a `--json-schema` session answers through (the reference's name).
@@ -93,6 +93,8 @@ pub(crate) struct SessionCore {
     /// [`SessionCore::conversation_size`].
     pub conversation: tokio::sync::Mutex<Conversation>,
     pub conversation_size: Arc<std::sync::atomic::AtomicUsize>,
+    /// The transcript, the mirror, and a resume that could not be done.
+    pub persistence: persist::Persistence,
 }
 
 impl SessionCore {
@@ -115,8 +117,10 @@ impl SessionCore {
             ));
         }
         let home = opts.env.get("HOME").map(PathBuf::from);
-        let settings = Settings::load(
-            home.as_deref(),
+        let homes =
+            dcl_store::Homes::resolve(opts.data_dir.as_deref(), |k| opts.env.get(k).cloned(), &cwd);
+        let settings = Settings::load_from(
+            &SettingsPaths::from_homes(&homes, &cwd),
             &cwd,
             opts.setting_sources.as_deref(),
             opts.settings.as_deref(),
@@ -136,9 +140,23 @@ impl SessionCore {
             ..opts
         }
         .resolved()?;
+        let requested_id = match &opts.session_id {
+            Some(id) => Some(
+                uuid::Uuid::parse_str(id)
+                    .map_err(|e| {
+                        OptionsError::new("sessionId", format!("--session-id must be a UUID: {e}"))
+                    })?
+                    .to_string(),
+            ),
+            None => None,
+        };
+        let checkpoint_home = homes.dcl_home.clone();
+        let opened = persist::open(&opts, homes, &cwd, &env_map, requested_id);
+        let resumed = opened.state.clone().unwrap_or_default();
         let permission_mode = match opts
             .permission_mode
             .clone()
+            .or_else(|| resumed.permission_mode.clone())
             .or_else(|| settings.get_str("permissions.defaultMode"))
         {
             Some(m) => {
@@ -147,7 +165,11 @@ impl SessionCore {
             None => PermissionMode::Default,
         };
         let env = Arc::new(env_map);
-        let model_name = opts.model.clone().or_else(|| settings.get_str("model"));
+        let model_name = opts
+            .model
+            .clone()
+            .or_else(|| resumed.model.clone())
+            .or_else(|| settings.get_str("model"));
         let effort = match opts
             .effort
             .clone()
@@ -165,14 +187,7 @@ impl SessionCore {
         };
         let clients = Clients::new(&opts, &env)?;
         let model = models::resolve_alias(model_name.as_deref(), clients.default_model());
-        let session_id = match &opts.session_id {
-            Some(id) => uuid::Uuid::parse_str(id)
-                .map_err(|e| {
-                    OptionsError::new("sessionId", format!("--session-id must be a UUID: {e}"))
-                })?
-                .to_string(),
-            None => super::emit::new_uuid(),
-        };
+        let session_id = opened.session_id.clone();
         let tools = select_tools(&opts);
         let mcp_plan = mcp::plan(&opts, home.as_deref(), &cwd)
             .map_err(|e| OptionsError::new("mcpConfig", e))?;
@@ -246,7 +261,22 @@ impl SessionCore {
                 effort,
                 pending_effort: None,
             },
-            totals: Totals::default(),
+            totals: Totals {
+                cost_usd: resumed.total_cost_usd,
+                model_usage: resumed
+                    .model_usage
+                    .as_object()
+                    .map(|m| {
+                        m.iter()
+                            .filter_map(|(k, v)| {
+                                serde_json::from_value(v.clone())
+                                    .ok()
+                                    .map(|u| (k.clone(), u))
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            },
             stats: SessionStats::default(),
             session_allow: Vec::new(),
             hooks: HookRegistry::default(),
@@ -268,7 +298,7 @@ impl SessionCore {
             background_agents: Default::default(),
         };
         let checkpoints = super::checkpoints::Checkpoints::new(
-            dcl_home(&opts, &env, &cwd),
+            checkpoint_home,
             cwd.clone(),
             emitter.session_id(),
         );
@@ -297,9 +327,11 @@ impl SessionCore {
             initialized: tokio::sync::watch::Sender::new(false),
             opts,
         };
-        let mut conversation = Conversation::new();
+        let mut conversation = Conversation::restore(opened.items);
+        opened.persistence.attach(&mut conversation);
         conversation.subscribe(Arc::new(super::checkpoints::PromptOrder(checkpoints)));
         Ok(SessionCore {
+            persistence: opened.persistence,
             services,
             state: StateCell::new(state),
             conversation_size: conversation.size_handle(),
@@ -455,35 +487,6 @@ fn agent_dirs(
         user,
         project,
     )
-}
-
-/// dcl home: `--data-dir`, else `DCL_CONFIG_DIR`, else `~/.dcl` (relative to `cwd`).
-fn dcl_home(
-    opts: &SessionOptions,
-    env: &BTreeMap<String, String>,
-    cwd: &std::path::Path,
-) -> Option<PathBuf> {
-    let non_empty = |p: &PathBuf| !p.as_os_str().is_empty();
-    let home = opts
-        .data_dir
-        .clone()
-        .filter(non_empty)
-        .or_else(|| {
-            env.get("DCL_CONFIG_DIR")
-                .map(PathBuf::from)
-                .filter(non_empty)
-        })
-        .or_else(|| {
-            env.get("HOME")
-                .map(PathBuf::from)
-                .filter(non_empty)
-                .map(|h| h.join(".dcl"))
-        })?;
-    Some(if home.is_absolute() {
-        home
-    } else {
-        cwd.join(home)
-    })
 }
 
 fn startup(handle: tokio::task::JoinHandle<()>) -> McpStartup {

@@ -39,6 +39,9 @@ pub(crate) async fn run_turn(
         echo.is_replay = Some(true);
         ctx.emitter.emit(Message::User(echo));
     }
+    if let Some(done) = super::builtin::handle(ctx, conv, &mut st, &prompt) {
+        return done;
+    }
     let mut user_blocks: Vec<ContentBlock> =
         core.state.with(|s| std::mem::take(&mut s.pending_context));
     user_blocks.extend(prompt.message.message.content.clone().into_blocks());

@@ -12,6 +12,7 @@
 
 mod agent_loop;
 mod approval;
+pub(crate) mod builtin;
 pub(crate) mod interactive;
 mod orchestrator;
 mod result;
@@ -32,7 +33,7 @@ use super::services::{STRUCTURED_OUTPUT_TOOL, SessionCore};
 use crate::tools::Tool;
 
 pub(crate) use agent_loop::run_turn;
-pub(crate) use result::{emit_cancelled_result, emit_refused_result};
+pub(crate) use result::{emit_cancelled_result, emit_refused_result, emit_startup_error};
 pub(crate) use subagent::{AGENT_TOOL, AGENT_TOOL_ALIAS};
 
 /// How a turn ended, for the front end's exit code.

@@ -237,6 +237,26 @@ fn emit_result(core: &SessionCore, emitter: &Emitter, st: &TurnState, end: Endin
     if let Some(o) = &st.origin {
         extra.insert("origin".into(), o.clone());
     }
+    let (model, mode) = core
+        .state
+        .with(|s| (s.live.model.clone(), s.live.permission_mode));
+    let saved = dcl_store::SessionState {
+        model: Some(model),
+        permission_mode: Some(mode.as_str().to_string()),
+        total_cost_usd: totals.cost_usd,
+        num_turns: u64::from(st.num_turns),
+        usage: serde_json::to_value(full_usage(&st.usage)).unwrap_or(Value::Null),
+        model_usage: Value::Object(
+            totals
+                .model_usage
+                .iter()
+                .map(|(m, u)| (m.clone(), serde_json::to_value(u).unwrap_or(Value::Null)))
+                .collect(),
+        ),
+    };
+    for frame in core.persistence.before_result(&saved) {
+        emitter.emit(frame);
+    }
     let mut result = ResultMessage {
         subtype: end.subtype.into(),
         is_error: end.is_error,
@@ -283,6 +303,22 @@ pub(crate) fn emit_refused_result(core: &SessionCore, prompt: &QueuedPrompt, err
     let end = Ending::error(
         ResultSubtype::ErrorDuringExecution,
         TerminalReason::PromptRefused,
+        error,
+    );
+    emit_result(core, &core.services.emitter, &st, end);
+}
+
+/// A session that could not be opened as asked (a resume of a missing session, a refused
+/// `--resume-drops-turn`): one error result, after the host has its `initialize` answer.
+pub(crate) fn emit_startup_error(core: &SessionCore, error: String) {
+    let prompt = QueuedPrompt {
+        uuid: new_uuid(),
+        message: dcl_protocol::UserMessage::new(dcl_protocol::MessageContent::Text(String::new())),
+    };
+    let st = TurnState::new(core.state.with(|s| s.live.model.clone()), &prompt);
+    let end = Ending::error(
+        ResultSubtype::ErrorDuringExecution,
+        TerminalReason::SessionUnavailable,
         error,
     );
     emit_result(core, &core.services.emitter, &st, end);

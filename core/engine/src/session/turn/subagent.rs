@@ -195,6 +195,14 @@ async fn run_child(ctx: TurnContext, prompt: String) -> Result<String, String> {
         .collect();
     blocks.push(ContentBlock::text(prompt.clone()));
     let mut conv = Conversation::new();
+    // The child's own transcript beside the session's (`<session>/subagents/agent-<id>`).
+    let meta = json!({
+        "agentType": agent_type,
+        "toolUseId": ctx.emitter.parent_tool_use_id(),
+    });
+    if let Some(recorder) = ctx.core.persistence.subagent_recorder(&agent_id, &meta) {
+        conv.subscribe(recorder);
+    }
     ctx.record(
         &mut conv,
         new_uuid(),

@@ -1,0 +1,417 @@
+//! Sessions that last: every conversation item goes to the session's transcript
+//! (`dcl_store`, the reference CLI's layout), a resumed session starts from its transcript,
+//! and with `--session-mirror` the committed entries leave as `transcript_mirror` frames
+//! before each result.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use dcl_protocol::{AssistantPayload, ContentBlock, Extra, Message, TranscriptMirrorMessage};
+use dcl_store::{
+    Homes, MirrorSink, Redactor, ResumeRequest, SessionState, Store, StoreError, Target,
+    Transcript, TranscriptOptions,
+};
+use serde_json::{Map, Value, json};
+
+use super::conversation::{Conversation, Entry, Item, NewItem, Recorder, UserOrigin};
+use super::emit::new_uuid;
+use crate::options::SessionOptions;
+
+/// What a tool call left open by a session that died mid-tool is answered with.
+const INTERRUPTED_TOOL: &str =
+    "The tool call was interrupted: the session ended before it finished.";
+
+/// A session's persistence, fixed when it opens.
+pub(crate) struct Persistence {
+    recorder: Option<Arc<TranscriptRecorder>>,
+    mirror: Option<MirrorSink>,
+    /// A resume that could not be done: the host gets it as the error result of each
+    /// prompt (or once at the end of its input), after its `initialize` is answered.
+    startup_error: Mutex<Option<String>>,
+}
+
+/// What opening a session's persistence decided.
+pub(crate) struct Opened {
+    pub session_id: String,
+    pub persistence: Persistence,
+    /// The resumed conversation (empty for a new session).
+    pub items: Vec<Item>,
+    /// What the resumed session carried besides its history.
+    pub state: Option<SessionState>,
+}
+
+impl Persistence {
+    /// Subscribes the transcript to `conv` and answers tool calls a crash left open.
+    pub fn attach(&self, conv: &mut Conversation) {
+        if let Some(r) = &self.recorder {
+            conv.subscribe(r.clone());
+        }
+        let open = conv.unanswered_tool_uses();
+        if open.is_empty() {
+            return;
+        }
+        let prompt_uuid = conv
+            .items()
+            .last()
+            .map(|i| i.prompt_uuid.clone())
+            .unwrap_or_default();
+        let content = open
+            .iter()
+            .map(|id| {
+                ContentBlock::tool_result(
+                    id.clone(),
+                    dcl_protocol::ToolResultContent::Text(INTERRUPTED_TOOL.into()),
+                    Some(true),
+                )
+            })
+            .collect();
+        conv.record(NewItem {
+            uuid: new_uuid(),
+            prompt_uuid,
+            entry: Entry::User {
+                content,
+                origin: UserOrigin::ToolResult {
+                    tool_use_result: None,
+                },
+            },
+        });
+    }
+
+    /// A subagent's transcript recorder, beside the session's transcript (with its
+    /// `.meta.json`); `None` when the session has no open transcript.
+    pub fn subagent_recorder(&self, agent_id: &str, meta: &Value) -> Option<Arc<dyn Recorder>> {
+        let main = self.recorder.as_ref()?;
+        let st = lock(&main.state);
+        let RecState::Open(t) = &*st else {
+            return None;
+        };
+        match t.subagent(agent_id, meta) {
+            Ok(sub) => Some(Arc::new(TranscriptRecorder {
+                store: main.store.clone(),
+                opts: main.opts.clone(),
+                state: Mutex::new(RecState::Open(Box::new(sub))),
+            })),
+            Err(e) => {
+                tracing::warn!("no transcript for subagent {agent_id}: {e}");
+                None
+            }
+        }
+    }
+
+    /// `/clear`: the next entry starts a new transcript, for `session_id`.
+    pub fn reset(&self, session_id: &str) {
+        if let Some(r) = &self.recorder {
+            r.reset(session_id);
+        }
+    }
+
+    /// Why the session could not be opened as asked, if it could not.
+    pub fn startup_error(&self) -> Option<String> {
+        lock(&self.startup_error).clone()
+    }
+
+    /// Before each result: the state line (model, mode, totals) that a resume carries
+    /// over, then the mirror frames of everything committed since the last result.
+    pub fn before_result(&self, state: &SessionState) -> Vec<Message> {
+        if let Some(r) = &self.recorder {
+            r.write_state(state);
+        }
+        let Some(m) = &self.mirror else {
+            return Vec::new();
+        };
+        m.drain_frames()
+            .into_iter()
+            .filter_map(|f| {
+                Some(Message::TranscriptMirror(TranscriptMirrorMessage {
+                    file_path: f.get("filePath")?.as_str()?.to_string(),
+                    entries: f.get("entries")?.as_array()?.clone(),
+                    extra: Extra::new(),
+                }))
+            })
+            .collect()
+    }
+}
+
+/// Opens the session's store: a new transcript (created with its first entry), or the
+/// resumed one (`--resume`, `--continue`, `--fork-session`, `--resume-session-at`,
+/// `--resume-drops-turn`). Never fails: what cannot be done becomes the start-up error.
+pub(crate) fn open(
+    opts: &SessionOptions,
+    homes: Homes,
+    cwd: &Path,
+    env: &BTreeMap<String, String>,
+    requested_id: Option<String>,
+) -> Opened {
+    let persist = opts.persist_session != Some(false);
+    let store = Store::new(homes, cwd);
+    let mut redactor = Redactor::from_env(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    if let Some(k) = &opts.api_key {
+        redactor.add(k);
+    }
+    let mirror = opts.session_mirror.then(MirrorSink::new);
+    let topts = TranscriptOptions {
+        redactor: Arc::new(redactor),
+        mirror: mirror.clone(),
+    };
+    let fresh = |id: String, error: Option<String>| {
+        let recorder = (persist && error.is_none()).then(|| {
+            Arc::new(TranscriptRecorder {
+                store: store.clone(),
+                opts: topts.clone(),
+                state: Mutex::new(RecState::Pending {
+                    session_id: id.clone(),
+                }),
+            })
+        });
+        Opened {
+            session_id: id,
+            persistence: Persistence {
+                recorder,
+                mirror: mirror.clone(),
+                startup_error: Mutex::new(error),
+            },
+            items: Vec::new(),
+            state: None,
+        }
+    };
+
+    let target = match (&opts.resume, opts.continue_conversation) {
+        (Some(id), _) => Target::Id(id.clone()),
+        (None, true) => Target::Continue,
+        (None, false) => {
+            let id = requested_id.unwrap_or_else(new_uuid);
+            let in_use = store
+                .files_for(&id)
+                .ok()
+                .filter(|f| std::fs::metadata(&f.transcript).is_ok_and(|m| m.len() > 0));
+            let error = in_use.filter(|_| persist).map(|f| {
+                StoreError::SessionExists {
+                    session_id: id.clone(),
+                    path: f.transcript,
+                }
+                .to_string()
+            });
+            return fresh(id, error);
+        }
+    };
+    let req = ResumeRequest {
+        target,
+        at: opts.resume_session_at.clone(),
+        drops_turn: opts.resume_drops_turn.clone(),
+    };
+    let resumed = match store.resume(&req) {
+        Ok(r) => r,
+        // `--continue` with nothing to continue starts afresh, as the reference does.
+        Err(StoreError::NothingToContinue { .. }) => {
+            return fresh(requested_id.unwrap_or_else(new_uuid), None);
+        }
+        Err(e) => return fresh(requested_id.unwrap_or_else(new_uuid), Some(e.to_string())),
+    };
+    for w in resumed.warnings() {
+        tracing::warn!("{w}");
+    }
+    let fork_id = opts
+        .fork_session
+        .then(|| requested_id.clone().unwrap_or_else(new_uuid));
+    let session_id = fork_id
+        .clone()
+        .unwrap_or_else(|| resumed.session_id().to_string());
+    let (recorder, entries) = if persist {
+        match store.reopen(&resumed, fork_id.as_deref(), topts.clone()) {
+            Ok(r) => (
+                Some(Arc::new(TranscriptRecorder {
+                    store: store.clone(),
+                    opts: topts.clone(),
+                    state: Mutex::new(RecState::Open(Box::new(r.transcript))),
+                })),
+                r.entries,
+            ),
+            Err(e) => return fresh(session_id, Some(e.to_string())),
+        }
+    } else {
+        (None, resumed.chain_entries().cloned().collect())
+    };
+    Opened {
+        session_id,
+        persistence: Persistence {
+            recorder,
+            mirror,
+            startup_error: Mutex::new(None),
+        },
+        items: to_items(&entries),
+        state: resumed.state.clone(),
+    }
+}
+
+/// Transcript entries (a chain, root first) as conversation items. Entries that are not
+/// conversation (system lines) or do not parse are left out, with a warning for the latter.
+pub(crate) fn to_items(entries: &[Value]) -> Vec<Item> {
+    let mut out = Vec::new();
+    let mut prompt = String::new();
+    for e in entries {
+        let kind = e.get("type").and_then(Value::as_str).unwrap_or("");
+        let Some(uuid) = e.get("uuid").and_then(Value::as_str) else {
+            continue;
+        };
+        let flag = |k: &str| e.get(k).and_then(Value::as_bool).unwrap_or(false);
+        let message = e.get("message").cloned().unwrap_or(Value::Null);
+        let entry = match kind {
+            "user" => {
+                let content: Vec<ContentBlock> = match message.get("content") {
+                    Some(Value::String(s)) => vec![ContentBlock::text(s.clone())],
+                    Some(v @ Value::Array(_)) => match serde_json::from_value(v.clone()) {
+                        Ok(c) => c,
+                        Err(err) => {
+                            tracing::warn!(
+                                "transcript entry {uuid}: unreadable content ({err}); left out"
+                            );
+                            continue;
+                        }
+                    },
+                    _ => continue,
+                };
+                let origin = if flag("isCompactSummary") {
+                    UserOrigin::CompactSummary
+                } else if content.iter().any(|b| b.as_tool_result().is_some()) {
+                    UserOrigin::ToolResult {
+                        tool_use_result: e.get("toolUseResult").cloned(),
+                    }
+                } else if flag("isMeta") {
+                    UserOrigin::Continuation
+                } else {
+                    prompt = uuid.to_string();
+                    UserOrigin::Prompt
+                };
+                Entry::User { content, origin }
+            }
+            "assistant" => match serde_json::from_value::<AssistantPayload>(message) {
+                Ok(m) => Entry::Assistant {
+                    message: Box::new(m),
+                },
+                Err(err) => {
+                    tracing::warn!("transcript entry {uuid}: unreadable message ({err}); left out");
+                    continue;
+                }
+            },
+            _ => continue,
+        };
+        out.push(Item {
+            uuid: uuid.to_string(),
+            parent_uuid: e
+                .get("parentUuid")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            prompt_uuid: prompt.clone(),
+            timestamp: e
+                .get("timestamp")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            entry,
+            excluded: false,
+        });
+    }
+    out
+}
+
+/// The transcript as a conversation recorder. A new session's file is created with its
+/// first entry, so a session that never gets a prompt leaves nothing behind.
+struct TranscriptRecorder {
+    store: Store,
+    opts: TranscriptOptions,
+    state: Mutex<RecState>,
+}
+
+enum RecState {
+    Pending {
+        session_id: String,
+    },
+    Open(Box<Transcript>),
+    /// The transcript could not be created; said once, then the session goes on.
+    Off,
+}
+
+impl TranscriptRecorder {
+    fn with_transcript(&self, f: impl FnOnce(&mut Transcript) -> dcl_store::Result<()>) {
+        let mut st = lock(&self.state);
+        if let RecState::Pending { session_id } = &*st {
+            *st = match self.store.start(session_id, self.opts.clone()) {
+                Ok(t) => RecState::Open(Box::new(t)),
+                Err(e) => {
+                    tracing::warn!("no transcript for this session: {e}");
+                    RecState::Off
+                }
+            };
+        }
+        if let RecState::Open(t) = &mut *st
+            && let Err(e) = f(t)
+        {
+            tracing::warn!("transcript {}: {e}", t.path().display());
+        }
+    }
+
+    fn reset(&self, session_id: &str) {
+        let mut st = lock(&self.state);
+        if !matches!(&*st, RecState::Off) {
+            *st = RecState::Pending {
+                session_id: session_id.to_string(),
+            };
+        }
+    }
+
+    fn write_state(&self, state: &SessionState) {
+        let st = lock(&self.state);
+        // A session without entries has no transcript to carry state in.
+        if matches!(&*st, RecState::Open(_)) {
+            drop(st);
+            self.with_transcript(|t| t.state(state));
+        }
+    }
+}
+
+impl Recorder for TranscriptRecorder {
+    fn record(&self, item: &Item) {
+        self.with_transcript(|t| {
+            t.set_leaf(item.parent_uuid.clone());
+            match &item.entry {
+                Entry::Assistant { message } => {
+                    let msg = serde_json::to_value(message)?;
+                    t.assistant(&item.uuid, msg, Map::new())
+                }
+                Entry::User { content, origin } => {
+                    let msg = json!({"role": "user", "content": content});
+                    let mut extra = Map::new();
+                    match origin {
+                        UserOrigin::ToolResult {
+                            tool_use_result: Some(r),
+                        } => {
+                            extra.insert("toolUseResult".into(), r.clone());
+                        }
+                        UserOrigin::CompactSummary => {
+                            extra.insert("isVisibleInTranscriptOnly".into(), json!(true));
+                            extra.insert("isCompactSummary".into(), json!(true));
+                        }
+                        UserOrigin::Continuation => {
+                            extra.insert("isMeta".into(), json!(true));
+                        }
+                        _ => {}
+                    }
+                    t.user(&item.uuid, msg, extra)?;
+                    if matches!(origin, UserOrigin::Prompt) {
+                        let text: Vec<&str> =
+                            content.iter().filter_map(ContentBlock::as_text).collect();
+                        if !text.is_empty() {
+                            t.last_prompt(&text.join(" "))?;
+                        }
+                    }
+                    Ok(())
+                }
+            }
+        });
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
