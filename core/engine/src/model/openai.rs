@@ -24,66 +24,60 @@
 //! Like the Anthropic client it never reads the process environment: callers build an
 //! [`OpenAiConfig`], usually with [`OpenAiConfig::from_env_map`].
 
-use std::collections::{BTreeMap, VecDeque};
-use std::pin::Pin;
-use std::time::Duration;
+use std::collections::BTreeMap;
+use std::ops::{Deref, DerefMut};
 
 use bytes::Bytes;
 use dcl_protocol::{ContentBlock, KnownBlock, ToolResultContent, Usage};
-use futures::{Stream, StreamExt};
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use futures::Stream;
+use reqwest::header::HeaderMap;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::anthropic::{
-    DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, error_chain,
-    read_capped, redact, redact_url, retry_after,
-};
 use super::events::{MessageDeltaBody, MessageStart};
-use super::http;
-use super::sse::{self, SseDecoder, snippet};
+use super::http::{HttpConfig, Redacted, Transport, WireFormat, redact_url, secret_header};
+use super::sse::{self, ByteStream, EventMapper, SseEvent, snippet};
 use super::{
-    BoxFuture, Delta, EventStream, ModelClient, ModelError, ModelRequest, Role, StreamEvent,
+    BoxFuture, Delta, ErrorKind, ErrorText, EventStream, ModelClient, ModelError, ModelRequest,
+    Role, StreamEvent,
 };
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// Prefix of the signatures [`synthetic_signature`] makes, so they can be told apart
 /// from real ones (an Anthropic endpoint would refuse them).
 pub const SYNTHETIC_SIGNATURE_PREFIX: &str = "dcl-synthetic:";
-/// The most of a non-streamed JSON answer we read.
-const MAX_JSON_BODY: usize = 32 * 1024 * 1024;
 
-/// How to reach an OpenAI-compatible API. `Debug` redacts every secret.
+/// How to reach an OpenAI-compatible API: the shared transport settings (reached through
+/// `Deref`, so `config.base_url` and `config.proxy` read as before) and the key. `Debug`
+/// redacts every secret.
 #[derive(Clone)]
 pub struct OpenAiConfig {
-    /// Up to and including the version segment (`https://api.openai.com/v1`); the client
-    /// appends `/chat/completions`. A trailing `/` is fine.
-    pub base_url: String,
+    /// Its `base_url` goes up to and including the version segment
+    /// (`https://api.openai.com/v1`); the client appends `/chat/completions`.
+    pub http: HttpConfig,
     /// Sent as `Authorization: Bearer …`; `None` sends no credentials (local servers).
     pub api_key: Option<String>,
-    pub request_timeout: Duration,
-    pub idle_timeout: Duration,
-    pub connect_timeout: Duration,
-    pub proxy: Option<String>,
-    pub no_proxy: Option<String>,
-    /// More headers (gateways, `OpenAI-Organization`). Values are treated as secrets.
-    pub extra_headers: Vec<(String, String)>,
-    pub user_agent: String,
+}
+
+impl Deref for OpenAiConfig {
+    type Target = HttpConfig;
+    fn deref(&self) -> &HttpConfig {
+        &self.http
+    }
+}
+
+impl DerefMut for OpenAiConfig {
+    fn deref_mut(&mut self) -> &mut HttpConfig {
+        &mut self.http
+    }
 }
 
 impl OpenAiConfig {
     /// A config for `base_url` with no key and default timeouts.
     pub fn new(base_url: impl Into<String>) -> Self {
         OpenAiConfig {
-            base_url: base_url.into(),
+            http: HttpConfig::new(base_url),
             api_key: None,
-            request_timeout: DEFAULT_REQUEST_TIMEOUT,
-            idle_timeout: DEFAULT_IDLE_TIMEOUT,
-            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
-            proxy: None,
-            no_proxy: None,
-            extra_headers: Vec::new(),
-            user_agent: format!("dcl/{}", env!("CARGO_PKG_VERSION")),
         }
     }
 
@@ -94,10 +88,11 @@ impl OpenAiConfig {
 
     /// Reads, from the map the caller passes (never the process env): the key from
     /// `DCL_API_KEY` or `OPENAI_API_KEY`; the base URL from `DCL_BASE_URL` or
-    /// `OPENAI_BASE_URL` (default `https://api.openai.com/v1`); `DCL_REQUEST_TIMEOUT_MS`
-    /// (or `API_TIMEOUT_MS`) and `DCL_IDLE_TIMEOUT_MS`; `OPENAI_ORG_ID` /
-    /// `OPENAI_PROJECT_ID` as headers; and the proxy variables. Empty values are unset.
-    /// (Which provider serves a model is [`super::providers::resolve`]'s business.)
+    /// `OPENAI_BASE_URL` (default `https://api.openai.com/v1`); `OPENAI_ORG_ID` /
+    /// `OPENAI_PROJECT_ID` as headers; and what [`HttpConfig::apply_env_map`] reads (the
+    /// timeouts `DCL_REQUEST_TIMEOUT_MS` or `API_TIMEOUT_MS` and `DCL_IDLE_TIMEOUT_MS`, and
+    /// the proxy variables). Empty values are unset. (Which provider serves a model is
+    /// [`super::providers::resolve`]'s business.)
     pub fn from_env_map(env: &BTreeMap<String, String>) -> Self {
         let get = |k: &str| {
             env.get(k)
@@ -110,21 +105,13 @@ impl OpenAiConfig {
             .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
         let mut cfg = OpenAiConfig::new(base);
         cfg.api_key = get("DCL_API_KEY").or_else(|| get("OPENAI_API_KEY"));
-        if let Some(t) = super::retry::request_timeout(env) {
-            cfg.request_timeout = t;
-        }
-        if let Some(t) = super::retry::idle_timeout(env) {
-            cfg.idle_timeout = t;
-        }
         if let Some(org) = get("OPENAI_ORG_ID") {
             cfg.extra_headers.push(("OpenAI-Organization".into(), org));
         }
         if let Some(project) = get("OPENAI_PROJECT_ID") {
             cfg.extra_headers.push(("OpenAI-Project".into(), project));
         }
-        let (proxy, no_proxy) = super::providers::proxy_for(&cfg.base_url, env);
-        cfg.proxy = proxy;
-        cfg.no_proxy = no_proxy;
+        cfg.http.apply_env_map(env);
         cfg
     }
 
@@ -135,51 +122,26 @@ impl OpenAiConfig {
 
 impl std::fmt::Debug for OpenAiConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let headers: Vec<(&str, &str)> = self
-            .extra_headers
-            .iter()
-            .map(|(k, _)| (k.as_str(), "<redacted>"))
-            .collect();
-        let proxy = format!("{:?}", self.proxy.as_deref().map(redact_url));
         f.debug_struct("OpenAiConfig")
-            .field("base_url", &redact_url(&self.base_url))
-            .field("api_key", &format_args!("{}", redact(&self.api_key)))
-            .field("request_timeout", &self.request_timeout)
-            .field("idle_timeout", &self.idle_timeout)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("proxy", &format_args!("{proxy}"))
-            .field("no_proxy", &self.no_proxy)
-            .field("extra_headers", &headers)
-            .field("user_agent", &self.user_agent)
+            .field("http", &self.http)
+            .field("api_key", &Redacted(&self.api_key))
             .finish()
     }
 }
 
 /// Streams Chat Completions over HTTP(S).
 pub struct OpenAiClient {
-    http: reqwest::Client,
-    endpoint: reqwest::Url,
-    headers: HeaderMap,
+    transport: Transport,
     config: OpenAiConfig,
 }
 
 impl std::fmt::Debug for OpenAiClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpenAiClient")
-            .field("endpoint", &redact_url(self.endpoint.as_str()))
+            .field("endpoint", &redact_url(self.transport.endpoint().as_str()))
             .field("config", &self.config)
             .finish()
     }
-}
-
-fn header_value(value: &str, what: &str, secret: bool) -> Result<HeaderValue, ModelError> {
-    let mut v = HeaderValue::from_str(value).map_err(|_| {
-        ModelError::Config(format!(
-            "{what} contains characters not allowed in an HTTP header"
-        ))
-    })?;
-    v.set_sensitive(secret);
-    Ok(v)
 }
 
 impl OpenAiClient {
@@ -187,131 +149,19 @@ impl OpenAiClient {
     /// client. Errors are `ModelError::Config` and never echo a secret. A missing key is
     /// allowed here (local servers); the caller decides whether one is required.
     pub fn new(config: OpenAiConfig) -> Result<Self, ModelError> {
-        let endpoint = reqwest::Url::parse(&config.endpoint()).map_err(|e| {
-            ModelError::Config(format!(
-                "invalid base URL {:?}: {e}",
-                redact_url(&config.base_url)
-            ))
-        })?;
-        if !matches!(endpoint.scheme(), "http" | "https") {
-            return Err(ModelError::Config(format!(
-                "invalid base URL {:?}: the scheme must be http or https",
-                redact_url(&config.base_url)
-            )));
-        }
         let mut headers = HeaderMap::new();
-        headers.insert("accept", HeaderValue::from_static("text/event-stream"));
         if let Some(key) = &config.api_key {
             headers.insert(
                 reqwest::header::AUTHORIZATION,
-                header_value(&format!("Bearer {key}"), "the API key", true)?,
+                secret_header(&format!("Bearer {key}"), "the API key")?,
             );
         }
-        for (name, value) in &config.extra_headers {
-            let name = HeaderName::from_bytes(name.as_bytes())
-                .map_err(|_| ModelError::Config(format!("invalid header name {name:?}")))?;
-            let value = header_value(value, &format!("header {name}"), true)?;
-            headers.append(name, value);
-        }
-        let mut builder = reqwest::Client::builder()
-            .use_rustls_tls()
-            .connect_timeout(config.connect_timeout)
-            .user_agent(config.user_agent.clone())
-            .no_proxy();
-        if let Some(url) = &config.proxy {
-            let no_proxy = config
-                .no_proxy
-                .as_deref()
-                .and_then(reqwest::NoProxy::from_string);
-            let proxy = reqwest::Proxy::all(url)
-                .map_err(|_| ModelError::Config("invalid proxy URL".into()))?
-                .no_proxy(no_proxy);
-            builder = builder.proxy(proxy);
-        }
-        let http = builder
-            .build()
-            .map_err(|e| ModelError::Config(format!("cannot build the HTTP client: {e}")))?;
-        Ok(OpenAiClient {
-            http,
-            endpoint,
-            headers,
-            config,
-        })
+        let transport = Transport::new(&config.http, &config.endpoint(), headers)?;
+        Ok(OpenAiClient { transport, config })
     }
 
     pub fn config(&self) -> &OpenAiConfig {
         &self.config
-    }
-
-    async fn send(
-        &self,
-        request: ModelRequest,
-        cancel: CancellationToken,
-    ) -> Result<EventStream, ModelError> {
-        let body = request_body(&request);
-        let response = http::post_json(
-            &self.http,
-            &self.endpoint,
-            &self.headers,
-            &body,
-            self.config.request_timeout,
-            &cancel,
-        )
-        .await?;
-        if !response.status().is_success() {
-            return Err(http_error(response, &cancel).await);
-        }
-        if http::is_json(&response) {
-            // A server that ignored `stream: true`: convert the whole completion.
-            let text = self.read_json_body(response, &cancel).await?;
-            let events = completion_to_events(&text, &request.model);
-            return Ok(Box::pin(futures::stream::iter(events)));
-        }
-        let bytes = http::body_stream(response, self.config.idle_timeout);
-        Ok(sse::with_cancel(
-            chunk_event_stream(bytes, request.model.clone()),
-            cancel,
-        ))
-    }
-
-    async fn read_json_body(
-        &self,
-        response: reqwest::Response,
-        cancel: &CancellationToken,
-    ) -> Result<String, ModelError> {
-        let mut buf = Vec::new();
-        let mut body = response.bytes_stream();
-        let read = async {
-            while let Some(chunk) = body.next().await {
-                let chunk = chunk.map_err(|e| {
-                    ModelError::Connection(format!(
-                        "error reading the response: {}",
-                        error_chain(&e.without_url())
-                    ))
-                })?;
-                buf.extend_from_slice(&chunk);
-                if buf.len() > MAX_JSON_BODY {
-                    return Err(ModelError::Stream(format!(
-                        "JSON answer larger than {MAX_JSON_BODY} bytes"
-                    )));
-                }
-            }
-            Ok(())
-        };
-        tokio::select! {
-            biased;
-            _ = cancel.cancelled() => return Err(ModelError::Cancelled),
-            r = tokio::time::timeout(self.config.idle_timeout, read) => match r {
-                Err(_) => {
-                    return Err(ModelError::Connection(format!(
-                        "no data from the API for {} s",
-                        self.config.idle_timeout.as_secs_f64()
-                    )));
-                }
-                Ok(r) => r?,
-            },
-        }
-        Ok(String::from_utf8_lossy(&buf).into_owned())
     }
 }
 
@@ -321,44 +171,27 @@ impl ModelClient for OpenAiClient {
         request: ModelRequest,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, Result<EventStream, ModelError>> {
-        Box::pin(self.send(request, cancel))
+        Box::pin(self.transport.stream(&ChatCompletions, request, cancel))
     }
 }
 
-/// `ModelError::Http` from an error response. OpenAI-compatible servers disagree on the
-/// body: `{"error": {"message": …}}` (OpenAI, DeepSeek, DashScope), `{"error": "…"}`
-/// (Ollama), `{"detail": …}` (FastAPI servers), `{"message": …}`; else the body text,
-/// else the status reason.
-async fn http_error(response: reqwest::Response, cancel: &CancellationToken) -> ModelError {
-    let status = response.status();
-    let retry_after = retry_after(response.headers());
-    let text = read_capped(response, cancel).await;
-    ModelError::Http {
-        status: status.as_u16(),
-        message: error_message(&text)
-            .unwrap_or_else(|| status.canonical_reason().unwrap_or("error").to_string()),
-        retry_after,
-    }
-}
+/// Chat Completions as a [`WireFormat`].
+struct ChatCompletions;
 
-/// The message of an error body, if it has any.
-fn error_message(text: &str) -> Option<String> {
-    let from_json = serde_json::from_str::<Value>(text).ok().and_then(|v| {
-        [
-            v.pointer("/error/message"),
-            v.get("error"),
-            v.get("message"),
-            v.get("detail"),
-        ]
-        .into_iter()
-        .flatten()
-        .find_map(|m| match m {
-            Value::String(s) if !s.is_empty() => Some(s.clone()),
-            Value::Array(_) | Value::Object(_) if m != &v["error"] => Some(m.to_string()),
-            _ => None,
-        })
-    });
-    from_json.or_else(|| Some(snippet(text.trim())).filter(|t| !t.is_empty()))
+impl WireFormat for ChatCompletions {
+    fn body(&self, request: &ModelRequest) -> Value {
+        request_body(request)
+    }
+
+    fn events(&self, body: ByteStream, request: &ModelRequest) -> EventStream {
+        chunk_event_stream(body, request.model.clone())
+    }
+
+    fn json_answer(&self, text: &str, request: &ModelRequest) -> Result<EventStream, ModelError> {
+        // A server that ignored `stream: true`: convert the whole completion.
+        let events = completion_to_events(text, &request.model);
+        Ok(Box::pin(futures::stream::iter(events)))
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -743,13 +576,13 @@ impl ChunkConverter {
             return self.finish(true);
         }
         let value: Value = serde_json::from_str(data).map_err(|e| {
-            ModelError::Stream(format!(
+            ModelError::stream(format!(
                 "malformed JSON in a chat.completion.chunk: {e}; data: {}",
                 snippet(data)
             ))
         })?;
         if !value.is_object() {
-            return Err(ModelError::Stream(format!(
+            return Err(ModelError::stream(format!(
                 "a chat.completion.chunk that is not a JSON object: {}",
                 snippet(data)
             )));
@@ -1054,7 +887,7 @@ impl ChunkConverter {
             if !has_anything {
                 return Ok(());
             }
-            return Err(ModelError::Stream(format!(
+            return Err(ModelError::stream(format!(
                 "tool call {key} ({}) received more data after another block started; interleaved tool-call streams are not supported",
                 slot.name
             )));
@@ -1080,7 +913,7 @@ impl ChunkConverter {
                 if self.open != Open::Tool(key) {
                     // Started but not current cannot happen (starting closes others), but
                     // never stream into a block that is not the open one.
-                    return Err(ModelError::Stream(format!(
+                    return Err(ModelError::stream(format!(
                         "tool call {key} is not the open block"
                     )));
                 }
@@ -1110,25 +943,32 @@ fn content_text(content: Option<&Value>) -> Option<String> {
     }
 }
 
-/// An error object inside the stream → `ModelError::Stream("<type or code>: <message>")`
-/// (`overloaded` survives, so [`ModelError::is_retryable`] sees it).
+/// An error object inside the stream → `ModelError::Stream("<type or code>: <message>")`,
+/// of the kind its type or code says ([`super::ErrorKind::from_api_error_type`]).
 fn stream_error(err: &Value) -> ModelError {
     if let Some(s) = err.as_str() {
-        return ModelError::Stream(format!("error: {s}"));
+        return ModelError::api_stream_error("error", s);
     }
-    let kind = ["type", "code"]
+    let fields: Vec<String> = ["type", "code"]
         .iter()
-        .find_map(|k| match err.get(*k) {
+        .filter_map(|k| match err.get(*k) {
             Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
             Some(Value::Number(n)) => Some(n.to_string()),
             _ => None,
         })
-        .unwrap_or_else(|| "error".into());
+        .collect();
+    let label = fields.first().map_or("error", String::as_str);
     let message = err
         .get("message")
         .and_then(Value::as_str)
         .unwrap_or("the API sent an error without a message");
-    ModelError::Stream(format!("{kind}: {message}"))
+    // Servers put the telling word in either field (`type: server_error, code: overloaded`).
+    let kind = fields
+        .iter()
+        .map(|f| ErrorKind::from_api_error_type(f))
+        .find(|k| *k != ErrorKind::Stream)
+        .unwrap_or(ErrorKind::Stream);
+    ModelError::Stream(ErrorText::new(kind, format!("{label}: {message}")))
 }
 
 /// A whole (non-streamed) completion as events; an error body as a stream error.
@@ -1137,13 +977,12 @@ fn completion_to_events(text: &str, model: &str) -> Vec<Result<StreamEvent, Mode
     let value: Value = match serde_json::from_str(text) {
         Ok(v) => v,
         Err(e) => {
-            return vec![Err(ModelError::Stream(format!(
+            return vec![Err(ModelError::stream(format!(
                 "expected an SSE stream but got malformed JSON: {e}; data: {}",
                 snippet(text)
             )))];
         }
     };
-    let mut out = Vec::new();
     let result = conv.push_chunk(&value).and_then(|mut evs| {
         if conv.finish_reason.is_none() {
             conv.finish_reason = Some("stop".into());
@@ -1152,45 +991,36 @@ fn completion_to_events(text: &str, model: &str) -> Vec<Result<StreamEvent, Mode
         Ok(evs)
     });
     match result {
-        Ok(evs) => out.extend(evs.into_iter().map(Ok)),
-        Err(e) => out.push(Err(e)),
+        Ok(evs) => evs.into_iter().map(Ok).collect(),
+        Err(e) => vec![Err(e)],
     }
-    out
 }
 
-type ByteStream = Pin<Box<dyn Stream<Item = Result<Bytes, ModelError>> + Send>>;
-
-struct DecodeState {
-    bytes: ByteStream,
-    decoder: SseDecoder,
-    conv: ChunkConverter,
-    queue: VecDeque<Result<StreamEvent, ModelError>>,
-    /// No more reading: the message ended, or an error.
-    done: bool,
-}
-
-impl DecodeState {
-    fn handle(&mut self, data: &str) {
-        if self.done {
-            return;
-        }
-        match self.conv.push_data(data) {
-            Ok(events) => self.queue.extend(events.into_iter().map(Ok)),
-            Err(e) => {
-                self.queue.push_back(Err(e));
-                self.done = true;
-            }
-        }
-        if self.conv.is_done() {
-            self.done = true;
-        }
+/// The chunk stream's [`EventMapper`]: every event's `data:` is a chunk, `[DONE]`, or an
+/// error object.
+impl EventMapper for ChunkConverter {
+    fn event(&mut self, ev: &SseEvent, out: &mut Vec<StreamEvent>) -> Result<(), ModelError> {
+        out.extend(self.push_data(&ev.data)?);
+        Ok(())
     }
 
-    fn fail(&mut self, e: ModelError) {
-        if !self.done {
-            self.queue.push_back(Err(e));
-            self.done = true;
+    fn is_done(&self) -> bool {
+        self.done
+    }
+
+    fn end(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), ModelError> {
+        out.extend(self.finish(false)?);
+        Ok(())
+    }
+
+    /// A server that keeps the connection open (or drops it) after the last chunk: the
+    /// message is complete once its `finish_reason` came.
+    fn broken(&mut self, error: ModelError, out: &mut Vec<StreamEvent>) -> Result<(), ModelError> {
+        if self.finish_reason.is_none() {
+            return Err(error);
         }
+        out.extend(self.finish(false)?);
+        Ok(())
     }
 }
 
@@ -1201,81 +1031,18 @@ pub fn chunk_event_stream<S>(bytes: S, model: String) -> EventStream
 where
     S: Stream<Item = Result<Bytes, ModelError>> + Send + 'static,
 {
-    let state = DecodeState {
-        bytes: Box::pin(bytes),
-        decoder: SseDecoder::new(),
-        conv: ChunkConverter::new(model),
-        queue: VecDeque::new(),
-        done: false,
-    };
-    Box::pin(futures::stream::unfold(state, |mut st| async move {
-        loop {
-            if let Some(item) = st.queue.pop_front() {
-                return Some((item, st));
-            }
-            if st.done {
-                return None;
-            }
-            match st.bytes.next().await {
-                Some(Ok(chunk)) => match st.decoder.push(&chunk) {
-                    Ok(events) => {
-                        for ev in &events {
-                            st.handle(&ev.data);
-                        }
-                    }
-                    Err(e) => st.fail(e),
-                },
-                // A server that keeps the connection open (or drops it) after the last
-                // chunk: the message is complete once its finish_reason came.
-                Some(Err(_)) if st.conv.finish_reason.is_some() => {
-                    match st.conv.finish(false) {
-                        Ok(events) => st.queue.extend(events.into_iter().map(Ok)),
-                        Err(e) => st.queue.push_back(Err(e)),
-                    }
-                    st.done = true;
-                }
-                Some(Err(e)) => st.fail(e),
-                None => {
-                    if let Some(ev) = st.decoder.finish() {
-                        // An unterminated last event that does not parse was cut off.
-                        match st.conv.push_data(&ev.data) {
-                            Ok(events) => st.queue.extend(events.into_iter().map(Ok)),
-                            Err(ModelError::Stream(_))
-                                if serde_json::from_str::<Value>(ev.data.trim()).is_err() =>
-                            {
-                                st.fail(ModelError::Connection(
-                                    "stream ended in the middle of an event".into(),
-                                ))
-                            }
-                            Err(e) => st.fail(e),
-                        }
-                    }
-                    if !st.done && !st.conv.is_done() {
-                        match st.conv.finish(false) {
-                            Ok(events) => st.queue.extend(events.into_iter().map(Ok)),
-                            Err(e) => st.queue.push_back(Err(e)),
-                        }
-                    }
-                    st.done = true;
-                }
-            }
-        }
-    }))
+    sse::decode(Box::pin(bytes), ChunkConverter::new(model))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::accumulate::Accumulator;
+    use crate::model::test_env as env;
     use crate::model::{ApiMessage, ThinkingConfig, ToolSpec};
     use dcl_protocol::{DocumentBlock, Extra, ImageBlock};
-
-    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use futures::StreamExt;
+    use std::time::Duration;
 
     fn chunk(delta: Value) -> String {
         json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "gpt-x",
@@ -1487,9 +1254,23 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             err,
-            ModelError::Stream("overloaded_error: Overloaded".into())
+            ModelError::api_stream_error("overloaded_error", "Overloaded")
         );
         assert!(err.is_retryable());
+        // The telling word may be in `code`; the text says the type.
+        let err = convert(
+            &[json!({"error": {"message": "busy", "type": "server_error",
+            "code": "overloaded"}})
+            .to_string()],
+        )
+        .unwrap_err();
+        assert_eq!(err.kind(), crate::model::ErrorKind::Overloaded);
+        assert_eq!(err.to_string(), "API stream error: server_error: busy");
+        let err = convert(&[
+            json!({"error": {"message": "nope", "type": "invalid_request_error"}}).to_string(),
+        ])
+        .unwrap_err();
+        assert!(!err.is_retryable());
         // [DONE] alone: an empty message.
         let events = convert(&["[DONE]".into()]).unwrap();
         assert_eq!(
@@ -1836,28 +1617,6 @@ mod tests {
             OpenAiClient::new(OpenAiConfig::new("ftp://x")),
             Err(ModelError::Config(_))
         ));
-    }
-
-    #[test]
-    fn error_bodies_of_many_servers() {
-        assert_eq!(
-            error_message(r#"{"error":{"message":"Rate limit reached","type":"requests"}}"#)
-                .as_deref(),
-            Some("Rate limit reached")
-        );
-        assert_eq!(
-            error_message(r#"{"error":"model not found"}"#).as_deref(),
-            Some("model not found")
-        );
-        assert_eq!(
-            error_message(r#"{"detail":"Not Found"}"#).as_deref(),
-            Some("Not Found")
-        );
-        assert_eq!(
-            error_message("upstream down").as_deref(),
-            Some("upstream down")
-        );
-        assert_eq!(error_message("  "), None);
     }
 
     #[test]
