@@ -8,19 +8,19 @@
 //! [`AnthropicConfig::from_env_map`] over the environment they were given.
 
 use std::collections::BTreeMap;
-use std::ops::{Deref, DerefMut};
 
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
 use super::events::StreamEvent;
+use super::http::{
+    ApiFormat, HttpClient, HttpConfig, Redacted, deref_to_http_config, env_value, secret_header,
+};
 pub use super::http::{
     DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, redact_url,
 };
-use super::http::{HttpConfig, Redacted, Transport, WireFormat, secret_header};
 use super::sse::{self, ByteStream, EventMapper, SseEvent, snippet};
-use super::{BoxFuture, EventStream, ModelClient, ModelError, ModelRequest};
+use super::{EventStream, ModelError, ModelRequest};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -37,18 +37,7 @@ pub struct AnthropicConfig {
     pub auth_token: Option<String>,
 }
 
-impl Deref for AnthropicConfig {
-    type Target = HttpConfig;
-    fn deref(&self) -> &HttpConfig {
-        &self.http
-    }
-}
-
-impl DerefMut for AnthropicConfig {
-    fn deref_mut(&mut self) -> &mut HttpConfig {
-        &mut self.http
-    }
-}
+deref_to_http_config!(AnthropicConfig);
 
 impl AnthropicConfig {
     /// A config for `base_url` (without `/v1/messages`) with no credentials and default
@@ -79,12 +68,7 @@ impl AnthropicConfig {
     /// variables `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` (either case, chosen by the base
     /// URL's scheme) with `NO_PROXY`. Empty values count as unset.
     pub fn from_env_map(env: &BTreeMap<String, String>) -> Self {
-        let get = |k: &str| {
-            env.get(k)
-                .map(|v| v.trim())
-                .filter(|v| !v.is_empty())
-                .map(str::to_string)
-        };
+        let get = |k: &str| env_value(env, k);
         let base_url = get("ANTHROPIC_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
         let mut cfg = AnthropicConfig::new(base_url);
         cfg.api_key = get("ANTHROPIC_API_KEY");
@@ -103,7 +87,7 @@ impl AnthropicConfig {
 
     /// `{base_url}/v1/messages`.
     pub fn endpoint(&self) -> String {
-        format!("{}/v1/messages", self.base_url.trim_end_matches('/'))
+        self.url(<Self as ApiFormat>::PATH)
     }
 }
 
@@ -118,25 +102,17 @@ impl std::fmt::Debug for AnthropicConfig {
 }
 
 /// Streams Messages API responses over HTTPS (rustls).
-pub struct AnthropicClient {
-    transport: Transport,
-    config: AnthropicConfig,
-}
+pub type AnthropicClient = HttpClient<AnthropicConfig>;
 
-impl std::fmt::Debug for AnthropicClient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AnthropicClient")
-            .field("endpoint", &redact_url(self.transport.endpoint().as_str()))
-            .field("config", &self.config)
-            .finish()
-    }
-}
+impl ApiFormat for AnthropicConfig {
+    const CLIENT_NAME: &'static str = "AnthropicClient";
 
-impl AnthropicClient {
-    /// Validates the config (credentials present, URL and header values well formed) and
-    /// builds the HTTP client. Errors are `ModelError::Config` and never echo a secret.
-    pub fn new(config: AnthropicConfig) -> Result<Self, ModelError> {
-        if config.api_key.is_none() && config.auth_token.is_none() {
+    const PATH: &'static str = "/v1/messages";
+
+    /// `anthropic-version`, and `x-api-key` and/or `Authorization: Bearer`; one of the
+    /// two credentials is required.
+    fn headers(&self) -> Result<HeaderMap, ModelError> {
+        if self.api_key.is_none() && self.auth_token.is_none() {
             return Err(ModelError::Config(
                 "no API key: set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN".into(),
             ));
@@ -146,47 +122,27 @@ impl AnthropicClient {
             "anthropic-version",
             HeaderValue::from_static(ANTHROPIC_VERSION),
         );
-        if let Some(key) = &config.api_key {
+        if let Some(key) = &self.api_key {
             headers.insert("x-api-key", secret_header(key, "the API key")?);
         }
-        if let Some(token) = &config.auth_token {
+        if let Some(token) = &self.auth_token {
             headers.insert(
                 reqwest::header::AUTHORIZATION,
                 secret_header(&format!("Bearer {token}"), "the auth token")?,
             );
         }
-        let transport = Transport::new(&config.http, &config.endpoint(), headers)?;
-        Ok(AnthropicClient { transport, config })
+        Ok(headers)
     }
 
-    pub fn config(&self) -> &AnthropicConfig {
-        &self.config
-    }
-}
-
-impl ModelClient for AnthropicClient {
-    fn stream<'a>(
-        &'a self,
-        request: ModelRequest,
-        cancel: CancellationToken,
-    ) -> BoxFuture<'a, Result<EventStream, ModelError>> {
-        Box::pin(self.transport.stream(&Messages, request, cancel))
-    }
-}
-
-/// The Messages API as a [`WireFormat`].
-struct Messages;
-
-impl WireFormat for Messages {
-    fn body(&self, request: &ModelRequest) -> Value {
+    fn body(request: &ModelRequest) -> Value {
         request_body(request)
     }
 
-    fn events(&self, body: ByteStream, _: &ModelRequest) -> EventStream {
+    fn events(body: ByteStream, _: &ModelRequest) -> EventStream {
         event_stream(body)
     }
 
-    fn json_answer(&self, text: &str, _: &ModelRequest) -> Result<EventStream, ModelError> {
+    fn json_answer(text: &str, _: &ModelRequest) -> Result<EventStream, ModelError> {
         // A proxy that ignored `stream: true`; say so instead of "stream ended early".
         Err(ModelError::stream(format!(
             "expected an SSE stream (text/event-stream) but got application/json: {}",

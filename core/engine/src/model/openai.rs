@@ -25,21 +25,20 @@
 //! [`OpenAiConfig`], usually with [`OpenAiConfig::from_env_map`].
 
 use std::collections::BTreeMap;
-use std::ops::{Deref, DerefMut};
 
 use bytes::Bytes;
 use dcl_protocol::{ContentBlock, KnownBlock, ToolResultContent, Usage};
 use futures::Stream;
 use reqwest::header::HeaderMap;
 use serde_json::{Map, Value, json};
-use tokio_util::sync::CancellationToken;
 
 use super::events::{MessageDeltaBody, MessageStart};
-use super::http::{HttpConfig, Redacted, Transport, WireFormat, redact_url, secret_header};
+use super::http::{
+    ApiFormat, HttpClient, HttpConfig, Redacted, deref_to_http_config, env_value, secret_header,
+};
 use super::sse::{self, ByteStream, EventMapper, SseEvent, snippet};
 use super::{
-    BoxFuture, Delta, ErrorKind, ErrorText, EventStream, ModelClient, ModelError, ModelRequest,
-    Role, StreamEvent,
+    Delta, ErrorKind, ErrorText, EventStream, ModelError, ModelRequest, Role, StreamEvent,
 };
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -59,18 +58,7 @@ pub struct OpenAiConfig {
     pub api_key: Option<String>,
 }
 
-impl Deref for OpenAiConfig {
-    type Target = HttpConfig;
-    fn deref(&self) -> &HttpConfig {
-        &self.http
-    }
-}
-
-impl DerefMut for OpenAiConfig {
-    fn deref_mut(&mut self) -> &mut HttpConfig {
-        &mut self.http
-    }
-}
+deref_to_http_config!(OpenAiConfig);
 
 impl OpenAiConfig {
     /// A config for `base_url` with no key and default timeouts.
@@ -94,12 +82,7 @@ impl OpenAiConfig {
     /// the proxy variables). Empty values are unset. (Which provider serves a model is
     /// [`super::providers::resolve`]'s business.)
     pub fn from_env_map(env: &BTreeMap<String, String>) -> Self {
-        let get = |k: &str| {
-            env.get(k)
-                .map(|v| v.trim())
-                .filter(|v| !v.is_empty())
-                .map(str::to_string)
-        };
+        let get = |k: &str| env_value(env, k);
         let base = get("DCL_BASE_URL")
             .or_else(|| get("OPENAI_BASE_URL"))
             .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
@@ -116,7 +99,7 @@ impl OpenAiConfig {
     }
 
     pub fn endpoint(&self) -> String {
-        format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
+        self.url(<Self as ApiFormat>::PATH)
     }
 }
 
@@ -130,64 +113,35 @@ impl std::fmt::Debug for OpenAiConfig {
 }
 
 /// Streams Chat Completions over HTTP(S).
-pub struct OpenAiClient {
-    transport: Transport,
-    config: OpenAiConfig,
-}
+pub type OpenAiClient = HttpClient<OpenAiConfig>;
 
-impl std::fmt::Debug for OpenAiClient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpenAiClient")
-            .field("endpoint", &redact_url(self.transport.endpoint().as_str()))
-            .field("config", &self.config)
-            .finish()
-    }
-}
+impl ApiFormat for OpenAiConfig {
+    const CLIENT_NAME: &'static str = "OpenAiClient";
 
-impl OpenAiClient {
-    /// Validates the config (URL and header values well formed) and builds the HTTP
-    /// client. Errors are `ModelError::Config` and never echo a secret. A missing key is
-    /// allowed here (local servers); the caller decides whether one is required.
-    pub fn new(config: OpenAiConfig) -> Result<Self, ModelError> {
+    const PATH: &'static str = "/chat/completions";
+
+    /// `Authorization: Bearer` when there is a key. A missing key is allowed here (local
+    /// servers); the caller decides whether one is required.
+    fn headers(&self) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
-        if let Some(key) = &config.api_key {
+        if let Some(key) = &self.api_key {
             headers.insert(
                 reqwest::header::AUTHORIZATION,
                 secret_header(&format!("Bearer {key}"), "the API key")?,
             );
         }
-        let transport = Transport::new(&config.http, &config.endpoint(), headers)?;
-        Ok(OpenAiClient { transport, config })
+        Ok(headers)
     }
 
-    pub fn config(&self) -> &OpenAiConfig {
-        &self.config
-    }
-}
-
-impl ModelClient for OpenAiClient {
-    fn stream<'a>(
-        &'a self,
-        request: ModelRequest,
-        cancel: CancellationToken,
-    ) -> BoxFuture<'a, Result<EventStream, ModelError>> {
-        Box::pin(self.transport.stream(&ChatCompletions, request, cancel))
-    }
-}
-
-/// Chat Completions as a [`WireFormat`].
-struct ChatCompletions;
-
-impl WireFormat for ChatCompletions {
-    fn body(&self, request: &ModelRequest) -> Value {
+    fn body(request: &ModelRequest) -> Value {
         request_body(request)
     }
 
-    fn events(&self, body: ByteStream, request: &ModelRequest) -> EventStream {
+    fn events(body: ByteStream, request: &ModelRequest) -> EventStream {
         chunk_event_stream(body, request.model.clone())
     }
 
-    fn json_answer(&self, text: &str, request: &ModelRequest) -> Result<EventStream, ModelError> {
+    fn json_answer(text: &str, request: &ModelRequest) -> Result<EventStream, ModelError> {
         // A server that ignored `stream: true`: convert the whole completion.
         let events = completion_to_events(text, &request.model);
         Ok(Box::pin(futures::stream::iter(events)))

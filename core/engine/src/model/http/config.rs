@@ -63,6 +63,19 @@ impl HttpConfig {
         self.proxy = proxy;
         self.no_proxy = no_proxy;
     }
+
+    /// `path` (starting with `/`) under the base URL.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url.trim_end_matches('/'))
+    }
+}
+
+/// The value of `key` in an env map, trimmed; empty counts as unset.
+pub fn env_value(env: &BTreeMap<String, String>, key: &str) -> Option<String> {
+    env.get(key)
+        .map(|v| v.trim())
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
 }
 
 /// Proxy for requests to `base_url`, from the env map: `HTTPS_PROXY` / `HTTP_PROXY` (by
@@ -71,14 +84,7 @@ pub fn proxy_for(
     base_url: &str,
     env: &BTreeMap<String, String>,
 ) -> (Option<String>, Option<String>) {
-    let first = |keys: &[&str]| {
-        keys.iter().find_map(|k| {
-            env.get(*k)
-                .map(|v| v.trim())
-                .filter(|v| !v.is_empty())
-                .map(str::to_string)
-        })
-    };
+    let first = |keys: &[&str]| keys.iter().find_map(|k| env_value(env, k));
     let proxy = if base_url.trim().starts_with("http://") {
         first(&["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"])
     } else {

@@ -12,8 +12,9 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::client::ApiFormat;
 use super::config::{HttpConfig, redact_url};
-use crate::model::sse::{self, ByteStream, snippet};
+use crate::model::sse::{self, snippet};
 use crate::model::{EventStream, ModelError, ModelRequest};
 
 /// The most of an error body we read: enough for any JSON error, bounded for a bad proxy.
@@ -22,17 +23,6 @@ const MAX_ERROR_BODY: usize = 64 * 1024;
 const MAX_JSON_BODY: usize = 32 * 1024 * 1024;
 /// An error body is decoration: never worth a longer wait than this.
 const ERROR_BODY_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// What an API format adds to the transport: its request body and its stream mapping.
-pub(crate) trait WireFormat: Send + Sync {
-    /// The JSON body of a streamed request.
-    fn body(&self, request: &ModelRequest) -> Value;
-    /// The SSE body as typed events.
-    fn events(&self, body: ByteStream, request: &ModelRequest) -> EventStream;
-    /// A successful answer that is one JSON document instead of a stream (a server or
-    /// proxy that ignored `stream: true`).
-    fn json_answer(&self, text: &str, request: &ModelRequest) -> Result<EventStream, ModelError>;
-}
 
 /// A header value that is a secret: kept out of hyper's debug output and out of HTTP/2
 /// header compression. Errors name `what`, never the value.
@@ -122,23 +112,22 @@ impl Transport {
         &self.endpoint
     }
 
-    /// Sends `request` in `format` and returns its events once the response headers are
+    /// Sends `request` in format `F` and returns its events once the response headers are
     /// in; an error status is an `Err` here, before any event. The stream ends on cancel.
-    pub(crate) async fn stream<F: WireFormat>(
+    pub(crate) async fn stream<F: ApiFormat>(
         &self,
-        format: &F,
         request: ModelRequest,
         cancel: CancellationToken,
     ) -> Result<EventStream, ModelError> {
-        let response = self.post(&format.body(&request), &cancel).await?;
+        let response = self.post(&F::body(&request), &cancel).await?;
         if !response.status().is_success() {
             return Err(http_error(response, &cancel).await);
         }
         let events = if is_json(&response) {
             let text = self.read_json(response, &cancel).await?;
-            format.json_answer(&text, &request)?
+            F::json_answer(&text, &request)?
         } else {
-            format.events(Box::pin(self.body_stream(response)), &request)
+            F::events(Box::pin(self.body_stream(response)), &request)
         };
         Ok(sse::with_cancel(events, cancel))
     }
