@@ -56,10 +56,11 @@ impl ErrorKind {
     /// `code`) field. Only overload is told apart: like every other in-stream error it
     /// arrives after a 200, and only an overloaded one has ever been worth a retry.
     pub fn from_api_error_type(error_type: &str) -> Self {
-        if error_type.to_ascii_lowercase().contains("overloaded") {
-            ErrorKind::Overloaded
-        } else {
-            ErrorKind::Stream
+        match error_type.trim().to_ascii_lowercase().as_str() {
+            // Anthropic's type; OpenAI-compatible servers' types and codes.
+            "overloaded_error" | "overloaded" | "server_overloaded" | "engine_overloaded"
+            | "529" => ErrorKind::Overloaded,
+            _ => ErrorKind::Stream,
         }
     }
 
