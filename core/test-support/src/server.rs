@@ -510,4 +510,65 @@ mod tests {
         assert!(body[..cut].contains("text_delta"));
         assert!(!body[..cut].contains("message_stop"));
     }
+
+    /// One raw HTTP/1.1 exchange, read to the end of the connection.
+    async fn exchange(addr: SocketAddr, body: &Value) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut sock = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let body = body.to_string();
+        let head = format!(
+            "POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        );
+        sock.write_all(head.as_bytes()).await.unwrap();
+        sock.write_all(body.as_bytes()).await.unwrap();
+        let mut out = Vec::new();
+        let _ = sock.read_to_end(&mut out).await;
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    #[tokio::test]
+    async fn streams_cuts_statuses_and_refusals_on_the_wire() {
+        let sse = crate::sse::sse_text("hello there");
+        let server = crate::FakeAnthropicServer::start(vec![
+            FakeResponse::sse(sse.clone()).cut_after(40),
+            FakeResponse::overloaded().with_header("retry-after", "3"),
+            FakeResponse::sse(sse.clone()),
+        ])
+        .await
+        .unwrap();
+        let ok =
+            json!({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]});
+        let cut = exchange(server.addr(), &ok).await;
+        assert!(cut.starts_with("HTTP/1.1 200"), "{cut}");
+        assert!(cut.contains("transfer-encoding: chunked"), "{cut}");
+        assert!(cut.contains(&sse[..20]), "{cut}");
+        assert!(!cut.contains(&sse[..60]), "cut after 40 bytes: {cut}");
+        assert!(!cut.ends_with("0\r\n\r\n"), "no terminating chunk: {cut}");
+        let busy = exchange(server.addr(), &ok).await;
+        assert!(busy.starts_with("HTTP/1.1 529"), "{busy}");
+        assert!(
+            busy.contains("retry-after: 3") && busy.contains("content-length:"),
+            "{busy}"
+        );
+        assert!(busy.contains("overloaded_error"), "{busy}");
+        // A tool_use without its tool_result is refused, and the script is not consumed.
+        let orphan = json!({"model": "m", "max_tokens": 5, "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "X", "input": {}}]},
+            {"role": "user", "content": "no result"}]});
+        let refused = exchange(server.addr(), &orphan).await;
+        assert!(refused.starts_with("HTTP/1.1 400"), "{refused}");
+        assert!(refused.contains("tool_use id t1"), "{refused}");
+        assert_eq!(server.remaining(), 1);
+        assert_eq!(server.violations().len(), 1);
+        let whole = exchange(server.addr(), &ok).await;
+        assert!(
+            whole.contains("message_stop") && whole.ends_with("0\r\n\r\n"),
+            "{whole}"
+        );
+        assert_eq!(server.messages_served(), 4);
+        assert_eq!(server.requests()[0].path, "/v1/messages");
+        assert_eq!(server.requests()[0].header("Host"), Some("x"));
+    }
 }
