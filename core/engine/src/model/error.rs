@@ -372,6 +372,16 @@ mod tests {
         );
         assert_eq!(ModelError::Config("k".into()).kind(), ErrorKind::Config);
         assert_eq!(ModelError::Cancelled.kind(), ErrorKind::Cancelled);
+        for t in ["overloaded_error", "Overloaded", "server_overloaded", "529"] {
+            assert_eq!(
+                ErrorKind::from_api_error_type(t),
+                ErrorKind::Overloaded,
+                "{t}"
+            );
+        }
+        for t in ["api_error", "rate_limit_error", "not_overloaded_really", ""] {
+            assert_eq!(ErrorKind::from_api_error_type(t), ErrorKind::Stream, "{t}");
+        }
     }
 
     #[test]
