@@ -350,7 +350,7 @@ async fn anthropic_overloaded_error_event_mid_stream() {
     let err = run(&client_for(&srv), prompt("hi")).await.err().unwrap();
     assert_eq!(
         err,
-        ModelError::Stream("overloaded_error: Overloaded".into())
+        ModelError::api_stream_error("overloaded_error", "Overloaded")
     );
     assert!(err.is_retryable());
 }
@@ -961,7 +961,7 @@ async fn mock_script_plays_turns_in_order_then_is_exhausted() {
     let err = run(&m, prompt("x")).await.err().unwrap();
     assert_eq!(
         err,
-        ModelError::Stream("overloaded_error: Overloaded".into())
+        ModelError::api_stream_error("overloaded_error", "Overloaded")
     );
 
     let out = run(&m, prompt("x")).await.unwrap();

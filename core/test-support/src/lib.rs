@@ -1,4 +1,5 @@
-//! Test fixtures for dcl: a scripted fake Anthropic Messages server on 127.0.0.1
+//! Test fixtures for dcl: a scripted fake Anthropic Messages server on 127.0.0.1 (axum
+//! with streamed bodies, so a test can stall or cut a stream)
 //! ([`anthropic`]) and builders for its SSE bodies ([`sse`]); a scripted fake OpenAI
 //! Chat Completions server with its chunk builders ([`openai`]).
 //!
@@ -6,6 +7,7 @@
 
 pub mod anthropic;
 pub mod openai;
+mod server;
 pub mod sse;
 
 pub use anthropic::{FakeAnthropicServer, FakeResponse, RecordedRequest, check_request};

@@ -1,5 +1,5 @@
 //! A scripted fake OpenAI Chat Completions server on 127.0.0.1, in the style of
-//! [`crate::anthropic::FakeAnthropicServer`] (raw HTTP/1.1 over tokio, the same
+//! [`crate::anthropic::FakeAnthropicServer`] (axum with streamed bodies, the same
 //! [`FakeResponse`] faults: cut, stall, chunking, raw bodies), and builders for
 //! `chat.completion.chunk` SSE bodies ([`ChatStream`]).
 //!
@@ -22,15 +22,12 @@
 //! # Ok(()) }
 //! ```
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::HashSet;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
-use tokio::task::JoinHandle;
 
-use crate::anthropic::{FakeResponse, RecordedRequest, Router, accept_loop};
+use crate::server::{FakeResponse, RecordedRequest, ScriptedServer, State};
 
 /// An OpenAI-style error response: `{"error": {"message", "type", "param", "code"}}`.
 pub fn openai_error(status: u16, kind: &str, message: &str) -> FakeResponse {
@@ -226,67 +223,40 @@ impl ChatStream {
     }
 }
 
-#[derive(Debug, Default)]
-struct State {
-    script: VecDeque<FakeResponse>,
-    requests: Vec<RecordedRequest>,
-    violations: Vec<String>,
-    served: usize,
-}
-
 /// The server; stops when dropped.
 #[derive(Debug)]
 pub struct FakeOpenAiServer {
-    addr: SocketAddr,
-    state: Arc<Mutex<State>>,
-    task: JoinHandle<()>,
-}
-
-impl Drop for FakeOpenAiServer {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
-    state.lock().unwrap_or_else(|e| e.into_inner())
+    inner: ScriptedServer,
 }
 
 impl FakeOpenAiServer {
     /// Binds 127.0.0.1 on a free port and serves `responses` in order.
     pub async fn start(responses: impl IntoIterator<Item = FakeResponse>) -> std::io::Result<Self> {
-        let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
-        let addr = listener.local_addr()?;
-        let state = Arc::new(Mutex::new(State {
-            script: responses.into_iter().collect(),
-            ..State::default()
-        }));
-        let router_state = state.clone();
-        let router: Router = Arc::new(move |req: &RecordedRequest| route(req, &router_state));
-        let task = tokio::spawn(accept_loop(listener, router));
-        Ok(FakeOpenAiServer { addr, state, task })
+        let inner = ScriptedServer::start(responses, route).await?;
+        Ok(FakeOpenAiServer { inner })
     }
 
     pub fn push(&self, response: FakeResponse) {
-        lock(&self.state).script.push_back(response);
+        self.inner.state().script.push_back(response);
     }
 
     /// `http://127.0.0.1:<port>/v1`: use as `OPENAI_BASE_URL` or `--base-url`.
     pub fn base_url(&self) -> String {
-        format!("http://{}/v1", self.addr)
+        format!("http://{}/v1", self.inner.addr())
     }
 
     pub fn addr(&self) -> SocketAddr {
-        self.addr
+        self.inner.addr()
     }
 
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        lock(&self.state).requests.clone()
+        self.inner.state().requests.clone()
     }
 
     /// Bodies of the `POST /v1/chat/completions` requests, in order.
     pub fn chat_bodies(&self) -> Vec<Value> {
-        lock(&self.state)
+        self.inner
+            .state()
             .requests
             .iter()
             .filter(|r| r.method == "POST" && r.path.ends_with("/chat/completions"))
@@ -295,49 +265,39 @@ impl FakeOpenAiServer {
     }
 
     pub fn violations(&self) -> Vec<String> {
-        lock(&self.state).violations.clone()
+        self.inner.state().violations.clone()
     }
 
     pub fn assert_no_violations(&self) {
-        let v = self.violations();
-        assert!(
-            v.is_empty(),
-            "fake OpenAI server saw violations:\n{}",
-            v.join("\n")
-        );
+        self.inner.assert_no_violations("OpenAI");
     }
 
     pub fn remaining(&self) -> usize {
-        lock(&self.state).script.len()
+        self.inner.state().script.len()
     }
 
     /// Chat requests answered so far (scripted or not).
     pub fn served(&self) -> usize {
-        lock(&self.state).served
+        self.inner.state().served
     }
 }
 
-fn route(req: &RecordedRequest, state: &Mutex<State>) -> FakeResponse {
-    let mut st = lock(state);
-    st.requests.push(req.clone());
+fn route(req: &RecordedRequest, st: &mut State) -> FakeResponse {
     match (req.method.as_str(), req.path.as_str()) {
         ("POST", "/v1/chat/completions") => {
             st.served += 1;
-            let n = st.served;
-            let problems = check_chat_request(&req.body);
-            if !problems.is_empty() {
-                let text = problems.join("; ");
-                st.violations.push(format!("request #{n}: {text}"));
-                return openai_error(400, "invalid_request_error", &text);
-            }
-            match st.script.pop_front() {
-                Some(r) => r.with_header("x-request-id", &format!("req_fake_{n:04}")),
-                None => {
-                    let text = format!("request #{n}: no scripted response left");
-                    st.violations.push(text.clone());
-                    openai_error(500, "server_error", &format!("fake server: {text}"))
-                }
-            }
+            st.answer(
+                check_chat_request(&req.body),
+                "x-request-id",
+                |status, text| {
+                    let kind = if status == 400 {
+                        "invalid_request_error"
+                    } else {
+                        "server_error"
+                    };
+                    openai_error(status, kind, text)
+                },
+            )
         }
         ("GET", "/v1/models") => FakeResponse::json(
             200,

@@ -275,10 +275,7 @@ impl Accumulator {
     /// event before `message_start`) are `ModelError::Stream`; an `error` event is too.
     pub fn push(&mut self, ev: &StreamEvent) -> Result<Option<CompletedBlock>, ModelError> {
         if let StreamEvent::Error { error } = ev {
-            return Err(ModelError::Stream(format!(
-                "{}: {}",
-                error.kind, error.message
-            )));
+            return Err(ModelError::api_stream_error(&error.kind, &error.message));
         }
         if matches!(ev, StreamEvent::Ping) {
             return Ok(None);
@@ -292,13 +289,13 @@ impl Accumulator {
             return Ok(None);
         }
         if self.start.is_none() {
-            return Err(ModelError::Stream(format!(
+            return Err(ModelError::stream(format!(
                 "{} before message_start",
                 event_name(ev)
             )));
         }
         if self.stopped {
-            return Err(ModelError::Stream(format!(
+            return Err(ModelError::stream(format!(
                 "{} after message_stop",
                 event_name(ev)
             )));
@@ -309,7 +306,7 @@ impl Accumulator {
                 content_block,
             } => {
                 if self.open.contains_key(index) || self.done.contains_key(index) {
-                    return Err(ModelError::Stream(format!(
+                    return Err(ModelError::stream(format!(
                         "content block {index} started twice"
                     )));
                 }
@@ -319,7 +316,7 @@ impl Accumulator {
             }
             StreamEvent::ContentBlockDelta { index, delta } => {
                 let Some(block) = self.open.get_mut(index) else {
-                    return Err(ModelError::Stream(format!(
+                    return Err(ModelError::stream(format!(
                         "delta for content block {index}, which is not open"
                     )));
                 };
@@ -328,7 +325,7 @@ impl Accumulator {
             }
             StreamEvent::ContentBlockStop { index } => {
                 let Some(block) = self.open.remove(index) else {
-                    return Err(ModelError::Stream(format!(
+                    return Err(ModelError::stream(format!(
                         "content_block_stop for block {index}, which is not open"
                     )));
                 };
@@ -413,7 +410,7 @@ impl Accumulator {
             ));
         };
         if let Some((index, b)) = self.open.iter().next() {
-            return Err(ModelError::Stream(format!(
+            return Err(ModelError::stream(format!(
                 "{} content block {index} was never closed",
                 b.kind()
             )));
@@ -463,7 +460,7 @@ fn apply_delta(block: &mut OpenBlock, index: usize, delta: &Delta) -> Result<(),
         // Unknown block kinds may get deltas we cannot place; they are not worth failing on.
         (OpenBlock::Other { .. }, _) => {}
         (b, d) => {
-            return Err(ModelError::Stream(format!(
+            return Err(ModelError::stream(format!(
                 "{} for a {} block (index {index})",
                 delta_name(d),
                 b.kind()

@@ -1,71 +1,52 @@
-//! The Anthropic Messages API client: `POST {base_url}/v1/messages` with `stream: true`,
-//! decoded by [`super::sse`].
+//! The Anthropic Messages API: `POST {base_url}/v1/messages` with `stream: true`. This
+//! module holds only what is particular to the format — its config (credentials), its
+//! headers, its request body and the meaning of its SSE events; the HTTP transport and
+//! the SSE framing are shared ([`super::http`], [`super::sse`]).
 //!
 //! The client never reads the process environment (many sessions with different settings
 //! share one process in the bindings): callers build an [`AnthropicConfig`], usually with
 //! [`AnthropicConfig::from_env_map`] over the environment they were given.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
-use bytes::Bytes;
-use futures::{Stream, StreamExt};
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
-use super::http;
-use super::sse::{self, snippet};
-use super::{BoxFuture, EventStream, ModelClient, ModelError, ModelRequest};
+use super::events::StreamEvent;
+use super::http::{
+    ApiFormat, HttpClient, HttpConfig, Redacted, deref_to_http_config, env_value, secret_header,
+};
+pub use super::http::{
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, redact_url,
+};
+use super::sse::{self, ByteStream, EventMapper, SseEvent, snippet};
+use super::{EventStream, ModelError, ModelRequest};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
-/// Until the response headers arrive (the Anthropic SDKs default to 10 minutes).
-pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
-/// Longest silence allowed between two body chunks; the API pings every few seconds.
-pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
-pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
-/// The most of an error body we read: enough for any JSON error, bounded for a bad proxy.
-const MAX_ERROR_BODY: usize = 64 * 1024;
 
-/// How to reach the API. `Debug` redacts every secret.
+/// How to reach the API: the shared transport settings (reached through `Deref`, so
+/// `config.base_url` and `config.proxy` read as before) and the credentials. `Debug`
+/// redacts every secret.
 #[derive(Clone)]
 pub struct AnthropicConfig {
-    /// Without the `/v1/messages` suffix; a trailing `/` is fine.
-    pub base_url: String,
+    pub http: HttpConfig,
     /// Sent as `x-api-key`.
     pub api_key: Option<String>,
     /// Sent as `Authorization: Bearer …` (gateways and OAuth tokens).
     pub auth_token: Option<String>,
-    /// Time allowed until the response headers arrive.
-    pub request_timeout: Duration,
-    /// Time allowed between two chunks of the streamed body.
-    pub idle_timeout: Duration,
-    pub connect_timeout: Duration,
-    /// Proxy URL for every request; `None` means a direct connection (the client never
-    /// consults `HTTPS_PROXY` itself: `from_env_map` does, from the caller's map).
-    pub proxy: Option<String>,
-    /// Comma-separated hosts that bypass the proxy (`NO_PROXY` syntax).
-    pub no_proxy: Option<String>,
-    /// More headers (`anthropic-beta`, gateway headers). Values are treated as secrets.
-    pub extra_headers: Vec<(String, String)>,
-    pub user_agent: String,
 }
 
+deref_to_http_config!(AnthropicConfig);
+
 impl AnthropicConfig {
-    /// A config for `base_url` with no credentials and default timeouts.
+    /// A config for `base_url` (without `/v1/messages`) with no credentials and default
+    /// timeouts.
     pub fn new(base_url: impl Into<String>) -> Self {
         AnthropicConfig {
-            base_url: base_url.into(),
+            http: HttpConfig::new(base_url),
             api_key: None,
             auth_token: None,
-            request_timeout: DEFAULT_REQUEST_TIMEOUT,
-            idle_timeout: DEFAULT_IDLE_TIMEOUT,
-            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
-            proxy: None,
-            no_proxy: None,
-            extra_headers: Vec::new(),
-            user_agent: format!("dcl/{}", env!("CARGO_PKG_VERSION")),
         }
     }
 
@@ -81,25 +62,17 @@ impl AnthropicConfig {
 
     /// Reads, from the map the caller passes (never the process env):
     /// `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, `ANTHROPIC_BASE_URL` (default
-    /// `https://api.anthropic.com`), `API_TIMEOUT_MS` (request timeout, as Claude Code
-    /// reads it), `ANTHROPIC_CUSTOM_HEADERS` (`Name: value` lines), and the proxy variables
-    /// `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` (either case, chosen by the base URL's
-    /// scheme) with `NO_PROXY`. Empty values count as unset.
+    /// `https://api.anthropic.com`), `ANTHROPIC_CUSTOM_HEADERS` (`Name: value` lines), and
+    /// what [`HttpConfig::apply_env_map`] reads: the timeouts (`API_TIMEOUT_MS`, as Claude
+    /// Code reads it, or `DCL_REQUEST_TIMEOUT_MS`; `DCL_IDLE_TIMEOUT_MS`) and the proxy
+    /// variables `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` (either case, chosen by the base
+    /// URL's scheme) with `NO_PROXY`. Empty values count as unset.
     pub fn from_env_map(env: &BTreeMap<String, String>) -> Self {
-        let get = |k: &str| {
-            env.get(k)
-                .map(|v| v.trim())
-                .filter(|v| !v.is_empty())
-                .map(str::to_string)
-        };
-        let first = |keys: &[&str]| keys.iter().find_map(|k| get(k));
+        let get = |k: &str| env_value(env, k);
         let base_url = get("ANTHROPIC_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
         let mut cfg = AnthropicConfig::new(base_url);
         cfg.api_key = get("ANTHROPIC_API_KEY");
         cfg.auth_token = get("ANTHROPIC_AUTH_TOKEN");
-        if let Some(ms) = get("API_TIMEOUT_MS").and_then(|v| v.parse::<u64>().ok()) {
-            cfg.request_timeout = Duration::from_millis(ms);
-        }
         if let Some(lines) = get("ANTHROPIC_CUSTOM_HEADERS") {
             cfg.extra_headers = lines
                 .lines()
@@ -108,170 +81,73 @@ impl AnthropicConfig {
                 .filter(|(k, _)| !k.is_empty())
                 .collect();
         }
-        cfg.proxy = if cfg.base_url.starts_with("http://") {
-            first(&["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"])
-        } else {
-            first(&["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"])
-        };
-        cfg.no_proxy = first(&["NO_PROXY", "no_proxy"]);
+        cfg.http.apply_env_map(env);
         cfg
     }
 
-    fn endpoint(&self) -> String {
-        format!("{}/v1/messages", self.base_url.trim_end_matches('/'))
-    }
-}
-
-/// `scheme://user:pass@host/…` → `scheme://<redacted>@host/…`; other URLs unchanged.
-pub(crate) fn redact_url(url: &str) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) if scheme.is_empty() => format!("<redacted>@{}", &rest[at + 1..]),
-        Some(at) => format!("{scheme}://<redacted>@{}", &rest[at + 1..]),
-        None => url.to_string(),
-    }
-}
-
-pub(crate) fn redact(v: &Option<String>) -> &'static str {
-    match v {
-        Some(_) => "Some(<redacted>)",
-        None => "None",
+    /// `{base_url}/v1/messages`.
+    pub fn endpoint(&self) -> String {
+        self.url(<Self as ApiFormat>::PATH)
     }
 }
 
 impl std::fmt::Debug for AnthropicConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let headers: Vec<(&str, &str)> = self
-            .extra_headers
-            .iter()
-            .map(|(k, _)| (k.as_str(), "<redacted>"))
-            .collect();
-        // A proxy URL may hold `user:password@`; show it only when it holds none.
-        let proxy = format!("{:?}", self.proxy.as_deref().map(redact_url));
         f.debug_struct("AnthropicConfig")
-            .field("base_url", &redact_url(&self.base_url))
-            .field("api_key", &format_args!("{}", redact(&self.api_key)))
-            .field("auth_token", &format_args!("{}", redact(&self.auth_token)))
-            .field("request_timeout", &self.request_timeout)
-            .field("idle_timeout", &self.idle_timeout)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("proxy", &format_args!("{proxy}"))
-            .field("no_proxy", &self.no_proxy)
-            .field("extra_headers", &headers)
-            .field("user_agent", &self.user_agent)
+            .field("http", &self.http)
+            .field("api_key", &Redacted(&self.api_key))
+            .field("auth_token", &Redacted(&self.auth_token))
             .finish()
     }
 }
 
 /// Streams Messages API responses over HTTPS (rustls).
-pub struct AnthropicClient {
-    http: reqwest::Client,
-    endpoint: reqwest::Url,
-    headers: HeaderMap,
-    config: AnthropicConfig,
-}
+pub type AnthropicClient = HttpClient<AnthropicConfig>;
 
-impl std::fmt::Debug for AnthropicClient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AnthropicClient")
-            .field("endpoint", &redact_url(self.endpoint.as_str()))
-            .field("config", &self.config)
-            .finish()
-    }
-}
+impl ApiFormat for AnthropicConfig {
+    const CLIENT_NAME: &'static str = "AnthropicClient";
 
-impl AnthropicClient {
-    /// Validates the config (credentials present, URL and header values well formed) and
-    /// builds the HTTP client. Errors are `ModelError::Config` and never echo a secret.
-    pub fn new(config: AnthropicConfig) -> Result<Self, ModelError> {
-        if config.api_key.is_none() && config.auth_token.is_none() {
+    const PATH: &'static str = "/v1/messages";
+
+    /// `anthropic-version`, and `x-api-key` and/or `Authorization: Bearer`; one of the
+    /// two credentials is required.
+    fn headers(&self) -> Result<HeaderMap, ModelError> {
+        if self.api_key.is_none() && self.auth_token.is_none() {
             return Err(ModelError::Config(
                 "no API key: set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN".into(),
             ));
         }
-        let endpoint = reqwest::Url::parse(&config.endpoint()).map_err(|e| {
-            ModelError::Config(format!(
-                "invalid base URL {:?}: {e}",
-                redact_url(&config.base_url)
-            ))
-        })?;
-        if !matches!(endpoint.scheme(), "http" | "https") {
-            return Err(ModelError::Config(format!(
-                "invalid base URL {:?}: the scheme must be http or https",
-                redact_url(&config.base_url)
-            )));
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "anthropic-version",
+            HeaderValue::from_static(ANTHROPIC_VERSION),
+        );
+        if let Some(key) = &self.api_key {
+            headers.insert("x-api-key", secret_header(key, "the API key")?);
         }
-        let headers = build_headers(&config)?;
-        let mut builder = reqwest::Client::builder()
-            .use_rustls_tls()
-            .connect_timeout(config.connect_timeout)
-            .user_agent(config.user_agent.clone())
-            // Not reqwest's env-based proxy discovery: the config decides.
-            .no_proxy();
-        if let Some(url) = &config.proxy {
-            let no_proxy = config
-                .no_proxy
-                .as_deref()
-                .and_then(reqwest::NoProxy::from_string);
-            let proxy = reqwest::Proxy::all(url)
-                .map_err(|_| ModelError::Config("invalid proxy URL".into()))?
-                .no_proxy(no_proxy);
-            builder = builder.proxy(proxy);
+        if let Some(token) = &self.auth_token {
+            headers.insert(
+                reqwest::header::AUTHORIZATION,
+                secret_header(&format!("Bearer {token}"), "the auth token")?,
+            );
         }
-        let http = builder
-            .build()
-            .map_err(|e| ModelError::Config(format!("cannot build the HTTP client: {e}")))?;
-        Ok(AnthropicClient {
-            http,
-            endpoint,
-            headers,
-            config,
-        })
+        Ok(headers)
     }
 
-    pub fn config(&self) -> &AnthropicConfig {
-        &self.config
+    fn body(request: &ModelRequest) -> Value {
+        request_body(request)
     }
 
-    async fn send(
-        &self,
-        request: ModelRequest,
-        cancel: CancellationToken,
-    ) -> Result<EventStream, ModelError> {
-        let body = request_body(&request);
-        let response = http::post_json(
-            &self.http,
-            &self.endpoint,
-            &self.headers,
-            &body,
-            self.config.request_timeout,
-            &cancel,
-        )
-        .await?;
-        if !response.status().is_success() {
-            return Err(http_error(response, &cancel).await);
-        }
-        if http::is_json(&response) {
-            // A proxy that ignored `stream: true`; say so instead of "stream ended early".
-            let text = read_capped(response, &cancel).await;
-            return Err(ModelError::Stream(format!(
-                "expected an SSE stream (text/event-stream) but got application/json: {}",
-                snippet(&text)
-            )));
-        }
-        let bytes = http::body_stream(response, self.config.idle_timeout);
-        Ok(sse::with_cancel(sse::event_stream(bytes), cancel))
+    fn events(body: ByteStream, _: &ModelRequest) -> EventStream {
+        event_stream(body)
     }
-}
 
-impl ModelClient for AnthropicClient {
-    fn stream<'a>(
-        &'a self,
-        request: ModelRequest,
-        cancel: CancellationToken,
-    ) -> BoxFuture<'a, Result<EventStream, ModelError>> {
-        Box::pin(self.send(request, cancel))
+    fn json_answer(text: &str, _: &ModelRequest) -> Result<EventStream, ModelError> {
+        // A proxy that ignored `stream: true`; say so instead of "stream ended early".
+        Err(ModelError::stream(format!(
+            "expected an SSE stream (text/event-stream) but got application/json: {}",
+            snippet(text)
+        )))
     }
 }
 
@@ -295,163 +171,149 @@ pub fn request_body(req: &ModelRequest) -> Value {
     body
 }
 
-fn header_value(value: &str, what: &str, secret: bool) -> Result<HeaderValue, ModelError> {
-    let mut v = HeaderValue::from_str(value).map_err(|_| {
-        ModelError::Config(format!(
-            "{what} contains characters not allowed in an HTTP header"
+// ---------------------------------------------------------------------------
+// The stream
+// ---------------------------------------------------------------------------
+
+/// Event types of the Messages API stream. Anything else is skipped, as the API docs ask
+/// clients to do, so new event kinds do not break old clients.
+const KNOWN_EVENTS: &[&str] = &[
+    "message_start",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+    "ping",
+    "error",
+];
+
+/// Delta types [`super::Delta`] models; other delta kinds are skipped for the same reason.
+const KNOWN_DELTAS: &[&str] = &[
+    "text_delta",
+    "thinking_delta",
+    "signature_delta",
+    "input_json_delta",
+    "citations_delta",
+];
+
+/// Turns one SSE event into a typed stream event. `Ok(None)` for events to skip (unknown
+/// types, empty data); an `error` event becomes a `ModelError::Stream`
+/// (`"<type>: <message>"`) of the kind its type says.
+pub fn parse_event(ev: &SseEvent) -> Result<Option<StreamEvent>, ModelError> {
+    let data = ev.data.trim();
+    if data.is_empty() || data == "[DONE]" {
+        return Ok(None);
+    }
+    let name = if ev.event.is_empty() {
+        "message"
+    } else {
+        ev.event.as_str()
+    };
+    let mut value: Value = serde_json::from_str(data).map_err(|e| {
+        ModelError::stream(format!(
+            "malformed JSON in the data of SSE event `{name}`: {e}; data: {}",
+            snippet(data)
         ))
     })?;
-    // Keeps the value out of hyper's debug output and out of HTTP/2 header compression.
-    v.set_sensitive(secret);
-    Ok(v)
-}
-
-fn build_headers(config: &AnthropicConfig) -> Result<HeaderMap, ModelError> {
-    let mut h = HeaderMap::new();
-    h.insert(
-        "anthropic-version",
-        HeaderValue::from_static(ANTHROPIC_VERSION),
-    );
-    h.insert("accept", HeaderValue::from_static("text/event-stream"));
-    if let Some(key) = &config.api_key {
-        h.insert("x-api-key", header_value(key, "the API key", true)?);
-    }
-    if let Some(token) = &config.auth_token {
-        h.insert(
-            reqwest::header::AUTHORIZATION,
-            header_value(&format!("Bearer {token}"), "the auth token", true)?,
-        );
-    }
-    for (name, value) in &config.extra_headers {
-        let name = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| ModelError::Config(format!("invalid header name {name:?}")))?;
-        let value = header_value(value, &format!("header {name}"), true)?;
-        h.append(name, value);
-    }
-    Ok(h)
-}
-
-/// Builds `ModelError::Http` from an error response: the message from the JSON error body
-/// (`{"error": {"message": …}}`), else the body text, else the status reason.
-async fn http_error(response: reqwest::Response, cancel: &CancellationToken) -> ModelError {
-    let status = response.status();
-    let retry_after = retry_after(response.headers());
-    let text = read_capped(response, cancel).await;
-    let message = serde_json::from_str::<Value>(&text)
-        .ok()
-        .and_then(|v| {
-            v.pointer("/error/message")
-                .or_else(|| v.get("message"))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        })
-        .filter(|m| !m.is_empty())
-        .or_else(|| Some(snippet(text.trim())).filter(|t| !t.is_empty()))
-        .unwrap_or_else(|| status.canonical_reason().unwrap_or("error").to_string());
-    ModelError::Http {
-        status: status.as_u16(),
-        message,
-        retry_after,
-    }
-}
-
-/// Reads at most [`MAX_ERROR_BODY`] bytes of a body, giving up after 10 s or on cancel:
-/// an error body is only decoration, never worth a hang.
-pub(crate) async fn read_capped(response: reqwest::Response, cancel: &CancellationToken) -> String {
-    let mut buf = Vec::new();
-    let mut body = response.bytes_stream();
-    let read = async {
-        while let Some(Ok(chunk)) = body.next().await {
-            buf.extend_from_slice(&chunk);
-            if buf.len() >= MAX_ERROR_BODY {
-                buf.truncate(MAX_ERROR_BODY);
-                break;
-            }
+    let Some(obj) = value.as_object_mut() else {
+        return Err(ModelError::stream(format!(
+            "SSE event `{name}` carries JSON that is not an object: {}",
+            snippet(data)
+        )));
+    };
+    // The data's own `type` decides; fall back to the `event:` name when it is missing.
+    let kind = match obj.get("type").and_then(Value::as_str) {
+        Some(t) => t.to_string(),
+        None => {
+            obj.insert("type".into(), Value::String(name.to_string()));
+            name.to_string()
         }
     };
-    tokio::select! {
-        _ = cancel.cancelled() => {}
-        _ = tokio::time::timeout(Duration::from_secs(10), read) => {}
+    if kind == "error" {
+        return Err(api_error(obj.get("error")));
     }
-    String::from_utf8_lossy(&buf).into_owned()
-}
-
-/// Seconds to wait from `retry-after-ms` (what the Anthropic SDKs prefer) or
-/// `retry-after` (seconds or an HTTP date).
-pub(crate) fn retry_after(headers: &HeaderMap) -> Option<f64> {
-    let get = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::trim)
-    };
-    if let Some(ms) = get("retry-after-ms")
-        .and_then(|v| v.parse::<f64>().ok())
-        .filter(|ms| ms.is_finite() && *ms >= 0.0)
-    {
-        return Some(ms / 1000.0);
+    if !KNOWN_EVENTS.contains(&kind.as_str()) {
+        tracing::debug!(event = %kind, "skipping unknown SSE event type");
+        return Ok(None);
     }
-    let value = get("retry-after")?;
-    if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then_some(secs);
-    }
-    let when = chrono::DateTime::parse_from_rfc2822(value).ok()?;
-    let ms = (when.with_timezone(&chrono::Utc) - chrono::Utc::now()).num_milliseconds();
-    Some((ms.max(0) as f64) / 1000.0)
-}
-
-/// An error and its sources, `a: b: c` (reqwest's own text hides the root cause).
-pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cur = e.source();
-    while let Some(src) = cur {
-        let text = src.to_string();
-        if !s.contains(&text) {
-            s.push_str(": ");
-            s.push_str(&text);
+    if kind == "content_block_delta" {
+        let delta_kind = obj
+            .get("delta")
+            .and_then(|d| d.get("type"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if !KNOWN_DELTAS.contains(&delta_kind) {
+            tracing::debug!(delta = %delta_kind, "skipping unknown delta type");
+            return Ok(None);
         }
-        cur = src.source();
     }
-    s
-}
-
-/// Fails the byte stream with a connection error when no chunk arrives for `idle`: a
-/// stalled server must not hang the turn forever.
-pub(crate) fn idle_timeout<S>(
-    bytes: S,
-    idle: Duration,
-) -> impl Stream<Item = Result<Bytes, ModelError>> + Send + 'static
-where
-    S: Stream<Item = Result<Bytes, ModelError>> + Send + 'static,
-{
-    futures::stream::unfold(Some(Box::pin(bytes)), move |state| async move {
-        let mut bytes = state?;
-        match tokio::time::timeout(idle, bytes.next()).await {
-            Ok(Some(item)) => Some((item, Some(bytes))),
-            Ok(None) => None,
-            Err(_) => Some((
-                Err(ModelError::Connection(format!(
-                    "no data from the API for {} s",
-                    idle.as_secs_f64()
-                ))),
-                None,
-            )),
-        }
+    serde_json::from_value(value).map(Some).map_err(|e| {
+        ModelError::stream(format!(
+            "unexpected shape of `{kind}` event: {e}; data: {}",
+            snippet(data)
+        ))
     })
+}
+
+/// `{"type": "overloaded_error", "message": "Overloaded"}` →
+/// `overloaded_error: Overloaded`, of kind [`super::ErrorKind::Overloaded`].
+fn api_error(error: Option<&Value>) -> ModelError {
+    let kind = error
+        .and_then(|e| e.get("type"))
+        .and_then(Value::as_str)
+        .unwrap_or("error");
+    let message = error
+        .and_then(|e| e.get("message"))
+        .and_then(Value::as_str)
+        .unwrap_or("the API sent an error event without a message");
+    ModelError::api_stream_error(kind, message)
+}
+
+/// The Messages stream's [`EventMapper`]: typed events until `message_stop`.
+#[derive(Debug, Default)]
+struct MessagesEvents {
+    saw_stop: bool,
+}
+
+impl EventMapper for MessagesEvents {
+    fn event(&mut self, ev: &SseEvent, out: &mut Vec<StreamEvent>) -> Result<(), ModelError> {
+        if let Some(se) = parse_event(ev)? {
+            self.saw_stop = matches!(se, StreamEvent::MessageStop);
+            out.push(se);
+        }
+        Ok(())
+    }
+
+    fn is_done(&self) -> bool {
+        self.saw_stop
+    }
+
+    fn end(&mut self, _: &mut Vec<StreamEvent>) -> Result<(), ModelError> {
+        Err(ModelError::Connection(
+            "stream ended before message_stop".into(),
+        ))
+    }
+}
+
+/// Decodes a Messages SSE body into typed events. The stream ends after `message_stop`
+/// or after the first error; if the bytes end before `message_stop` the last item is
+/// `ModelError::Connection("stream ended before message_stop")`. The mock model streams
+/// through this too, so the offline path decodes exactly what the network path does.
+pub fn event_stream(bytes: ByteStream) -> EventStream {
+    sse::decode(bytes, MessagesEvents::default())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Delta;
+    use crate::model::test_env as env;
     use crate::model::{ApiMessage, Role, ThinkingConfig, ToolSpec};
+    use bytes::Bytes;
     use dcl_protocol::ContentBlock;
-
-    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use futures::StreamExt;
+    use std::time::Duration;
 
     #[test]
     fn from_env_map_reads_only_the_map() {
@@ -553,21 +415,180 @@ mod tests {
         assert!(!format!("{client:?}").contains("secret"));
     }
 
+    const SAMPLE: &str = "event: message_start\r\n\
+data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"model\":\"m\",\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\r\n\
+\r\n\
+: keep-alive comment\n\
+event: ping\n\
+data: {\"type\": \"ping\"}\n\
+\n\
+event: content_block_start\r\
+data: {\"type\":\"content_block_start\",\"index\":0,\r\
+data: \"content_block\":{\"type\":\"text\",\"text\":\"\"}}\r\
+\r\
+event: content_block_delta\n\
+data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"h\u{e9}llo \u{1F600}\"}}\n\
+\n\
+event: content_block_stop\n\
+data: {\"type\":\"content_block_stop\",\"index\":0}\n\
+\n\
+event: message_delta\n\
+data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":7}}\n\
+\n\
+event: message_stop\n\
+data: {\"type\":\"message_stop\"}\n\
+\n";
+
+    fn ev(name: &str, data: &str) -> SseEvent {
+        SseEvent {
+            event: name.into(),
+            data: data.into(),
+        }
+    }
+
     #[test]
-    fn retry_after_forms() {
-        let mut h = HeaderMap::new();
-        assert_eq!(retry_after(&h), None);
-        h.insert("retry-after", HeaderValue::from_static("7"));
-        assert_eq!(retry_after(&h), Some(7.0));
-        h.insert("retry-after-ms", HeaderValue::from_static("1500"));
-        assert_eq!(retry_after(&h), Some(1.5));
-        let mut h = HeaderMap::new();
-        h.insert(
-            "retry-after",
-            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+    fn parse_typed_events() {
+        let got = parse_event(&ev(
+            "content_block_delta",
+            r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"a"}}"#,
+        ))
+        .unwrap();
+        assert_eq!(
+            got,
+            Some(StreamEvent::ContentBlockDelta {
+                index: 2,
+                delta: Delta::InputJsonDelta {
+                    partial_json: "{\"a".into()
+                }
+            })
         );
-        assert_eq!(retry_after(&h), Some(0.0), "a past date means now");
-        h.insert("retry-after", HeaderValue::from_static("soon"));
-        assert_eq!(retry_after(&h), None);
+        // `type` missing from data: the event name is used.
+        assert_eq!(
+            parse_event(&ev("message_stop", "{}")).unwrap(),
+            Some(StreamEvent::MessageStop)
+        );
+    }
+
+    #[test]
+    fn malformed_json_is_a_stream_error() {
+        let err = parse_event(&ev("content_block_delta", "{not json")).unwrap_err();
+        match err {
+            ModelError::Stream(m) => {
+                assert!(m.contains("malformed JSON"), "{m}");
+                assert!(m.contains("content_block_delta"), "{m}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            parse_event(&ev("x", "[1,2]")),
+            Err(ModelError::Stream(_))
+        ));
+        // Known type, wrong shape.
+        assert!(matches!(
+            parse_event(&ev(
+                "content_block_stop",
+                r#"{"type":"content_block_stop"}"#
+            )),
+            Err(ModelError::Stream(_))
+        ));
+    }
+
+    #[test]
+    fn error_event_carries_type_and_message() {
+        let err = parse_event(&ev(
+            "error",
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+        ))
+        .unwrap_err();
+        assert_eq!(
+            err,
+            ModelError::api_stream_error("overloaded_error", "Overloaded")
+        );
+        assert_eq!(err.kind(), crate::model::ErrorKind::Overloaded);
+        assert!(err.is_retryable());
+        assert!(err.to_string().contains("overloaded"));
+    }
+
+    #[test]
+    fn unknown_events_and_deltas_are_skipped() {
+        assert_eq!(
+            parse_event(&ev("future", r#"{"type":"future_event"}"#)).unwrap(),
+            None
+        );
+        assert_eq!(
+            parse_event(&ev(
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"future_delta"}}"#
+            ))
+            .unwrap(),
+            None
+        );
+        assert_eq!(parse_event(&ev("", "")).unwrap(), None);
+    }
+
+    fn chunks_stream(chunks: Vec<Result<Bytes, ModelError>>) -> ByteStream {
+        Box::pin(futures::stream::iter(chunks))
+    }
+
+    async fn collect(s: EventStream) -> Vec<Result<StreamEvent, ModelError>> {
+        s.collect().await
+    }
+
+    #[tokio::test]
+    async fn event_stream_ends_at_message_stop_at_any_chunking() {
+        let bytes = SAMPLE.as_bytes();
+        let whole = collect(event_stream(chunks_stream(vec![Ok(Bytes::from_static(
+            bytes,
+        ))])))
+        .await;
+        assert_eq!(whole.len(), 7, "ping is typed too: {whole:?}");
+        assert!(whole.iter().all(Result::is_ok));
+        assert_eq!(whole.last(), Some(&Ok(StreamEvent::MessageStop)));
+        for i in 0..=bytes.len() {
+            let parts = vec![
+                Ok(Bytes::copy_from_slice(&bytes[..i])),
+                Ok(Bytes::copy_from_slice(&bytes[i..])),
+            ];
+            assert_eq!(collect(event_stream(chunks_stream(parts))).await, whole);
+        }
+    }
+
+    #[tokio::test]
+    async fn early_end_is_a_connection_error() {
+        let cut = &SAMPLE[..SAMPLE.find("event: message_delta").unwrap()];
+        let got = collect(event_stream(chunks_stream(vec![Ok(Bytes::from(cut))]))).await;
+        assert_eq!(
+            got.last(),
+            Some(&Err(ModelError::Connection(
+                "stream ended before message_stop".into()
+            )))
+        );
+        assert_eq!(got.len(), 6);
+    }
+
+    #[tokio::test]
+    async fn malformed_data_ends_the_stream_with_one_error() {
+        let body = "event: message_start\ndata: {oops\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+        let got = collect(event_stream(chunks_stream(vec![Ok(Bytes::from(body))]))).await;
+        assert_eq!(got.len(), 1);
+        assert!(matches!(&got[0], Err(ModelError::Stream(m)) if m.contains("malformed JSON")));
+    }
+
+    #[tokio::test]
+    async fn byte_errors_pass_through() {
+        let got = collect(event_stream(chunks_stream(vec![
+            Ok(Bytes::from_static(
+                b"event: ping\ndata: {\"type\":\"ping\"}\n\n",
+            )),
+            Err(ModelError::Connection("reset".into())),
+        ])))
+        .await;
+        assert_eq!(
+            got,
+            [
+                Ok(StreamEvent::Ping),
+                Err(ModelError::Connection("reset".into()))
+            ]
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! The built-in mock model (`--model mock-model`): offline, deterministic, and exercised
 //! through the *same* path as the HTTP client. Each call renders real Messages-API SSE
-//! text, streams it as bytes and decodes it with [`super::sse::event_stream`], so the
+//! text, streams it as bytes and decodes it with [`super::anthropic::event_stream`], so the
 //! decoder, the accumulator and the engine see exactly what a server would send.
 //!
 //! # Built-in rules
@@ -81,7 +81,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::{BoxFuture, EventStream, ModelClient, ModelError, ModelRequest, Role, sse};
+use super::{BoxFuture, EventStream, ModelClient, ModelError, ModelRequest, Role, anthropic, sse};
 
 const HELLO: &str = "Hello from the fake model.";
 const SLOW_WORDS: usize = 40;
@@ -766,7 +766,7 @@ impl MockClient {
             }
         };
         let pieces = render(&plan, &request.model, request_tokens(&request));
-        let events = sse::event_stream(byte_stream(pieces));
+        let events = anthropic::event_stream(Box::pin(byte_stream(pieces)));
         Ok(sse::with_cancel(events, cancel))
     }
 }

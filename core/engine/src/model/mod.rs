@@ -1,12 +1,15 @@
 //! Model clients. Every client — the Anthropic HTTP client, the OpenAI Chat Completions
 //! client and the built-in mock — yields the same typed Messages-API stream events.
 //! [`providers`] decides which client and endpoint serve a model name, [`pricing`] what it
-//! costs, and [`retry`] how failed calls are retried.
+//! costs, and [`retry`] how failed calls are retried. Both HTTP clients share one
+//! transport ([`http`]) and one SSE decoder ([`sse`]); each keeps only its request body
+//! and its stream mapping.
 
 pub mod accumulate;
 pub mod anthropic;
+mod error;
 pub mod events;
-mod http;
+pub mod http;
 pub mod mock;
 pub mod openai;
 pub mod pricing;
@@ -22,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+pub use error::{ErrorKind, ErrorText, ModelError};
 pub use events::{Delta, StreamEvent};
 
 /// One message of the conversation as the Messages API takes it.
@@ -63,51 +67,6 @@ pub struct ModelRequest {
     pub thinking: Option<ThinkingConfig>,
 }
 
-/// Why a model call failed.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ModelError {
-    /// The server answered with an HTTP error status.
-    #[error("API Error: {status} {message}")]
-    Http {
-        status: u16,
-        message: String,
-        /// Seconds from a `retry-after` header.
-        retry_after: Option<f64>,
-    },
-    /// Could not connect, or the connection broke.
-    #[error("API connection error: {0}")]
-    Connection(String),
-    /// The stream carried an `error` event or malformed data.
-    #[error("API stream error: {0}")]
-    Stream(String),
-    /// No key or base URL to reach the model.
-    #[error("{0}")]
-    Config(String),
-    /// The turn was cancelled while the call ran.
-    #[error("cancelled")]
-    Cancelled,
-}
-
-impl ModelError {
-    /// Whether a retry may help (429, 5xx, overloaded, broken connections).
-    pub fn is_retryable(&self) -> bool {
-        match self {
-            ModelError::Http { status, .. } => matches!(status, 408 | 409 | 429 | 500..=599),
-            ModelError::Connection(_) => true,
-            ModelError::Stream(m) => m.contains("overloaded"),
-            ModelError::Config(_) | ModelError::Cancelled => false,
-        }
-    }
-
-    /// The HTTP status, when there is one.
-    pub fn status(&self) -> Option<u16> {
-        match self {
-            ModelError::Http { status, .. } => Some(*status),
-            _ => None,
-        }
-    }
-}
-
 pub type EventStream = Pin<Box<dyn Stream<Item = Result<StreamEvent, ModelError>> + Send>>;
 pub type BoxFuture<'a, T> = Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
@@ -119,4 +78,13 @@ pub trait ModelClient: Send + Sync {
         request: ModelRequest,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, Result<EventStream, ModelError>>;
+}
+
+/// An env map from pairs, for tests.
+#[cfg(test)]
+pub(crate) fn test_env(pairs: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }

@@ -505,20 +505,7 @@ pub fn default_model(ov: &Overrides, env: &BTreeMap<String, String>) -> &'static
     }
 }
 
-/// Proxy for requests to `base_url`, from the env map: `HTTPS_PROXY` / `HTTP_PROXY`
-/// (by the URL's scheme) or `ALL_PROXY`, either case; and `NO_PROXY`.
-pub fn proxy_for(
-    base_url: &str,
-    env: &BTreeMap<String, String>,
-) -> (Option<String>, Option<String>) {
-    let first = |keys: &[&str]| keys.iter().find_map(|k| get(env, k).map(str::to_string));
-    let proxy = if base_url.trim().starts_with("http://") {
-        first(&["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"])
-    } else {
-        first(&["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"])
-    };
-    (proxy, first(&["NO_PROXY", "no_proxy"]))
-}
+pub use super::http::proxy_for;
 
 /// Context window of a model no price table lists: its provider's default.
 pub fn default_context_window(model: &str) -> u64 {
@@ -533,13 +520,7 @@ pub fn default_max_output_tokens(model: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::model::test_env as env;
 
     fn ov(format: Option<&str>, base: Option<&str>, key: Option<&str>) -> Overrides {
         Overrides {

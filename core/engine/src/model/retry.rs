@@ -10,8 +10,9 @@
 //! | `DCL_REQUEST_TIMEOUT_MS` (or `API_TIMEOUT_MS`) | until the response headers arrive | 600000 |
 //! | `DCL_IDLE_TIMEOUT_MS` | longest silence between two body chunks | 300000 |
 //!
-//! A call is retried on the errors [`ModelError::is_retryable`] names (408, 409, 429, 5xx
-//! including 529, broken connections, an `overloaded` stream error) as long as the stream
+//! A call is retried on the errors whose [`ModelError::kind`] is retryable (408, 409, 429,
+//! 5xx including 529, broken connections, timeouts, an overloaded stream error; see
+//! [`super::ErrorKind::is_retryable`]) as long as the stream
 //! has produced no content block: [`prime`] reads up to the first content block, so a
 //! stream that breaks or stalls before it is retried like a failed request, and one that
 //! breaks afterwards ends the turn with a clear error.
@@ -135,10 +136,7 @@ pub async fn prime(mut stream: EventStream) -> Result<EventStream, ModelError> {
             None => return Ok(Box::pin(futures::stream::iter(head))),
             Some(Err(e)) => return Err(e),
             Some(Ok(StreamEvent::Error { error })) => {
-                return Err(ModelError::Stream(format!(
-                    "{}: {}",
-                    error.kind, error.message
-                )));
+                return Err(ModelError::api_stream_error(&error.kind, &error.message));
             }
             Some(Ok(ev)) => {
                 let content = matches!(
@@ -161,13 +159,7 @@ pub async fn prime(mut stream: EventStream) -> Result<EventStream, ModelError> {
 mod tests {
     use super::*;
     use crate::model::events::MessageStart;
-
-    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::model::test_env as env;
 
     fn http(status: u16, retry_after: Option<f64>) -> ModelError {
         ModelError::Http {
@@ -212,8 +204,11 @@ mod tests {
         }
         assert!(p.should_retry(&ModelError::Connection("reset".into()), 1));
         assert!(!p.should_retry(&ModelError::Connection("reset".into()), 2));
-        assert!(p.should_retry(&ModelError::Stream("overloaded_error: x".into()), 0));
-        assert!(!p.should_retry(&ModelError::Stream("malformed JSON".into()), 0));
+        assert!(p.should_retry(&ModelError::api_stream_error("overloaded_error", "x"), 0));
+        assert!(p.should_retry(&ModelError::timeout("idle"), 0));
+        assert!(!p.should_retry(&ModelError::stream("malformed JSON"), 0));
+        // The kind decides, not the words: an unclassified text that mentions overload.
+        assert!(!p.should_retry(&ModelError::Stream("overloaded_error: x".into()), 0));
         assert!(!p.should_retry(&ModelError::Cancelled, 0));
         assert!(!p.should_retry(&ModelError::Config("no key".into()), 0));
     }

@@ -1,277 +1,129 @@
-//! Incremental Server-Sent Events decoding, and the bridge from a byte stream to the
-//! typed [`EventStream`] every model client returns.
+//! Server-Sent Events, from a response body to the typed [`EventStream`] every model
+//! client returns. The SSE framing itself is the `sse-stream` crate's (line ends of any
+//! kind, split UTF-8, comments, multi-line data); this module adds what a model stream
+//! needs around it, the same for every API format:
 //!
-//! Bytes arrive in arbitrary pieces (a TCP read can end in the middle of a line, of a
-//! UTF-8 character, or between the `\r` and `\n` of a line end), so the decoder keeps the
-//! unfinished line between calls and only decodes text once a line is complete.
+//! - a bound on the size of one event, so a broken server cannot make us buffer forever;
+//! - an event left unterminated by the end of the body is still read (a server that
+//!   forgets the final blank line meant what it sent), and one cut off in the middle of
+//!   its JSON is a broken connection, not malformed data;
+//! - the stream ends at the message's end or at the first error, and [`with_cancel`] ends
+//!   it when the turn is cancelled.
 //!
-//! The Anthropic HTTP client and the mock model both go through [`event_stream`], so the
-//! offline path exercises exactly the decoding the network path uses.
+//! Each API format supplies only an [`EventMapper`]: what its events mean.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
-use serde_json::Value;
+use serde::de::IgnoredAny;
+use sse_stream::SseStream;
 use tokio_util::sync::CancellationToken;
 
 use super::events::StreamEvent;
 use super::{EventStream, ModelError};
 
-/// A single event or line larger than this is refused: a broken or hostile server must not
-/// make us buffer without bound.
+/// A single event larger than this (give or take one network read) is refused.
 pub const MAX_EVENT_BYTES: usize = 32 * 1024 * 1024;
 
-/// Event types of the Messages API stream. Anything else is skipped, as the API docs ask
-/// clients to do, so new event kinds do not break old clients.
-const KNOWN_EVENTS: &[&str] = &[
-    "message_start",
-    "content_block_start",
-    "content_block_delta",
-    "content_block_stop",
-    "message_delta",
-    "message_stop",
-    "ping",
-    "error",
-];
-
-/// Delta types [`super::Delta`] models; other delta kinds are skipped for the same reason.
-const KNOWN_DELTAS: &[&str] = &[
-    "text_delta",
-    "thinking_delta",
-    "signature_delta",
-    "input_json_delta",
-    "citations_delta",
-];
+/// A response body as it arrives.
+pub type ByteStream = Pin<Box<dyn Stream<Item = Result<Bytes, ModelError>> + Send>>;
 
 /// One dispatched SSE event: its `event:` name (empty when none was given) and its
-/// `data:` lines joined by `\n`.
+/// `data:` lines joined by `\n`. Events without data are never dispatched.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SseEvent {
     pub event: String,
     pub data: String,
 }
 
-/// Incremental SSE parser (the WHATWG "event stream" rules that matter here: `event:` and
-/// `data:` fields, multi-line data, `:` comments, LF / CRLF / CR line ends, a leading BOM).
-#[derive(Debug, Default)]
-pub struct SseDecoder {
-    /// Bytes of the line being read; decoded only when complete so split UTF-8 is safe.
-    line: Vec<u8>,
-    /// The previous chunk ended in `\r`: a `\n` at the start of the next one is the same
-    /// line end, not an empty line (which would dispatch an event too early).
-    skip_lf: bool,
-    /// Whether the first line was seen (a UTF-8 BOM may only precede it).
-    started: bool,
-    event: String,
-    data: String,
-    has_data: bool,
+/// What an API format makes of its SSE events.
+pub trait EventMapper: Send + 'static {
+    /// Maps one event, pushing the typed events it yields onto `out`. An error ends the
+    /// stream with it.
+    fn event(&mut self, ev: &SseEvent, out: &mut Vec<StreamEvent>) -> Result<(), ModelError>;
+
+    /// Whether the message is complete; nothing more is read once it is.
+    fn is_done(&self) -> bool;
+
+    /// The body ended before [`is_done`](Self::is_done): push the closing events, or say
+    /// why the message is incomplete.
+    fn end(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), ModelError>;
+
+    /// Reading or framing the body failed with `error` before the message was complete.
+    /// The default ends the stream with it; a format whose message may already be whole
+    /// (OpenAI's after its `finish_reason`) closes it instead.
+    fn broken(&mut self, error: ModelError, out: &mut Vec<StreamEvent>) -> Result<(), ModelError> {
+        let _ = out;
+        Err(error)
+    }
 }
 
-impl SseDecoder {
-    pub fn new() -> Self {
-        Self::default()
-    }
+/// What the byte stream tells the decoder from inside the SSE parser, which owns it: how
+/// much arrived since the last event, and whether the body has ended. (The parser offers
+/// no access to its input, hence the shared counters.)
+#[derive(Debug, Default)]
+struct Progress {
+    since_event: AtomicUsize,
+    ended: AtomicBool,
+}
 
-    /// Feeds one chunk; returns the events it completed, in order.
-    pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, ModelError> {
-        let mut out = Vec::new();
-        let mut rest = chunk;
-        if self.skip_lf && !rest.is_empty() {
-            if rest[0] == b'\n' {
-                rest = &rest[1..];
-            }
-            self.skip_lf = false;
-        }
-        while let Some(pos) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
-            self.line.extend_from_slice(&rest[..pos]);
-            let was_cr = rest[pos] == b'\r';
-            rest = &rest[pos + 1..];
-            self.end_line(&mut out);
-            if was_cr {
-                match rest.first() {
-                    Some(b'\n') => rest = &rest[1..],
-                    Some(_) => {}
-                    None => self.skip_lf = true,
-                }
-            }
-        }
-        self.line.extend_from_slice(rest);
-        if self.line.len() + self.data.len() > MAX_EVENT_BYTES {
-            return Err(ModelError::Stream(format!(
+/// The body with a size guard, then (after a clean end) one blank line, which completes
+/// an event the server left unterminated.
+fn guarded(
+    bytes: ByteStream,
+    progress: Arc<Progress>,
+) -> impl Stream<Item = Result<Bytes, ModelError>> + Send {
+    let counter = progress.clone();
+    let body = bytes.map(move |chunk| {
+        let chunk = chunk?;
+        let seen = counter
+            .since_event
+            .fetch_add(chunk.len(), Ordering::Relaxed)
+            + chunk.len();
+        if seen > MAX_EVENT_BYTES {
+            return Err(ModelError::stream(format!(
                 "SSE event larger than {MAX_EVENT_BYTES} bytes"
             )));
         }
-        Ok(out)
-    }
+        Ok(chunk)
+    });
+    let terminator = futures::stream::once(async move {
+        progress.ended.store(true, Ordering::Relaxed);
+        Ok(Bytes::from_static(b"\n\n"))
+    });
+    body.chain(terminator)
+}
 
-    /// Call at end of input. Leniently treats an unterminated last line and an event
-    /// missing its closing blank line as complete (the spec would drop them), because a
-    /// server that forgets the final newline still meant what it sent.
-    pub fn finish(&mut self) -> Option<SseEvent> {
-        let mut out = Vec::new();
-        if !self.line.is_empty() {
-            self.end_line(&mut out);
-        }
-        self.dispatch(&mut out);
-        out.pop()
-    }
-
-    fn end_line(&mut self, out: &mut Vec<SseEvent>) {
-        let mut bytes = std::mem::take(&mut self.line);
-        if !self.started {
-            self.started = true;
-            if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
-                bytes.drain(..3);
-            }
-        }
-        if bytes.is_empty() {
-            self.dispatch(out);
-            return;
-        }
-        if bytes[0] == b':' {
-            return; // comment (servers use them as keep-alives)
-        }
-        let line = String::from_utf8_lossy(&bytes);
-        let (field, value) = match line.split_once(':') {
-            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
-            None => (line.as_ref(), ""),
-        };
-        match field {
-            "event" => self.event = value.to_string(),
-            "data" => {
-                if self.has_data {
-                    self.data.push('\n');
-                }
-                self.data.push_str(value);
-                self.has_data = true;
-            }
-            _ => {} // `id`, `retry` and unknown fields do not matter to a one-shot stream
-        }
-        // Keep the buffer's capacity for the next line.
-        bytes.clear();
-        self.line = bytes;
-    }
-
-    fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
-        let event = std::mem::take(&mut self.event);
-        if self.has_data {
-            self.has_data = false;
-            out.push(SseEvent {
-                event,
-                data: std::mem::take(&mut self.data),
-            });
-        }
+fn parser_error(e: sse_stream::Error) -> ModelError {
+    match e {
+        sse_stream::Error::Body(inner) => match inner.downcast::<ModelError>() {
+            Ok(e) => *e,
+            Err(other) => ModelError::connection(format!("error reading the stream: {other}")),
+        },
+        other => ModelError::stream(format!("malformed SSE: {other}")),
     }
 }
 
-/// Turns one SSE event into a typed stream event. `Ok(None)` for events to skip (unknown
-/// types, empty data); an `error` event becomes `ModelError::Stream("<type>: <message>")`.
-pub fn parse_event(ev: &SseEvent) -> Result<Option<StreamEvent>, ModelError> {
-    let data = ev.data.trim();
-    if data.is_empty() || data == "[DONE]" {
-        return Ok(None);
-    }
-    let name = if ev.event.is_empty() {
-        "message"
-    } else {
-        ev.event.as_str()
-    };
-    let mut value: Value = serde_json::from_str(data).map_err(|e| {
-        ModelError::Stream(format!(
-            "malformed JSON in the data of SSE event `{name}`: {e}; data: {}",
-            snippet(data)
-        ))
-    })?;
-    let Some(obj) = value.as_object_mut() else {
-        return Err(ModelError::Stream(format!(
-            "SSE event `{name}` carries JSON that is not an object: {}",
-            snippet(data)
-        )));
-    };
-    // The data's own `type` decides; fall back to the `event:` name when it is missing.
-    let kind = match obj.get("type").and_then(Value::as_str) {
-        Some(t) => t.to_string(),
-        None => {
-            obj.insert("type".into(), Value::String(name.to_string()));
-            name.to_string()
-        }
-    };
-    if kind == "error" {
-        return Err(api_error(obj.get("error")));
-    }
-    if !KNOWN_EVENTS.contains(&kind.as_str()) {
-        tracing::debug!(event = %kind, "skipping unknown SSE event type");
-        return Ok(None);
-    }
-    if kind == "content_block_delta" {
-        let delta_kind = obj
-            .get("delta")
-            .and_then(|d| d.get("type"))
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        if !KNOWN_DELTAS.contains(&delta_kind) {
-            tracing::debug!(delta = %delta_kind, "skipping unknown delta type");
-            return Ok(None);
-        }
-    }
-    serde_json::from_value(value).map(Some).map_err(|e| {
-        ModelError::Stream(format!(
-            "unexpected shape of `{kind}` event: {e}; data: {}",
-            snippet(data)
-        ))
-    })
-}
-
-/// `{"type": "overloaded_error", "message": "Overloaded"}` → `overloaded_error: Overloaded`
-/// (so [`ModelError::is_retryable`] sees "overloaded").
-fn api_error(error: Option<&Value>) -> ModelError {
-    let kind = error
-        .and_then(|e| e.get("type"))
-        .and_then(Value::as_str)
-        .unwrap_or("error");
-    let message = error
-        .and_then(|e| e.get("message"))
-        .and_then(Value::as_str)
-        .unwrap_or("the API sent an error event without a message");
-    ModelError::Stream(format!("{kind}: {message}"))
-}
-
-/// At most 200 characters of `s`, for error messages.
-pub(crate) fn snippet(s: &str) -> String {
-    const MAX: usize = 200;
-    match s.char_indices().nth(MAX) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
-    }
-}
-
-type ByteStream = Pin<Box<dyn Stream<Item = Result<Bytes, ModelError>> + Send>>;
-
-struct DecodeState {
-    bytes: ByteStream,
-    decoder: SseDecoder,
+struct Decoder<M> {
+    sse: Pin<Box<dyn Stream<Item = Result<sse_stream::Sse, sse_stream::Error>> + Send>>,
+    progress: Arc<Progress>,
+    mapper: M,
     queue: VecDeque<Result<StreamEvent, ModelError>>,
-    saw_stop: bool,
-    /// No more reading: `message_stop`, an error, or the end of the bytes was reached.
+    scratch: Vec<StreamEvent>,
+    /// Nothing more is read: the message ended, or an error was queued.
     done: bool,
 }
 
-impl DecodeState {
-    fn handle(&mut self, ev: &SseEvent) {
-        if self.done {
-            return; // anything after message_stop or an error is ignored
-        }
-        match parse_event(ev) {
-            Ok(Some(se)) => {
-                if matches!(se, StreamEvent::MessageStop) {
-                    self.saw_stop = true;
-                    self.done = true;
-                }
-                self.queue.push_back(Ok(se));
-            }
-            Ok(None) => {}
+impl<M: EventMapper> Decoder<M> {
+    /// Queues what `result` produced; an error ends the stream.
+    fn settle(&mut self, result: Result<(), ModelError>) {
+        self.queue.extend(self.scratch.drain(..).map(Ok));
+        match result {
+            Ok(()) => self.done |= self.mapper.is_done(),
             Err(e) => {
                 self.queue.push_back(Err(e));
                 self.done = true;
@@ -279,58 +131,67 @@ impl DecodeState {
         }
     }
 
-    fn fail(&mut self, e: ModelError) {
-        if !self.done {
-            self.queue.push_back(Err(e));
-            self.done = true;
+    fn on_event(&mut self, sse: sse_stream::Sse) {
+        self.progress.since_event.store(0, Ordering::Relaxed);
+        let Some(data) = sse.data else { return };
+        let ev = SseEvent {
+            event: sse.event.unwrap_or_default(),
+            data,
+        };
+        let mut result = self.mapper.event(&ev, &mut self.scratch);
+        // Completed only by the end of the body and not even JSON: it was cut off.
+        if result.is_err()
+            && self.progress.ended.load(Ordering::Relaxed)
+            && serde_json::from_str::<IgnoredAny>(ev.data.trim()).is_err()
+        {
+            result = Err(ModelError::connection(
+                "stream ended in the middle of an event",
+            ));
+        }
+        self.settle(result);
+    }
+
+    async fn step(&mut self) {
+        match self.sse.next().await {
+            Some(Ok(sse)) => self.on_event(sse),
+            Some(Err(e)) => {
+                let result = self.mapper.broken(parser_error(e), &mut self.scratch);
+                self.settle(result);
+                self.done = true;
+            }
+            None => {
+                let result = self.mapper.end(&mut self.scratch);
+                self.settle(result);
+                self.done = true;
+            }
         }
     }
 }
 
-/// Decodes a byte stream of SSE into typed events. The stream ends after `message_stop`
-/// or after the first error; if the bytes end before `message_stop` the last item is
-/// `ModelError::Connection("stream ended before message_stop")`.
-pub fn event_stream<S>(bytes: S) -> EventStream
-where
-    S: Stream<Item = Result<Bytes, ModelError>> + Send + 'static,
-{
-    let state = DecodeState {
-        bytes: Box::pin(bytes),
-        decoder: SseDecoder::new(),
+/// Decodes an SSE body into typed events with `mapper`. The stream ends once the mapper
+/// says the message is done, or after the first error.
+pub fn decode<M: EventMapper>(bytes: ByteStream, mapper: M) -> EventStream {
+    let progress = Arc::new(Progress::default());
+    let decoder = Decoder {
+        sse: Box::pin(SseStream::from_bytes_stream(guarded(
+            bytes,
+            progress.clone(),
+        ))),
+        progress,
+        mapper,
         queue: VecDeque::new(),
-        saw_stop: false,
+        scratch: Vec::new(),
         done: false,
     };
-    Box::pin(futures::stream::unfold(state, |mut st| async move {
+    Box::pin(futures::stream::unfold(decoder, |mut d| async move {
         loop {
-            if let Some(item) = st.queue.pop_front() {
-                return Some((item, st));
+            if let Some(item) = d.queue.pop_front() {
+                return Some((item, d));
             }
-            if st.done {
+            if d.done {
                 return None;
             }
-            match st.bytes.next().await {
-                Some(Ok(chunk)) => match st.decoder.push(&chunk) {
-                    Ok(events) => {
-                        for ev in &events {
-                            st.handle(ev);
-                        }
-                    }
-                    Err(e) => st.fail(e),
-                },
-                Some(Err(e)) => st.fail(e),
-                None => {
-                    if let Some(ev) = st.decoder.finish() {
-                        st.handle(&ev);
-                    }
-                    if !st.saw_stop {
-                        st.fail(ModelError::Connection(
-                            "stream ended before message_stop".into(),
-                        ));
-                    }
-                    st.done = true;
-                }
-            }
+            d.step().await;
         }
     }))
 }
@@ -351,280 +212,168 @@ pub fn with_cancel(stream: EventStream, cancel: CancellationToken) -> EventStrea
     ))
 }
 
+/// At most 200 characters of `s`, for error messages.
+pub(crate) fn snippet(s: &str) -> String {
+    const MAX: usize = 200;
+    match s.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Delta;
+    use crate::model::events::MessageDeltaBody;
 
-    const SAMPLE: &str = "event: message_start\r\n\
-data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"model\":\"m\",\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\r\n\
-\r\n\
-: keep-alive comment\n\
-event: ping\n\
-data: {\"type\": \"ping\"}\n\
-\n\
-event: content_block_start\r\
-data: {\"type\":\"content_block_start\",\"index\":0,\r\
-data: \"content_block\":{\"type\":\"text\",\"text\":\"\"}}\r\
-\r\
-event: content_block_delta\n\
-data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"h\u{e9}llo \u{1F600}\"}}\n\
-\n\
-event: content_block_stop\n\
-data: {\"type\":\"content_block_stop\",\"index\":0}\n\
-\n\
-event: message_delta\n\
-data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":7}}\n\
-\n\
-event: message_stop\n\
-data: {\"type\":\"message_stop\"}\n\
-\n";
-
-    fn decode_all(chunks: &[&[u8]]) -> Vec<SseEvent> {
-        let mut d = SseDecoder::new();
-        let mut out = Vec::new();
-        for c in chunks {
-            out.extend(d.push(c).unwrap());
-        }
-        out.extend(d.finish());
-        out
+    /// Records every event; done at an event named `stop`.
+    #[derive(Default)]
+    struct Echo {
+        done: bool,
     }
 
-    #[test]
-    fn decodes_fields_multiline_data_comments_and_line_ends() {
-        let events = decode_all(&[SAMPLE.as_bytes()]);
-        let names: Vec<_> = events.iter().map(|e| e.event.as_str()).collect();
-        assert_eq!(
-            names,
-            [
-                "message_start",
-                "ping",
-                "content_block_start",
-                "content_block_delta",
-                "content_block_stop",
-                "message_delta",
-                "message_stop"
-            ]
-        );
-        assert_eq!(
-            events[2].data,
-            "{\"type\":\"content_block_start\",\"index\":0,\n\"content_block\":{\"type\":\"text\",\"text\":\"\"}}"
-        );
-    }
-
-    #[test]
-    fn every_split_point_gives_the_same_events() {
-        let bytes = SAMPLE.as_bytes();
-        let whole = decode_all(&[bytes]);
-        for i in 0..=bytes.len() {
-            let (a, b) = bytes.split_at(i);
-            assert_eq!(decode_all(&[a, b]), whole, "split at byte {i}");
-        }
-        // Three pieces too: catches state that survives only one boundary.
-        for i in (0..bytes.len()).step_by(7) {
-            for j in i..bytes.len().min(i + 40) {
-                let (a, rest) = bytes.split_at(i);
-                let (b, c) = rest.split_at(j - i);
-                assert_eq!(decode_all(&[a, b, c]), whole, "split at {i},{j}");
+    impl EventMapper for Echo {
+        fn event(&mut self, ev: &SseEvent, out: &mut Vec<StreamEvent>) -> Result<(), ModelError> {
+            if ev.data.starts_with('{') {
+                serde_json::from_str::<IgnoredAny>(&ev.data)
+                    .map_err(|e| ModelError::stream(format!("malformed JSON: {e}")))?;
             }
+            self.done = ev.event == "stop";
+            // The event's name and data, carried in a stop reason / sequence pair.
+            out.push(StreamEvent::MessageDelta {
+                delta: MessageDeltaBody {
+                    stop_reason: Some(ev.event.clone()),
+                    stop_sequence: Some(ev.data.clone()),
+                },
+                usage: None,
+            });
+            Ok(())
         }
-        let singles: Vec<&[u8]> = bytes.chunks(1).collect();
-        assert_eq!(decode_all(&singles), whole);
-    }
-
-    #[test]
-    fn cr_at_chunk_end_then_lf_is_one_line_end() {
-        let ev = decode_all(&[b"data: a\r", b"\ndata: b\r", b"\n\r", b"\n"]);
-        assert_eq!(
-            ev,
-            [SseEvent {
-                event: String::new(),
-                data: "a\nb".into()
-            }]
-        );
-    }
-
-    #[test]
-    fn bom_field_without_colon_and_no_space() {
-        let ev = decode_all(&[b"\xEF\xBB\xBFevent:x\ndata\ndata:y\n\n"]);
-        assert_eq!(
-            ev,
-            [SseEvent {
-                event: "x".into(),
-                data: "\ny".into()
-            }]
-        );
-    }
-
-    #[test]
-    fn event_without_data_is_not_dispatched() {
-        assert!(decode_all(&[b"event: ping\n\n: c\n\n"]).is_empty());
-    }
-
-    #[test]
-    fn unterminated_last_event_is_still_delivered() {
-        let ev = decode_all(&[b"data: {\"type\":\"message_stop\"}"]);
-        assert_eq!(ev.len(), 1);
-    }
-
-    #[test]
-    fn oversized_event_is_an_error() {
-        let mut d = SseDecoder::new();
-        let big = vec![b'a'; MAX_EVENT_BYTES + 1];
-        assert!(matches!(d.push(&big), Err(ModelError::Stream(_))));
-    }
-
-    fn ev(name: &str, data: &str) -> SseEvent {
-        SseEvent {
-            event: name.into(),
-            data: data.into(),
+        fn is_done(&self) -> bool {
+            self.done
+        }
+        fn end(&mut self, _: &mut Vec<StreamEvent>) -> Result<(), ModelError> {
+            Err(ModelError::connection("ended early"))
         }
     }
 
-    #[test]
-    fn parse_typed_events() {
-        let got = parse_event(&ev(
-            "content_block_delta",
-            r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"a"}}"#,
-        ))
-        .unwrap();
-        assert_eq!(
-            got,
-            Some(StreamEvent::ContentBlockDelta {
-                index: 2,
-                delta: Delta::InputJsonDelta {
-                    partial_json: "{\"a".into()
-                }
+    fn pairs(
+        items: &[Result<StreamEvent, ModelError>],
+    ) -> Vec<Result<(String, String), ModelError>> {
+        items
+            .iter()
+            .map(|it| match it {
+                Ok(StreamEvent::MessageDelta { delta, .. }) => Ok((
+                    delta.stop_reason.clone().unwrap_or_default(),
+                    delta.stop_sequence.clone().unwrap_or_default(),
+                )),
+                Ok(other) => panic!("{other:?}"),
+                Err(e) => Err(e.clone()),
             })
-        );
-        // `type` missing from data: the event name is used.
-        assert_eq!(
-            parse_event(&ev("message_stop", "{}")).unwrap(),
-            Some(StreamEvent::MessageStop)
-        );
+            .collect()
     }
 
-    #[test]
-    fn malformed_json_is_a_stream_error() {
-        let err = parse_event(&ev("content_block_delta", "{not json")).unwrap_err();
-        match err {
-            ModelError::Stream(m) => {
-                assert!(m.contains("malformed JSON"), "{m}");
-                assert!(m.contains("content_block_delta"), "{m}");
-            }
-            other => panic!("{other:?}"),
-        }
-        assert!(matches!(
-            parse_event(&ev("x", "[1,2]")),
-            Err(ModelError::Stream(_))
-        ));
-        // Known type, wrong shape.
-        assert!(matches!(
-            parse_event(&ev(
-                "content_block_stop",
-                r#"{"type":"content_block_stop"}"#
-            )),
-            Err(ModelError::Stream(_))
-        ));
-    }
-
-    #[test]
-    fn error_event_carries_type_and_message() {
-        let err = parse_event(&ev(
-            "error",
-            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
-        ))
-        .unwrap_err();
-        assert_eq!(
-            err,
-            ModelError::Stream("overloaded_error: Overloaded".into())
-        );
-        assert!(err.is_retryable());
-        assert!(err.to_string().contains("overloaded"));
-    }
-
-    #[test]
-    fn unknown_events_and_deltas_are_skipped() {
-        assert_eq!(
-            parse_event(&ev("future", r#"{"type":"future_event"}"#)).unwrap(),
-            None
-        );
-        assert_eq!(
-            parse_event(&ev(
-                "content_block_delta",
-                r#"{"type":"content_block_delta","index":0,"delta":{"type":"future_delta"}}"#
-            ))
-            .unwrap(),
-            None
-        );
-        assert_eq!(parse_event(&ev("", "")).unwrap(), None);
-    }
-
-    fn chunks_stream(
+    async fn run(
         chunks: Vec<Result<Bytes, ModelError>>,
-    ) -> impl Stream<Item = Result<Bytes, ModelError>> + Send + 'static {
-        futures::stream::iter(chunks)
+    ) -> Vec<Result<(String, String), ModelError>> {
+        let items: Vec<_> = decode(Box::pin(futures::stream::iter(chunks)), Echo::default())
+            .collect()
+            .await;
+        pairs(&items)
     }
 
-    async fn collect(s: EventStream) -> Vec<Result<StreamEvent, ModelError>> {
-        s.collect().await
+    fn ok(name: &str, data: &str) -> Result<(String, String), ModelError> {
+        Ok((name.to_string(), data.to_string()))
     }
+
+    const SAMPLE: &str = "\u{feff}event: a\r\ndata: {\"x\":\r\ndata: 1}\r\n\r\n: keep-alive\n\
+event: b\rdata: h\u{e9}llo \u{1F600}\r\r\
+event: no-data\n\n\
+data: plain\n\n\
+event: stop\ndata: {}\n\n\
+event: after\ndata: ignored\n\n";
 
     #[tokio::test]
-    async fn event_stream_ends_at_message_stop_at_any_chunking() {
+    async fn frames_line_ends_comments_bom_and_multiline_data() {
+        let whole = run(vec![Ok(Bytes::from_static(SAMPLE.as_bytes()))]).await;
+        assert_eq!(
+            whole,
+            vec![
+                ok("a", "{\"x\":\n1}"),
+                ok("b", "h\u{e9}llo \u{1F600}"),
+                ok("", "plain"),
+                ok("stop", "{}"),
+            ]
+        );
+        // Every split point, including inside a UTF-8 character and between \r and \n.
         let bytes = SAMPLE.as_bytes();
-        let whole = collect(event_stream(chunks_stream(vec![Ok(Bytes::from_static(
-            bytes,
-        ))])))
-        .await;
-        assert_eq!(whole.len(), 7, "ping is typed too: {whole:?}");
-        assert!(whole.iter().all(Result::is_ok));
-        assert_eq!(whole.last(), Some(&Ok(StreamEvent::MessageStop)));
         for i in 0..=bytes.len() {
             let parts = vec![
                 Ok(Bytes::copy_from_slice(&bytes[..i])),
                 Ok(Bytes::copy_from_slice(&bytes[i..])),
             ];
-            assert_eq!(collect(event_stream(chunks_stream(parts))).await, whole);
+            assert_eq!(run(parts).await, whole, "split at byte {i}");
         }
+        let singles = bytes
+            .iter()
+            .map(|b| Ok(Bytes::copy_from_slice(&[*b])))
+            .collect();
+        assert_eq!(run(singles).await, whole);
     }
 
     #[tokio::test]
-    async fn early_end_is_a_connection_error() {
-        let cut = &SAMPLE[..SAMPLE.find("event: message_delta").unwrap()];
-        let got = collect(event_stream(chunks_stream(vec![Ok(Bytes::from(cut))]))).await;
-        assert_eq!(
-            got.last(),
-            Some(&Err(ModelError::Connection(
-                "stream ended before message_stop".into()
-            )))
-        );
-        assert_eq!(got.len(), 6);
-    }
-
-    #[tokio::test]
-    async fn malformed_data_ends_the_stream_with_one_error() {
-        let body = "event: message_start\ndata: {oops\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
-        let got = collect(event_stream(chunks_stream(vec![Ok(Bytes::from(body))]))).await;
-        assert_eq!(got.len(), 1);
-        assert!(matches!(&got[0], Err(ModelError::Stream(m)) if m.contains("malformed JSON")));
-    }
-
-    #[tokio::test]
-    async fn byte_errors_pass_through() {
-        let got = collect(event_stream(chunks_stream(vec![
-            Ok(Bytes::from_static(
-                b"event: ping\ndata: {\"type\":\"ping\"}\n\n",
-            )),
-            Err(ModelError::Connection("reset".into())),
-        ])))
-        .await;
+    async fn an_unterminated_last_event_is_read_and_a_cut_one_is_a_broken_connection() {
+        let got = run(vec![Ok(Bytes::from_static(b"event: stop\ndata: {}"))]).await;
+        assert_eq!(got, vec![ok("stop", "{}")]);
+        let got = run(vec![Ok(Bytes::from_static(b"event: x\ndata: {\"cut"))]).await;
         assert_eq!(
             got,
-            [
-                Ok(StreamEvent::Ping),
-                Err(ModelError::Connection("reset".into()))
-            ]
+            vec![Err(ModelError::connection(
+                "stream ended in the middle of an event"
+            ))]
+        );
+        // A complete event with malformed JSON is the format's own error.
+        let got = run(vec![Ok(Bytes::from_static(b"data: {oops\n\n"))]).await;
+        assert!(matches!(&got[..], [Err(ModelError::Stream(m))] if m.contains("malformed JSON")));
+    }
+
+    #[tokio::test]
+    async fn the_end_and_byte_errors_reach_the_mapper() {
+        assert_eq!(
+            run(vec![Ok(Bytes::from_static(b"data: 1\n\n"))]).await,
+            vec![ok("", "1"), Err(ModelError::connection("ended early"))]
+        );
+        assert_eq!(
+            run(vec![
+                Ok(Bytes::from_static(b"data: 1\n\n")),
+                Err(ModelError::connection("reset")),
+                Ok(Bytes::from_static(b"data: 2\n\n")),
+            ])
+            .await,
+            vec![ok("", "1"), Err(ModelError::connection("reset"))]
+        );
+    }
+
+    #[tokio::test]
+    async fn malformed_framing_and_oversized_events_are_stream_errors() {
+        let got = run(vec![Ok(Bytes::from_static(
+            b"event: a\nevent: b\ndata: 1\n\n",
+        ))])
+        .await;
+        assert!(
+            matches!(&got[..], [Err(ModelError::Stream(m))] if m.contains("malformed SSE")),
+            "{got:?}"
+        );
+        let big = vec![b'a'; MAX_EVENT_BYTES / 2 + 1];
+        let got = run(vec![
+            Ok(Bytes::from_static(b"data: ")),
+            Ok(Bytes::from(big.clone())),
+            Ok(Bytes::from(big)),
+        ])
+        .await;
+        assert!(
+            matches!(&got[..], [Err(ModelError::Stream(m))] if m.contains("larger than")),
+            "{got:?}"
         );
     }
 
