@@ -184,15 +184,7 @@ fn full_usage(u: &Usage) -> Usage {
 
 /// The `error` field of the synthetic assistant line an API failure produces.
 fn synthetic_error_kind(e: &ModelError) -> AssistantError {
-    match e {
-        ModelError::Http {
-            status: 401 | 403, ..
-        } => AssistantError::AuthenticationFailed,
-        ModelError::Http { status: 429, .. } => AssistantError::RateLimit,
-        ModelError::Http { status: 400, .. } => AssistantError::InvalidRequest,
-        ModelError::Http { .. } => AssistantError::ServerError,
-        _ => AssistantError::Unknown,
-    }
+    AssistantError::parse(e.assistant_error()).unwrap_or(AssistantError::Unknown)
 }
 
 fn emit_synthetic_error(ctx: &TurnContext, text: &str, e: &ModelError) {

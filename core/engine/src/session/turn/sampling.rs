@@ -104,22 +104,8 @@ fn fallback_for(ctx: &TurnContext, current: &str, error: &ModelError) -> Option<
     let services = &ctx.core.services;
     let fallback = services.opts.fallback_model.as_deref()?;
     let resolved = models::resolve_alias(Some(fallback), services.clients.default_model());
-    let helps = error.is_retryable() || matches!(error.status(), Some(404));
+    let helps = error.is_retryable() || error.kind() == crate::model::ErrorKind::NotFound;
     (helps && resolved != current).then_some(resolved)
-}
-
-/// The `error` field of an `api_retry` line.
-fn error_kind(e: &ModelError) -> &'static str {
-    match e {
-        ModelError::Http { status: 529, .. } => "overloaded",
-        ModelError::Http { status: 429, .. } => "rate_limit",
-        ModelError::Http { .. } => "server_error",
-        ModelError::Stream(m) if m.contains("overloaded") => "overloaded",
-        ModelError::Connection(_) => "connection_error",
-        ModelError::Stream(_) => "stream_error",
-        ModelError::Config(_) => "config_error",
-        ModelError::Cancelled => "cancelled",
-    }
 }
 
 async fn sample(
@@ -162,7 +148,7 @@ async fn sample(
                     policy.max_retries,
                     delay,
                     e.status(),
-                    error_kind(&e),
+                    e.as_str(),
                 ));
                 tokio::select! {
                     _ = tokio::time::sleep(Duration::from_millis(delay)) => continue,
