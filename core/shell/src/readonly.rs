@@ -1178,6 +1178,7 @@ mod tests {
             "\\ls",
             "ls *",
             "ls .*",
+            "head ~/.ssh/*",
             "cat */../x",
             "hostname evil",
             "date -s now",

@@ -169,6 +169,10 @@ fn unquoted(text: &str, at_start: bool, w: &mut Word) {
         }
         first = false;
     }
+    // `~/.ssh/*`: a glob under HOME is not something dcl resolves.
+    if w.kind == WordKind::Glob && text.starts_with('~') {
+        w.kind = WordKind::Dynamic;
+    }
 }
 
 /// Backslash removal inside double quotes: only `$`, `` ` ``, `"`, `\` and a newline

@@ -291,3 +291,43 @@ pub fn auto_denial_message(
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn verdict(mode: PermissionMode, allow: &[&str], line: &str) -> Verdict {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path().canonicalize().unwrap();
+        let allow: Vec<String> = allow.iter().map(|s| s.to_string()).collect();
+        let policy = Policy::new(mode, &allow, &[], &cwd, &[]);
+        let ctx = ToolContext::new(cwd);
+        let bash = crate::tools::bash::BashTool;
+        policy.check("Bash", Some(&bash), &json!({ "command": line }), &ctx)
+    }
+
+    #[test]
+    fn protected_names_in_lines_that_cannot_be_read_ask_under_a_broad_allow() {
+        for line in [
+            "d=.dcl; mkdir -p $d; echo x > $d/settings.json",
+            "echo x > .dcl/settings.json",
+            "cp a .mcp.json",
+        ] {
+            let v = verdict(PermissionMode::Default, &["Bash"], line);
+            assert!(matches!(v, Verdict::Ask { .. }), "{line}: {v:?}");
+        }
+        assert_eq!(
+            verdict(PermissionMode::Default, &["Bash"], "touch made.txt"),
+            Verdict::Allow
+        );
+        assert_eq!(
+            verdict(
+                PermissionMode::BypassPermissions,
+                &[],
+                "echo x > .dcl/settings.json"
+            ),
+            Verdict::Allow
+        );
+    }
+}

@@ -66,9 +66,15 @@ pub fn protected_reason(path: &Path, env: &BTreeMap<String, String>) -> Option<S
 /// Whether a line's text names a protected folder or file anywhere (for lines whose
 /// paths cannot all be read from the analysis).
 pub fn mentions_protected(text: &str) -> bool {
-    DIRS.iter()
-        .any(|d| text.contains(&format!("{d}/")) || text.ends_with(d))
-        || FILES.iter().any(|f| text.contains(f))
+    let names_word = |name: &str| {
+        text.match_indices(name).any(|(i, _)| {
+            text[i + name.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        })
+    };
+    DIRS.iter().any(|d| names_word(d)) || FILES.iter().any(|f| names_word(f))
 }
 
 #[cfg(test)]
@@ -93,6 +99,9 @@ mod tests {
         ] {
             assert!(protected_reason(Path::new(p), &env).is_some(), "{p}");
         }
+        assert!(mentions_protected("d=.dcl; echo x > $d/s"));
+        assert!(mentions_protected("echo x > \"$H/.bashrc\""));
+        assert!(!mentions_protected("cat .gitignore .github/x"));
         for p in [
             "/p/src/a.rs",
             "/p/.gitignore",
