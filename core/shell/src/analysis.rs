@@ -263,6 +263,9 @@ pub fn analyse(line: &str) -> Analysis {
         out.unmodelled = Some("the line does not parse as bash".into());
     }
     out.substitution = word::contains_substitution(root);
+    if let Some(why) = unmodelled_continuation(root, line) {
+        out.unmodelled = Some(why);
+    }
     let mut walker = Walker {
         src: line,
         out: &mut out,
@@ -367,6 +370,23 @@ impl Walker<'_> {
         }
     }
 
+    /// An expanding here-doc body with `$` or a backtick: the grammar does not parse
+    /// every substitution there (backticks), so such a body is not modelled.
+    fn heredoc_body(&mut self, node: Node) {
+        if !heredoc_expands(node, self.src) {
+            return;
+        }
+        let mut cursor = node.walk();
+        let body = node
+            .children(&mut cursor)
+            .find(|c| c.kind() == "heredoc_body")
+            .map(|b| &self.src[b.byte_range()]);
+        if body.is_some_and(|b| b.contains('$') || b.contains('`')) {
+            self.out.substitution = true;
+            self.unmodelled("an expanding here-document body".into());
+        }
+    }
+
     /// `body redirect…`: the redirects apply to every command of the body.
     fn redirected(&mut self, node: Node, place: Place, depth: usize) {
         let first = self.out.commands.len();
@@ -387,6 +407,7 @@ impl Walker<'_> {
                 "heredoc_redirect" => {
                     heredoc.0 = true;
                     heredoc.1 |= heredoc_expands(child, self.src);
+                    self.heredoc_body(child);
                 }
                 "herestring_redirect" => {
                     herestring = true;
@@ -493,6 +514,7 @@ impl Walker<'_> {
                 "heredoc_redirect" => {
                     cmd.heredoc = true;
                     cmd.heredoc_expands |= heredoc_expands(child, self.src);
+                    self.heredoc_body(child);
                 }
                 "herestring_redirect" => cmd.herestring = true,
                 "comment" => {}
@@ -506,6 +528,37 @@ impl Walker<'_> {
         }
         cmd
     }
+}
+
+/// bash removes `\<newline>` before it splits words, so `r\<newline>m` is `rm`; the
+/// grammar may read two words there. A continuation with a non-blank on both sides,
+/// outside single quotes, comments and here-doc bodies, is not modelled.
+fn unmodelled_continuation(root: Node, line: &str) -> Option<String> {
+    let bytes = line.as_bytes();
+    for (i, _) in line.match_indices("\\\n") {
+        let before = i.checked_sub(1).map(|j| bytes[j]);
+        let after = bytes.get(i + 2).copied();
+        let blank = |b: Option<u8>| b.is_none_or(|b| b.is_ascii_whitespace());
+        if blank(before) || blank(after) {
+            continue;
+        }
+        let mut node = root.descendant_for_byte_range(i, i + 2);
+        let mut literal = false;
+        while let Some(n) = node {
+            if matches!(
+                n.kind(),
+                "raw_string" | "comment" | "heredoc_body" | "string"
+            ) {
+                literal = true;
+                break;
+            }
+            node = n.parent();
+        }
+        if !literal {
+            return Some("a line continuation inside a word".into());
+        }
+    }
+    None
 }
 
 /// An unquoted here-doc delimiter means the body is expanded (`$x`, `$(…)`).
@@ -588,6 +641,17 @@ mod tests {
             ]
         );
         assert!(a.substitution);
+    }
+
+    #[test]
+    fn a_continuation_inside_a_word_is_not_modelled() {
+        assert!(!analyse("r\\\nm victim").is_fully_analysed());
+        assert!(!analyse("echo a\\\nb").is_fully_analysed());
+        assert!(analyse("ls \\\n -l").is_fully_analysed());
+        assert!(analyse("echo 'a\\\nb'").is_fully_analysed());
+        let backticks = analyse("cat <<EOF\n`rm x`\nEOF");
+        assert!(backticks.opaque_reason().is_some());
+        assert!(analyse("cat <<'EOF'\n`rm x`\nEOF").is_fully_analysed());
     }
 
     #[test]

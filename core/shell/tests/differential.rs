@@ -72,7 +72,9 @@ const HOME: &str = "/home/dcl-differential";
 /// know them).
 fn analysed(line: &str) -> Option<BTreeSet<Vec<String>>> {
     let a = analyse(line);
-    if a.unmodelled.is_some() || a.substitution {
+    // Opaque lines (runners, paths to programs, substitutions) are never compared: the
+    // analysis does not claim to know what they run, and a path would really run.
+    if !a.is_fully_analysed() {
         return None;
     }
     let mut out = BTreeSet::new();
@@ -80,17 +82,23 @@ fn analysed(line: &str) -> Option<BTreeSet<Vec<String>>> {
         if c.words.is_empty() {
             continue;
         }
-        // An input redirect from a missing file stops bash before the command.
-        if c.redirects
-            .iter()
-            .any(|r| r.op.contains('<') || !r.target.is_plain())
-        {
+        // A redirect that cannot be opened here (input, a missing directory) stops bash
+        // before the command.
+        let opens_here = |r: &dcl_shell::Redirect| {
+            r.target.is_plain()
+                && !r.op.contains('<')
+                && (matches!(r.target.value.as_str(), "/dev/null" | "1" | "2" | "-")
+                    || !r.target.value.contains('/'))
+        };
+        if !c.redirects.iter().all(opens_here) {
             return None;
         }
         let mut argv = Vec::new();
         for w in &c.words {
             match w.kind {
-                WordKind::Plain | WordKind::Glob => argv.push(w.value.clone()),
+                WordKind::Plain => argv.push(w.value.clone()),
+                // What a glob matches depends on the directory; not compared.
+                WordKind::Glob => return None,
                 WordKind::Tilde => argv.push(w.value.replacen('~', HOME, 1)),
                 WordKind::Dynamic => return None,
             }
@@ -100,25 +108,27 @@ fn analysed(line: &str) -> Option<BTreeSet<Vec<String>>> {
     Some(out)
 }
 
-/// bash's absolute path (the child's PATH is empty on purpose).
-fn bash_path() -> std::path::PathBuf {
+/// A program's absolute path (the child's PATH is empty on purpose; the handler logs
+/// with the external `printf`, since the builtin is disabled).
+fn which(program: &str) -> std::path::PathBuf {
     std::env::var_os("PATH")
         .iter()
         .flat_map(std::env::split_paths)
-        .map(|d| d.join("bash"))
+        .map(|d| d.join(program))
         .find(|p| p.is_file())
-        .unwrap_or_else(|| "/bin/bash".into())
+        .unwrap_or_else(|| std::path::Path::new("/usr/bin").join(program))
 }
 
 fn bash_runs(line: &str, status: u8, dir: &std::path::Path) -> BTreeSet<Vec<String>> {
     let log = dir.join("log");
     let _ = std::fs::remove_file(&log);
     let prelude = format!(
-        "command_not_found_handle() {{ builtin printf '%s\\0' \"$@\" >> {log}; builtin printf '\\1' >> {log}; return {status}; }}\n\
-         for b in $(compgen -b); do case $b in builtin|enable) ;; *) enable -n \"$b\" ;; esac; done; enable -n enable\n",
-        log = log.display()
+        "command_not_found_handle() {{ {printf} '%s\\0' \"$@\" $'\\001' >> {log}; return {status}; }}\n\
+         for b in $(compgen -b); do case $b in builtin|enable|return) ;; *) enable -n \"$b\" ;; esac; done; enable -n enable\n",
+        log = log.display(),
+        printf = which("printf").display(),
     );
-    let out = Command::new(bash_path())
+    let out = Command::new(which("bash"))
         .arg("--norc")
         .arg("--noprofile")
         .arg("-c")
@@ -131,9 +141,10 @@ fn bash_runs(line: &str, status: u8, dir: &std::path::Path) -> BTreeSet<Vec<Stri
         .expect("bash runs");
     let _ = out;
     let bytes = std::fs::read(&log).unwrap_or_default();
-    bytes
-        .split(|b| *b == 1)
-        .filter(|rec| !rec.is_empty())
+    // One record per call, written by one printf (pipelines run concurrently).
+    let records: Vec<&[u8]> = split_records(&bytes);
+    records
+        .into_iter()
         .map(|rec| {
             rec.split(|b| *b == 0)
                 .map(|s| String::from_utf8_lossy(s).into_owned())
@@ -147,6 +158,22 @@ fn bash_runs(line: &str, status: u8, dir: &std::path::Path) -> BTreeSet<Vec<Stri
             v
         })
         .collect()
+}
+
+fn split_records(bytes: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == 1 && bytes[i + 1] == 0 && (i == 0 || bytes[i - 1] == 0) {
+            out.push(&bytes[start..i]);
+            start = i + 2;
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    out
 }
 
 #[test]
