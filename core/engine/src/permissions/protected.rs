@@ -45,10 +45,10 @@ pub fn protected_reason(path: &Path, env: &BTreeMap<String, String>) -> Option<S
             }
         }
     }
-    if let Some(name) = real.file_name().map(|n| n.to_string_lossy()) {
-        if FILES.contains(&name.as_ref()) {
-            return Some(format!("{} is a protected file", real.display()));
-        }
+    if let Some(name) = real.file_name().map(|n| n.to_string_lossy())
+        && FILES.contains(&name.as_ref())
+    {
+        return Some(format!("{} is a protected file", real.display()));
     }
     for key in ["BASH_ENV", "ENV"] {
         if let Some(target) = env.get(key).filter(|t| !t.is_empty())

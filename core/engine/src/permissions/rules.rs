@@ -599,7 +599,7 @@ mod tests {
             &s,
             "Grep",
             json!({"pattern": "x"}),
-            &[cwd.clone()],
+            std::slice::from_ref(&cwd),
             &cwd,
             true
         ));
