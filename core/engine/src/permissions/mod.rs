@@ -160,15 +160,17 @@ impl Policy {
             None => (None, Vec::new()),
         };
         if analysis.is_some() {
-            let mut bash_paths = mentioned.clone();
+            // Any line, read-only or not, that names a directory containing a denied
+            // location is denied: `grep -r x . | tee out` reads it as well.
+            let mut read_paths = mentioned.clone();
             if let Some(Ok(ro)) = &read_only_line {
-                bash_paths.extend(ro.paths.iter().cloned());
+                read_paths.extend(ro.paths.iter().cloned());
             }
             let bash_view = CallView {
-                paths: &bash_paths,
+                paths: &mentioned,
                 ..view
             };
-            if self.deny.denies_read_by_bash(&bash_view) {
+            if self.deny.denies_read_by_bash(&bash_view, &read_paths) {
                 return denied_by_rule(tool_name);
             }
         }

@@ -252,21 +252,28 @@ impl RuleSet {
                         || a.commands.iter().any(|c| pattern.may_match(c))
                         || command_text(call.input).is_some_and(|t| t.trim() == pattern.raw)
                 }
-                RuleKind::Path => path_rule_binds(r, call, true),
+                RuleKind::Path => path_rule_binds(r, call, Binding::DenyContaining),
                 RuleKind::Domain => domain_rule_matches(r, call.input),
                 RuleKind::Other => false,
             }
         })
     }
 
-    /// Read deny rules also bind Bash: any path the line names (`paths`), or for a line
-    /// that cannot be analysed, any mention of the denied location in its text.
-    pub fn denies_read_by_bash(&self, call: &CallView) -> bool {
+    /// Read deny rules also bind Bash: a path any line names (`call.paths`, exact or
+    /// below a `dir/**` pattern), a path a read-only line reads or a directory containing
+    /// the denied location (`read_paths`), and — for a line that cannot be analysed — any
+    /// mention of the denied location in its text.
+    pub fn denies_read_by_bash(&self, call: &CallView, read_paths: &[PathBuf]) -> bool {
         let opaque = call.analysis.is_some_and(|a| a.opaque_reason().is_some());
+        let reads = CallView {
+            paths: read_paths,
+            ..*call
+        };
         self.rules.iter().any(|r| {
             r.tool == "Read"
                 && r.content.as_deref().is_some_and(|c| {
-                    path_rule_binds(r, call, true)
+                    path_rule_binds(r, call, Binding::DenyExact)
+                        || path_rule_binds(r, &reads, Binding::DenyContaining)
                         || (opaque
                             && literal_tail(c).is_some_and(|tail| {
                                 command_text(call.input).is_some_and(|t| t.contains(tail))
@@ -308,7 +315,9 @@ impl RuleSet {
                         .iter()
                         .all(|c| patterns.iter().any(|p| p.covers(c)))
             }
-            RuleKind::Path => named.iter().any(|r| path_rule_binds(r, call, false)),
+            RuleKind::Path => named
+                .iter()
+                .any(|r| path_rule_binds(r, call, Binding::Allow)),
             RuleKind::Domain => named.iter().any(|r| domain_rule_matches(r, call.input)),
             RuleKind::Other => false,
         }
@@ -320,6 +329,23 @@ impl RuleSet {
             .iter()
             .any(|r| r.content.is_none() && r.names_tool(tool_name))
     }
+}
+
+/// The rule an approval prompt can suggest for a line: `prog sub:*` for one plain
+/// simple command (`git status --short` → `git status:*`), `None` for anything else.
+pub fn suggested_prefix_rule(line: &str) -> Option<String> {
+    let a = dcl_shell::analyse(line);
+    let [only] = a.commands.as_slice() else {
+        return None;
+    };
+    if !a.is_fully_analysed() || !only.is_plain() || only.words.is_empty() {
+        return None;
+    }
+    let mut head: Vec<&str> = vec![only.words[0].value.as_str()];
+    if let Some(second) = only.words.get(1).filter(|w| !w.value.starts_with('-')) {
+        head.push(second.value.as_str());
+    }
+    Some(format!("{}:*", head.join(" ")))
 }
 
 fn command_text(input: &Value) -> Option<&str> {
@@ -363,9 +389,19 @@ fn literal_tail(content: &str) -> Option<&str> {
         .find(|s| !s.is_empty() && *s != "." && *s != "..")
 }
 
-/// Allow: every path matches the pattern. Deny: some path matches, or (for reading
-/// tools and Bash) some path is a directory that contains what the pattern names.
-fn path_rule_binds(rule: &Rule, call: &CallView, deny: bool) -> bool {
+/// How a path rule is applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Binding {
+    /// Every path matches the pattern.
+    Allow,
+    /// Some path matches (or lies below a `dir/**` pattern).
+    DenyExact,
+    /// As `DenyExact`, and for Read rules also a directory containing what the pattern
+    /// names (a Grep, Glob or read-only line over it reads it).
+    DenyContaining,
+}
+
+fn path_rule_binds(rule: &Rule, call: &CallView, binding: Binding) -> bool {
     let Some(content) = &rule.content else {
         return true;
     };
@@ -377,16 +413,16 @@ fn path_rule_binds(rule: &Rule, call: &CallView, deny: bool) -> bool {
         return false;
     };
     let hit = |p: &PathBuf| matcher.is_match(resolve_real(p));
-    if !deny {
+    if binding == Binding::Allow {
         return call.paths.iter().all(hit);
     }
-    let reading = rule.tool == "Read";
+    let containing = binding == Binding::DenyContaining && rule.tool == "Read";
     let prefix = PathBuf::from(literal_prefix(&pattern));
     call.paths.iter().any(|p| {
         hit(p) || {
             let real = resolve_real(p);
-            reading
-                && (prefix.starts_with(&real) || real.starts_with(&prefix) && is_dir_glob(&pattern))
+            (real.starts_with(&prefix) && is_dir_glob(&pattern))
+                || (containing && prefix.starts_with(&real))
         }
     })
 }
@@ -668,6 +704,17 @@ mod tests {
         ));
         let s = set(&["mcp__my.server"]);
         assert!(tool(&s, "mcp__my_server__x", json!({}), &[], cwd, true));
+    }
+
+    #[test]
+    fn suggested_rules_name_the_command() {
+        assert_eq!(
+            suggested_prefix_rule("git status --short").as_deref(),
+            Some("git status:*")
+        );
+        assert_eq!(suggested_prefix_rule("ls -la").as_deref(), Some("ls:*"));
+        assert_eq!(suggested_prefix_rule("ls && rm x"), None);
+        assert_eq!(suggested_prefix_rule("rm $(x)"), None);
     }
 
     #[test]
