@@ -20,7 +20,8 @@ run() {
   local work="$ROOT/tests/.work/fuzz-corpus/$target"
   mkdir -p "$work"
   "$ROOT/target/fuzz/$HOST/release/$target" -max_total_time="$seconds" -max_len="$max_len" \
-    -print_final_stats=1 "$work" "corpus/$target" 2>&1 | tail -n 12
+    -print_final_stats=1 -artifact_prefix="$ROOT/tests/.work/fuzz-$target-" \
+    "$work" "corpus/$target" 2>&1 | tail -n 12
   echo "fuzz: $target ran ${seconds}s without a crash"
 }
 run parse_line "$SECONDS_TO_RUN" 8192

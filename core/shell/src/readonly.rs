@@ -115,7 +115,9 @@ fn redirect(r: &crate::Redirect, out: &mut ReadOnly) -> Result<(), String> {
     match r.op.as_str() {
         ">&" | "<&" if to_std && r.fd.is_none_or(|fd| fd <= 2) => Ok(()),
         ">" | ">>" | "&>" | "&>>" | ">|" if r.target.is_plain() && target == "/dev/null" => Ok(()),
-        "<" if r.fd.is_none_or(|fd| fd == 0) => {
+        "<" if r.fd.is_none_or(|fd| fd == 0)
+            && matches!(r.target.kind, WordKind::Plain | WordKind::Tilde) =>
+        {
             out.accesses.push(Access::Read(r.target.clone()));
             Ok(())
         }
@@ -1189,6 +1191,8 @@ mod tests {
             "echo {a,b}",
             "ls >&out",
             "ls 3>out",
+            "cat u<UOF/icm?$vr tt y<E",
+            "cat < *.txt",
         ] {
             assert!(!is_read_only(c), "{c}");
         }
