@@ -201,7 +201,9 @@ impl Policy {
         if self.mode == PermissionMode::Plan && !read_only && tool_name != "ExitPlanMode" {
             return Verdict::Deny(PLAN_MODE_DENIAL.to_string());
         }
-        if let Some(p) = self.protected_target(kind, &touched, &mentioned, command, ctx) {
+        if let Some(p) =
+            self.protected_target(kind, &touched, &mentioned, command, analysis.as_ref(), ctx)
+        {
             return Verdict::Ask {
                 blocked_path: Some(p),
                 decision_reason_type: Some("safetyCheck"),
@@ -241,6 +243,7 @@ impl Policy {
         touched: &[PathBuf],
         mentioned: &[PathBuf],
         command: Option<&str>,
+        analysis: Option<&dcl_shell::Analysis>,
         ctx: &ToolContext,
     ) -> Option<PathBuf> {
         let hit = |ps: &[PathBuf]| {
@@ -252,7 +255,7 @@ impl Policy {
             ToolKind::Edit => hit(touched),
             ToolKind::Execute => hit(mentioned).or_else(|| {
                 let line = command?;
-                let analysis = dcl_shell::analyse(line);
+                let analysis = analysis?;
                 let unseen = !analysis.is_fully_analysed()
                     || analysis.commands.iter().any(|c| {
                         c.words
