@@ -1,97 +1,261 @@
-//! Argument pre-pass. SDKs send flags in both `--flag value` and `--flag=value` forms,
-//! empty values, repeated flags and unknown flags from `extra_args`; clap cannot accept
-//! an unknown flag *with* a value, so a table of known flags and their arity decides.
+//! The flag table and the argument pre-pass. SDKs send flags in both `--flag value` and
+//! `--flag=value` forms, empty values, repeated flags and unknown flags from
+//! `extra_args`; clap cannot accept an unknown flag *with* a value, so the table below
+//! (name, aliases, arity, help, what it maps to) decides. The same table produces the
+//! pre-pass, `--help`, the options JSON (`crate::options`) and the list of flags that
+//! are accepted but not acted on.
 
 use std::collections::BTreeMap;
 
-/// Flags that take one value.
-const VALUED: &[&str] = &[
-    "--input-format",
-    "--output-format",
-    "--model",
-    "--fallback-model",
-    "--permission-mode",
-    "--permission-prompt-tool",
-    "--allowedTools",
-    "--allowed-tools",
-    "--disallowedTools",
-    "--disallowed-tools",
-    "--tools",
-    "--max-turns",
-    "--max-budget-usd",
-    "--max-thinking-tokens",
-    "--system-prompt",
-    "--system-prompt-file",
-    "--append-system-prompt",
-    "--append-system-prompt-file",
-    "--settings",
-    "--setting-sources",
-    "--mcp-config",
-    "--add-dir",
-    "--resume",
-    "--session-id",
-    "--json-schema",
-    "--effort",
-    "--thinking",
-    "--thinking-display",
-    "--betas",
-    "--agent",
-    "--agents",
-    "--plugin-dir",
-    "--plugin-dir-no-mcp",
-    "--proxy",
-    "--base-url",
-    "--api-format",
-    "--api-key",
-    "--mock-script",
-    "--data-dir",
-    "--resume-session-at",
-    "--resume-drops-turn",
-    "--task-budget",
-    "--debug-file",
-    "--allowed-mcp-server-names",
-    "--extensions",
-    "--permission-prompts",
-    "--channels",
-    "--project-config-root",
-    "--initialize-fields",
-    "--max-output-tokens",
-    "--context-window",
-    "--reasoning-effort",
-    "--cwd",
-    "--host-timeout",
+/// Whether a flag takes a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arity {
+    /// `--flag` (a `--flag=x` value is accepted and dropped).
+    Switch,
+    /// `--flag value` or `--flag=value`; the value may be empty.
+    Value,
+}
+
+/// A JSON literal a switch sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Literal {
+    True,
+    False,
+    Str(&'static str),
+}
+
+/// What a flag does. Options are named by their key in the options JSON
+/// (`dcl_engine::SessionOptions`, camelCase).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// The last value, as a string option.
+    Text(&'static str),
+    /// A file's text, as a string option (a later row, so it wins over the inline flag).
+    FileText(&'static str),
+    /// Every value of the flag and its aliases, as a list option.
+    Each(&'static str),
+    /// The last value split at commas, as a list option (`""` is the empty list).
+    Commas(&'static str),
+    /// The last value as a number option.
+    Number(&'static str),
+    /// The last value parsed as JSON.
+    Json(&'static str),
+    /// A switch that sets an option to a literal.
+    Set(&'static str, Literal),
+    /// `--thinking disabled` turns effort off (a later `--effort` wins).
+    Thinking,
+    /// `--permission-prompt-tool`: `stdio` is the host; any other tool is not built.
+    PermissionPromptTool,
+    /// Read by the CLI itself (modes, version, help, resume, logging).
+    Cli,
+    /// Accepted: dcl already behaves as the flag asks (the reason says how).
+    Satisfied(&'static str),
+    /// Accepted for compatibility but not acted on: warned about, and listed in the
+    /// `ignoredFlags` option (the host sees them in `initialize`'s warnings).
+    NotActedOn,
+}
+
+/// One row of the table.
+#[derive(Debug, Clone, Copy)]
+pub struct Flag {
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    pub arity: Arity,
+    /// `<placeholder> text` for `--help`; empty: not listed there.
+    pub help: &'static str,
+    pub action: Action,
+}
+
+impl Flag {
+    /// The name and its aliases, in the order their values are collected.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + use<> {
+        std::iter::once(self.name).chain(self.aliases.iter().copied())
+    }
+}
+
+const fn flag(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    arity: Arity,
+    help: &'static str,
+    action: Action,
+) -> Flag {
+    Flag {
+        name,
+        aliases,
+        arity,
+        help,
+        action,
+    }
+}
+
+use Action::*;
+use Arity::{Switch, Value};
+
+/// Every flag dcl knows. Order matters where two rows set one option: the later wins
+/// (`--yolo` over `--permission-mode`, a prompt file over the inline prompt, `--effort`
+/// over `--thinking`).
+#[rustfmt::skip]
+pub const FLAGS: &[Flag] = &[
+    flag("-p", &["--print"], Switch, "print mode: one prompt (argument or stdin), then exit", Cli),
+    flag("--output-format", &[], Value, "<fmt> text | json | stream-json", Cli),
+    flag("--input-format", &[], Value, "<fmt> text | stream-json (SDK mode)", Cli),
+    flag("--model", &[], Value, "<id> model id or alias (sonnet, opus, haiku); mock-model runs offline", Text("model")),
+    flag("--fallback-model", &[], Value, "<id> used when the model stays overloaded or unavailable", Text("fallbackModel")),
+    flag("--permission-mode", &[], Value, "<mode> default | acceptEdits | plan | bypassPermissions | dontAsk", Text("permissionMode")),
+    flag("--yolo", &["--dangerously-skip-permissions"], Switch, "the same as --permission-mode bypassPermissions", Set("permissionMode", Literal::Str("bypassPermissions"))),
+    flag("--allow-dangerously-skip-permissions", &[], Switch, "", Satisfied("bypassPermissions is always allowed")),
+    flag("--permission-prompt-tool", &[], Value, "<tool> stdio: ask the host (the only kind built)", PermissionPromptTool),
+    flag("--allowedTools", &["--allowed-tools"], Value, "<rules> rules that run without asking, e.g. \"Read,Bash(git log:*)\"", Each("allowedTools")),
+    flag("--disallowedTools", &["--disallowed-tools"], Value, "<rules> rules that are always refused", Each("disallowedTools")),
+    flag("--tools", &[], Value, "<names> restrict the built-in tools (\"\" for none)", Commas("tools")),
+    flag("--max-turns", &[], Value, "<n> stop after n model calls in one turn", Number("maxTurns")),
+    flag("--max-budget-usd", &[], Value, "<usd> stop a turn once the session has cost this much", Number("maxBudgetUsd")),
+    flag("--max-thinking-tokens", &[], Value, "<n> thinking budget (else MAX_THINKING_TOKENS)", Number("maxThinkingTokens")),
+    flag("--thinking", &[], Value, "<mode> disabled turns thinking off; adaptive is the default", Thinking),
+    flag("--effort", &["--reasoning-effort"], Value, "<level> off | low | medium | high | max", Text("effort")),
+    flag("--system-prompt", &[], Value, "<text> replace the default system prompt (\"\" for none)", Text("systemPrompt")),
+    flag("--system-prompt-file", &[], Value, "<file> the same, from a file", FileText("systemPrompt")),
+    flag("--append-system-prompt", &[], Value, "<text> append to the system prompt", Text("appendSystemPrompt")),
+    flag("--append-system-prompt-file", &[], Value, "<file> the same, from a file", FileText("appendSystemPrompt")),
+    flag("--add-dir", &[], Value, "<dir> another directory tools may use without asking (repeatable)", Each("addDirs")),
+    flag("--cwd", &[], Value, "<dir> working directory of the session", Text("cwd")),
+    flag("--settings", &[], Value, "<json|file> settings on top of ~/.dcl/settings.json and .dcl/settings*.json", Text("settings")),
+    flag("--setting-sources", &[], Value, "<list> user,project,local (\"\" for none)", Commas("settingSources")),
+    flag("--mcp-config", &[], Value, "<json|file> MCP servers ({\"mcpServers\": {...}}), repeatable", Each("mcpConfig")),
+    flag("--strict-mcp-config", &[], Switch, "use only the --mcp-config servers", Set("strictMcpConfig", Literal::True)),
+    flag("--json-schema", &[], Value, "<schema> structured output: the final answer must match this schema", Json("jsonSchema")),
+    flag("--include-partial-messages", &[], Switch, "emit stream_event lines (stream-json)", Set("includePartialMessages", Literal::True)),
+    flag("--replay-user-messages", &[], Switch, "echo each user message with its uuid (stream-json)", Set("replayUserMessages", Literal::True)),
+    flag("--no-legacy-events", &[], Switch, "omit the legacy text/tool_start/tool_result/usage lines (else DCL_NO_LEGACY_EVENTS)", Set("legacyEvents", Literal::False)),
+    flag("--session-id", &[], Value, "<uuid> the session's id", Text("sessionId")),
+    flag("--mock-script", &[], Value, "<file> play scripted turns on the mock model (else DCL_MOCK_SCRIPT)", Text("mockScript")),
+    flag("--base-url", &[], Value, "<url> the model endpoint (else ANTHROPIC_BASE_URL / OPENAI_BASE_URL)", Text("baseUrl")),
+    flag("--api-format", &[], Value, "<fmt> anthropic (default) or openai", Text("apiFormat")),
+    flag("--api-key", &[], Value, "<key> the model API key (else the environment)", Text("apiKey")),
+    flag("--host-timeout", &[], Value, "<secs> how long to wait for the host's answers (default 300, else DCL_HOST_TIMEOUT_SECS)", Number("hostTimeoutSecs")),
+    flag("--resume", &[], Value, "", Cli),
+    flag("--continue", &["-c"], Switch, "", Cli),
+    flag("--debug", &["--debug-to-stderr"], Switch, "debug logging on stderr (DCL_LOG sets the filter)", Cli),
+    flag("-v", &["--version"], Switch, "print the version", Cli),
+    flag("-h", &["--help"], Switch, "this help", Cli),
+    flag("--verbose", &[], Switch, "", Satisfied("stream-json output is always complete")),
+    flag("--disable-builtin-skills", &[], Switch, "", Satisfied("dcl has no built-in skills")),
+    flag("--no-session-persistence", &[], Switch, "", Satisfied("dcl does not persist sessions yet")),
+    flag("--await-initialize", &[], Switch, "", Satisfied("options sent in initialize are always applied")),
+    flag("--thinking-display", &[], Value, "", NotActedOn),
+    flag("--betas", &[], Value, "", NotActedOn),
+    flag("--agent", &[], Value, "<name> the agent the main thread runs as", Text("agent")),
+    flag("--agents", &[], Value, "<json> subagent definitions {name: {description, prompt, tools?, model?}}", Json("agents")),
+    flag("--plugin-dir", &[], Value, "", NotActedOn),
+    flag("--plugin-dir-no-mcp", &[], Value, "", NotActedOn),
+    flag("--proxy", &[], Value, "", NotActedOn),
+    flag("--data-dir", &[], Value, "", NotActedOn),
+    flag("--resume-session-at", &[], Value, "", NotActedOn),
+    flag("--resume-drops-turn", &[], Value, "", NotActedOn),
+    flag("--task-budget", &[], Value, "", NotActedOn),
+    flag("--debug-file", &[], Value, "", NotActedOn),
+    flag("--allowed-mcp-server-names", &[], Value, "", NotActedOn),
+    flag("--extensions", &[], Value, "", NotActedOn),
+    flag("--permission-prompts", &[], Value, "", NotActedOn),
+    flag("--channels", &[], Value, "", NotActedOn),
+    flag("--project-config-root", &[], Value, "", NotActedOn),
+    flag("--initialize-fields", &[], Value, "", NotActedOn),
+    flag("--max-output-tokens", &[], Value, "", NotActedOn),
+    flag("--context-window", &[], Value, "", NotActedOn),
+    flag("--include-hook-events", &[], Switch, "", NotActedOn),
+    flag("--session-mirror", &[], Switch, "", NotActedOn),
+    flag("--fork-session", &[], Switch, "", NotActedOn),
+    flag("--enable-builtin-skills", &[], Switch, "", NotActedOn),
+    flag("--managed-settings", &[], Switch, "", NotActedOn),
+    flag("--managed-settings-in-initialize", &[], Switch, "", NotActedOn),
 ];
 
-/// Flags that take no value.
-const BOOLEAN: &[&str] = &[
-    "-p",
-    "--print",
-    "--verbose",
-    "--include-partial-messages",
-    "--replay-user-messages",
-    "--continue",
-    "-c",
-    "--fork-session",
-    "--strict-mcp-config",
-    "--dangerously-skip-permissions",
-    "--allow-dangerously-skip-permissions",
-    "--yolo",
-    "--disable-builtin-skills",
-    "--enable-builtin-skills",
-    "--include-hook-events",
-    "--session-mirror",
-    "--no-session-persistence",
-    "--debug",
-    "--debug-to-stderr",
-    "--no-legacy-events",
-    "--await-initialize",
-    "-v",
-    "--version",
-    "-h",
-    "--help",
-    "--managed-settings",
-    "--managed-settings-in-initialize",
+/// The row for `name` (or one of its aliases).
+pub fn lookup(name: &str) -> Option<&'static Flag> {
+    FLAGS.iter().find(|f| f.names().any(|n| n == name))
+}
+
+const HELP_HEAD: &str = "dcl \u{2014} a coding-agent runtime
+
+Usage:
+  dcl -p \"<prompt>\" [--output-format text|json|stream-json] [options]
+  dcl --input-format stream-json --output-format stream-json [options]
+  dcl mcp add|add-json|list|get|remove \u{2026}
+  dcl -v | --version
+
+Options:
+";
+
+const HELP_TAIL: &str = "Accepted for compatibility, not acted on (a warning says so):";
+/// Where help texts start.
+const HELP_COLUMN: usize = 34;
+
+/// The variables `--help` lists.
+const ENVIRONMENT: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "DCL_API_KEY",
+    "DCL_BASE_URL",
+    "DCL_API_FORMAT",
+    "DCL_MODEL",
+    "DCL_MOCK_SCRIPT",
+    "MAX_THINKING_TOKENS",
+    "DCL_HOST_TIMEOUT_SECS",
+    "DCL_NO_LEGACY_EVENTS",
+    "DCL_MAX_LINE_BYTES",
+    "QODER_AGENT_SDK_ENTRYPOINT",
+    "DCL_LOG",
 ];
+
+/// Words as indented lines of at most about 90 columns.
+fn wrapped(words: &[&str]) -> String {
+    let mut out = String::new();
+    let mut line = String::from(" ");
+    for word in words {
+        if line.len() + word.len() > 90 {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from(" ");
+        }
+        line.push(' ');
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+/// `--help`, from the table: every row with help text, then the not-acted-on names.
+pub fn help() -> String {
+    let mut out = String::from(HELP_HEAD);
+    for f in FLAGS.iter().filter(|f| !f.help.is_empty()) {
+        let (arg, text) = match f.help.split_once(' ') {
+            Some((arg, text)) if arg.starts_with('<') => (format!(" {arg}"), text),
+            _ => (String::new(), f.help),
+        };
+        let names: Vec<&str> = f.names().collect();
+        let left = format!("  {}{arg}", names.join(", "));
+        if left.len() < HELP_COLUMN {
+            out.push_str(&format!("{left:<HELP_COLUMN$}{text}\n"));
+        } else {
+            out.push_str(&format!("{left}\n{:HELP_COLUMN$}{text}\n", ""));
+        }
+    }
+    let ignored: Vec<&str> = FLAGS
+        .iter()
+        .filter(|f| f.action == NotActedOn)
+        .flat_map(|f| f.names())
+        .collect();
+    out.push_str(&format!("\n{HELP_TAIL}\n"));
+    out.push_str(&wrapped(&ignored));
+    out.push_str("\nEnvironment:\n");
+    out.push_str(&wrapped(ENVIRONMENT));
+    out
+}
 
 /// Parsed command line: flag values in order of appearance, and positionals.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -121,25 +285,27 @@ impl Args {
                 Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
                 _ => (arg.clone(), None),
             };
-            if BOOLEAN.contains(&name.as_str()) {
-                // `--debug=api` style values of boolean flags are accepted and dropped.
-                out.flags.push(name);
-            } else if VALUED.contains(&name.as_str()) {
-                let value = inline.or_else(|| it.next()).unwrap_or_default();
-                out.values.entry(name).or_default().push(value);
-            } else {
-                let value = match inline {
-                    Some(v) => Some(v),
-                    None => match it.peek() {
-                        Some(next) if !next.starts_with('-') => it.next(),
-                        _ => None,
-                    },
-                };
-                out.unknown.push(match &value {
-                    Some(v) => format!("{name} {v}"),
-                    None => name.clone(),
-                });
-                out.values.entry(name).or_default().extend(value);
+            match lookup(&name).map(|f| f.arity) {
+                // `--debug=api` style values of switches are accepted and dropped.
+                Some(Arity::Switch) => out.flags.push(name),
+                Some(Arity::Value) => {
+                    let value = inline.or_else(|| it.next()).unwrap_or_default();
+                    out.values.entry(name).or_default().push(value);
+                }
+                None => {
+                    let value = match inline {
+                        Some(v) => Some(v),
+                        None => match it.peek() {
+                            Some(next) if !next.starts_with('-') => it.next(),
+                            _ => None,
+                        },
+                    };
+                    out.unknown.push(match &value {
+                        Some(v) => format!("{name} {v}"),
+                        None => name.clone(),
+                    });
+                    out.values.entry(name).or_default().extend(value);
+                }
             }
         }
         out
@@ -169,6 +335,28 @@ impl Args {
 
     pub fn given(&self, name: &str) -> bool {
         self.values.contains_key(name) || self.has(name)
+    }
+
+    /// Whether the row's flag (under any of its names) was given.
+    pub fn given_row(&self, row: &Flag) -> bool {
+        row.names().any(|n| self.given(n))
+    }
+
+    /// The row's value, as [`Args::value`] over its names.
+    pub fn row_value(&self, row: &Flag) -> Option<&str> {
+        let names: Vec<&str> = row.names().collect();
+        self.value(&names)
+    }
+
+    /// Every value of the row, as [`Args::all`] over its names.
+    pub fn row_all(&self, row: &Flag) -> Vec<String> {
+        let names: Vec<&str> = row.names().collect();
+        self.all(&names)
+    }
+
+    /// Whether a flag the CLI reads itself was given, under any of its names.
+    pub fn cli_flag(&self, name: &str) -> bool {
+        lookup(name).is_some_and(|row| self.given_row(row))
     }
 }
 
@@ -220,6 +408,43 @@ mod tests {
             a.all(&["--allowedTools", "--allowed-tools"]),
             vec!["Write,Edit", "Read", "Bash(git:*)"]
         );
+    }
+
+    #[test]
+    fn every_name_is_in_the_table_once() {
+        let mut seen = std::collections::BTreeSet::new();
+        for name in FLAGS.iter().flat_map(|f| f.names()) {
+            assert!(name.starts_with('-'), "{name}");
+            assert!(seen.insert(name), "{name} is in the table twice");
+        }
+    }
+
+    #[test]
+    fn help_comes_from_the_table() {
+        let text = help();
+        let words: Vec<&str> = text
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .collect();
+        for f in FLAGS {
+            let listed = words.contains(&f.name);
+            match f.action {
+                // Kept for the SDKs, not for people.
+                Action::Satisfied(_) => assert!(!listed, "{}", f.name),
+                Action::Cli if f.help.is_empty() => assert!(!listed, "{}", f.name),
+                _ => assert!(listed, "--help lacks {}", f.name),
+            }
+        }
+        assert!(text.contains("--model <id>"), "{text}");
+    }
+
+    #[test]
+    fn aliases_parse_with_their_row_arity() {
+        let a = parse(&["--reasoning-effort", "high", "--debug-to-stderr", "x"]);
+        let effort = lookup("--effort").unwrap();
+        assert_eq!(a.row_value(effort), Some("high"));
+        assert!(a.cli_flag("--debug"));
+        // A switch takes no value: `x` is a positional.
+        assert_eq!(a.positionals, vec!["x".to_string()]);
     }
 
     #[test]

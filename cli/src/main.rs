@@ -1,6 +1,7 @@
 //! `dcl`: the stream-json endpoint the agent SDKs drive, and a CLI for people (`-p`).
 
 mod args;
+mod line_reader;
 mod mcp_cmd;
 mod options;
 mod print_mode;
@@ -12,39 +13,6 @@ use std::process::ExitCode;
 
 use args::Args;
 use dcl_engine::options::OutputFormat;
-
-const HELP: &str = "dcl — a coding-agent runtime
-
-Usage:
-  dcl -p \"<prompt>\" [--output-format text|json|stream-json] [options]
-  dcl --input-format stream-json --output-format stream-json [options]
-  dcl -v | --version
-
-Options:
-  --model <id>                 model id or alias (sonnet, opus, haiku); mock-model runs offline
-  --permission-mode <mode>     default | acceptEdits | plan | bypassPermissions | dontAsk
-  --allowedTools <rules>       rules that run without asking, e.g. \"Read,Bash(git log:*)\"
-  --disallowedTools <rules>    rules that are always refused
-  --tools <names>              restrict the built-in tools (\"\" for none)
-  --max-turns <n>              stop after n model calls in one turn
-  --system-prompt <text>       replace the default system prompt (\"\" for none)
-  --append-system-prompt <t>   append to the system prompt
-  --add-dir <dir>              another directory tools may use without asking
-  --include-partial-messages   emit stream_event lines (stream-json)
-  --replay-user-messages       echo each user message with its uuid (stream-json)
-  --no-legacy-events           omit the legacy text/tool_start/tool_result/usage lines
-  --mock-script <file>         play scripted turns on the mock model
-  --base-url <url>             the model endpoint (else ANTHROPIC_BASE_URL / OPENAI_BASE_URL)
-  --api-format <fmt>           anthropic (default) or openai
-  --api-key <key>              the model API key (else the environment)
-  --fallback-model <id>        used when the model stays overloaded or unavailable
-  --json-schema <schema>       structured output: the final answer must match this schema
-  --settings <json|file>       settings on top of ~/.dcl/settings.json and .dcl/settings*.json
-  --mcp-config <json|file>     MCP servers ({\"mcpServers\": {...}}), repeatable
-  --cwd <dir>                  working directory of the session
-  --host-timeout <secs>        how long to wait for the host's answers (default 300)
-Environment: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, DCL_MODEL, DCL_LOG
-";
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -61,7 +29,7 @@ fn main() -> ExitCode {
     }
     let args = Args::parse(argv);
     // Clients probe the version with a short timeout: answer before anything else.
-    if args.has("-v") || args.has("--version") {
+    if args.cli_flag("-v") {
         println!(
             "{} (dcl {})",
             dcl_protocol::PROTOCOL_LEVEL,
@@ -69,11 +37,11 @@ fn main() -> ExitCode {
         );
         return ExitCode::SUCCESS;
     }
-    if args.has("-h") || args.has("--help") {
-        print!("{HELP}");
+    if args.cli_flag("-h") {
+        print!("{}", args::help());
         return ExitCode::SUCCESS;
     }
-    init_logging();
+    init_logging_with(args.cli_flag("--debug"));
     match run(args) {
         Ok(code) => code,
         Err(message) => {
@@ -84,8 +52,19 @@ fn main() -> ExitCode {
 }
 
 fn init_logging() {
+    init_logging_with(false);
+}
+
+/// `DCL_LOG` sets the filter; without it, warnings only, or dcl's own debug lines with
+/// `--debug` / `--debug-to-stderr`.
+fn init_logging_with(debug: bool) {
+    let default = if debug {
+        "warn,dcl=debug,dcl_engine=debug,dcl_bridge=debug,dcl_mcp=debug,rmcp=off"
+    } else {
+        "warn,rmcp=off"
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_env("DCL_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=off"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -98,23 +77,12 @@ fn run(args: Args) -> Result<ExitCode, String> {
     let env: BTreeMap<String, String> = std::env::vars().collect();
     consume_qoder_auth_payload(&env);
     let output = options::output_format(&args)?;
-    let stream_input = match args.value(&["--input-format"]) {
-        None | Some("text") => false,
-        Some("stream-json") => true,
-        Some(other) => {
-            return Err(format!(
-                "--input-format {other:?}: expected text or stream-json"
-            ));
-        }
-    };
-    if stream_input && output != OutputFormat::StreamJson {
-        return Err("--input-format stream-json requires --output-format stream-json".into());
-    }
-    for flag in &options::build(&args, BTreeMap::new(), output, stream_input)?.ignored_flags {
+    let stream_input = options::stream_input(&args, output)?;
+    let opts = options::build(&args, env, output, stream_input)?;
+    for flag in &opts.ignored_flags {
         eprintln!("warning: {flag}: accepted for compatibility but not supported yet; ignored");
     }
-    let opts = options::build(&args, env, output, stream_input)?;
-    if args.given("--resume") || args.has("--continue") || args.has("-c") {
+    if args.cli_flag("--resume") || args.cli_flag("--continue") {
         return Ok(session_resume_unsupported(&opts, output));
     }
     if stream_input {

@@ -1,12 +1,14 @@
 //! `dcl mcp add|add-json|list|get|remove`: manage the MCP servers of the three config scopes
-//! (see `dcl_mcp::config_store`). The file logic lives in dcl-mcp; this is argument handling
-//! and output for people.
+//! (see `dcl_mcp::config_store`). The file logic lives in dcl-mcp; this is argument parsing
+//! (clap) and output for people.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{Args as ClapArgs, Parser, Subcommand};
 use dcl_mcp::config_store::{self, Scope};
 use dcl_mcp::{ConnectionStatus, McpManager, McpOptions, NoHost, ServerConfig, ServerStatus};
 use serde_json::{Map, Value, json};
@@ -31,31 +33,194 @@ Commands:
   remove [-s <scope>] <name>   remove a server (the scope is needed if several have it)
 ";
 
+#[derive(Debug, Parser)]
+#[command(
+    name = "dcl mcp",
+    bin_name = "dcl mcp",
+    no_binary_name = true,
+    disable_help_subcommand = true,
+    override_help = USAGE
+)]
+struct McpCli {
+    #[command(subcommand)]
+    command: Option<McpCommand>,
+}
+
+#[derive(Debug, Subcommand)]
+enum McpCommand {
+    /// Add a server; options go before <name>.
+    Add(AddArgs),
+    /// Add a server from its JSON.
+    #[command(name = "add-json")]
+    AddJson(AddJsonArgs),
+    /// Every configured server, with a live connection check.
+    List(ListArgs),
+    /// One server's configuration and status.
+    Get(GetArgs),
+    /// Remove a server.
+    #[command(alias = "rm")]
+    Remove(RemoveArgs),
+    /// This help.
+    Help,
+}
+
+#[derive(Debug, ClapArgs)]
+struct AddArgs {
+    /// local (default), project or user.
+    #[arg(short, long, value_parser = parse_scope)]
+    scope: Option<Scope>,
+    /// stdio (default), http or sse.
+    #[arg(short, long, value_parser = parse_transport, default_value = "stdio")]
+    transport: String,
+    /// KEY=VALUE environment of a stdio server (repeatable).
+    #[arg(short, long = "env", value_parser = parse_env)]
+    env: Vec<(String, String)>,
+    /// "Name: value" HTTP header of an http/sse server (repeatable).
+    #[arg(short = 'H', long = "header", value_parser = parse_header)]
+    header: Vec<(String, String)>,
+    /// The server's name, its command or URL, then the command's own arguments (taken
+    /// as they are, options included).
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "NAME COMMAND-OR-URL ARGS"
+    )]
+    rest: Vec<String>,
+}
+
+#[derive(Debug, ClapArgs)]
+struct AddJsonArgs {
+    #[arg(short, long, value_parser = parse_scope)]
+    scope: Option<Scope>,
+    /// The server's name and its JSON.
+    #[arg(value_name = "NAME JSON")]
+    rest: Vec<String>,
+}
+
+#[derive(Debug, ClapArgs)]
+struct ListArgs {
+    /// Nothing: present only so extra words get dcl's own message.
+    #[arg(hide = true, allow_hyphen_values = true)]
+    extra: Vec<String>,
+}
+
+#[derive(Debug, ClapArgs)]
+struct GetArgs {
+    #[arg(value_name = "NAME")]
+    names: Vec<String>,
+}
+
+#[derive(Debug, ClapArgs)]
+struct RemoveArgs {
+    #[arg(short, long, value_parser = parse_scope)]
+    scope: Option<Scope>,
+    #[arg(value_name = "NAME")]
+    names: Vec<String>,
+}
+
+impl AddArgs {
+    /// The name, the command or URL, and the command's arguments. `--` may also come
+    /// between the name and the command: clap, already taking the words as they are,
+    /// keeps it there; it is a separator, not an argument.
+    fn words(&self) -> Vec<String> {
+        let mut words = self.rest.clone();
+        if words.get(1).is_some_and(|w| w == "--") {
+            words.remove(1);
+        }
+        words
+    }
+}
+
+fn parse_scope(v: &str) -> Result<Scope, String> {
+    v.parse()
+}
+
+fn parse_transport(v: &str) -> Result<String, String> {
+    match v {
+        "stdio" | "http" | "sse" => Ok(v.to_string()),
+        other => Err(format!(
+            "invalid transport {other:?}: expected stdio, http or sse"
+        )),
+    }
+}
+
+fn parse_env(v: &str) -> Result<(String, String), String> {
+    v.split_once('=')
+        .filter(|(k, _)| !k.trim().is_empty())
+        .map(|(k, val)| (k.trim().to_string(), val.to_string()))
+        .ok_or_else(|| format!("invalid --env {v:?}: expected KEY=VALUE"))
+}
+
+fn parse_header(v: &str) -> Result<(String, String), String> {
+    v.split_once(':')
+        .filter(|(k, _)| !k.trim().is_empty())
+        .map(|(k, val)| (k.trim().to_string(), val.trim().to_string()))
+        .ok_or_else(|| format!("invalid --header {v:?}: expected \"Name: value\""))
+}
+
 /// Runs `dcl … mcp <subcommand> …`; `argv` is the whole command line after the program name.
 pub fn run(argv: Vec<String>) -> Result<ExitCode, String> {
     let rest: Vec<String> = match argv.iter().position(|a| a == "mcp") {
         Some(i) => argv[i + 1..].to_vec(),
         None => Vec::new(),
     };
-    let Some((sub, args)) = rest.split_first() else {
-        print!("{USAGE}");
-        return Ok(ExitCode::SUCCESS);
+    let command = match McpCli::try_parse_from(&rest) {
+        Ok(cli) => cli.command,
+        Err(e) => return clap_error(e, &rest),
+    };
+    let command = match command {
+        None | Some(McpCommand::Help) => {
+            print!("{USAGE}");
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(c) => c,
     };
     let home = home_dir()?;
     let cwd =
         std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
-    match sub.as_str() {
-        "help" | "-h" | "--help" => {
-            print!("{USAGE}");
+    match command {
+        McpCommand::Add(a) => add(a, &home, &cwd),
+        McpCommand::AddJson(a) => add_json(a, &home, &cwd),
+        McpCommand::List(a) => list(&a.extra, &home, &cwd),
+        McpCommand::Get(a) => get(&a.names, &home, &cwd),
+        McpCommand::Remove(a) => remove(a.scope, &a.names, &home, &cwd),
+        McpCommand::Help => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// Help is printed and succeeds; every other clap error becomes one of dcl's messages.
+fn clap_error(e: clap::Error, argv: &[String]) -> Result<ExitCode, String> {
+    let sub = argv.first().map(String::as_str).unwrap_or("");
+    let context = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
             Ok(ExitCode::SUCCESS)
         }
-        "add" => add(args, &home, &cwd),
-        "add-json" => add_json(args, &home, &cwd),
-        "list" => list(args, &home, &cwd),
-        "get" => get(args, &home, &cwd),
-        "remove" | "rm" => remove(args, &home, &cwd),
-        other => Err(format!("unknown `dcl mcp` command {other:?}\n\n{USAGE}")),
+        ErrorKind::InvalidSubcommand => Err(format!(
+            "unknown `dcl mcp` command {:?}\n\n{USAGE}",
+            context(ContextKind::InvalidSubcommand).unwrap_or_else(|| sub.to_string())
+        )),
+        ErrorKind::UnknownArgument => Err(format!(
+            "unknown option {:?} for `dcl mcp {sub}`\n\n{USAGE}",
+            context(ContextKind::InvalidArg).unwrap_or_default()
+        )),
+        // A value parser's own message says what is wrong with the value.
+        ErrorKind::ValueValidation => Err(std::error::Error::source(&e)
+            .map(|s| s.to_string())
+            .unwrap_or_else(|| rendered(&e))),
+        _ => Err(rendered(&e)),
     }
+}
+
+/// clap's message without its `error: ` prefix and usage footer.
+fn rendered(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or_default();
+    first.strip_prefix("error: ").unwrap_or(first).to_string()
 }
 
 fn home_dir() -> Result<PathBuf, String> {
@@ -63,26 +228,6 @@ fn home_dir() -> Result<PathBuf, String> {
         Some(h) if !h.is_empty() => Ok(PathBuf::from(h)),
         _ => Err("HOME is not set: cannot find the user MCP config (~/.dcl/mcp.json)".into()),
     }
-}
-
-/// `--flag value`, `--flag=value`, `-f value`: the value of `arg` if it is one of `names`.
-fn option_value(args: &[String], i: &mut usize, names: &[&str]) -> Result<Option<String>, String> {
-    let arg = &args[*i];
-    for name in names {
-        if arg == name {
-            *i += 1;
-            return match args.get(*i) {
-                Some(v) => Ok(Some(v.clone())),
-                None => Err(format!("{name} needs a value")),
-            };
-        }
-        if name.starts_with("--")
-            && let Some(v) = arg.strip_prefix(&format!("{name}="))
-        {
-            return Ok(Some(v.to_string()));
-        }
-    }
-    Ok(None)
 }
 
 fn check_name(name: &str) -> Result<(), String> {
@@ -99,57 +244,20 @@ fn check_name(name: &str) -> Result<(), String> {
     }
 }
 
-fn add(args: &[String], home: &Path, cwd: &Path) -> Result<ExitCode, String> {
-    let mut scope = Scope::Local;
-    let mut transport = "stdio".to_string();
-    let mut env = Map::new();
-    let mut headers = Map::new();
-    let mut positionals: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        // Once the name and the command are known, everything else is the server's argv.
-        if positionals.len() >= 2 {
-            positionals.extend(args[i..].iter().cloned());
-            break;
-        }
-        let arg = &args[i];
-        if arg == "--" {
-            positionals.extend(args[i + 1..].iter().cloned());
-            break;
-        }
-        if let Some(v) = option_value(args, &mut i, &["-s", "--scope"])? {
-            scope = v.parse()?;
-        } else if let Some(v) = option_value(args, &mut i, &["-t", "--transport"])? {
-            transport = match v.as_str() {
-                "stdio" | "http" | "sse" => v,
-                other => {
-                    return Err(format!(
-                        "invalid transport {other:?}: expected stdio, http or sse"
-                    ));
-                }
-            };
-        } else if let Some(v) = option_value(args, &mut i, &["-e", "--env"])? {
-            let (k, val) = v
-                .split_once('=')
-                .filter(|(k, _)| !k.trim().is_empty())
-                .ok_or_else(|| format!("invalid --env {v:?}: expected KEY=VALUE"))?;
-            env.insert(k.trim().to_string(), json!(val));
-        } else if let Some(v) = option_value(args, &mut i, &["-H", "--header"])? {
-            let (k, val) = v
-                .split_once(':')
-                .filter(|(k, _)| !k.trim().is_empty())
-                .ok_or_else(|| format!("invalid --header {v:?}: expected \"Name: value\""))?;
-            headers.insert(k.trim().to_string(), json!(val.trim()));
-        } else if arg.starts_with('-') && arg.len() > 1 {
-            return Err(format!(
-                "unknown option {arg:?} for `dcl mcp add`\n\n{USAGE}"
-            ));
-        } else {
-            positionals.push(arg.clone());
-        }
-        i += 1;
+fn add(a: AddArgs, home: &Path, cwd: &Path) -> Result<ExitCode, String> {
+    let scope = a.scope.unwrap_or(Scope::Local);
+    let words = a.words();
+    let transport = a.transport;
+    let env: Map<String, Value> = a.env.into_iter().map(|(k, v)| (k, json!(v))).collect();
+    let headers: Map<String, Value> = a.header.into_iter().map(|(k, v)| (k, json!(v))).collect();
+    // Words are taken as they are from the first one on, so an unknown option before
+    // the name lands here.
+    if let Some(option) = words.first().filter(|w| w.starts_with('-') && w.len() > 1) {
+        return Err(format!(
+            "unknown option {option:?} for `dcl mcp add`\n\n{USAGE}"
+        ));
     }
-    let mut positionals = positionals.into_iter();
+    let mut positionals = words.into_iter();
     let (Some(name), Some(target)) = (positionals.next(), positionals.next()) else {
         return Err(format!(
             "`dcl mcp add` needs a name and a command or URL\n\n{USAGE}"
@@ -201,23 +309,9 @@ fn add(args: &[String], home: &Path, cwd: &Path) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn add_json(args: &[String], home: &Path, cwd: &Path) -> Result<ExitCode, String> {
-    let mut scope = Scope::Local;
-    let mut positionals = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        if let Some(v) = option_value(args, &mut i, &["-s", "--scope"])? {
-            scope = v.parse()?;
-        } else if args[i].starts_with('-') && args[i].len() > 1 && positionals.is_empty() {
-            return Err(format!(
-                "unknown option {:?} for `dcl mcp add-json`",
-                args[i]
-            ));
-        } else {
-            positionals.push(args[i].clone());
-        }
-        i += 1;
-    }
+fn add_json(a: AddJsonArgs, home: &Path, cwd: &Path) -> Result<ExitCode, String> {
+    let scope = a.scope.unwrap_or(Scope::Local);
+    let positionals = a.rest;
     let [name, text] = positionals.as_slice() else {
         return Err(format!(
             "`dcl mcp add-json` needs a name and the server's JSON\n\n{USAGE}"
@@ -310,21 +404,13 @@ fn get(args: &[String], home: &Path, cwd: &Path) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn remove(args: &[String], home: &Path, cwd: &Path) -> Result<ExitCode, String> {
-    let mut scope = None;
-    let mut positionals = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        if let Some(v) = option_value(args, &mut i, &["-s", "--scope"])? {
-            scope = Some(v.parse::<Scope>()?);
-        } else if args[i].starts_with('-') && args[i].len() > 1 {
-            return Err(format!("unknown option {:?} for `dcl mcp remove`", args[i]));
-        } else {
-            positionals.push(args[i].clone());
-        }
-        i += 1;
-    }
-    let [name] = positionals.as_slice() else {
+fn remove(
+    scope: Option<Scope>,
+    positionals: &[String],
+    home: &Path,
+    cwd: &Path,
+) -> Result<ExitCode, String> {
+    let [name] = positionals else {
         return Err(format!(
             "`dcl mcp remove` needs exactly one server name\n\n{USAGE}"
         ));
@@ -397,22 +483,47 @@ mod tests {
         a.iter().map(|s| s.to_string()).collect()
     }
 
+    fn parse(a: &[&str]) -> Result<McpCli, clap::Error> {
+        McpCli::try_parse_from(v(a))
+    }
+
     #[test]
     fn option_forms() {
-        let args = v(&["--scope=user", "-s", "project", "--scope"]);
-        let mut i = 0;
-        assert_eq!(
-            option_value(&args, &mut i, &["-s", "--scope"]).unwrap(),
-            Some("user".into())
-        );
-        i = 1;
-        assert_eq!(
-            option_value(&args, &mut i, &["-s", "--scope"]).unwrap(),
-            Some("project".into())
-        );
-        assert_eq!(i, 2);
-        i = 3;
-        assert!(option_value(&args, &mut i, &["-s", "--scope"]).is_err());
+        let Some(McpCommand::Remove(r)) = parse(&["remove", "--scope=user", "x"]).unwrap().command
+        else {
+            panic!("not remove")
+        };
+        assert_eq!(r.scope, Some(Scope::User));
+        let Some(McpCommand::Remove(r)) = parse(&["rm", "-s", "project", "x"]).unwrap().command
+        else {
+            panic!("not remove")
+        };
+        assert_eq!(r.scope, Some(Scope::Project));
+        assert_eq!(r.names, v(&["x"]));
+        // A value is required.
+        assert!(parse(&["remove", "x", "--scope"]).is_err());
+    }
+
+    #[test]
+    fn the_servers_own_arguments_are_taken_as_they_are() {
+        for argv in [
+            &[
+                "add", "-e", "A=1", "srv", "cmd", "-y", "--port", "3", "-e", "B",
+            ][..],
+            &[
+                "add", "-e", "A=1", "srv", "--", "cmd", "-y", "--port", "3", "-e", "B",
+            ][..],
+        ] {
+            let Some(McpCommand::Add(a)) = parse(argv).unwrap().command else {
+                panic!("not add")
+            };
+            assert_eq!(a.env, vec![("A".to_string(), "1".to_string())]);
+            assert_eq!(
+                a.words(),
+                v(&["srv", "cmd", "-y", "--port", "3", "-e", "B"]),
+                "{argv:?}"
+            );
+        }
     }
 
     #[test]

@@ -3,45 +3,51 @@
 //! A dedicated thread owns stdin so shutdown never blocks on a read; SIGTERM or SIGINT
 //! cancels the running turn (killing its tools) and exits within a second.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use dcl_bridge::{Bridge, BridgeError};
 use dcl_engine::SessionOptions;
+use dcl_engine::options::DEFAULT_MAX_LINE_BYTES;
 use dcl_protocol::Message;
 use tokio::sync::mpsc;
 
+use crate::line_reader::{self, Line};
+
 pub fn run(opts: SessionOptions) -> Result<ExitCode, String> {
     let rt = dcl_bridge::runtime().map_err(|e| e.to_string())?;
+    let max_line = opts.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES);
     let bridge = Arc::new(dcl_bridge::open_with(opts).map_err(|e| e.to_string())?);
     // Bounded: a host that writes faster than the session reads waits in its pipe.
     let (line_tx, line_rx) = mpsc::channel::<String>(64);
-    spawn_stdin_reader(line_tx);
+    spawn_stdin_reader(line_tx, max_line);
     let code = rt.block_on(serve(bridge, line_rx));
     Ok(code)
 }
 
-fn spawn_stdin_reader(tx: mpsc::Sender<String>) {
+/// Reads stdin into `tx` line by line; a line over `max_line` bytes is discarded while
+/// it is read (never held whole) and answered with an error on stderr.
+fn spawn_stdin_reader(tx: mpsc::Sender<String>, max_line: u64) {
     let spawned = std::thread::Builder::new()
         .name("dcl-stdin".into())
         .spawn(move || {
             let stdin = std::io::stdin();
-            let mut lock = stdin.lock();
-            let mut buf = Vec::new();
+            // A large buffer: a huge line is skipped in few reads.
+            let mut reader = std::io::BufReader::with_capacity(1 << 20, stdin.lock());
             loop {
-                buf.clear();
-                match lock.read_until(b'\n', &mut buf) {
-                    Ok(0) => break,
-                    Ok(_) => {
-                        let line = String::from_utf8_lossy(&buf)
-                            .trim_end_matches(['\n', '\r'])
-                            .to_string();
+                match line_reader::read_line(&mut reader, max_line) {
+                    Ok(None) => break,
+                    Ok(Some(Line::Text(line))) => {
                         if tx.blocking_send(line).is_err() {
                             break;
                         }
                     }
+                    Ok(Some(Line::TooLong { bytes })) => eprintln!(
+                        "Error: an input line of {bytes} bytes is over the limit of {max_line} \
+                         bytes (DCL_MAX_LINE_BYTES); it was discarded"
+                    ),
                     Err(e) => {
                         eprintln!("Error reading stdin: {e}");
                         break;

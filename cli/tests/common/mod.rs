@@ -96,6 +96,11 @@ impl Dcl {
         self.send(json!({"type":"control_request","request_id":id,"request":request}));
     }
 
+    /// The child's stdin, for writing raw bytes.
+    pub fn stdin(&mut self) -> &mut ChildStdin {
+        self.stdin.as_mut().expect("stdin open")
+    }
+
     pub fn close_stdin(&mut self) {
         self.stdin = None;
     }

@@ -1,5 +1,13 @@
 //! Session options: JSON in the vocabulary of the CLI flags (`--permission-mode` is
 //! `permissionMode`), validated once here for the CLI and every binding.
+//!
+//! Environment defaults are resolved here too, from the options' own `env` map (never
+//! from the process environment), by [`SessionOptions::from_json`] /
+//! [`SessionOptions::from_value`] and [`SessionOptions::resolved`]. So an in-process
+//! session and the CLI given the same environment behave the same: the CLI only turns
+//! argv into options JSON and passes its environment as `env`. Keys and base URLs are
+//! not options-level defaults: which variable applies depends on the model, so
+//! `model::providers` resolves them per model, from the same `env` map.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -7,7 +15,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Which client dialect to speak; read from the environment by front ends.
+/// Which client dialect to speak (`QODER_AGENT_SDK_ENTRYPOINT` in `env` means Qoder).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Dialect {
@@ -32,6 +40,8 @@ pub enum OutputFormat {
 pub struct SessionOptions {
     /// Working directory; relative paths in tools resolve against it. Default: process cwd.
     pub cwd: Option<PathBuf>,
+    /// Model id or alias (`DCL_MODEL`; else the settings' `model`, else the provider's
+    /// default, both resolved by the session).
     pub model: Option<String>,
     pub fallback_model: Option<String>,
     /// `anthropic` (default) or `openai`.
@@ -51,6 +61,7 @@ pub struct SessionOptions {
     /// Restricts the built-in tool set (`--tools`); `Some([])` means none.
     pub tools: Option<Vec<String>>,
     pub max_turns: Option<u32>,
+    /// Thinking budget (`MAX_THINKING_TOKENS`; the option wins).
     pub max_thinking_tokens: Option<u32>,
     #[serde(default)]
     pub add_dirs: Vec<PathBuf>,
@@ -58,7 +69,8 @@ pub struct SessionOptions {
     pub include_partial_messages: bool,
     #[serde(default)]
     pub replay_user_messages: bool,
-    /// Emit the legacy `text` / `tool_start` / `tool_result` / `usage` lines.
+    /// Emit the legacy `text` / `tool_start` / `tool_result` / `usage` lines (default on;
+    /// `DCL_NO_LEGACY_EVENTS` set turns them off).
     pub legacy_events: Option<bool>,
     pub output_format: Option<OutputFormat>,
     /// `true` for `-p` with text/json output: an "ask" becomes a deny.
@@ -66,15 +78,24 @@ pub struct SessionOptions {
     pub non_interactive: bool,
     pub session_id: Option<String>,
     pub json_schema: Option<Value>,
-    /// Path of a mock-model script (also `DCL_MOCK_SCRIPT`).
+    /// Path of a mock-model script (`DCL_MOCK_SCRIPT`).
     pub mock_script: Option<PathBuf>,
     #[serde(default)]
     pub dialect: Dialect,
     /// Environment seen by this session (keys, base URLs) and given to tools' children.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
-    /// Seconds to wait for a host answer (permission, hook) before denying. Default 300.
+    /// Seconds to wait for a host answer (permission, hook) before denying. Default 300
+    /// (`DCL_HOST_TIMEOUT_SECS`).
     pub host_timeout_secs: Option<f64>,
+    /// Longest input line a front end reads, in bytes; a longer one is discarded while it
+    /// is read, with an error. Default 64 MiB (`DCL_MAX_LINE_BYTES`).
+    pub max_line_bytes: Option<u64>,
+    /// Capacity of the session's input queue, in lines (`DCL_INPUT_QUEUE`).
+    pub input_queue: Option<usize>,
+    /// Output lines waiting for the front end before producers pause
+    /// (`DCL_OUTBOX_LINES`).
+    pub outbox_lines: Option<usize>,
     /// `--settings`: inline JSON or a path (relative to `cwd`).
     pub settings: Option<String>,
     /// `--setting-sources user,project,local`; `Some([])` loads no settings files.
@@ -89,6 +110,10 @@ pub struct SessionOptions {
     /// Use only `--mcp-config` servers, not the configured ones.
     #[serde(default)]
     pub strict_mcp_config: bool,
+    /// `--agents`: subagent definitions `{name: {description, prompt, tools?, model?…}}`.
+    pub agents: Option<serde_json::Map<String, Value>>,
+    /// `--agent`: the agent the main thread runs as.
+    pub agent: Option<String>,
     /// Flags that were accepted for compatibility but have no effect yet; each is
     /// reported to the host as a warning.
     #[serde(default)]
@@ -138,12 +163,126 @@ impl From<String> for OptionsError {
     }
 }
 
+/// The environment variables behind option defaults, each read only by
+/// [`SessionOptions::resolved`].
+pub mod env_vars {
+    /// Set (to anything): speak the Qoder dialect.
+    pub const QODER_ENTRYPOINT: &str = "QODER_AGENT_SDK_ENTRYPOINT";
+    /// Seconds to wait for a host answer.
+    pub const HOST_TIMEOUT_SECS: &str = "DCL_HOST_TIMEOUT_SECS";
+    /// Set (to anything): no legacy lines.
+    pub const NO_LEGACY_EVENTS: &str = "DCL_NO_LEGACY_EVENTS";
+    pub const MODEL: &str = "DCL_MODEL";
+    pub const MOCK_SCRIPT: &str = "DCL_MOCK_SCRIPT";
+    /// Turns thinking on like `--max-thinking-tokens`.
+    pub const MAX_THINKING_TOKENS: &str = "MAX_THINKING_TOKENS";
+    pub const MAX_LINE_BYTES: &str = "DCL_MAX_LINE_BYTES";
+    pub const INPUT_QUEUE: &str = "DCL_INPUT_QUEUE";
+    pub const OUTBOX_LINES: &str = "DCL_OUTBOX_LINES";
+}
+
+/// Host answers are waited for this long unless told otherwise.
+pub const DEFAULT_HOST_TIMEOUT_SECS: f64 = 300.0;
+/// Input lines longer than this are discarded unless told otherwise.
+pub const DEFAULT_MAX_LINE_BYTES: u64 = 64 * 1024 * 1024;
+
 impl SessionOptions {
-    /// Parses options JSON; an error names the offending key (`serde_path_to_error` keeps
-    /// the path serde alone loses).
+    /// Parses options JSON and resolves environment defaults (see [`Self::resolved`]);
+    /// an error names the offending key (`serde_path_to_error` keeps the path serde
+    /// alone loses).
     pub fn from_json(json: &str) -> Result<Self, OptionsError> {
-        let de = &mut serde_json::Deserializer::from_str(json);
-        serde_path_to_error::deserialize(de).map_err(|e| {
+        let value: Value = serde_json::from_str(json).map_err(|e| OptionsError {
+            option: None,
+            message: format!("invalid session options: {e}"),
+        })?;
+        Self::from_value(value)
+    }
+
+    /// [`Self::from_json`] for an already-parsed value (what the CLI builds from argv).
+    pub fn from_value(value: Value) -> Result<Self, OptionsError> {
+        // An explicit `"dialect": "claude"` must win over the environment; the typed
+        // field cannot tell it from the default, the JSON can.
+        let explicit_dialect = value.get("dialect").is_some_and(|d| !d.is_null());
+        let parsed = Self::deserialize_value(value)?;
+        parsed.resolve(explicit_dialect)
+    }
+
+    /// Every option the caller left unset that has an environment default, filled in
+    /// from `self.env` (the one place these variables are read): the dialect, the host
+    /// timeout, legacy lines, the model, the mock script, the thinking budget, the input
+    /// line limit and queue, the outbox size. Set options win; an unparsable value is an
+    /// error naming the variable. Fixed defaults (300 s, 64 MiB, legacy lines on) are not
+    /// filled in, so resolving again after more variables join `env` (a settings file's
+    /// `env` block) still fills what is unset; readers apply the `DEFAULT_*` constants.
+    /// `Dialect::Claude` counts as unset here (use the JSON path to force Claude against
+    /// `QODER_AGENT_SDK_ENTRYPOINT`).
+    pub fn resolved(self) -> Result<Self, OptionsError> {
+        let explicit_dialect = self.dialect != Dialect::Claude;
+        self.resolve(explicit_dialect)
+    }
+
+    fn resolve(mut self, explicit_dialect: bool) -> Result<Self, OptionsError> {
+        let env = &self.env;
+        if !explicit_dialect && env.contains_key(env_vars::QODER_ENTRYPOINT) {
+            self.dialect = Dialect::Qoder;
+        }
+        if self.host_timeout_secs.is_none() {
+            self.host_timeout_secs =
+                env_number(env, env_vars::HOST_TIMEOUT_SECS, "hostTimeoutSecs")?;
+        }
+        if let Some(secs) = self.host_timeout_secs
+            && !(secs.is_finite() && secs >= 0.0)
+        {
+            return Err(OptionsError::new(
+                "hostTimeoutSecs",
+                format!("host timeout {secs}: expected a non-negative number of seconds"),
+            ));
+        }
+        if self.legacy_events.is_none() && env.contains_key(env_vars::NO_LEGACY_EVENTS) {
+            self.legacy_events = Some(false);
+        }
+        if self.model.is_none() {
+            self.model = env_text(env, env_vars::MODEL).map(str::to_string);
+        }
+        if self.mock_script.is_none() {
+            self.mock_script = env_text(env, env_vars::MOCK_SCRIPT).map(PathBuf::from);
+        }
+        if self.max_thinking_tokens.is_none() {
+            self.max_thinking_tokens =
+                env_number(env, env_vars::MAX_THINKING_TOKENS, "maxThinkingTokens")?;
+        }
+        if self.max_line_bytes.is_none() {
+            self.max_line_bytes = env_number(env, env_vars::MAX_LINE_BYTES, "maxLineBytes")?;
+        }
+        if self.max_line_bytes == Some(0) {
+            return Err(OptionsError::new(
+                "maxLineBytes",
+                "the input line limit must be at least 1 byte",
+            ));
+        }
+        if self.input_queue.is_none() {
+            self.input_queue = env_number(env, env_vars::INPUT_QUEUE, "inputQueue")?;
+        }
+        if self.input_queue == Some(0) {
+            return Err(OptionsError::new(
+                "inputQueue",
+                "the input queue must hold at least 1 line",
+            ));
+        }
+        if self.outbox_lines.is_none() {
+            self.outbox_lines = env_number(env, env_vars::OUTBOX_LINES, "outboxLines")?;
+        }
+        if self.outbox_lines == Some(0) {
+            return Err(OptionsError::new(
+                "outboxLines",
+                "the outbox must hold at least 1 line",
+            ));
+        }
+        Ok(self)
+    }
+
+    fn deserialize_value(value: Value) -> Result<Self, OptionsError> {
+        serde_path_to_error::deserialize(value).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             let option = if path == "." || path == "?" || path.is_empty() {
@@ -157,6 +296,27 @@ impl SessionOptions {
                 message: format!("invalid session options: {inner}"),
             }
         })
+    }
+}
+
+/// A variable's trimmed value; unset and blank are the same (`DCL_MODEL=` means none).
+fn env_text<'a>(env: &'a BTreeMap<String, String>, key: &str) -> Option<&'a str> {
+    env.get(key).map(|v| v.trim()).filter(|v| !v.is_empty())
+}
+
+fn env_number<T: std::str::FromStr>(
+    env: &BTreeMap<String, String>,
+    key: &str,
+    option: &str,
+) -> Result<Option<T>, OptionsError> {
+    match env_text(env, key) {
+        None => Ok(None),
+        Some(text) => text.parse().map(Some).map_err(|_| {
+            OptionsError::new(
+                option,
+                format!("{key}={text:?} in the environment: expected a number"),
+            )
+        }),
     }
 }
 
@@ -178,6 +338,120 @@ mod tests {
         assert!(e.message.contains("unknown field"), "{e:?}");
         let e = SessionOptions::from_json("{").unwrap_err();
         assert_eq!(e.option, None, "{e:?}");
+    }
+
+    fn with_env(pairs: &[(&str, &str)]) -> serde_json::Value {
+        let env: BTreeMap<&str, &str> = pairs.iter().copied().collect();
+        serde_json::json!({ "env": env })
+    }
+
+    #[test]
+    fn environment_defaults_fill_unset_options() {
+        let opts = SessionOptions::from_value(with_env(&[
+            ("QODER_AGENT_SDK_ENTRYPOINT", "sdk-py"),
+            ("DCL_HOST_TIMEOUT_SECS", "2.5"),
+            ("DCL_NO_LEGACY_EVENTS", "1"),
+            ("DCL_MODEL", " mock-model "),
+            ("DCL_MOCK_SCRIPT", "/tmp/script.json"),
+            ("MAX_THINKING_TOKENS", "8000"),
+            ("DCL_MAX_LINE_BYTES", "1024"),
+            ("DCL_INPUT_QUEUE", "7"),
+            ("DCL_OUTBOX_LINES", "9"),
+        ]))
+        .unwrap();
+        assert_eq!(opts.dialect, Dialect::Qoder);
+        assert_eq!(opts.host_timeout_secs, Some(2.5));
+        assert_eq!(opts.legacy_events, Some(false));
+        assert_eq!(opts.model.as_deref(), Some("mock-model"));
+        assert_eq!(opts.mock_script, Some(PathBuf::from("/tmp/script.json")));
+        assert_eq!(opts.max_thinking_tokens, Some(8000));
+        assert_eq!(opts.max_line_bytes, Some(1024));
+        assert_eq!(opts.input_queue, Some(7));
+        assert_eq!(opts.outbox_lines, Some(9));
+    }
+
+    #[test]
+    fn without_environment_the_defaults_are_dcls() {
+        let opts = SessionOptions::from_json("{}").unwrap();
+        assert_eq!(opts.dialect, Dialect::Claude);
+        assert_eq!(opts.host_timeout_secs, None);
+        assert_eq!(opts.legacy_events, None);
+        assert_eq!(opts.model, None);
+        assert_eq!(opts.mock_script, None);
+        assert_eq!(opts.max_thinking_tokens, None);
+        assert_eq!(opts.max_line_bytes, None);
+        assert_eq!(opts.input_queue, None);
+        assert_eq!(opts.outbox_lines, None);
+        // Resolving twice changes nothing.
+        assert_eq!(opts.clone().resolved().unwrap(), opts);
+    }
+
+    #[test]
+    fn resolving_again_fills_from_variables_added_later() {
+        let mut opts = SessionOptions::from_value(with_env(&[("DCL_MODEL", "a")])).unwrap();
+        // As when a settings file's `env` block joins the environment.
+        opts.env.insert("DCL_MODEL".into(), "b".into());
+        opts.env.insert("DCL_HOST_TIMEOUT_SECS".into(), "7".into());
+        let opts = opts.resolved().unwrap();
+        assert_eq!(opts.model.as_deref(), Some("a"), "set stays set");
+        assert_eq!(opts.host_timeout_secs, Some(7.0));
+    }
+
+    #[test]
+    fn set_options_win_over_the_environment() {
+        let mut value = with_env(&[
+            ("QODER_AGENT_SDK_ENTRYPOINT", "sdk-ts"),
+            ("DCL_HOST_TIMEOUT_SECS", "2"),
+            ("DCL_NO_LEGACY_EVENTS", "1"),
+            ("DCL_MODEL", "env-model"),
+            ("MAX_THINKING_TOKENS", "8000"),
+        ]);
+        let extra = serde_json::json!({
+            "dialect": "claude",
+            "hostTimeoutSecs": 9,
+            "legacyEvents": true,
+            "model": "flag-model",
+            "maxThinkingTokens": 0,
+        });
+        for (k, v) in extra.as_object().unwrap() {
+            value[k] = v.clone();
+        }
+        let opts = SessionOptions::from_value(value).unwrap();
+        assert_eq!(opts.dialect, Dialect::Claude);
+        assert_eq!(opts.host_timeout_secs, Some(9.0));
+        assert_eq!(opts.legacy_events, Some(true));
+        assert_eq!(opts.model.as_deref(), Some("flag-model"));
+        assert_eq!(opts.max_thinking_tokens, Some(0));
+    }
+
+    #[test]
+    fn typed_options_resolve_the_same_way() {
+        let mut opts = SessionOptions::default();
+        opts.env
+            .insert("QODER_AGENT_SDK_ENTRYPOINT".into(), "sdk-py".into());
+        opts.env.insert("MAX_THINKING_TOKENS".into(), "4096".into());
+        let opts = opts.resolved().unwrap();
+        assert_eq!(opts.dialect, Dialect::Qoder);
+        assert_eq!(opts.max_thinking_tokens, Some(4096));
+    }
+
+    #[test]
+    fn bad_environment_values_name_the_variable_and_the_option() {
+        for (key, option) in [
+            ("DCL_HOST_TIMEOUT_SECS", "hostTimeoutSecs"),
+            ("MAX_THINKING_TOKENS", "maxThinkingTokens"),
+            ("DCL_MAX_LINE_BYTES", "maxLineBytes"),
+            ("DCL_INPUT_QUEUE", "inputQueue"),
+            ("DCL_OUTBOX_LINES", "outboxLines"),
+        ] {
+            let e = SessionOptions::from_value(with_env(&[(key, "lots")])).unwrap_err();
+            assert_eq!(e.option.as_deref(), Some(option), "{e:?}");
+            assert!(e.message.contains(key), "{e:?}");
+        }
+        let e = SessionOptions::from_value(with_env(&[("DCL_MAX_LINE_BYTES", "0")])).unwrap_err();
+        assert_eq!(e.option.as_deref(), Some("maxLineBytes"), "{e:?}");
+        let e = SessionOptions::from_json(r#"{"hostTimeoutSecs": -1}"#).unwrap_err();
+        assert_eq!(e.option.as_deref(), Some("hostTimeoutSecs"), "{e:?}");
     }
 
     #[test]

@@ -39,16 +39,12 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Clients {
     pub fn new(opts: &SessionOptions, env: &BTreeMap<String, String>) -> Result<Clients, String> {
-        let script = opts
-            .mock_script
-            .clone()
-            .or_else(|| env.get("DCL_MOCK_SCRIPT").map(Into::into));
-        let mock = match script {
+        // `mockScript` and `model` already hold their environment defaults (options.rs).
+        let mock = match opts.mock_script.clone() {
             Some(path) => MockClient::from_script(&path).map_err(|e| e.to_string())?,
             None => MockClient::new(),
         };
-        let requested = opts.model.clone().or_else(|| env.get("DCL_MODEL").cloned());
-        let mock_session = requested.as_deref().is_some_and(models::is_mock);
+        let mock_session = opts.model.as_deref().is_some_and(models::is_mock);
         let overrides = Overrides {
             api_format: opts.api_format.clone(),
             base_url: opts.base_url.clone(),
@@ -58,7 +54,7 @@ impl Clients {
         let mut api_key_source = "none";
         if !mock_session {
             // A bad --api-format is refused when the session opens, not at the first call.
-            let model = models::resolve_alias(requested.as_deref(), default_model);
+            let model = models::resolve_alias(opts.model.as_deref(), default_model);
             let endpoint = providers::resolve(&model, &overrides, env)?;
             api_key_source = endpoint.key_source;
         }

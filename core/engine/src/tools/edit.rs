@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::support::{
     atomic_write, create_parent_dirs, display_path, file_name_of, input_path, input_str,
-    lenient_bool, object_schema, resolve_path, run_blocking, structured_patch,
+    lenient_bool, object_schema, refuse_special_file, resolve_path, run_blocking, structured_patch,
 };
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
 use crate::model::BoxFuture;
@@ -95,6 +95,9 @@ fn edit_file(path: &Path, input: &EditInput) -> ToolOutput {
         return ToolOutput::error(
             "No changes to make: old_string and new_string are exactly the same.",
         );
+    }
+    if let Err(message) = refuse_special_file("Edit", path) {
+        return ToolOutput::error(message);
     }
     let original = match read_text(path) {
         Ok(original) => original,

@@ -10,8 +10,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::support::{
-    atomic_write, display_path, file_name_of, input_path, input_str, object_schema, resolve_path,
-    run_blocking,
+    atomic_write, display_path, file_name_of, input_path, input_str, object_schema,
+    refuse_special_file, resolve_path, run_blocking,
 };
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
 use crate::model::BoxFuture;
@@ -154,6 +154,7 @@ fn edit_notebook(path: &Path, input: &NotebookEditInput) -> Result<ToolOutput, S
                 .to_string(),
         );
     }
+    refuse_special_file("NotebookEdit", path)?;
     let original = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {

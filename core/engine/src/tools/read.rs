@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use super::support::{
     display_path, file_name_of, input_path, input_str, lenient_count, object_schema, resolve_path,
-    run_blocking, truncate_line,
+    run_blocking, special_file_kind, truncate_line,
 };
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
 use crate::model::BoxFuture;
@@ -139,6 +139,13 @@ fn read_file(path: &Path, input: &ReadInput) -> ToolOutput {
     if metadata.is_dir() {
         return ToolOutput::error(format!(
             "{} is a directory, not a file. Use Glob or Bash `ls` to list a directory.",
+            path.display()
+        ));
+    }
+    if let Some(kind) = special_file_kind(path) {
+        return ToolOutput::error(format!(
+            "{} is {kind}, not a regular file; Read does not open it (reading it could block \
+             or never end).",
             path.display()
         ));
     }

@@ -122,6 +122,38 @@ where
     }
 }
 
+/// What a path is when it is neither a regular file nor a directory: opening a FIFO
+/// blocks until a writer comes, reading a device can go on forever, and a socket cannot
+/// be read at all, so the file tools name the kind instead of opening it. `None` for
+/// regular files, directories and paths that do not exist (the caller reports those).
+/// Follows symlinks, as opening the path would.
+pub(crate) fn special_file_kind(path: &Path) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let file_type = fs::metadata(path).ok()?.file_type();
+    if file_type.is_fifo() {
+        Some("a FIFO (named pipe)")
+    } else if file_type.is_char_device() {
+        Some("a character device")
+    } else if file_type.is_block_device() {
+        Some("a block device")
+    } else if file_type.is_socket() {
+        Some("a socket")
+    } else {
+        None
+    }
+}
+
+/// The error a writing tool gives for a special file, before it opens anything.
+pub(crate) fn refuse_special_file(tool: &str, path: &Path) -> Result<(), String> {
+    match special_file_kind(path) {
+        Some(kind) => Err(format!(
+            "{} is {kind}, not a regular file; {tool} only changes regular files.",
+            path.display()
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Writes `contents` to `path` atomically: a temp file in the same directory (so the
 /// rename cannot cross filesystems) is filled, synced and renamed over the target.
 /// Readers never see a half-written file. An existing file keeps its permission bits,
@@ -292,6 +324,123 @@ pub(crate) fn display_path(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn text_of(out: &ToolOutput) -> String {
+        match &out.content {
+            dcl_protocol::ToolResultContent::Text(t) => t.clone(),
+            other => format!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn special_files_are_named_and_regular_ones_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let socket = dir.path().join("sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let regular = dir.path().join("plain.txt");
+        fs::write(&regular, "x").unwrap();
+        assert_eq!(special_file_kind(&fifo), Some("a FIFO (named pipe)"));
+        assert_eq!(special_file_kind(&socket), Some("a socket"));
+        // Only detected, never opened.
+        assert_eq!(
+            special_file_kind(Path::new("/dev/null")),
+            Some("a character device")
+        );
+        assert_eq!(special_file_kind(&regular), None);
+        assert_eq!(special_file_kind(dir.path()), None);
+        assert_eq!(special_file_kind(&dir.path().join("missing")), None);
+        let e = refuse_special_file("Write", &fifo).unwrap_err();
+        assert!(e.contains("FIFO") && e.contains("Write"), "{e}");
+        assert!(refuse_special_file("Write", &regular).is_ok());
+    }
+
+    /// Each file tool on a FIFO answers at once (a hang fails the test after 30 s);
+    /// the writers refuse it, Read says what it is, and the FIFO is still a FIFO.
+    #[tokio::test]
+    async fn file_tools_refuse_a_fifo_without_blocking() {
+        use super::super::Tool;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.ipynb");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let path = fifo.display().to_string();
+        let ctx = ToolContext::new(dir.path().to_path_buf());
+        let calls: Vec<(Box<dyn Tool>, Value)> = vec![
+            (
+                Box::new(super::super::write::WriteTool),
+                json!({"file_path": path, "content": "x"}),
+            ),
+            (
+                Box::new(super::super::edit::EditTool),
+                json!({"file_path": path, "old_string": "a", "new_string": "b"}),
+            ),
+            (
+                Box::new(super::super::notebook_edit::NotebookEditTool),
+                json!({"notebook_path": path, "cell_id": "0", "new_source": "x"}),
+            ),
+            (
+                Box::new(super::super::read::ReadTool),
+                json!({"file_path": path}),
+            ),
+        ];
+        for (tool, input) in calls {
+            let out =
+                tokio::time::timeout(std::time::Duration::from_secs(30), tool.call(input, &ctx))
+                    .await
+                    .unwrap_or_else(|_| panic!("{} blocked on a FIFO", tool.name()));
+            let text = text_of(&out);
+            assert!(out.is_error, "{}: {text}", tool.name());
+            assert!(
+                text.contains("is a FIFO (named pipe), not a regular file"),
+                "{}: {text}",
+                tool.name()
+            );
+        }
+        use std::os::unix::fs::FileTypeExt;
+        assert!(fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    }
+
+    #[tokio::test]
+    async fn a_socket_is_refused_by_write_and_named_by_read() {
+        use super::super::Tool;
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let path = socket.display().to_string();
+        let ctx = ToolContext::new(dir.path().to_path_buf());
+        let out = super::super::write::WriteTool
+            .call(json!({"file_path": path, "content": "x"}), &ctx)
+            .await;
+        assert!(
+            out.is_error && text_of(&out).contains("is a socket"),
+            "{out:?}"
+        );
+        let out = super::super::read::ReadTool
+            .call(json!({"file_path": path}), &ctx)
+            .await;
+        assert!(
+            out.is_error && text_of(&out).contains("is a socket"),
+            "{out:?}"
+        );
+    }
+
+    /// The positive twin: a regular file next to the FIFO is still written.
+    #[tokio::test]
+    async fn a_regular_file_is_still_written() {
+        use super::super::Tool;
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ToolContext::new(dir.path().to_path_buf());
+        let target = dir.path().join("ok.txt");
+        let out = super::super::write::WriteTool
+            .call(
+                json!({"file_path": target.display().to_string(), "content": "x"}),
+                &ctx,
+            )
+            .await;
+        assert!(!out.is_error, "{out:?}");
+        assert_eq!(fs::read_to_string(&target).unwrap(), "x");
+    }
 
     #[test]
     fn resolve_path_normalises_dots_against_session_cwd() {

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::support::{
     atomic_write, create_parent_dirs, display_path, file_name_of, input_path, input_str,
-    object_schema, resolve_path, run_blocking, structured_patch,
+    object_schema, refuse_special_file, resolve_path, run_blocking, structured_patch,
 };
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
 use crate::model::BoxFuture;
@@ -78,6 +78,9 @@ impl Tool for WriteTool {
 }
 
 fn write_file(path: &Path, content: String) -> ToolOutput {
+    if let Err(message) = refuse_special_file("Write", path) {
+        return ToolOutput::error(message);
+    }
     let original = match read_existing(path) {
         Ok(original) => original,
         Err(message) => return ToolOutput::error(message),

@@ -1,0 +1,217 @@
+//! Tools that talk to the user through the host rather than touch the machine:
+//! `AskUserQuestion` (questions reach the host as `can_use_tool`, the answers come back in
+//! `updatedInput.answers`) and `ExitPlanMode` (offered in plan mode; approving the plan
+//! leaves plan mode).
+
+use dcl_protocol::ToolUseBlock;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::TurnContext;
+use crate::permissions::PermissionMode;
+use crate::tools::ToolOutput;
+
+pub(crate) const ASK_USER_QUESTION: &str = "AskUserQuestion";
+pub(crate) const EXIT_PLAN_MODE: &str = "ExitPlanMode";
+
+/// The answer to an AskUserQuestion call when nobody can be asked.
+pub(crate) const NO_ONE_TO_ASK: &str = "AskUserQuestion needs someone to answer, and this session has no interactive host (-p with text or json output). Decide yourself, or say what you need to know in your final answer.";
+
+pub(crate) fn is_interactive_tool(name: &str) -> bool {
+    name == ASK_USER_QUESTION || name == EXIT_PLAN_MODE
+}
+
+/// The specs offered now: AskUserQuestion when a host can answer, ExitPlanMode in plan mode.
+pub(crate) fn tool_specs(can_ask: bool, mode: PermissionMode) -> Vec<crate::model::ToolSpec> {
+    let mut specs = Vec::new();
+    if can_ask {
+        specs.push(crate::model::ToolSpec {
+            name: ASK_USER_QUESTION.into(),
+            description: "Ask the user one to four multiple-choice questions when you need their decision to go on (requirements, preferences, a choice between approaches). Each question has a short header and two to four options; the user may also answer in their own words.".into(),
+            input_schema: json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "properties": {
+                    "questions": {
+                        "type": "array", "minItems": 1, "maxItems": 4,
+                        "description": "Questions to ask the user (1-4 questions)",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "question": {"type": "string", "description": "The complete question, ending with a question mark"},
+                                "header": {"type": "string", "description": "A very short label (at most 12 characters)"},
+                                "options": {
+                                    "type": "array", "minItems": 2, "maxItems": 4,
+                                    "items": {
+                                        "type": "object",
+                                        "properties": {
+                                            "label": {"type": "string"},
+                                            "description": {"type": "string"}
+                                        },
+                                        "required": ["label", "description"],
+                                        "additionalProperties": false
+                                    }
+                                },
+                                "multiSelect": {"type": "boolean", "default": false}
+                            },
+                            "required": ["question", "header", "options", "multiSelect"],
+                            "additionalProperties": false
+                        }
+                    },
+                    "answers": {"type": "object", "additionalProperties": {"type": "string"}, "description": "The user's answers, filled in by the host"}
+                },
+                "required": ["questions"],
+                "additionalProperties": false
+            }),
+        });
+    }
+    if mode == PermissionMode::Plan {
+        specs.push(crate::model::ToolSpec {
+            name: EXIT_PLAN_MODE.into(),
+            description: "Call this when you are in plan mode and have finished planning: present your plan for the user's approval. If they approve, plan mode ends and you may start making changes.".into(),
+            input_schema: json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "properties": {
+                    "plan": {"type": "string", "description": "The plan, in markdown"},
+                    "allowedPrompts": {
+                        "type": "array",
+                        "items": {"type": "object", "properties": {
+                            "tool": {"type": "string", "enum": ["Bash"]},
+                            "prompt": {"type": "string"}},
+                            "required": ["tool", "prompt"], "additionalProperties": false}
+                    }
+                },
+                "additionalProperties": {}
+            }),
+        });
+    }
+    specs
+}
+
+#[derive(Debug, Deserialize)]
+struct Question {
+    question: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct AskInput {
+    questions: Vec<Question>,
+    #[serde(default)]
+    answers: Map<String, Value>,
+}
+
+/// Runs an approved call; `input` is the host's `updatedInput` (with `answers`) or the
+/// model's own input.
+pub(super) fn run(ctx: &TurnContext, tu: &ToolUseBlock, input: Value) -> ToolOutput {
+    match tu.name.as_str() {
+        ASK_USER_QUESTION => answer_questions(input),
+        _ => exit_plan_mode(ctx, &tu.input, input),
+    }
+}
+
+fn answer_questions(input: Value) -> ToolOutput {
+    let input: AskInput = match serde_json::from_value(input) {
+        Ok(i) => i,
+        Err(e) => {
+            return ToolOutput::error(format!(
+                "<tool_use_error>InputValidationError: {ASK_USER_QUESTION}: {e}</tool_use_error>"
+            ));
+        }
+    };
+    if input.answers.is_empty() {
+        return ToolOutput::error(
+            "The user did not answer (the host approved the question without answers).",
+        );
+    }
+    let mut parts = Vec::new();
+    for q in &input.questions {
+        match input.answers.get(&q.question) {
+            Some(Value::String(a)) => parts.push(format!("\"{}\"=\"{a}\"", q.question)),
+            Some(other) => parts.push(format!("\"{}\"=\"{other}\"", q.question)),
+            None => parts.push(format!("\"{}\"=(no answer)", q.question)),
+        }
+    }
+    ToolOutput {
+        content: dcl_protocol::ToolResultContent::Text(format!(
+            "User has answered your questions: {}. You can now continue with the user's answers in mind.",
+            parts.join(", ")
+        )),
+        is_error: false,
+        structured: Some(
+            json!({"questions": input.questions.iter().map(|q| &q.question).collect::<Vec<_>>(),
+            "answers": input.answers}),
+        ),
+    }
+}
+
+fn exit_plan_mode(ctx: &TurnContext, proposed: &Value, input: Value) -> ToolOutput {
+    let plan = input
+        .get("plan")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    // The host may hand back an edited plan in `updatedInput`.
+    let edited = proposed.get("plan").and_then(Value::as_str) != Some(plan.as_str());
+    let was_plan = ctx.core.state.with(|s| {
+        let was = s.live.permission_mode == PermissionMode::Plan;
+        if was {
+            s.live.permission_mode = PermissionMode::Default;
+        }
+        was
+    });
+    if !was_plan {
+        return ToolOutput::error("Not in plan mode: there is no plan to approve.");
+    }
+    let mut f = Map::new();
+    f.insert("status".into(), Value::Null);
+    f.insert(
+        "permissionMode".into(),
+        json!(PermissionMode::Default.as_str()),
+    );
+    ctx.emitter.system("status", f);
+    ToolOutput {
+        content: dcl_protocol::ToolResultContent::Text(format!(
+            "User has approved your plan. You can now start coding. Start with updating your todo list if applicable\n\n## Approved Plan:\n{plan}"
+        )),
+        is_error: false,
+        structured: Some(json!({"plan": plan, "isAgent": false, "planWasEdited": edited})),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_reported_per_question() {
+        let out = answer_questions(json!({
+            "questions": [{"question": "Which colour?", "header": "Colour", "options": [], "multiSelect": false}],
+            "answers": {"Which colour?": "Blue"}
+        }));
+        assert!(!out.is_error);
+        assert!(out.content.to_text().contains("\"Which colour?\"=\"Blue\""));
+    }
+
+    #[test]
+    fn an_approval_without_answers_is_an_error() {
+        let out = answer_questions(json!({"questions": [{"question": "Q?"}]}));
+        assert!(out.is_error);
+    }
+
+    #[test]
+    fn specs_follow_the_session() {
+        let names = |specs: Vec<crate::model::ToolSpec>| -> Vec<String> {
+            specs.into_iter().map(|s| s.name).collect()
+        };
+        assert_eq!(
+            names(tool_specs(true, PermissionMode::Default)),
+            vec![ASK_USER_QUESTION]
+        );
+        assert_eq!(
+            names(tool_specs(false, PermissionMode::Plan)),
+            vec![EXIT_PLAN_MODE]
+        );
+        assert!(tool_specs(false, PermissionMode::Default).is_empty());
+    }
+}
