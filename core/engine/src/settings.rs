@@ -122,7 +122,10 @@ impl Settings {
             if !enabled(source) || !path.is_file() {
                 continue;
             }
-            let settings = read_object(&path)?;
+            let mut settings = read_object(&path)?;
+            if source == "project" {
+                untrusted_project_layer(&mut settings, &path);
+            }
             layers.push(Layer {
                 source,
                 path: Some(path),
@@ -272,6 +275,16 @@ impl Settings {
         }
     }
 }
+
+// --- trusted layers (permissions helper): keep this function and its one call ---
+/// A committed project layer cannot grant itself power (bypassPermissions, start-up
+/// `env`): what it tried is dropped with a warning.
+fn untrusted_project_layer(settings: &mut Map<String, Value>, path: &Path) {
+    for w in crate::permissions::trusted::filter_project_layer(settings) {
+        tracing::warn!("{}: {w}", path.display());
+    }
+}
+// --- end trusted layers ---
 
 fn read_object(path: &Path) -> Result<Map<String, Value>, String> {
     let text = std::fs::read_to_string(path)

@@ -41,12 +41,15 @@ const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(600);
 /// The scope reported for servers given to [`McpManager::start`] (`--mcp-config`, SDK options).
 const DYNAMIC_SCOPE: &str = "dynamic";
 
-/// How a manager is set up. `child_env` is the complete environment of stdio servers (plus
-/// each server's own `env`); it also supplies `MCP_TIMEOUT` / `MCP_TOOL_TIMEOUT` (ms) and the
+/// How a manager is set up. `child_env`, filtered by `tool_env`, is the complete
+/// environment of stdio servers (plus each server's own `env`); it also supplies `MCP_TIMEOUT` / `MCP_TOOL_TIMEOUT` (ms) and the
 /// values of `${VAR}` in configs.
 #[derive(Clone)]
 pub struct McpOptions {
     pub child_env: BTreeMap<String, String>,
+    /// Filters `child_env` for stdio servers (no dcl credentials, no secret-named
+    /// variables by default); a server's own configured `env` always passes.
+    pub tool_env: dcl_shell::environment::ToolEnvironment,
     /// The session's working directory: the cwd of stdio servers and the base of their
     /// relative `cwd`. `None`: the process's cwd.
     pub cwd: Option<PathBuf>,
@@ -59,6 +62,7 @@ impl Default for McpOptions {
     fn default() -> Self {
         McpOptions {
             child_env: BTreeMap::new(),
+            tool_env: dcl_shell::environment::ToolEnvironment::default(),
             cwd: None,
             client_name: "dcl".into(),
             client_version: env!("CARGO_PKG_VERSION").into(),
@@ -981,7 +985,7 @@ impl Inner {
                 env,
                 cwd,
             } => {
-                let mut full_env = self.options.child_env.clone();
+                let mut full_env = self.options.tool_env.apply(&self.options.child_env);
                 full_env.extend(env.iter().map(|(k, v)| (k.clone(), v.clone())));
                 let cwd = match (cwd, &self.options.cwd) {
                     (Some(c), Some(base)) => Some(base.join(c)),

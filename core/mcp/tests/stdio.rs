@@ -189,6 +189,45 @@ async fn child_gets_exactly_the_given_env_and_the_session_cwd() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn credentials_and_secret_names_do_not_reach_servers_unless_configured() {
+    let options = McpOptions {
+        child_env: base_env(&[
+            ("ANTHROPIC_API_KEY", "sk-ant-session"),
+            ("GITHUB_TOKEN", "ghp-session"),
+            ("PLAIN", "p"),
+        ]),
+        ..McpOptions::default()
+    };
+    let m = McpManager::with_options(Arc::new(NoHost), options);
+    let mut config = fixture(&[]);
+    if let ServerConfig::Stdio { env, .. } = &mut config {
+        // A server's configured env always passes, also a secret from the session.
+        env.insert("SERVER_TOKEN".into(), "${GITHUB_TOKEN}".into());
+    }
+    m.start(servers(&[("fx", config)])).await;
+    let get = |name: &str| {
+        let m = m.clone();
+        let name = name.to_string();
+        async move {
+            let r = m
+                .call(
+                    "mcp__fx__env",
+                    json!({"name": name}),
+                    CancellationToken::new(),
+                )
+                .await
+                .unwrap();
+            text_of(&r)
+        }
+    };
+    assert_eq!(get("ANTHROPIC_API_KEY").await, "<unset>");
+    assert_eq!(get("GITHUB_TOKEN").await, "<unset>");
+    assert_eq!(get("PLAIN").await, "p");
+    assert_eq!(get("SERVER_TOKEN").await, "ghp-session");
+    m.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failing_servers_never_block_the_others() {
     let m = manager(&[("MCP_TIMEOUT", "1500")]);
     let started = Instant::now();

@@ -1,374 +1,230 @@
-//! Which shell command lines only read. Anything not provably read-only asks.
-//!
-//! A line is split into simple commands on `;`, `&&`, `||`, `|`, `&` and newlines; every
-//! one must be a known read-only command. Substitutions, redirections to files, variable
-//! assignments and subshells make the line not read-only.
+//! Bash lines for permission checks, on the one shell analysis (`dcl-shell`): whether a
+//! line only reads, which paths it reads (resolved against the shell's directory and
+//! every directory a `cd` in the line may have reached), and every path it mentions at
+//! all (what Read deny rules and protected files look at).
 
-/// Commands that never write, whatever their arguments (except the flags checked below).
-const READ_ONLY: &[&str] = &[
-    "ls",
-    "cat",
-    "echo",
-    "pwd",
-    "head",
-    "tail",
-    "wc",
-    "grep",
-    "rg",
-    "egrep",
-    "fgrep",
-    "which",
-    "whoami",
-    "date",
-    "file",
-    "stat",
-    "du",
-    "df",
-    "tree",
-    "basename",
-    "dirname",
-    "realpath",
-    "readlink",
-    "printf",
-    "true",
-    "false",
-    "uname",
-    "id",
-    "env",
-    "printenv",
-    "sort",
-    "uniq",
-    "cut",
-    "tr",
-    "diff",
-    "cmp",
-    "md5sum",
-    "sha256sum",
-    "sha1sum",
-    "type",
-    "test",
-    "[",
-    "nl",
-    "less",
-    "more",
-    "hostname",
-    "seq",
-    "jq",
-    "column",
-    "od",
-    "hexdump",
-    "xxd",
-    "strings",
-];
+use std::path::{Path, PathBuf};
 
-/// Read-only git subcommands.
-const GIT_READ_ONLY: &[&str] = &[
-    "status",
-    "log",
-    "diff",
-    "show",
-    "branch",
-    "rev-parse",
-    "ls-files",
-    "blame",
-    "describe",
-    "remote",
-    "tag",
-    "shortlog",
-    "grep",
-    "config",
-];
+use dcl_shell::readonly::{self, Access};
+use dcl_shell::{Analysis, Word, WordKind};
 
-/// True when every simple command of `line` only reads.
+/// True when every simple command of `line` only reads (paths not considered).
 pub fn is_read_only(line: &str) -> bool {
-    let cleaned = without_harmless_redirections(line);
-    if has_unsafe_syntax(&cleaned) {
-        return false;
-    }
-    let commands = split_simple_commands(&cleaned);
-    !commands.is_empty() && commands.iter().all(|c| simple_command_reads(c))
+    readonly::is_read_only(line)
 }
 
-/// The fd duplications `2>&1` / `>&2` and `/dev/null` sinks cannot write a file; they
-/// are removed only as whole words (`>/dev/nullx` is a real file and stays).
-fn without_harmless_redirections(line: &str) -> String {
-    const HARMLESS: &[&str] = &[
-        "2>&1",
-        "1>&2",
-        ">&2",
-        "&>/dev/null",
-        "2>/dev/null",
-        ">/dev/null",
-    ];
-    let mut out = String::with_capacity(line.len());
-    let mut rest = line;
-    'scan: while !rest.is_empty() {
-        for pat in HARMLESS {
-            if let Some(after) = rest.strip_prefix(pat) {
-                let ends_word = after
-                    .chars()
-                    .next()
-                    .is_none_or(|c| c.is_whitespace() || matches!(c, ';' | '|' | '&'));
-                if ends_word {
-                    out.push(' ');
-                    rest = after;
-                    continue 'scan;
+/// A read-only line: the absolute paths it reads, and whether it runs git.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOnlyLine {
+    pub paths: Vec<PathBuf>,
+    pub runs_git: bool,
+}
+
+/// Most distinct directories a line's `cd`s are followed through; beyond, it asks.
+const MAX_BASES: usize = 16;
+
+/// The paths a read-only line reads, or why it is not read-only / cannot be resolved.
+/// A `cd` may fail, so a path after it is checked against every directory the shell may
+/// be in by then, and each `cd` target counts as read.
+pub fn read_only_paths(
+    analysis: &Analysis,
+    shell_cwd: &Path,
+    home: Option<&Path>,
+) -> Result<ReadOnlyLine, String> {
+    let ro = readonly::classify(analysis)?;
+    let mut bases = vec![shell_cwd.to_path_buf()];
+    let mut paths = Vec::new();
+    for access in &ro.accesses {
+        match access {
+            Access::ChangeDir(target) => {
+                let mut reached = Vec::new();
+                for base in &bases {
+                    let dir = match target {
+                        None => home
+                            .map(Path::to_path_buf)
+                            .ok_or_else(|| "`cd` to an unknown HOME".to_string())?,
+                        Some(w) => resolve_word(w, base, home)?,
+                    };
+                    paths.push(dir.clone());
+                    reached.push(dir);
+                }
+                for d in reached {
+                    if !bases.contains(&d) {
+                        bases.push(d);
+                    }
+                }
+                if bases.len() > MAX_BASES {
+                    return Err("too many directory changes to follow".into());
+                }
+            }
+            Access::Read(w) => {
+                for base in &bases {
+                    paths.push(resolve_word(w, base, home)?);
                 }
             }
         }
-        let mut chars = rest.chars();
-        if let Some(c) = chars.next() {
-            out.push(c);
+    }
+    Ok(ReadOnlyLine {
+        paths,
+        runs_git: ro.runs_git,
+    })
+}
+
+/// A path word made absolute: `~`/`~/x` from HOME, a glob by the directory before its
+/// first pattern component.
+fn resolve_word(w: &Word, base: &Path, home: Option<&Path>) -> Result<PathBuf, String> {
+    let value = match w.kind {
+        WordKind::Plain => w.value.clone(),
+        WordKind::Tilde => {
+            let home = home.ok_or_else(|| format!("`{}` needs a HOME", w.value))?;
+            let rest = w.value.trim_start_matches('~').trim_start_matches('/');
+            return Ok(home.join(rest));
         }
-        rest = chars.as_str();
-    }
-    out
-}
-
-/// Substitutions, redirections, subshells and expansions that could hide a write.
-fn has_unsafe_syntax(cleaned: &str) -> bool {
-    cleaned.contains('`')
-        || cleaned.contains("$(")
-        || cleaned.contains("<(")
-        || cleaned.contains(">(")
-        || cleaned.contains('>')
-        || cleaned.contains('(')
-        || cleaned.contains('{')
-}
-
-/// Splits on command separators outside quotes.
-pub fn split_simple_commands(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut quote: Option<char> = None;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match quote {
-            Some(q) => {
-                cur.push(c);
-                if c == q {
-                    quote = None;
-                } else if c == '\\'
-                    && q == '"'
-                    && let Some(n) = chars.next()
-                {
-                    cur.push(n);
-                }
-            }
-            None => match c {
-                '\'' | '"' => {
-                    quote = Some(c);
-                    cur.push(c);
-                }
-                '\\' => {
-                    cur.push(c);
-                    if let Some(n) = chars.next() {
-                        cur.push(n);
-                    }
-                }
-                ';' | '\n' | '|' | '&' => {
-                    // `&&`, `||` collapse into one separator.
-                    if matches!(chars.peek(), Some(&n) if n == c) {
-                        chars.next();
-                    }
-                    push_trimmed(&mut out, &mut cur);
-                }
-                _ => cur.push(c),
-            },
-        }
-    }
-    push_trimmed(&mut out, &mut cur);
-    out
-}
-
-fn push_trimmed(out: &mut Vec<String>, cur: &mut String) {
-    let t = cur.trim();
-    if !t.is_empty() {
-        out.push(t.to_string());
-    }
-    cur.clear();
-}
-
-/// Paths a read-only line names outright (absolute, `~`, or climbing with `..`), made
-/// absolute against the shell's directory: reading them must stay inside the allowed
-/// directories like a Read call would.
-pub fn referenced_paths(
-    line: &str,
-    shell_cwd: &std::path::Path,
-    home: Option<&std::path::Path>,
-) -> Vec<std::path::PathBuf> {
-    let cleaned = without_harmless_redirections(line);
-    let mut out = Vec::new();
-    for cmd in split_simple_commands(&cleaned) {
-        let Ok(words) = shell_words::split(&cmd) else {
-            continue;
-        };
-        for w in words.iter().skip(1).filter(|w| !w.starts_with('-')) {
-            // `--flag=/path` style values name paths too.
-            let w = w.rsplit_once('=').map_or(w.as_str(), |(_, v)| v);
-            let path = if let Some(rest) = w.strip_prefix("~/") {
-                match home {
-                    Some(h) => h.join(rest),
-                    None => continue,
-                }
-            } else if w == "~" {
-                match home {
-                    Some(h) => h.to_path_buf(),
-                    None => continue,
-                }
-            } else if w.starts_with('/') {
-                std::path::PathBuf::from(w)
-            } else if w.split('/').any(|part| part == "..") {
-                shell_cwd.join(w)
+        WordKind::Glob => {
+            let literal: Vec<&str> = w
+                .value
+                .split('/')
+                .take_while(|part| !part.contains(['*', '?', '[']))
+                .collect();
+            let joined = literal.join("/");
+            if joined.is_empty() && w.value.starts_with('/') {
+                "/".to_string()
+            } else if joined.is_empty() {
+                ".".to_string()
             } else {
+                joined
+            }
+        }
+        WordKind::Dynamic => return Err(format!("`{}` is expanded at run time", w.value)),
+    };
+    let p = Path::new(&value);
+    Ok(if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    })
+}
+
+/// Every path-like word of a line (operands, `--flag=value` values, redirect targets),
+/// made absolute against the shell's directory: what Read deny rules and protected-file
+/// checks look at for any line, read-only or not.
+pub fn mentioned_paths(analysis: &Analysis, shell_cwd: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut push = |w: &Word, value: &str| {
+        if value.is_empty() {
+            return;
+        }
+        let sub = Word {
+            value: value.to_string(),
+            ..w.clone()
+        };
+        if let Ok(p) = resolve_word(&sub, shell_cwd, home) {
+            out.push(p);
+        }
+    };
+    for cmd in &analysis.commands {
+        for w in cmd.words.iter().skip(1) {
+            if w.kind == WordKind::Dynamic {
                 continue;
-            };
-            out.push(path);
+            }
+            match w.value.split_once('=') {
+                Some((flag, v)) if flag.starts_with('-') => push(w, v),
+                _ if w.value.starts_with('-') => {}
+                _ => push(w, &w.value),
+            }
+        }
+        for r in &cmd.redirects {
+            if r.target.kind != WordKind::Dynamic
+                && !matches!(r.target.value.as_str(), "1" | "2" | "-")
+            {
+                push(&r.target, &r.target.value);
+            }
         }
     }
     out
 }
 
-fn simple_command_reads(cmd: &str) -> bool {
-    let Ok(words) = shell_words::split(cmd) else {
-        return false;
-    };
-    let Some(first) = words.first() else {
-        return false;
-    };
-    // `FOO=bar cmd` changes the environment of what runs; treat as not read-only.
-    if first.contains('=') {
-        return false;
-    }
-    let name = first.rsplit('/').next().unwrap_or(first);
-    match name {
-        "git" => git_reads(&words[1..]),
-        "find" => !words.iter().any(|w| {
-            matches!(
-                w.as_str(),
-                "-exec"
-                    | "-execdir"
-                    | "-ok"
-                    | "-okdir"
-                    | "-delete"
-                    | "-fprint"
-                    | "-fprintf"
-                    | "-fls"
-            )
-        }),
-        "sed" => !words
-            .iter()
-            .any(|w| w.starts_with("-i") || w == "--in-place"),
-        "sort" => !words
-            .iter()
-            .any(|w| w.starts_with("-o") || w.starts_with("--output")),
-        "env" | "printenv" => words.len() == 1,
-        _ => READ_ONLY.contains(&name),
-    }
-}
-
-fn git_reads(args: &[String]) -> bool {
-    let Some(sub) = args.iter().find(|a| !a.starts_with('-')) else {
-        return false;
-    };
-    if !GIT_READ_ONLY.contains(&sub.as_str()) {
-        return false;
-    }
-    let rest: Vec<&str> = args.iter().map(String::as_str).collect();
-    match sub.as_str() {
-        // Listing only; creating/deleting branches, tags, remotes or config writes.
-        "branch" | "tag" => rest.iter().all(|a| {
-            *a == sub.as_str()
-                || matches!(*a, "-a" | "-r" | "-l" | "--list" | "-v" | "-vv" | "--all")
-        }),
-        "remote" => rest
-            .iter()
-            .all(|a| *a == "remote" || matches!(*a, "-v" | "show" | "get-url")),
-        "config" => rest
-            .iter()
-            .any(|a| matches!(*a, "--get" | "--list" | "-l" | "--get-all")),
-        _ => true,
-    }
+/// The paths a line writes by redirection (`> f`, `>> f`, `&> f`), resolved.
+pub fn redirect_targets(
+    analysis: &Analysis,
+    shell_cwd: &Path,
+    home: Option<&Path>,
+) -> Vec<PathBuf> {
+    analysis
+        .commands
+        .iter()
+        .flat_map(|c| c.redirects.iter())
+        .filter(|r| r.op.contains('>') && !matches!(r.target.value.as_str(), "1" | "2" | "-"))
+        .filter_map(|r| resolve_word(&r.target, shell_cwd, home).ok())
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn plain_reads_are_read_only() {
-        for c in [
-            "echo hi",
-            "ls -la",
-            "cat a.txt | wc -l",
-            "git status",
-            "git log --oneline -5",
-            "pwd && ls",
-        ] {
-            assert!(is_read_only(c), "{c}");
-        }
+    fn paths(line: &str) -> Result<Vec<PathBuf>, String> {
+        read_only_paths(
+            &dcl_shell::analyse(line),
+            Path::new("/proj"),
+            Some(Path::new("/home/u")),
+        )
+        .map(|r| r.paths)
     }
 
     #[test]
-    fn compound_commands_with_a_write_are_not() {
-        for c in [
-            "touch made.txt && echo made",
-            "echo hi; rm -rf /tmp/x",
-            "ls || rm x",
-            "cat a | tee b",
-            "echo hi > file",
-            "echo $(rm -rf x)",
-            "echo `rm x`",
-            "git status && git commit -m x",
-            "find . -delete",
-            "find . -exec rm {} +",
-            "sed -i s/a/b/ f",
-            "FOO=1 ls",
-            "git branch -D main",
-            "git config user.name x",
-            "ls & rm x",
-            "(rm x)",
-            "echo hi >> f",
-            "cat <(rm x)",
-        ] {
-            assert!(!is_read_only(c), "{c}");
-        }
-    }
-
-    #[test]
-    fn named_paths_are_found() {
-        let cwd = std::path::Path::new("/proj");
-        let home = std::path::Path::new("/home/u");
-        let paths = referenced_paths(
-            "cat /etc/passwd && ls ../x -la src && head ~/.ssh/id",
-            cwd,
-            Some(home),
-        );
+    fn named_paths_are_resolved() {
         assert_eq!(
-            paths,
+            paths("cat /etc/passwd && ls ../x -la src && head ~/.ssh/id").unwrap(),
             vec![
-                std::path::PathBuf::from("/etc/passwd"),
-                std::path::PathBuf::from("/proj/../x"),
-                std::path::PathBuf::from("/home/u/.ssh/id"),
+                PathBuf::from("/etc/passwd"),
+                PathBuf::from("/proj/../x"),
+                PathBuf::from("/proj/src"),
+                PathBuf::from("/home/u/.ssh/id"),
             ]
         );
-        assert!(referenced_paths("echo hi", cwd, None).is_empty());
+        assert!(paths("echo hi").unwrap().is_empty());
     }
 
     #[test]
-    fn separators_inside_quotes_do_not_split() {
+    fn paths_after_cd_are_checked_from_every_reachable_directory() {
+        let p = paths("cd sub && cat ../../x").unwrap();
+        assert!(p.contains(&PathBuf::from("/proj/sub")));
+        assert!(p.contains(&PathBuf::from("/proj/sub/../../x")));
+        assert!(p.contains(&PathBuf::from("/proj/../../x")));
+        let p = paths("cd / && ls").unwrap();
+        assert!(p.contains(&PathBuf::from("/")));
+    }
+
+    #[test]
+    fn flag_values_and_globs_are_paths() {
         assert_eq!(
-            split_simple_commands("echo 'a; rm x'"),
-            vec!["echo 'a; rm x'"]
+            paths("wc --files0-from=/abs/list").unwrap(),
+            vec![PathBuf::from("/abs/list")]
         );
-        assert!(is_read_only("echo 'a && rm x'"));
+        assert_eq!(
+            paths("ls src/*.rs").unwrap(),
+            vec![PathBuf::from("/proj/src")]
+        );
+        assert!(paths("cat $HOME/x").is_err());
     }
 
     #[test]
-    fn stderr_redirection_to_stdout_is_fine() {
-        assert!(is_read_only("ls missing 2>&1"));
-        assert!(is_read_only("ls missing 2>/dev/null"));
-        assert!(!is_read_only("echo x >/dev/nullfile"));
-        assert!(!is_read_only("echo x 2>&1file"));
+    fn mentioned_paths_cover_any_line() {
+        let a = dcl_shell::analyse("cp secret/k /tmp/x > .git/config --to=/abs -v");
+        let m = mentioned_paths(&a, Path::new("/proj"), None);
+        assert_eq!(
+            m,
+            vec![
+                PathBuf::from("/proj/secret/k"),
+                PathBuf::from("/tmp/x"),
+                PathBuf::from("/abs"),
+                PathBuf::from("/proj/.git/config"),
+            ]
+        );
+        assert_eq!(
+            redirect_targets(&a, Path::new("/proj"), None),
+            vec![PathBuf::from("/proj/.git/config")]
+        );
     }
 }

@@ -1,19 +1,26 @@
 //! Permission modes and rules: what may run unasked, what is refused, what asks the host.
 //!
-//! Decisions are made on resolved, symlink-free paths and on every simple command of a
-//! compound shell line, so neither `..`, symlinks nor `a && b` can widen what a rule or
-//! a mode allows.
+//! Decisions are made on resolved, symlink-free paths and on the shell analysis of
+//! `dcl-shell` (every simple command of a line, with its words as bash sees them), so
+//! neither `..`, symlinks, quoting nor `a && b` can widen what a rule or a mode allows.
+//! Order: deny rules → bypassPermissions → read-only calls inside the allowed
+//! directories → plan mode → protected files (ask) → allow rules → acceptEdits → ask.
 
 pub mod bash_readonly;
+pub mod command_hooks;
+pub mod git_config;
+pub mod host_decision;
 pub mod paths;
+pub mod protected;
 pub mod rules;
+pub mod trusted;
 
 use std::path::PathBuf;
 
 use serde_json::Value;
 
 use crate::tools::{Tool, ToolContext, ToolKind};
-pub use rules::{Rule, RuleSet};
+pub use rules::{CallView, Rule, RuleSet};
 
 /// The message the seed prescribes for plan mode.
 pub const PLAN_MODE_DENIAL: &str = "Permission denied: Plan mode: write operations are not allowed";
@@ -123,23 +130,49 @@ impl Policy {
         ctx: &ToolContext,
     ) -> Verdict {
         let kind = tool.map_or(ToolKind::Other, |t| t.kind());
-        let command = input.get("command").and_then(Value::as_str);
-        let mut touched: Vec<PathBuf> = tool.map(|t| t.paths(input, ctx)).unwrap_or_default();
-        if kind == ToolKind::Execute
-            && let Some(cmd) = command
-        {
-            let home = ctx.env.get("HOME").map(PathBuf::from);
-            touched.extend(bash_readonly::referenced_paths(
-                cmd,
-                &ctx.shell.cwd(),
-                home.as_deref(),
-            ));
+        let touched: Vec<PathBuf> = tool.map(|t| t.paths(input, ctx)).unwrap_or_default();
+        let home = ctx.env.get("HOME").map(PathBuf::from);
+        // The rule kind follows the tool: only Bash input is read as a command line.
+        let command = (rules::rule_kind(tool_name) == rules::RuleKind::Command)
+            .then(|| input.get("command").and_then(Value::as_str))
+            .flatten();
+        let analysis = command.map(dcl_shell::analyse);
+        let shell_cwd = ctx.shell.cwd();
+        let view = CallView {
+            tool_name,
+            input,
+            paths: &touched,
+            cwd: &ctx.cwd,
+            analysis: analysis.as_ref(),
+        };
+        if self.deny.denies(&view) {
+            return denied_by_rule(tool_name);
         }
-
-        if self.deny.matches(tool_name, input, &touched, &ctx.cwd) {
-            return Verdict::Deny(format!(
-                "Permission to use {tool_name} has been denied by a disallowed-tools rule."
-            ));
+        let (read_only_line, mentioned) = match &analysis {
+            Some(a) => (
+                Some(bash_readonly::read_only_paths(
+                    a,
+                    &shell_cwd,
+                    home.as_deref(),
+                )),
+                bash_readonly::mentioned_paths(a, &shell_cwd, home.as_deref()),
+            ),
+            None => (None, Vec::new()),
+        };
+        if analysis.is_some() {
+            // Any line, read-only or not, that names a directory containing a denied
+            // location is denied: `grep -r x . | tee out` reads it as well.
+            let mut read_paths = mentioned.clone();
+            if let Some(Ok(ro)) = &read_only_line {
+                read_paths.extend(ro.paths.iter().cloned());
+            }
+            let bash_view = CallView {
+                paths: &mentioned,
+                ..view
+            };
+            if self.deny.denies_read_by_bash(&bash_view, &read_paths) {
+                return denied_by_rule(tool_name);
+            }
         }
         if self.mode == PermissionMode::BypassPermissions
             || tool.is_some_and(|t| t.always_allowed())
@@ -147,35 +180,100 @@ impl Policy {
             return Verdict::Allow;
         }
 
-        let read_only = match kind {
-            ToolKind::Read => true,
-            ToolKind::Execute => command.is_some_and(bash_readonly::is_read_only),
-            ToolKind::Edit | ToolKind::Other => false,
+        let (read_only, read_paths): (bool, &[PathBuf]) = match kind {
+            ToolKind::Read => (true, &touched),
+            ToolKind::Execute => match &read_only_line {
+                Some(Ok(ro)) => {
+                    let git_ok = !ro.runs_git
+                        || std::iter::once(&shell_cwd)
+                            .chain(ro.paths.iter())
+                            .all(|d| git_config::runs_configured_programs(d).is_none());
+                    (git_ok, &ro.paths)
+                }
+                _ => (false, &[]),
+            },
+            ToolKind::Edit | ToolKind::Other => (false, &[]),
         };
-        let paths_inside = touched.iter().all(|p| self.inside_allowed(p));
-
-        if read_only && paths_inside {
+        let paths_inside = |ps: &[PathBuf]| ps.iter().all(|p| self.inside_allowed(p));
+        if read_only && paths_inside(read_paths) {
             return Verdict::Allow;
         }
         if self.mode == PermissionMode::Plan && !read_only && tool_name != "ExitPlanMode" {
             return Verdict::Deny(PLAN_MODE_DENIAL.to_string());
         }
-        if self.allow.matches(tool_name, input, &touched, &ctx.cwd) {
+        if let Some(p) =
+            self.protected_target(kind, &touched, &mentioned, command, analysis.as_ref(), ctx)
+        {
+            return Verdict::Ask {
+                blocked_path: Some(p),
+                decision_reason_type: Some("safetyCheck"),
+            };
+        }
+        if self.allow.allows(&view) {
             return Verdict::Allow;
         }
-        if self.mode == PermissionMode::AcceptEdits && kind == ToolKind::Edit && paths_inside {
+        if self.mode == PermissionMode::AcceptEdits
+            && kind == ToolKind::Edit
+            && paths_inside(&touched)
+        {
             return Verdict::Allow;
         }
-        let blocked_path = touched
+        let candidates: &[PathBuf] = if kind == ToolKind::Execute {
+            read_paths
+        } else {
+            &touched
+        };
+        let blocked_path = candidates
             .iter()
             .find(|p| !self.inside_allowed(p))
-            .or(touched.first())
+            .or(candidates.first())
             .cloned();
         Verdict::Ask {
             blocked_path,
             decision_reason_type: (self.mode == PermissionMode::Plan).then_some("mode"),
         }
     }
+
+    /// A protected file this call would write, if any: an edit tool's path, or for a
+    /// Bash line that is not read-only any path it names (or, when it cannot be
+    /// analysed, any mention of a protected name in its text).
+    fn protected_target(
+        &self,
+        kind: ToolKind,
+        touched: &[PathBuf],
+        mentioned: &[PathBuf],
+        command: Option<&str>,
+        analysis: Option<&dcl_shell::Analysis>,
+        ctx: &ToolContext,
+    ) -> Option<PathBuf> {
+        let hit = |ps: &[PathBuf]| {
+            ps.iter()
+                .find(|p| protected::protected_reason(p, &ctx.env).is_some())
+                .cloned()
+        };
+        match kind {
+            ToolKind::Edit => hit(touched),
+            ToolKind::Execute => hit(mentioned).or_else(|| {
+                let line = command?;
+                let analysis = analysis?;
+                let unseen = !analysis.is_fully_analysed()
+                    || analysis.commands.iter().any(|c| {
+                        c.words
+                            .iter()
+                            .any(|w| w.kind == dcl_shell::WordKind::Dynamic)
+                            || c.redirects.iter().any(|r| !r.target.is_plain())
+                    });
+                (unseen && protected::mentions_protected(line)).then(|| ctx.cwd.clone())
+            }),
+            ToolKind::Read | ToolKind::Other => None,
+        }
+    }
+}
+
+fn denied_by_rule(tool_name: &str) -> Verdict {
+    Verdict::Deny(format!(
+        "Permission to use {tool_name} has been denied by a disallowed-tools rule."
+    ))
 }
 
 /// The text of an automatic denial when nobody can be asked (the reference's wording).
@@ -196,5 +294,45 @@ pub fn auto_denial_message(
         _ => format!(
             "Claude requested permissions to use {tool_name}, but you haven't granted it yet."
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn verdict(mode: PermissionMode, allow: &[&str], line: &str) -> Verdict {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path().canonicalize().unwrap();
+        let allow: Vec<String> = allow.iter().map(|s| s.to_string()).collect();
+        let policy = Policy::new(mode, &allow, &[], &cwd, &[]);
+        let ctx = ToolContext::new(cwd);
+        let bash = crate::tools::bash::BashTool;
+        policy.check("Bash", Some(&bash), &json!({ "command": line }), &ctx)
+    }
+
+    #[test]
+    fn protected_names_in_lines_that_cannot_be_read_ask_under_a_broad_allow() {
+        for line in [
+            "d=.dcl; mkdir -p $d; echo x > $d/settings.json",
+            "echo x > .dcl/settings.json",
+            "cp a .mcp.json",
+        ] {
+            let v = verdict(PermissionMode::Default, &["Bash"], line);
+            assert!(matches!(v, Verdict::Ask { .. }), "{line}: {v:?}");
+        }
+        assert_eq!(
+            verdict(PermissionMode::Default, &["Bash"], "touch made.txt"),
+            Verdict::Allow
+        );
+        assert_eq!(
+            verdict(
+                PermissionMode::BypassPermissions,
+                &[],
+                "echo x > .dcl/settings.json"
+            ),
+            Verdict::Allow
+        );
     }
 }

@@ -141,7 +141,8 @@ impl BackgroundShells {
 
     /// Starts `command` with `bash -c` in `cwd`, detached from the caller, and returns
     /// its id (`bash_1`, `bash_2`, …). Must be called inside a Tokio runtime (a task
-    /// reaps the process and records its exit status).
+    /// reaps the process and records its exit status). `env` is the process's whole
+    /// environment: nothing else is inherited.
     pub fn start(
         &self,
         command: &str,
@@ -160,6 +161,8 @@ impl BackgroundShells {
         cmd.arg("-c")
             .arg(command)
             .current_dir(cwd)
+            // `env` is the complete tool environment (see `tools::environment`).
+            .env_clear()
             .envs(env.iter())
             .stdin(Stdio::null())
             .stdout(Stdio::from(stdout))

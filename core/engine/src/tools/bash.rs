@@ -124,7 +124,13 @@ impl Tool for BashTool {
             }
             let timeout = Duration::from_millis(timeout_ms(input.timeout) as u64);
             match run(&input.command, timeout, ctx).await {
-                Ok(run) => render(&input.command, run),
+                Ok(mut run) => {
+                    // Withheld secrets never reach the model, even printed from a file.
+                    let secrets = super::environment::withheld_secrets(ctx);
+                    run.stdout = super::environment::redact_text(&run.stdout, &secrets);
+                    run.stderr = super::environment::redact_text(&run.stderr, &secrets);
+                    render(&input.command, run)
+                }
                 Err(e) => ToolOutput::error(format!("Failed to run bash: {e}")),
             }
         })
@@ -134,7 +140,10 @@ impl Tool for BashTool {
 /// Starts the command detached (see `BackgroundShells`) and answers at once with its id.
 fn start_in_background(command: &str, ctx: &ToolContext) -> ToolOutput {
     let cwd = shell_cwd(ctx);
-    match ctx.background.start(command, &cwd, &ctx.env) {
+    match ctx
+        .background
+        .start(command, &cwd, &super::environment::for_tools(ctx))
+    {
         Ok(id) => {
             let text = format!(
                 "Command running in background with ID: {id}. Read its output with BashOutput \
@@ -258,7 +267,9 @@ fn spawn_shell(
     cmd.arg("-c")
         .arg(wrap_command(command, cwd_file.path()))
         .current_dir(cwd)
-        .envs(ctx.env.iter())
+        // The tool environment (no credentials, no secret-named variables), complete.
+        .env_clear()
+        .envs(super::environment::for_tools(ctx))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -4,6 +4,7 @@
 pub mod background;
 pub mod bash;
 pub mod edit;
+pub mod environment;
 pub mod glob;
 pub mod grep;
 mod net;
@@ -89,6 +90,8 @@ impl ToolContext {
 #[derive(Debug)]
 pub struct ShellState {
     cwd: Mutex<PathBuf>,
+    /// How tool processes get their environment (settings `toolEnvironment`).
+    tool_env: Mutex<Arc<environment::ToolEnvironment>>,
     /// The session's todo list (see `ToolContext::todos`).
     pub todos: Arc<Mutex<Vec<Value>>>,
     /// The session's background shells (see `ToolContext::background`).
@@ -99,6 +102,7 @@ impl ShellState {
     pub fn new(cwd: PathBuf) -> Self {
         ShellState {
             cwd: Mutex::new(cwd),
+            tool_env: Mutex::new(Arc::new(environment::ToolEnvironment::default())),
             todos: Arc::new(Mutex::new(Vec::new())),
             background: Arc::new(BackgroundShells::new()),
         }
@@ -108,6 +112,21 @@ impl ShellState {
         match self.cwd.lock() {
             Ok(g) => g.clone(),
             Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// The session's tool environment policy (the secure default until set).
+    pub fn tool_environment(&self) -> Arc<environment::ToolEnvironment> {
+        match self.tool_env.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    pub fn set_tool_environment(&self, policy: environment::ToolEnvironment) {
+        match self.tool_env.lock() {
+            Ok(mut g) => *g = Arc::new(policy),
+            Err(poisoned) => *poisoned.into_inner() = Arc::new(policy),
         }
     }
 

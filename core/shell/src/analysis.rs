@@ -1,0 +1,721 @@
+//! A line → the simple commands bash would run, or why it cannot be fully analysed.
+
+use std::ops::Range;
+
+use tree_sitter::{Node, Parser};
+
+use crate::word::{self, Word};
+
+/// Longest line analysed; longer ones are opaque (parsing cost grows with length, and no
+/// real command needs more).
+const MAX_LINE_BYTES: usize = 64 * 1024;
+/// Nesting beyond this is opaque rather than recursed into.
+const MAX_DEPTH: usize = 64;
+
+/// Programs that run another command line or program given in their arguments (or are
+/// shells/interpreters given inline code): what they run is not visible as a simple
+/// command, so a line using one is never fully analysed.
+const COMMAND_RUNNERS: &[&str] = &[
+    "eval",
+    "exec",
+    "command",
+    "builtin",
+    "env",
+    "sudo",
+    "doas",
+    "su",
+    "xargs",
+    "nohup",
+    "nice",
+    "ionice",
+    "time",
+    "timeout",
+    "stdbuf",
+    "setsid",
+    "chroot",
+    "unbuffer",
+    "watch",
+    "flock",
+    "strace",
+    "ltrace",
+    "parallel",
+    "source",
+    ".",
+    "trap",
+    "alias",
+    "bash",
+    "sh",
+    "zsh",
+    "dash",
+    "ksh",
+    "fish",
+    "csh",
+    "tcsh",
+    "busybox",
+    "script",
+    "expect",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "coproc",
+    "caller",
+    "enable",
+    "fc",
+    "hash",
+    "run-parts",
+    "systemd-run",
+    "chrt",
+    "taskset",
+    "prlimit",
+    "unshare",
+    "nsenter",
+    "firejail",
+    "catchsegv",
+    "entr",
+];
+
+/// Interpreters that are command runners when given inline code.
+const INLINE_CODE: &[(&str, &[&str])] = &[
+    ("python", &["-c"]),
+    ("python3", &["-c"]),
+    ("python2", &["-c"]),
+    ("perl", &["-e", "-E"]),
+    ("ruby", &["-e"]),
+    ("node", &["-e", "--eval", "-p", "--print"]),
+    ("php", &["-r"]),
+    ("lua", &["-e"]),
+    ("deno", &["eval"]),
+];
+
+/// A redirection of one simple command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redirect {
+    /// The explicit descriptor (`2>`), if any.
+    pub fd: Option<u32>,
+    /// The operator as written: `>`, `>>`, `<`, `>&`, `&>`, `&>>`, `<&`, `>|`, `<>`.
+    pub op: String,
+    pub target: Word,
+}
+
+/// One simple command: argv, what comes with it, and where it sits in the line.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SimpleCommand {
+    /// argv; `words[0]` is the program. Empty for a bare assignment (`X=1`).
+    pub words: Vec<Word>,
+    /// `NAME=value` prefixes (their source text).
+    pub assignments: Vec<String>,
+    pub redirects: Vec<Redirect>,
+    /// `<<EOF` / `<<-EOF` (`heredoc_expands`: the delimiter is unquoted, so the body is
+    /// subject to expansion and substitution).
+    pub heredoc: bool,
+    pub heredoc_expands: bool,
+    /// `<<< word`.
+    pub herestring: bool,
+    /// Part of a `|` pipeline (runs in a subshell: a `cd` there does not last).
+    pub in_pipeline: bool,
+    /// Inside `( … )`.
+    pub in_subshell: bool,
+    /// Preceded by `!`.
+    pub negated: bool,
+    /// The command's own text in the line.
+    pub source: Range<usize>,
+}
+
+impl SimpleCommand {
+    /// The program word, if any.
+    pub fn program(&self) -> Option<&Word> {
+        self.words.first()
+    }
+
+    /// argv as strings (only meaningful where every word is plain).
+    pub fn argv(&self) -> Vec<&str> {
+        self.words.iter().map(|w| w.value.as_str()).collect()
+    }
+
+    /// Every word is plain and nothing besides argv changes what runs.
+    pub fn is_plain(&self) -> bool {
+        self.words.iter().all(Word::is_plain)
+            && self.assignments.is_empty()
+            && !self.heredoc
+            && !self.herestring
+    }
+
+    /// Why this command's program cannot be known from the line, if it cannot: a
+    /// dynamic or quoted name, a path, or a program that runs other commands.
+    pub fn opaque_program(&self) -> Option<String> {
+        let p = self.program()?;
+        if !p.is_plain() {
+            return Some(format!(
+                "the program name `{}` is expanded at run time",
+                p.value
+            ));
+        }
+        if p.quoted {
+            return Some(format!(
+                "the program name `{}` is quoted or escaped",
+                p.value
+            ));
+        }
+        if p.value.contains('/') {
+            return Some(format!("the program is named by a path (`{}`)", p.value));
+        }
+        let name = p.value.as_str();
+        // `env` alone only prints the environment.
+        if COMMAND_RUNNERS.contains(&name) && !(name == "env" && self.words.len() == 1) {
+            return Some(format!("`{name}` runs a command given in its arguments"));
+        }
+        if let Some((_, flags)) = INLINE_CODE
+            .iter()
+            .find(|(prog, _)| *prog == name || name.strip_prefix(prog).is_some_and(is_version))
+        {
+            let inline = self.words[1..].iter().any(|w| {
+                flags
+                    .iter()
+                    .any(|f| w.value == *f || w.value.starts_with(f))
+            });
+            if inline {
+                return Some(format!("`{name}` is given inline code"));
+            }
+        }
+        if name == "find"
+            && self.words[1..]
+                .iter()
+                .any(|w| matches!(w.value.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
+        {
+            return Some("`find -exec` runs a command".into());
+        }
+        if name == "git"
+            && self.words[1..].iter().any(|w| {
+                w.value == "-c"
+                    || w.value.starts_with("--exec-path")
+                    || w.value.starts_with("--config-env")
+            })
+        {
+            return Some("`git -c` can run configured commands".into());
+        }
+        None
+    }
+}
+
+fn is_version(rest: &str) -> bool {
+    rest.chars().all(|c| c.is_ascii_digit() || c == '.')
+}
+
+/// The analysis of one line.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Analysis {
+    /// The simple commands, in source order (also those inside substitutions, marked by
+    /// `substitution`, so deny rules can still see them).
+    pub commands: Vec<SimpleCommand>,
+    /// Set when the line holds a construct the analysis does not model (or a parse
+    /// error): nothing about the line may be trusted then.
+    pub unmodelled: Option<String>,
+    /// Any `$(…)`, backticks, `<(…)` or `>(…)` anywhere, here-doc bodies included.
+    pub substitution: bool,
+    /// Any command sent to the background with `&`.
+    pub background: bool,
+}
+
+impl Analysis {
+    /// Why the line cannot be fully analysed (what deny rules treat as "matches"), or
+    /// `None` when every command it runs is a simple command with a known program.
+    pub fn opaque_reason(&self) -> Option<String> {
+        if let Some(r) = &self.unmodelled {
+            return Some(r.clone());
+        }
+        if self.substitution {
+            return Some("the line contains a command substitution".into());
+        }
+        self.commands.iter().find_map(SimpleCommand::opaque_program)
+    }
+
+    pub fn is_fully_analysed(&self) -> bool {
+        self.opaque_reason().is_none()
+    }
+}
+
+/// Analyses `line`. Never fails: what cannot be analysed is reported in `unmodelled`.
+pub fn analyse(line: &str) -> Analysis {
+    let mut out = Analysis::default();
+    if line.len() > MAX_LINE_BYTES {
+        out.unmodelled = Some("the line is too long to analyse".into());
+        return out;
+    }
+    if line.contains('\0') {
+        out.unmodelled = Some("the line contains a NUL byte".into());
+        return out;
+    }
+    let mut parser = Parser::new();
+    if parser
+        .set_language(&tree_sitter_bash::LANGUAGE.into())
+        .is_err()
+    {
+        out.unmodelled = Some("the shell grammar could not be loaded".into());
+        return out;
+    }
+    let Some(tree) = parser.parse(line, None) else {
+        out.unmodelled = Some("the line could not be parsed".into());
+        return out;
+    };
+    let root = tree.root_node();
+    if root.has_error() {
+        out.unmodelled = Some("the line does not parse as bash".into());
+    }
+    out.substitution = word::contains_substitution(root);
+    if let Some(why) = unmodelled_continuation(root, line) {
+        out.unmodelled = Some(why);
+    }
+    let mut walker = Walker {
+        src: line,
+        out: &mut out,
+    };
+    walker.statement(root, Place::default(), 0);
+    out
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Place {
+    pipeline: bool,
+    subshell: bool,
+    negated: bool,
+}
+
+struct Walker<'a> {
+    src: &'a str,
+    out: &'a mut Analysis,
+}
+
+impl Walker<'_> {
+    fn unmodelled(&mut self, why: String) {
+        if self.out.unmodelled.is_none() {
+            self.out.unmodelled = Some(why);
+        }
+    }
+
+    fn statement(&mut self, node: Node, place: Place, depth: usize) {
+        if depth > MAX_DEPTH {
+            self.unmodelled("the line nests too deeply".into());
+            return;
+        }
+        if node.is_missing() || node.is_error() {
+            self.unmodelled("the line does not parse as bash".into());
+            return;
+        }
+        match node.kind() {
+            "program" | "list" => {
+                let mut cursor = node.walk();
+                for child in node.children(&mut cursor) {
+                    if child.is_named() {
+                        self.statement(child, place, depth + 1);
+                    } else if child.kind() == "&" {
+                        self.out.background = true;
+                    } else if !matches!(child.kind(), ";" | "&&" | "||" | "\n") {
+                        self.unmodelled(format!("unexpected `{}`", child.kind()));
+                    }
+                }
+            }
+            "pipeline" => {
+                let mut cursor = node.walk();
+                for child in node.children(&mut cursor) {
+                    if child.is_named() {
+                        let inner = Place {
+                            pipeline: true,
+                            ..place
+                        };
+                        self.statement(child, inner, depth + 1);
+                    } else if !matches!(child.kind(), "|" | "|&") {
+                        self.unmodelled(format!("unexpected `{}`", child.kind()));
+                    }
+                }
+            }
+            "subshell" => {
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    let inner = Place {
+                        subshell: true,
+                        ..place
+                    };
+                    self.statement(child, inner, depth + 1);
+                }
+            }
+            "negated_command" => {
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    let inner = Place {
+                        negated: true,
+                        ..place
+                    };
+                    self.statement(child, inner, depth + 1);
+                }
+            }
+            "redirected_statement" => self.redirected(node, place, depth),
+            "command" => {
+                let cmd = self.command(node, place);
+                self.out.commands.push(cmd);
+            }
+            "variable_assignment" | "variable_assignments" => {
+                let cmd = SimpleCommand {
+                    assignments: vec![self.src[node.byte_range()].to_string()],
+                    in_pipeline: place.pipeline,
+                    in_subshell: place.subshell,
+                    negated: place.negated,
+                    source: node.byte_range(),
+                    ..SimpleCommand::default()
+                };
+                self.out.commands.push(cmd);
+            }
+            "comment" => {}
+            other => self.unmodelled(format!("`{other}` is not modelled")),
+        }
+    }
+
+    /// An expanding here-doc body with `$` or a backtick: the grammar does not parse
+    /// every substitution there (backticks), so such a body is not modelled.
+    fn heredoc_body(&mut self, node: Node) {
+        if !heredoc_expands(node, self.src) {
+            return;
+        }
+        let mut cursor = node.walk();
+        let body = node
+            .children(&mut cursor)
+            .find(|c| c.kind() == "heredoc_body")
+            .map(|b| &self.src[b.byte_range()]);
+        if body.is_some_and(|b| b.contains('$') || b.contains('`')) {
+            self.out.substitution = true;
+            self.unmodelled("an expanding here-document body".into());
+        }
+    }
+
+    /// `body redirect…`: the redirects apply to every command of the body.
+    fn redirected(&mut self, node: Node, place: Place, depth: usize) {
+        let first = self.out.commands.len();
+        let mut redirects = Vec::new();
+        let mut extra_words = Vec::new();
+        let mut heredoc = (false, false);
+        let mut herestring = false;
+        let mut body_seen = false;
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            match child.kind() {
+                "file_redirect" => {
+                    if let Some((r, extra)) = self.file_redirect(child) {
+                        redirects.push(r);
+                        extra_words.extend(extra);
+                    }
+                }
+                "heredoc_redirect" => {
+                    heredoc.0 = true;
+                    heredoc.1 |= heredoc_expands(child, self.src);
+                    self.heredoc_body(child);
+                }
+                "herestring_redirect" => {
+                    herestring = true;
+                    extra_words.clear();
+                }
+                _ if !body_seen => {
+                    body_seen = true;
+                    self.statement(child, place, depth + 1);
+                }
+                other => self.unmodelled(format!("`{other}` after a redirection is not modelled")),
+            }
+        }
+        let cmds = &mut self.out.commands[first..];
+        if cmds.is_empty() {
+            if !redirects.is_empty() || heredoc.0 || herestring {
+                // A bare redirection (`> f`) still creates the file.
+                self.out.commands.push(SimpleCommand {
+                    redirects,
+                    heredoc: heredoc.0,
+                    heredoc_expands: heredoc.1,
+                    herestring,
+                    source: node.byte_range(),
+                    ..SimpleCommand::default()
+                });
+            }
+            return;
+        }
+        let single = cmds.len() == 1;
+        for c in cmds.iter_mut() {
+            c.redirects.extend(redirects.iter().cloned());
+            c.heredoc |= heredoc.0;
+            c.heredoc_expands |= heredoc.1;
+            c.herestring |= herestring;
+        }
+        if !extra_words.is_empty() {
+            if single {
+                // The grammar hangs `a b` of `ls >/dev/null a b` on the redirect; bash
+                // gives them to the command.
+                cmds[0].words.extend(extra_words);
+            } else {
+                self.unmodelled("words after a redirection of a compound command".into());
+            }
+        }
+    }
+
+    /// The redirect and any words the grammar wrongly attached to it.
+    fn file_redirect(&mut self, node: Node) -> Option<(Redirect, Vec<Word>)> {
+        let mut fd = None;
+        let mut op = String::new();
+        let mut target = None;
+        let mut extra = Vec::new();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "file_descriptor" => fd = self.src[child.byte_range()].parse().ok(),
+                _ if !child.is_named() => op.push_str(child.kind()),
+                _ => {
+                    let w = word::from_node(child, self.src);
+                    if target.is_none() {
+                        target = Some(w);
+                    } else {
+                        extra.push(w);
+                    }
+                }
+            }
+        }
+        match target {
+            Some(target) => Some((Redirect { fd, op, target }, extra)),
+            None => {
+                self.unmodelled("a redirection without a target".into());
+                None
+            }
+        }
+    }
+
+    fn command(&mut self, node: Node, place: Place) -> SimpleCommand {
+        let mut cmd = SimpleCommand {
+            in_pipeline: place.pipeline,
+            in_subshell: place.subshell,
+            negated: place.negated,
+            source: node.byte_range(),
+            ..SimpleCommand::default()
+        };
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "variable_assignment" => cmd
+                    .assignments
+                    .push(self.src[child.byte_range()].to_string()),
+                "command_name" => {
+                    let mut c = child.walk();
+                    let named: Vec<Node> = child.named_children(&mut c).collect();
+                    match named.as_slice() {
+                        [only] => cmd.words.push(word::from_node(*only, self.src)),
+                        _ => self.unmodelled("an unusual command name".into()),
+                    }
+                }
+                "file_redirect" => {
+                    if let Some((r, extra)) = self.file_redirect(child) {
+                        cmd.redirects.push(r);
+                        cmd.words.extend(extra);
+                    }
+                }
+                "heredoc_redirect" => {
+                    cmd.heredoc = true;
+                    cmd.heredoc_expands |= heredoc_expands(child, self.src);
+                    self.heredoc_body(child);
+                }
+                "herestring_redirect" => cmd.herestring = true,
+                "comment" => {}
+                _ if child.is_named() => cmd.words.push(word::from_node(child, self.src)),
+                // `argument` fields only; anything anonymous here is unexpected.
+                other => self.unmodelled(format!("unexpected `{other}` in a command")),
+            }
+        }
+        if cmd.words.is_empty() && cmd.assignments.is_empty() && cmd.redirects.is_empty() {
+            self.unmodelled("an empty command".into());
+        }
+        cmd
+    }
+}
+
+/// bash removes `\<newline>` before it splits words, so `r\<newline>m` is `rm`; the
+/// grammar may read two words there. A continuation with a non-blank on both sides,
+/// outside single quotes, comments and here-doc bodies, is not modelled.
+fn unmodelled_continuation(root: Node, line: &str) -> Option<String> {
+    let bytes = line.as_bytes();
+    for (i, _) in line.match_indices("\\\n") {
+        let before = i.checked_sub(1).map(|j| bytes[j]);
+        let after = bytes.get(i + 2).copied();
+        let blank = |b: Option<u8>| b.is_none_or(|b| b.is_ascii_whitespace());
+        if blank(before) || blank(after) {
+            continue;
+        }
+        let mut node = root.descendant_for_byte_range(i, i + 2);
+        let mut literal = false;
+        while let Some(n) = node {
+            if matches!(
+                n.kind(),
+                "raw_string" | "comment" | "heredoc_body" | "string"
+            ) {
+                literal = true;
+                break;
+            }
+            node = n.parent();
+        }
+        if !literal {
+            return Some("a line continuation inside a word".into());
+        }
+    }
+    None
+}
+
+/// An unquoted here-doc delimiter means the body is expanded (`$x`, `$(…)`).
+fn heredoc_expands(node: Node, src: &str) -> bool {
+    let mut cursor = node.walk();
+    node.children(&mut cursor)
+        .find(|c| c.kind() == "heredoc_start")
+        .is_none_or(|s| {
+            let t = &src[s.byte_range()];
+            !(t.contains('\'') || t.contains('"') || t.contains('\\'))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::word::WordKind;
+
+    fn argvs(line: &str) -> Vec<Vec<String>> {
+        analyse(line)
+            .commands
+            .iter()
+            .map(|c| c.words.iter().map(|w| w.value.clone()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn lists_and_pipelines_become_simple_commands() {
+        assert_eq!(
+            argvs("ls -la && git status; cat a | wc -l"),
+            vec![
+                vec!["ls", "-la"],
+                vec!["git", "status"],
+                vec!["cat", "a"],
+                vec!["wc", "-l"]
+            ]
+        );
+    }
+
+    #[test]
+    fn quotes_are_removed_as_bash_does() {
+        assert_eq!(
+            argvs(r#"echo 'a b' "c\"d" e\ f "\q" x'y'"z""#),
+            vec![vec!["echo", "a b", "c\"d", "e f", "\\q", "xyz"]]
+        );
+    }
+
+    #[test]
+    fn words_after_a_redirect_belong_to_the_command() {
+        let a = analyse("ls >/dev/null a b 2>&1 c");
+        assert_eq!(
+            argvs("ls >/dev/null a b 2>&1 c"),
+            vec![vec!["ls", "a", "b", "c"]]
+        );
+        assert_eq!(a.commands[0].redirects.len(), 2);
+        assert_eq!(a.commands[0].redirects[1].op, ">&");
+        assert_eq!(a.commands[0].redirects[1].fd, Some(2));
+    }
+
+    #[test]
+    fn a_comment_does_not_hide_the_next_line() {
+        assert_eq!(argvs("ls # x\nrm y"), vec![vec!["ls"], vec!["rm", "y"]]);
+    }
+
+    #[test]
+    fn expansions_are_flagged() {
+        let a = analyse("cat $HOME/x ~/y ~+/z *.rs $'\\x41' \"$(id)\" {a,b}");
+        let kinds: Vec<WordKind> = a.commands[0].words.iter().map(|w| w.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                WordKind::Plain,
+                WordKind::Dynamic,
+                WordKind::Tilde,
+                WordKind::Dynamic,
+                WordKind::Glob,
+                WordKind::Dynamic,
+                WordKind::Dynamic,
+                WordKind::Dynamic
+            ]
+        );
+        assert!(a.substitution);
+    }
+
+    #[test]
+    fn a_continuation_inside_a_word_is_not_modelled() {
+        assert!(!analyse("r\\\nm victim").is_fully_analysed());
+        assert!(!analyse("echo a\\\nb").is_fully_analysed());
+        assert!(analyse("ls \\\n -l").is_fully_analysed());
+        assert!(analyse("echo 'a\\\nb'").is_fully_analysed());
+        let backticks = analyse("cat <<EOF\n`rm x`\nEOF");
+        assert!(backticks.opaque_reason().is_some());
+        assert!(analyse("cat <<'EOF'\n`rm x`\nEOF").is_fully_analysed());
+    }
+
+    #[test]
+    fn heredoc_bodies_with_substitutions_are_seen() {
+        let a = analyse("cat <<EOF\n$(rm x)\nEOF");
+        assert!(a.substitution);
+        assert!(a.commands.iter().any(|c| c.heredoc && c.heredoc_expands));
+        let quoted = analyse("cat <<'EOF'\n$(rm x)\nEOF");
+        assert!(
+            quoted
+                .commands
+                .iter()
+                .any(|c| c.heredoc && !c.heredoc_expands)
+        );
+    }
+
+    #[test]
+    fn unmodelled_constructs_make_the_line_opaque() {
+        for line in [
+            "f() { rm x; }",
+            "if true; then rm x; fi",
+            "for i in a; do rm $i; done",
+            "{ rm x; }",
+            "echo $'\\''a' # c",
+            "export X=1",
+            "[[ -f x ]]",
+            "case x in x) rm y;; esac",
+            "while true; do :; done",
+        ] {
+            assert!(!analyse(line).is_fully_analysed(), "{line}");
+        }
+    }
+
+    #[test]
+    fn programs_that_run_other_programs_are_opaque() {
+        for line in [
+            "eval rm x",
+            "bash -c 'rm x'",
+            "env rm x",
+            "command rm x",
+            "exec rm x",
+            "\\rm x",
+            "'rm' x",
+            "/bin/rm x",
+            "./rm x",
+            "$RM x",
+            "xargs rm",
+            "sudo rm x",
+            "find . -exec rm {} +",
+            "python3 -c 'import os'",
+            "git -c core.pager=sh log",
+        ] {
+            assert!(analyse(line).opaque_reason().is_some(), "{line}");
+        }
+        for line in ["ls", "git status", "rm x", "python3 script.py"] {
+            assert!(analyse(line).opaque_reason().is_none(), "{line}");
+        }
+    }
+
+    #[test]
+    fn background_and_subshell_are_flagged() {
+        let a = analyse("(cd /; ls) & echo x");
+        assert!(a.background);
+        assert!(a.commands[0].in_subshell);
+        assert!(!a.commands[2].in_subshell);
+    }
+}
