@@ -19,7 +19,7 @@ if (build.status !== 0) process.exit(build.status ?? 1);
 // them for every workspace member), and the two CLI files the spawn adapter compiles in.
 const crates = ["core/protocol", "core/engine", "core/bridge", "core/mcp", "core/test-support", "bindings/node"];
 mkdirSync(out, { recursive: true });
-const skip = (src) => !/[\\/](target|node_modules|tests|benches|fuzz)([\\/]|$)/.test(src.slice(repo.length));
+const skip = (src) => !/[\\/](target|node_modules|tests|fuzz)([\\/]|$)/.test(src.slice(repo.length));
 for (const crate of crates) cpSync(join(repo, crate), join(out, crate), { recursive: true, filter: skip });
 mkdirSync(join(out, "cli", "src"), { recursive: true });
 for (const f of ["args.rs", "options.rs"]) cpSync(join(repo, "cli", "src", f), join(out, "cli", "src", f));

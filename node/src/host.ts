@@ -67,6 +67,13 @@ class MessageQueue {
     this.#wake();
   }
 
+  /** Ends now: queued messages are dropped and the reader gets `failure` next. */
+  fail(failure: unknown): void {
+    this.#items = [];
+    this.#ended = false;
+    this.end(failure);
+  }
+
   #wake(): void {
     for (const w of this.#waiters.splice(0)) w();
   }
@@ -202,6 +209,8 @@ export class HostSession {
   /** Aborted through `abortController`: the session stops and the reader sees `AbortError`. */
   abort(): void {
     this.#aborted = true;
+    // As with the SDK's killed child: nothing after the abort reaches the reader.
+    this.#queue.fail(new AbortError("Claude Code process aborted by user"));
     this.#native?.close();
     for (const c of this.#handlers.values()) c.abort();
   }

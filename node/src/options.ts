@@ -2,6 +2,7 @@
  * Session options: @anthropic-ai/claude-agent-sdk's names (Qoder's where they differ are
  * aliases), turned into dcl's options JSON (`SessionOptions`, validated once, in Rust).
  */
+import fs from "node:fs";
 import path from "node:path";
 
 import { InvalidOptionsError } from "./errors";
@@ -282,6 +283,8 @@ export function sessionOptions(
   if (opts.cwd !== undefined) {
     if (typeof opts.cwd !== "string") fail("cwd", "expected a string");
     const cwd = path.resolve(opts.cwd);
+    // dcl rejects a missing directory too, but without naming the option.
+    if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) fail("cwd", `${cwd} is not a directory`);
     out.cwd = cwd;
     env.PWD = cwd;
   }
