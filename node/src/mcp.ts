@@ -57,8 +57,8 @@ export class SdkMcpServer {
     this.instructions = instructions;
     for (const def of tools) {
       const schema = objectSchema(def.inputSchema);
+      // What @anthropic-ai/claude-agent-sdk lists for the same shape ($schema included).
       const json = z.toJSONSchema(schema, { target: "draft-7", io: "input" }) as Record<string, unknown>;
-      delete json.$schema;
       this.#tools.set(def.name, { def, schema, json });
     }
   }
