@@ -27,6 +27,14 @@ export interface SpawnOptions {
 
 const BUSY_RETRY_MS = 2;
 
+function isErrorResult(line: string): boolean {
+  try {
+    return (JSON.parse(line) as { is_error?: unknown }).is_error === true;
+  } catch {
+    return false;
+  }
+}
+
 /** A session dressed as the child process the SDK expects (its `SpawnedProcess`). */
 export class InProcessChild extends EventEmitter {
   readonly stdin: Writable;
@@ -106,7 +114,7 @@ export class InProcessChild extends EventEmitter {
       for (;;) {
         const batch = await session.recv(256);
         for (const line of batch.lines) {
-          if (line.startsWith('{"type":"result"')) this.#lastError = /"is_error":true/.test(line);
+          if (line.startsWith('{"type":"result"')) this.#lastError = isErrorResult(line);
           this.stdout.push(`${line}\n`);
         }
         if (batch.ended) break;
