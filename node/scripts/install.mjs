@@ -13,6 +13,9 @@ if (!existsSync(join(pkg, "rust", "Cargo.toml"))) {
 }
 const nativeDir = join(pkg, "native");
 if (existsSync(nativeDir) && readdirSync(nativeDir).some((f) => f.endsWith(".node"))) process.exit(0);
-console.log("@dcl/agent: building the native addon from source (cargo, release)...");
-const run = spawnSync(process.execPath, [join(pkg, "scripts", "build-native.mjs"), "--release"], { stdio: "inherit" });
+// DCL_NODE_DEBUG_BUILD=1 builds unoptimised (faster to build, for trying a tarball out).
+const release = process.env.DCL_NODE_DEBUG_BUILD !== "1";
+console.log(`@dcl/agent: building the native addon from source (cargo, ${release ? "release" : "debug"})...`);
+const args = [join(pkg, "scripts", "build-native.mjs"), ...(release ? ["--release"] : [])];
+const run = spawnSync(process.execPath, args, { stdio: "inherit" });
 process.exit(run.status ?? 1);
