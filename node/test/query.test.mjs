@@ -152,3 +152,12 @@ test("the protocol types are generated and shipped", () => {
   assert.match(d, /export interface CanUseToolRequest/);
   assert.match(d, /export type Message =/);
 });
+
+test("Qoder's option names are aliases: planMode, allowDangerouslySkipPermissions", async () => {
+  const plan = await collect(query({ prompt: "hi", options: mockOptions(sandbox(), { planMode: true }) }));
+  assert.equal(plan[0].permissionMode, "plan");
+  const box = sandbox();
+  const yolo = await collect(query({ prompt: "FAKE_WRITE out.txt", options: mockOptions(box, { allowDangerouslySkipPermissions: true }) }));
+  assert.equal(yolo[0].permissionMode, "bypassPermissions");
+  assert.equal(fs.readFileSync(path.join(box.cwd, "out.txt"), "utf8"), "hello\n");
+});
