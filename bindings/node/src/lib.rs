@@ -109,11 +109,10 @@ pub fn open_args(
         }
     }
     let env: BTreeMap<String, String> = env.into_iter().collect();
-    let mut options =
-        match cli_options::build(&parsed, env, OutputFormat::StreamJson, true) {
-            Ok(o) => o,
-            Err(message) => return Either::B(OpenFailure::invalid(None, message)),
-        };
+    let mut options = match cli_options::build(&parsed, env, OutputFormat::StreamJson, true) {
+        Ok(o) => o,
+        Err(message) => return Either::B(OpenFailure::invalid(None, message)),
+    };
     if options.cwd.is_none() {
         options.cwd = cwd.map(PathBuf::from);
     }
@@ -229,7 +228,11 @@ pub fn versions() -> Versions {
 
 /// Panics on purpose, for the test that a Rust panic reaches JavaScript as an `Error`
 /// (`"sync"`: in the call itself; `"async"`: inside a task on the runtime).
-#[napi(catch_unwind, js_name = "_panicForTest", ts_return_type = "Promise<void> | void")]
+#[napi(
+    catch_unwind,
+    js_name = "_panicForTest",
+    ts_return_type = "Promise<void> | void"
+)]
 pub fn panic_for_test<'env>(env: &'env Env, place: String) -> Result<Option<Object<'env>>> {
     if place != "async" {
         panic!("a test panic in a synchronous call");
