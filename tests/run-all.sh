@@ -134,6 +134,13 @@ python_inprocess() {
   return "$rc"
 }
 phase "python in-process" python_inprocess
+node_inprocess() {
+  local log="$LOGDIR/node-inprocess.log" rc=0
+  timeout --kill-after=30 "$SUITE_TIMEOUT" bash "$ROOT/node/ci.sh" 2>&1 | tee "$log" || rc=$?
+  count node "$log"
+  return "$rc"
+}
+phase "node in-process" node_inprocess
 if [[ "${SKIP_CARGO:-0}" != 1 ]]; then
   phase "fuzz parse_line" env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash tests/fuzz.sh
 fi

@@ -67,4 +67,17 @@ else
   echo "$node_want" >"$node_stamp"
 fi
 
+# --- Node package (node/) -----------------------------------------------------
+node_pkg_setup() { # npm ci in node/ from its package-lock.json (no optional deps, no scripts)
+  local dir="$ROOT/node" want stamp="$ROOT/node/node_modules/.dcl-setup-stamp"
+  want="$(hash_of "$dir/package.json" "$dir/package-lock.json") $(node --version)"
+  if [[ "$FORCE" != 1 && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    log "node/node_modules up to date"; return
+  fi
+  log "npm ci in $dir"
+  (cd "$dir" && npm ci --omit=optional --ignore-scripts --no-audit --no-fund --loglevel=error)
+  echo "$want" >"$stamp"
+}
+node_pkg_setup
+
 log "done"

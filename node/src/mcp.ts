@@ -1,0 +1,142 @@
+/**
+ * In-process MCP tools: `tool()` and `createSdkMcpServer()` with zod schemas, as
+ * @anthropic-ai/claude-agent-sdk has them. The model sees tool `add` of server `calc` as
+ * `mcp__calc__add`; dcl reaches the server through `mcp_message` control requests
+ * carrying JSON-RPC, which `SdkMcpServer.handle` answers (initialize, ping, tools/list,
+ * tools/call), so no MCP SDK is needed.
+ */
+import { z } from "zod";
+
+/** The MCP revision answered when the client names none. */
+export const DEFAULT_PROTOCOL_VERSION = "2025-06-18";
+
+export type ZodRawShape = Record<string, z.ZodType>;
+
+export interface CallToolResult {
+  content: Array<Record<string, unknown>>;
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  [k: string]: unknown;
+}
+
+export interface SdkMcpToolDefinition<Shape extends ZodRawShape = ZodRawShape> {
+  name: string;
+  description: string;
+  inputSchema: Shape;
+  annotations?: Record<string, unknown>;
+  handler: (args: z.infer<z.ZodObject<Shape>>, extra: unknown) => Promise<CallToolResult> | CallToolResult;
+}
+
+/** A tool served in-process; `inputSchema` is a zod raw shape (`{a: z.number()}`). */
+export function tool<Shape extends ZodRawShape>(
+  name: string,
+  description: string,
+  inputSchema: Shape,
+  handler: (args: z.infer<z.ZodObject<Shape>>, extra: unknown) => Promise<CallToolResult> | CallToolResult,
+  extras?: { annotations?: Record<string, unknown> },
+): SdkMcpToolDefinition<Shape> {
+  return { name, description, inputSchema, handler, annotations: extras?.annotations };
+}
+
+type JsonRpc = { jsonrpc?: string; id?: string | number | null; method?: string; params?: Record<string, unknown> };
+
+function objectSchema(shape: ZodRawShape): z.ZodObject<ZodRawShape> {
+  return shape instanceof z.ZodObject ? (shape as z.ZodObject<ZodRawShape>) : z.object(shape);
+}
+
+/** An MCP server living in this process, answering JSON-RPC from dcl. */
+export class SdkMcpServer {
+  readonly name: string;
+  readonly version: string;
+  readonly instructions: string | undefined;
+  readonly #tools = new Map<string, { def: SdkMcpToolDefinition; schema: z.ZodObject<ZodRawShape>; json: Record<string, unknown> }>();
+
+  constructor(name: string, version = "1.0.0", tools: SdkMcpToolDefinition<any>[] = [], instructions?: string) {
+    this.name = name;
+    this.version = version;
+    this.instructions = instructions;
+    for (const def of tools) {
+      const schema = objectSchema(def.inputSchema);
+      // What @anthropic-ai/claude-agent-sdk lists for the same shape ($schema included).
+      const json = z.toJSONSchema(schema, { target: "draft-7", io: "input" }) as Record<string, unknown>;
+      this.#tools.set(def.name, { def, schema, json });
+    }
+  }
+
+  /** The `tools/list` entries. */
+  listTools(): Array<Record<string, unknown>> {
+    return [...this.#tools.values()].map(({ def, json }) => ({
+      name: def.name,
+      description: def.description,
+      inputSchema: json,
+      ...(def.annotations ? { annotations: def.annotations } : {}),
+    }));
+  }
+
+  /** Runs one tool; every failure becomes an `isError` result the model reads. */
+  async callTool(name: string, args: unknown): Promise<CallToolResult> {
+    const error = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true });
+    const entry = this.#tools.get(name);
+    if (entry === undefined) return error(`Tool '${name}' not found`);
+    const parsed = entry.schema.safeParse(args ?? {});
+    if (!parsed.success) return error(`Input validation error: ${z.prettifyError(parsed.error)}`);
+    try {
+      const result = await entry.def.handler(parsed.data as never, {});
+      if (result === null || typeof result !== "object" || !Array.isArray(result.content)) {
+        return error(`tool ${name} returned no {content: [...]}`);
+      }
+      return { ...result, isError: Boolean(result.isError) };
+    } catch (e) {
+      return error(e instanceof Error ? e.message || e.name : String(e));
+    }
+  }
+
+  /** Answers one JSON-RPC message; `null` for notifications. */
+  async handle(message: JsonRpc): Promise<Record<string, unknown> | null> {
+    if (!("id" in message) || message.method === undefined) return null;
+    const ok = (result: unknown) => ({ jsonrpc: "2.0", id: message.id, result });
+    const params = message.params ?? {};
+    switch (message.method) {
+      case "initialize":
+        return ok({
+          protocolVersion: typeof params.protocolVersion === "string" ? params.protocolVersion : DEFAULT_PROTOCOL_VERSION,
+          capabilities: { tools: { listChanged: false } },
+          serverInfo: { name: this.name, version: this.version },
+          ...(this.instructions ? { instructions: this.instructions } : {}),
+        });
+      case "ping":
+        return ok({});
+      case "tools/list":
+        return ok({ tools: this.listTools() });
+      case "tools/call":
+        return ok(await this.callTool(String(params.name ?? ""), params.arguments));
+      default:
+        return { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: `Method not found: ${message.method}` } };
+    }
+  }
+}
+
+export interface McpSdkServerConfigWithInstance {
+  type: "sdk";
+  name: string;
+  instance: SdkMcpServer;
+}
+
+export type McpServerConfig =
+  | { type?: "stdio"; command: string; args?: string[]; env?: Record<string, string> }
+  | { type: "sse" | "http"; url: string; headers?: Record<string, string> }
+  | McpSdkServerConfigWithInstance;
+
+/** An in-process MCP server from `tool()` definitions; put it in `options.mcpServers`. */
+export function createSdkMcpServer(options: {
+  name: string;
+  version?: string;
+  tools?: SdkMcpToolDefinition<any>[];
+  instructions?: string;
+}): McpSdkServerConfigWithInstance {
+  return {
+    type: "sdk",
+    name: options.name,
+    instance: new SdkMcpServer(options.name, options.version, options.tools, options.instructions),
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * The addon (bindings/node, built by @napi-rs/cli into native/): loaded once, typed here.
+ * Nothing else in the package touches it.
+ */
+import path from "node:path";
+
+/** What one `recv` gave; no lines and not ended means the wait timed out. */
+export interface NativeBatch {
+  lines: string[];
+  ended: boolean;
+}
+
+/** Why a session did not open (`code` is one of the `DCL_*` codes). */
+export interface NativeOpenFailure {
+  code: string;
+  option?: string | null;
+  message: string;
+}
+
+export interface NativeSession {
+  readonly sessionId: string;
+  /** `false`: the input queue is full; send the same line again later. */
+  trySend(line: string): boolean;
+  recv(max?: number | null, timeoutMs?: number | null): Promise<NativeBatch>;
+  interrupt(): void;
+  endInput(): void;
+  close(): void;
+}
+
+export interface NativeBinding {
+  Session: abstract new (...args: never[]) => NativeSession;
+  open(optionsJson: string): NativeSession | NativeOpenFailure;
+  openArgs(argv: string[], env: Record<string, string>, cwd?: string | null): NativeSession | NativeOpenFailure;
+  versions(): { dcl: string; protocol: string };
+  _panicForTest(place: string): Promise<void> | void;
+}
+
+let loaded: NativeBinding | undefined;
+
+/** The addon; a missing build is a clear error naming the command that makes it. */
+export function native(): NativeBinding {
+  if (loaded === undefined) {
+    const file = path.join(__dirname, "..", "..", "native", "binding.cjs");
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      loaded = require(file) as NativeBinding;
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      throw new Error(`@dcl/agent: the native addon is not built (${why}); run \`npm run build\` in node/`);
+    }
+  }
+  return loaded;
+}
+
+export function isSession(value: NativeSession | NativeOpenFailure): value is NativeSession {
+  return value instanceof native().Session;
+}
