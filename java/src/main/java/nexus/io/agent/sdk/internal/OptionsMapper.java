@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import nexus.io.agent.sdk.AgentConnectionException;
 import nexus.io.agent.sdk.AgentOptions;
+import nexus.io.agent.sdk.InvalidOptionsException;
 import nexus.io.agent.sdk.json.Json;
 
 /**
@@ -59,8 +60,15 @@ public final class OptionsMapper {
    *
    * @param o the options
    * @throws AgentConnectionException for resume / continue
+   * @throws InvalidOptionsException for a working directory that does not exist
    */
   public static void check(AgentOptions o) {
+    String cwd = absoluteCwd(o);
+    if (cwd != null && !new File(cwd).isDirectory()) {
+      // Checked here so both transports name the option the same way.
+      throw new InvalidOptionsException(
+          "invalid session options: the working directory " + cwd + " does not exist", "cwd");
+    }
     if (o.getResume() != null || o.isContinueConversation()) {
       throw new AgentConnectionException(
           "Resuming a session (resume / continueConversation) is not supported yet by this dcl build");
