@@ -233,7 +233,11 @@ pub extern "system" fn Java_nexus_io_agent_sdk_transport_NativeBridge_version<'l
     _class: JClass<'local>,
 ) -> jstring {
     guarded(&mut env, std::ptr::null_mut(), |env| {
-        let text = format!("{} {}", dcl_protocol::DCL_VERSION, dcl_protocol::PROTOCOL_LEVEL);
+        let text = format!(
+            "{} {}",
+            dcl_protocol::DCL_VERSION,
+            dcl_protocol::PROTOCOL_LEVEL
+        );
         Ok(env.new_string(text)?.into_raw())
     })
 }

@@ -62,7 +62,10 @@ pub fn throw(env: &mut JNIEnv<'_>, failure: Failure) {
     };
     if result.is_err() {
         // The class could not be loaded: at least something is thrown.
-        let _ = env.throw_new("java/lang/RuntimeException", "dcl: cannot raise its exception");
+        let _ = env.throw_new(
+            "java/lang/RuntimeException",
+            "dcl: cannot raise its exception",
+        );
     }
 }
 
