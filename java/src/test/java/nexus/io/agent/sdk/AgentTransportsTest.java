@@ -303,4 +303,38 @@ class AgentTransportsTest {
       assertTrue(warnings.contains("--fork-session"), warnings);
     }
   }
+  @ParameterizedTest
+  @EnumSource(value = TransportKind.class, names = {"IN_PROCESS", "SUBPROCESS"})
+  void interruptWithdrawsAPendingPermissionPrompt(TransportKind kind) throws Exception {
+    final java.util.concurrent.CountDownLatch asked = new java.util.concurrent.CountDownLatch(1);
+    final java.util.concurrent.CountDownLatch withdrawn = new java.util.concurrent.CountDownLatch(1);
+    AgentOptions o =
+        opts(kind, dir)
+            .canUseTool(
+                (tool, input, ctx) -> {
+                  asked.countDown();
+                  try {
+                    Thread.sleep(120_000); // an answer that never comes in time
+                  } catch (InterruptedException e) {
+                    withdrawn.countDown(); // dcl sent control_cancel_request
+                    throw e;
+                  }
+                  return PermissionResult.allow();
+                });
+    try (AgentClient c = Agent.connect(o)) {
+      c.query("FAKE_WRITE late.txt");
+      assertTrue(asked.await(60, java.util.concurrent.TimeUnit.SECONDS));
+      c.interrupt();
+      ResultMessage result = null;
+      for (Message m : c.receiveResponse()) {
+        if (m instanceof ResultMessage) {
+          result = (ResultMessage) m;
+        }
+      }
+      assertNotNull(result);
+      assertEquals("error_during_execution", result.getSubtype());
+      assertTrue(withdrawn.await(60, java.util.concurrent.TimeUnit.SECONDS), "the callback was interrupted");
+      assertFalse(file(dir, "late.txt").exists());
+    }
+  }
 }
