@@ -60,7 +60,8 @@ import nexus.io.agent.sdk.transport.Transport;
 public final class HostSession {
   private static final Logger LOG = Logger.getLogger("nexus.io.agent.sdk");
   private static final Object END = new Object();
-  private static final long READ_SLICE_MS = 250;
+  // close() wakes a waiting read at once; the slice only bounds how long a missed wake-up could last.
+  private static final long READ_SLICE_MS = 2_000;
   private static final SecureRandom RANDOM = new SecureRandom();
 
   /** Callback threads: unbounded, so no callback waits for another to finish. */
