@@ -127,4 +127,32 @@ class NativeBridgeTest {
             new AgentOptions().transport(TransportKind.IN_PROCESS).model("mock-model").settingSources())
         .connect();
   }
+  @Test
+  void aFullInputQueueIsBackPressureAndLosesNothing() {
+    // An input queue of one line: sends outrun the session, and send() must wait, not drop.
+    NativeTransport t =
+        new NativeTransport(
+            "{\"model\":\"mock-model\",\"settingSources\":[],\"env\":{\"DCL_INPUT_QUEUE\":\"1\"}}");
+    try {
+      int n = 200;
+      for (int i = 0; i < n; i++) {
+        t.send("{\"type\":\"control_request\",\"request_id\":\"q" + i + "\",\"request\":{\"subtype\":\"mcp_status\"}}");
+      }
+      // Not endInput(): dcl drops answers to control requests still in flight at end of input
+      // (an engine matter, reported); here every answer is waited for.
+      java.util.Set<String> answered = new java.util.HashSet<String>();
+      for (java.util.List<String> lines;
+          answered.size() < n && (lines = t.recv(30_000)) != null && !lines.isEmpty(); ) {
+        for (String line : lines) {
+          java.util.Map<String, Object> m = nexus.io.agent.sdk.json.Json.parseObject(line);
+          if ("control_response".equals(m.get("type"))) {
+            answered.add(String.valueOf(((java.util.Map<?, ?>) m.get("response")).get("request_id")));
+          }
+        }
+      }
+      assertEquals(n, answered.size(), "every request was taken and answered");
+    } finally {
+      t.close();
+    }
+  }
 }
