@@ -11,8 +11,6 @@ use crate::args::Args;
 const NOT_YET: &[&str] = &[
     "--thinking-display",
     "--betas",
-    "--agent",
-    "--agents",
     "--plugin-dir",
     "--plugin-dir-no-mcp",
     "--proxy",
@@ -120,6 +118,15 @@ pub fn build(
                 .map_err(|e| format!("--json-schema is not valid JSON: {e}"))?,
         ),
     };
+    let agents = match args.value(&["--agents"]) {
+        None => None,
+        Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(serde_json::Value::Object(m)) => Some(m),
+            Ok(_) => return Err("--agents must be a JSON object of agent definitions".into()),
+            Err(e) => return Err(format!("--agents is not valid JSON: {e}")),
+        },
+    };
+    let agent = args.value(&["--agent"]).map(str::to_string);
     let setting_sources = args.value(&["--setting-sources"]).map(|v| {
         v.split(',')
             .map(|s| s.trim().to_string())
@@ -171,6 +178,8 @@ pub fn build(
         non_interactive: !stream_input,
         session_id: args.value(&["--session-id"]).map(str::to_string),
         json_schema,
+        agents,
+        agent,
         mock_script: args.value(&["--mock-script"]).map(PathBuf::from),
         dialect,
         env,

@@ -1,6 +1,7 @@
 //! dcl's agent core: the session actor, the agent loop, model clients, built-in tools
 //! and permissions. It owns no tokio runtime: callers spawn it on theirs.
 
+pub mod agents;
 pub mod memory;
 pub mod model;
 pub mod options;

@@ -89,6 +89,10 @@ pub struct SessionOptions {
     /// Use only `--mcp-config` servers, not the configured ones.
     #[serde(default)]
     pub strict_mcp_config: bool,
+    /// `--agents`: subagent definitions `{name: {description, prompt, tools?, model?…}}`.
+    pub agents: Option<serde_json::Map<String, Value>>,
+    /// `--agent`: the agent the main thread runs as.
+    pub agent: Option<String>,
     /// Flags that were accepted for compatibility but have no effect yet; each is
     /// reported to the host as a warning.
     #[serde(default)]

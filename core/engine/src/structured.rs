@@ -1,116 +1,126 @@
-//! Structured output (`--json-schema`): the model answers by calling a `StructuredOutput`
-//! tool whose input schema is the caller's schema; its input is checked here.
-//!
-//! The check covers the keywords structured-output schemas use in practice (`type`,
-//! `properties`, `required`, `additionalProperties: false`, `items`, `enum`, `const`);
-//! other keywords are not enforced.
+//! Structured output (`--json-schema`, `initialize.jsonSchema`): the model answers by
+//! calling a `StructuredOutput` tool whose input schema is the caller's schema; its input
+//! is validated with the `jsonschema` crate, so every keyword of the drafts the SDKs emit
+//! (`$ref`/`$defs`, `anyOf`/`oneOf`, `enum`, `pattern`, `minimum`, `format`…) is enforced.
 
 use serde_json::Value;
 
-/// Checks `value` against `schema`; the error names the first offending path.
+/// How often the model may answer with output that does not match before the turn ends
+/// with `error_max_structured_output_retries`.
+pub const MAX_INVALID_OUTPUTS: u32 = 3;
+
+/// A schema that was checked when the session opened.
+pub struct OutputSchema {
+    validator: jsonschema::Validator,
+}
+
+impl OutputSchema {
+    /// Compiles `schema`; an invalid schema (or one that needs a remote `$ref`) is an error
+    /// naming what is wrong.
+    pub fn compile(schema: &Value) -> Result<OutputSchema, String> {
+        if !schema.is_object() {
+            return Err("the output schema must be a JSON object".into());
+        }
+        jsonschema::options()
+            .should_validate_formats(true)
+            .build(schema)
+            .map(|validator| OutputSchema { validator })
+            .map_err(|e| format!("the output schema is not valid: {e}"))
+    }
+
+    /// Every way `value` fails the schema, one per line with its path; `Ok` when it fits.
+    pub fn validate(&self, value: &Value) -> Result<(), String> {
+        let errors: Vec<String> = self
+            .validator
+            .iter_errors(value)
+            .take(10)
+            .map(|e| {
+                let path = e.instance_path().to_string();
+                let at = if path.is_empty() {
+                    "/".to_string()
+                } else {
+                    path
+                };
+                format!("{at}: {e}")
+            })
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors.join("\n"))
+        }
+    }
+}
+
+/// Checks `value` against `schema` (compiling it first).
 pub fn validate(value: &Value, schema: &Value) -> Result<(), String> {
-    check(value, schema, "$")
-}
-
-fn check(value: &Value, schema: &Value, path: &str) -> Result<(), String> {
-    let Some(schema) = schema.as_object() else {
-        return Ok(());
-    };
-    if let Some(t) = schema.get("type") {
-        let types: Vec<&str> = match t {
-            Value::String(s) => vec![s.as_str()],
-            Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
-            _ => vec![],
-        };
-        if !types.is_empty() && !types.iter().any(|t| has_type(value, t)) {
-            return Err(format!("{path} should be {}", types.join(" or ")));
-        }
-    }
-    if let Some(options) = schema.get("enum").and_then(Value::as_array)
-        && !options.contains(value)
-    {
-        return Err(format!(
-            "{path} must be one of {}",
-            Value::Array(options.clone())
-        ));
-    }
-    if let Some(c) = schema.get("const")
-        && c != value
-    {
-        return Err(format!("{path} must be {c}"));
-    }
-    if let Some(obj) = value.as_object() {
-        let props = schema.get("properties").and_then(Value::as_object);
-        for req in schema
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(name) = req.as_str()
-                && !obj.contains_key(name)
-            {
-                return Err(format!("{path} is missing required property {name:?}"));
-            }
-        }
-        for (k, v) in obj {
-            match props.and_then(|p| p.get(k)) {
-                Some(sub) => check(v, sub, &format!("{path}.{k}"))?,
-                None if schema.get("additionalProperties") == Some(&Value::Bool(false)) => {
-                    return Err(format!("{path} has unexpected property {k:?}"));
-                }
-                None => {}
-            }
-        }
-    }
-    if let (Some(items), Some(arr)) = (schema.get("items"), value.as_array()) {
-        for (i, v) in arr.iter().enumerate() {
-            check(v, items, &format!("{path}[{i}]"))?;
-        }
-    }
-    Ok(())
-}
-
-fn has_type(v: &Value, t: &str) -> bool {
-    match t {
-        "object" => v.is_object(),
-        "array" => v.is_array(),
-        "string" => v.is_string(),
-        "boolean" => v.is_boolean(),
-        "null" => v.is_null(),
-        "number" => v.is_number(),
-        "integer" => v.as_f64().is_some_and(|f| f.fract() == 0.0),
-        _ => true,
-    }
+    OutputSchema::compile(schema)?.validate(value)
 }
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
     use serde_json::json;
 
     #[test]
-    fn checks_types_required_and_extras() {
-        let schema = json!({"type":"object","properties":{"n":{"type":"integer"},"tags":{"type":"array","items":{"type":"string"}}},"required":["n"],"additionalProperties":false});
-        assert!(validate(&json!({"n": 3, "tags": ["a"]}), &schema).is_ok());
+    fn types_required_and_extra_keys() {
+        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}},
+            "required": ["n"], "additionalProperties": false});
+        assert!(validate(&json!({"n": 1}), &schema).is_ok());
+        assert!(validate(&json!({"n": "1"}), &schema).is_err());
+        assert!(validate(&json!({}), &schema).is_err());
+        assert!(validate(&json!({"n": 1, "x": 2}), &schema).is_err());
+    }
+
+    #[test]
+    fn the_keywords_pydantic_schemas_use_are_enforced() {
+        // What a Pydantic model with a nested model, a Literal, a pattern and bounds emits.
+        let schema = json!({
+            "$defs": {"Item": {"type": "object", "properties": {
+                "sku": {"type": "string", "pattern": "^[A-Z]{3}-\\d+$"},
+                "qty": {"type": "integer", "minimum": 1}}, "required": ["sku", "qty"]}},
+            "type": "object",
+            "properties": {
+                "kind": {"enum": ["order", "quote"]},
+                "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
+                "note": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "email": {"type": "string", "format": "email"}
+            },
+            "required": ["kind", "items"]
+        });
+        let good = json!({"kind": "order", "items": [{"sku": "ABC-1", "qty": 2}], "note": null,
+            "email": "a@b.example"});
         assert!(
-            validate(&json!({"tags": []}), &schema)
-                .unwrap_err()
-                .contains("\"n\"")
+            validate(&good, &schema).is_ok(),
+            "{:?}",
+            validate(&good, &schema)
         );
-        assert!(validate(&json!({"n": 1.5}), &schema).is_err());
-        assert!(
-            validate(&json!({"n": 1, "tags": [1]}), &schema)
-                .unwrap_err()
-                .contains("tags[0]")
-        );
-        assert!(validate(&json!({"n": 1, "x": 1}), &schema).is_err());
-        assert!(
-            validate(
-                &json!({"c": "b"}),
-                &json!({"properties":{"c":{"enum":["a"]}}})
-            )
-            .is_err()
-        );
+        for bad in [
+            json!({"kind": "gift", "items": []}),
+            json!({"kind": "order", "items": [{"sku": "abc", "qty": 2}]}),
+            json!({"kind": "order", "items": [{"sku": "ABC-1", "qty": 0}]}),
+            json!({"kind": "order", "items": [], "note": 3}),
+            json!({"kind": "order", "items": [], "email": "not an address"}),
+        ] {
+            let e = validate(&bad, &schema);
+            assert!(e.is_err(), "{bad} passed");
+        }
+    }
+
+    #[test]
+    fn errors_name_the_path() {
+        let schema = json!({"type": "object", "properties": {"a": {"type": "object",
+            "properties": {"b": {"type": "integer"}}}}});
+        let e = validate(&json!({"a": {"b": "x"}}), &schema).unwrap_err();
+        assert!(e.contains("/a/b"), "{e}");
+    }
+
+    #[test]
+    fn a_broken_schema_is_refused_when_compiled() {
+        assert!(OutputSchema::compile(&json!({"type": "nonsense"})).is_err());
+        assert!(OutputSchema::compile(&json!([1])).is_err());
+        assert!(OutputSchema::compile(&json!({"$ref": "https://example.invalid/s.json"})).is_err());
     }
 }

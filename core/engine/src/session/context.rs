@@ -3,7 +3,8 @@
 
 use serde_json::{Value, json};
 
-use super::{Shared, models};
+use super::models;
+use super::services::SessionCore;
 
 /// Tokens as dcl estimates them everywhere a tokenizer is not at hand: a quarter of the
 /// characters, rounded up (the same rule as the mock model's accounting).
@@ -11,33 +12,26 @@ fn tokens(chars: usize) -> u64 {
     chars.div_ceil(4) as u64
 }
 
-pub fn usage(shared: &Shared) -> Value {
-    let live = shared.live().clone();
+pub(crate) fn usage(core: &SessionCore) -> Value {
+    let live = core.state.live();
+    let services = &core.services;
     let system = crate::prompt::system_prompt(
         live.system_prompt.as_deref(),
         live.append_system_prompt.as_deref(),
-        !shared.qoder(),
-        &shared.cwd,
+        !services.qoder(),
+        &services.cwd,
     )
     .unwrap_or_default();
-    let memory = crate::memory::section(&shared.memory).unwrap_or_default();
+    let memory = crate::memory::section(&services.memory).unwrap_or_default();
     let tools_json =
-        serde_json::to_string(&shared.tools.iter().map(|t| t.spec()).collect::<Vec<_>>())
+        serde_json::to_string(&services.tools.iter().map(|t| t.spec()).collect::<Vec<_>>())
             .unwrap_or_default();
-    // The history is locked only briefly by a turn; if a turn holds it right now, the
-    // messages are counted from the last snapshot a request was built from.
-    let messages_chars = match shared.history.try_lock() {
-        Ok(h) => {
-            let n = serde_json::to_string(&*h).map(|s| s.len()).unwrap_or(0);
-            *super::lock(&shared.last_messages_chars) = n;
-            n
-        }
-        Err(_) => *super::lock(&shared.last_messages_chars),
-    };
-    let schema_chars = shared
-        .json_schema()
-        .map(|s| s.to_string().len())
-        .unwrap_or(0);
+    // The conversation keeps its size up to date, so a running turn (which holds the
+    // conversation) never makes this wait.
+    let messages_chars = core
+        .conversation_size
+        .load(std::sync::atomic::Ordering::Relaxed);
+    let schema_chars = core.json_schema().map(|s| s.to_string().len()).unwrap_or(0);
     // (name, id, Qoder type, tokens, colour)
     let categories = [
         (
@@ -93,7 +87,7 @@ pub fn usage(shared: &Shared) -> Value {
         json!({"name": "Free space", "id": "free_space", "type": "free_space", "kind": "free",
                      "tokens": free, "percentage": pct(free), "color": "promptBorder"}),
     );
-    let stats = super::lock(&shared.stats).clone();
+    let stats = core.state.with(|s| s.stats.clone());
     json!({
         "categories": list,
         "totalTokens": total,
@@ -102,7 +96,7 @@ pub fn usage(shared: &Shared) -> Value {
         "percentage": pct(total),
         "model": live.model,
         "isAutoCompactEnabled": false,
-        "memoryFiles": shared.memory.iter().map(|m| json!({
+        "memoryFiles": services.memory.iter().map(|m| json!({
             "path": m.path.display().to_string(),
             "type": if m.scope == "user" { "User" } else { "Project" },
             "tokens": tokens(m.content.len()),

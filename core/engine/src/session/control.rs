@@ -5,9 +5,10 @@ use dcl_protocol::{
 };
 use serde_json::{Map, Value, json};
 
+use super::actor::Actor;
 use super::hooks::HookRegistry;
 use super::models;
-use super::{Actor, Shared, lock};
+use super::services::SessionCore;
 use crate::permissions::PermissionMode;
 use std::sync::Arc;
 
@@ -36,54 +37,58 @@ impl Actor {
             }
             HostRequest::SetPermissionMode(r) => match PermissionMode::parse(&r.mode) {
                 Ok(mode) => {
-                    self.shared.live().permission_mode = mode;
+                    self.core.state.with(|s| s.live.permission_mode = mode);
                     let mut f = Map::new();
                     f.insert("status".into(), Value::Null);
                     f.insert("permissionMode".into(), json!(mode.as_str()));
-                    self.shared.emitter.system("status", f);
+                    self.core.services.emitter.system("status", f);
                     Ok(Some(json!({ "mode": mode.as_str() })))
                 }
                 Err(e) => Err(e),
             },
             HostRequest::SetModel(r) => {
-                let resolved =
-                    models::resolve_alias(r.model.as_deref(), self.shared.clients.default_model());
+                let resolved = models::resolve_alias(
+                    r.model.as_deref(),
+                    self.core.services.clients.default_model(),
+                );
                 let running = self.turn_running();
-                let mut live = self.shared.live();
-                if running {
-                    live.pending_model = Some(resolved.clone());
-                } else {
-                    live.model = resolved.clone();
-                }
+                self.core.state.with(|s| {
+                    if running {
+                        s.live.pending_model = Some(resolved.clone());
+                    } else {
+                        s.live.model = resolved.clone();
+                    }
+                });
                 Ok(Some(json!({ "model": resolved })))
             }
             HostRequest::SetMaxThinkingTokens(r) => {
                 let value = r.max_thinking_tokens.map(|t| t.min(u32::MAX as u64) as u32);
                 let effort = super::effort::from_thinking_tokens(r.max_thinking_tokens);
                 let running = self.turn_running();
-                let mut live = self.shared.live();
-                if running {
-                    live.pending_thinking = Some(value);
-                    live.pending_effort = Some(effort);
-                } else {
-                    live.max_thinking_tokens = value;
-                    live.effort = effort;
-                }
+                self.core.state.with(|s| {
+                    if running {
+                        s.live.pending_thinking = Some(value);
+                        s.live.pending_effort = Some(effort);
+                    } else {
+                        s.live.max_thinking_tokens = value;
+                        s.live.effort = effort;
+                    }
+                });
                 Ok(None)
             }
             HostRequest::McpStatus(_) => {
                 // Servers still connecting settle first (each within its connect timeout).
-                self.answer_later(id.clone(), async move |shared: Arc<Shared>| {
+                self.answer_later(id.clone(), async move |core: Arc<SessionCore>| {
                     // SDKs may send mcp_status right alongside initialize, which is where
                     // host servers are declared: give that initialize a moment to land.
-                    let mut init = shared.initialized.subscribe();
+                    let mut init = core.services.initialized.subscribe();
                     let _ = tokio::time::timeout(
                         std::time::Duration::from_millis(500),
                         init.wait_for(|done| *done),
                     )
                     .await;
-                    shared.mcp_ready().await;
-                    let status = json!(shared.mcp.status());
+                    core.mcp_ready().await;
+                    let status = json!(core.services.mcp.status());
                     Ok(Some(json!({ "mcpServers": status, "servers": status })))
                 });
                 return;
@@ -100,13 +105,13 @@ impl Actor {
                     }
                 });
                 if let Some(p) = &cancelled {
-                    super::turn::emit_cancelled_result(&self.shared, p);
+                    super::turn::emit_cancelled_result(&self.core, p);
                 }
                 Ok(Some(json!({ "cancelled": self.queue.len() != before })))
             }
             HostRequest::ApplyFlagSettings(r) => self.apply_flag_settings(r.settings),
             HostRequest::GetSettings(_) => Ok(Some(self.get_settings())),
-            HostRequest::GetContextUsage(_) => Ok(Some(super::context::usage(&self.shared))),
+            HostRequest::GetContextUsage(_) => Ok(Some(super::context::usage(&self.core))),
             HostRequest::SeedReadState(r) => {
                 // dcl's edit tools read the file afresh on every call, so there is no
                 // read cache to seed; the request is still checked so mistakes surface.
@@ -118,13 +123,27 @@ impl Actor {
                     Ok(None)
                 }
             }
-            HostRequest::StopTask(r) => self
-                .shared
-                .shell
-                .background
-                .stop(&r.task_id)
-                .map(|()| None)
-                .map_err(|e| format!("stop_task: {e}")),
+            HostRequest::StopTask(r) => {
+                let agent = self
+                    .core
+                    .state
+                    .with(|s| s.background_agents.get(&r.task_id).cloned());
+                match agent {
+                    // The agent's task reports `task_notification` (stopped) as it ends.
+                    Some(cancel) => {
+                        cancel.cancel();
+                        Ok(None)
+                    }
+                    None => self
+                        .core
+                        .services
+                        .shell
+                        .background
+                        .stop(&r.task_id)
+                        .map(|()| None)
+                        .map_err(|e| format!("stop_task: {e}")),
+                }
+            }
             HostRequest::RewindFiles(_) => Err(
                 "rewind_files: file checkpoints are not available in this dcl build, so nothing can be rewound"
                     .to_string(),
@@ -133,12 +152,12 @@ impl Actor {
                 "commands": [],
                 "agents": [],
                 "plugins": [],
-                "mcpServers": self.shared.mcp.status(),
+                "mcpServers": self.core.services.mcp.status(),
                 "error_count": 0,
             }))),
             HostRequest::McpToggle(r) => {
-                self.answer_later(id.clone(), async move |shared: Arc<Shared>| {
-                    shared
+                self.answer_later(id.clone(), async move |core: Arc<SessionCore>| {
+                    core.services
                         .mcp
                         .toggle(&r.server_name, r.enabled)
                         .await
@@ -148,8 +167,8 @@ impl Actor {
                 return;
             }
             HostRequest::McpReconnect(r) => {
-                self.answer_later(id.clone(), async move |shared: Arc<Shared>| {
-                    shared
+                self.answer_later(id.clone(), async move |core: Arc<SessionCore>| {
+                    core.services
                         .mcp
                         .reconnect(&r.server_name)
                         .await
@@ -186,32 +205,47 @@ impl Actor {
         }
         let (hooks, mut warnings) = HookRegistry::from_initialize(&init)?;
         if let Some(schema) = &init.json_schema {
-            if !schema.is_object() {
-                return Err("initialize.jsonSchema must be a JSON object".into());
-            }
-            if self.shared.json_schema.set(schema.clone()).is_err()
-                && self.shared.json_schema() != Some(schema)
-            {
+            let compiled = std::sync::Arc::new(
+                crate::structured::OutputSchema::compile(schema)
+                    .map_err(|e| format!("initialize.jsonSchema: {e}"))?,
+            );
+            // `--json-schema` wins over the host's schema.
+            let kept = self.core.state.with(|s| {
+                if s.json_schema.is_none() {
+                    s.json_schema = Some(schema.clone());
+                    s.output_schema = Some(compiled);
+                }
+                s.json_schema.clone().unwrap_or_default()
+            });
+            if &kept != schema {
                 warnings.push(
                     "initialize.jsonSchema differs from --json-schema; --json-schema is used"
                         .into(),
                 );
             }
         }
-        self.shared
+        self.core
             .start_sdk_servers(init.sdk_mcp_servers.clone().unwrap_or_default());
-        if init.agents.as_ref().is_some_and(|a| !a.is_empty()) || init.agent.is_some() {
-            warnings.push(
-                "agents are accepted but this dcl build has no subagent tool; they will not run"
-                    .to_string(),
-            );
-        }
-        if init.agent_progress_summaries == Some(true) {
-            warnings
-                .push("agentProgressSummaries: there are no subagents to summarise".to_string());
+        if let Some(defs) = &init.agents {
+            let mut catalog = self.core.state.with(|s| s.agents.clone());
+            catalog.add_definitions(defs, crate::agents::AgentSource::Initialize)?;
+            if let Some(name) = &init.agent
+                && catalog.get(name).is_none()
+            {
+                return Err(format!(
+                    "initialize.agent {name:?}: no such agent (known: {})",
+                    catalog.names().join(", ")
+                ));
+            }
+            self.core.state.with(|s| s.agents = catalog);
+        } else if let Some(name) = &init.agent
+            && self.core.state.with(|s| s.agents.get(name).is_none())
+        {
+            return Err(format!("initialize.agent {name:?}: no such agent"));
         }
         warnings.extend(
-            self.shared
+            self.core
+                .services
                 .opts
                 .ignored_flags
                 .iter()
@@ -220,45 +254,59 @@ impl Actor {
         for w in &warnings {
             tracing::warn!("initialize: {w}");
         }
-        *lock(&self.shared.hooks) = hooks;
-        self.shared.prompt_suggestions.store(
-            init.prompt_suggestions == Some(true),
-            std::sync::atomic::Ordering::SeqCst,
-        );
-        {
-            let mut live = self.shared.live();
+        let (model, mode, agents) = self.core.state.with(|s| {
+            s.hooks = hooks;
+            if let Some(name) = &init.agent {
+                s.main_agent = Some(name.clone());
+            }
+            s.forward_subagent_text = init.forward_subagent_text == Some(true);
+            s.agent_progress = init.agent_progress_summaries == Some(true);
+            s.prompt_suggestions = init.prompt_suggestions == Some(true);
             if let Some(sp) = &init.system_prompt {
-                live.system_prompt = Some(sp.joined());
+                s.live.system_prompt = Some(sp.joined());
             }
             if let Some(a) = &init.append_system_prompt {
-                live.append_system_prompt = Some(a.clone());
+                s.live.append_system_prompt = Some(a.clone());
             }
-        }
+            let agents: Vec<Value> = s
+                .agents
+                .iter()
+                .map(|a| {
+                    let mut m = Map::new();
+                    m.insert("name".into(), json!(a.name));
+                    m.insert("description".into(), json!(a.description));
+                    if let Some(model) = &a.model {
+                        m.insert("model".into(), json!(model));
+                    }
+                    Value::Object(m)
+                })
+                .collect();
+            (s.live.model.clone(), s.live.permission_mode, agents)
+        });
         self.initialized = true;
-        self.shared.initialized.send_replace(true);
-        if self.shared.qoder() {
-            super::turn::emit_init(&self.shared);
+        self.core.services.initialized.send_replace(true);
+        if self.core.services.qoder() {
+            super::init::emit_init(&self.core);
         }
-        let model = self.shared.live().model.clone();
         let mut response = json!({
             "commands": [],
-            "agents": [],
+            "agents": agents,
             "output_style": "default",
             "available_output_styles": ["default"],
             "models": model_list(&model),
             "account": {
                 "tokenSource": "none",
-                "apiKeySource": self.shared.clients.api_key_source(),
+                "apiKeySource": self.core.services.clients.api_key_source(),
                 "apiProvider": "firstParty",
             },
             "pid": std::process::id(),
             "hook_on_failure_supported": true,
             "claude_code_version": dcl_protocol::PROTOCOL_LEVEL,
             "dcl_version": dcl_protocol::DCL_VERSION,
-            "current_permission_mode": self.shared.live().permission_mode.as_str(),
+            "current_permission_mode": mode.as_str(),
         });
         if let Some(obj) = response.as_object_mut() {
-            if self.shared.qoder() {
+            if self.core.services.qoder() {
                 obj.insert("capabilities".into(), json!(QODER_CAPABILITIES));
             }
             if !warnings.is_empty() {
@@ -350,46 +398,50 @@ impl Actor {
             }
         }
         let running = self.turn_running();
-        {
-            let mut st = self.shared.settings();
+        let default_model = self.core.services.clients.default_model();
+        let applied = self.core.state.with(|s| {
             if let Some(m) = &model {
-                st.set_flag("model", m.clone().map_or(Value::Null, Value::String));
+                s.settings
+                    .set_flag("model", m.clone().map_or(Value::Null, Value::String));
             }
             if let Some(e) = &effort {
-                st.set_flag("effortLevel", e.clone().map_or(Value::Null, Value::String));
+                s.settings
+                    .set_flag("effortLevel", e.clone().map_or(Value::Null, Value::String));
             }
             if let Some(m) = mode {
-                st.set_flag("permissions.defaultMode", json!(m.as_str()));
+                s.settings
+                    .set_flag("permissions.defaultMode", json!(m.as_str()));
             }
-        }
-        let mut live = self.shared.live();
-        if let Some(m) = model {
-            let resolved = models::resolve_alias(m.as_deref(), self.shared.clients.default_model());
-            if running {
-                live.pending_model = Some(resolved);
-            } else {
-                live.model = resolved;
+            let live = &mut s.live;
+            if let Some(m) = model {
+                let resolved = models::resolve_alias(m.as_deref(), default_model);
+                if running {
+                    live.pending_model = Some(resolved);
+                } else {
+                    live.model = resolved;
+                }
             }
-        }
-        if let Some(e) = effort {
-            if running {
-                live.pending_effort = Some(e);
-            } else {
-                live.effort = e;
+            if let Some(e) = effort {
+                if running {
+                    live.pending_effort = Some(e);
+                } else {
+                    live.effort = e;
+                }
             }
-        }
-        if let Some(m) = mode {
-            // Permission modes act at once, even during a turn.
-            live.permission_mode = m;
-        }
-        Ok(Some(
-            json!({ "applied": { "model": live.pending_model.clone().unwrap_or_else(|| live.model.clone()), "effort": live.effort } }),
-        ))
+            if let Some(m) = mode {
+                // Permission modes act at once, even during a turn.
+                live.permission_mode = m;
+            }
+            json!({ "applied": { "model": live.pending_model.clone().unwrap_or_else(|| live.model.clone()), "effort": live.effort } })
+        });
+        Ok(Some(applied))
     }
 
     fn get_settings(&self) -> Value {
-        let settings = self.shared.settings().clone();
-        let live = self.shared.live().clone();
+        let (settings, live) = self
+            .core
+            .state
+            .with(|s| (s.settings.clone(), s.live.clone()));
         let sources: Vec<Value> = settings
             .layers
             .iter()
@@ -416,21 +468,23 @@ impl Actor {
     /// keeps serving meanwhile.
     fn answer_later<F, Fut>(&self, request_id: String, work: F)
     where
-        F: FnOnce(Arc<Shared>) -> Fut + Send + 'static,
+        F: FnOnce(Arc<SessionCore>) -> Fut + Send + 'static,
         Fut: std::future::Future<Output = Result<Option<Value>, String>> + Send + 'static,
     {
-        let shared = self.shared.clone();
+        let core = self.core.clone();
         tokio::spawn(async move {
-            let response = match work(shared.clone()).await {
+            let response = match work(core.clone()).await {
                 Ok(payload) => ControlResponse::success(request_id, payload),
                 Err(e) => ControlResponse::error(request_id, e),
             };
-            shared.emitter.emit(dcl_protocol::Message::ControlResponse(
-                dcl_protocol::ControlResponseEnvelope {
-                    response,
-                    extra: Default::default(),
-                },
-            ));
+            core.services
+                .emitter
+                .emit(dcl_protocol::Message::ControlResponse(
+                    dcl_protocol::ControlResponseEnvelope {
+                        response,
+                        extra: Default::default(),
+                    },
+                ));
         });
     }
 }

@@ -1,8 +1,19 @@
-//! The outbound side of a session: every line gets the session id and its own uuid.
+//! The outbound side of a session: every line gets the session id and its own uuid, and
+//! waits in one bounded outbox until the front end reads it.
+//!
+//! Policy when the host stops reading: nothing is ever dropped. `emit` itself never blocks
+//! (it is called from synchronous code), so the sources that can produce without bound —
+//! the model stream and the tool pipeline — wait on [`Emitter::writable`] before producing
+//! more. The outbox therefore holds at most its capacity plus what one step emits (one
+//! model event, or the lines of one tool call), and a host that never reads stalls the
+//! turn instead of growing dcl's memory.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 
 use dcl_protocol::{Extra, Message, SystemMessage};
 use serde_json::{Map, Value};
-use tokio::sync::mpsc;
+use tokio::sync::Notify;
 
 /// What the session hands to its front end.
 #[derive(Debug)]
@@ -12,10 +23,118 @@ pub enum Outbound {
     End,
 }
 
+/// Lines waiting for the front end before producers pause (`DCL_OUTBOX_LINES`).
+pub const DEFAULT_OUTBOX_LINES: usize = 1024;
+
+struct Queue {
+    lines: VecDeque<Outbound>,
+    /// The front end dropped its handle: nobody will read, so nothing is kept.
+    reader_gone: bool,
+}
+
+/// The bounded queue between a session and its front end.
+pub struct Outbox {
+    queue: Mutex<Queue>,
+    readable: Notify,
+    writable: Notify,
+    capacity: usize,
+}
+
+impl Outbox {
+    pub fn new(capacity: usize) -> Arc<Outbox> {
+        Arc::new(Outbox {
+            queue: Mutex::new(Queue {
+                lines: VecDeque::new(),
+                reader_gone: false,
+            }),
+            readable: Notify::new(),
+            writable: Notify::new(),
+            capacity: capacity.max(1),
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
+        match self.queue.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    fn push(&self, item: Outbound) {
+        let mut q = self.lock();
+        if q.reader_gone {
+            return;
+        }
+        q.lines.push_back(item);
+        drop(q);
+        self.readable.notify_one();
+    }
+
+    /// Lines waiting to be read.
+    pub fn len(&self) -> usize {
+        self.lock().lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// The next item, waiting for one. Cancel-safe: a dropped wait takes nothing.
+    pub async fn pop(&self) -> Outbound {
+        loop {
+            let notified = self.readable.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if let Some(item) = self.try_pop() {
+                return item;
+            }
+            notified.await;
+        }
+    }
+
+    pub fn try_pop(&self) -> Option<Outbound> {
+        let item = self.lock().lines.pop_front();
+        if item.is_some() {
+            self.writable.notify_waiters();
+        }
+        item
+    }
+
+    /// Called when the front end's handle is dropped: queued lines are freed and
+    /// producers never wait again.
+    pub fn reader_gone(&self) {
+        let mut q = self.lock();
+        q.reader_gone = true;
+        q.lines.clear();
+        drop(q);
+        self.writable.notify_waiters();
+    }
+
+    /// Waits until the outbox has room (or nobody reads any more).
+    pub async fn writable(&self) {
+        loop {
+            let notified = self.writable.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            {
+                let q = self.lock();
+                if q.reader_gone || q.lines.len() < self.capacity {
+                    return;
+                }
+            }
+            notified.await;
+        }
+    }
+}
+
 #[derive(Clone)]
 pub struct Emitter {
-    tx: mpsc::UnboundedSender<Outbound>,
-    session_id: String,
+    outbox: Arc<Outbox>,
+    session_id: Arc<Mutex<String>>,
 }
 
 pub fn new_uuid() -> String {
@@ -27,17 +146,40 @@ pub fn now_iso() -> String {
 }
 
 impl Emitter {
-    pub fn new(tx: mpsc::UnboundedSender<Outbound>, session_id: String) -> Self {
-        Emitter { tx, session_id }
+    pub fn new(outbox: Arc<Outbox>, session_id: String) -> Self {
+        Emitter {
+            outbox,
+            session_id: Arc::new(Mutex::new(session_id)),
+        }
     }
 
-    pub fn session_id(&self) -> &str {
-        &self.session_id
+    pub fn session_id(&self) -> String {
+        match self.session_id.lock() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    /// From now on lines carry `id` (`/clear` starts a new conversation id).
+    pub fn set_session_id(&self, id: String) {
+        match self.session_id.lock() {
+            Ok(mut g) => *g = id,
+            Err(p) => *p.into_inner() = id,
+        }
+    }
+
+    pub fn outbox(&self) -> &Arc<Outbox> {
+        &self.outbox
+    }
+
+    /// Waits until the front end has read enough for more output to be produced.
+    pub async fn writable(&self) {
+        self.outbox.writable().await;
     }
 
     /// Sends one line, stamping `session_id` and a fresh `uuid` where they are missing.
     pub fn emit(&self, mut message: Message) {
-        let sid = self.session_id.clone();
+        let sid = self.session_id();
         match &mut message {
             Message::User(m) => {
                 m.session_id.get_or_insert(sid);
@@ -78,8 +220,7 @@ impl Emitter {
             Message::ToolResult(m) => stamp_fields(&mut m.session_id, &mut m.uuid, sid),
             Message::Usage(m) => stamp_fields(&mut m.session_id, &mut m.uuid, sid),
         }
-        // A closed receiver means the front end is gone; there is nobody left to tell.
-        let _ = self.tx.send(Outbound::Line(Box::new(message)));
+        self.outbox.push(Outbound::Line(Box::new(message)));
     }
 
     /// A `system` line with the given subtype and fields.
@@ -93,7 +234,76 @@ impl Emitter {
     }
 
     pub fn end(&self) {
-        let _ = self.tx.send(Outbound::End);
+        self.outbox.push(Outbound::End);
+    }
+}
+
+/// The emitter a turn writes through: it stamps `parent_tool_use_id` on the lines of a
+/// subagent's turn (`None` for the main thread), so nested turns need no other plumbing.
+#[derive(Clone)]
+pub struct TurnEmitter {
+    inner: Emitter,
+    parent_tool_use_id: Option<String>,
+    /// A subagent's own text (and partial messages) reach the host only when it asked
+    /// (`initialize.forwardSubagentText`); its tool calls and results always do.
+    forward_text: bool,
+}
+
+impl TurnEmitter {
+    pub fn new(inner: Emitter, parent_tool_use_id: Option<String>) -> Self {
+        TurnEmitter {
+            inner,
+            parent_tool_use_id,
+            forward_text: true,
+        }
+    }
+
+    /// The emitter of a subagent started by the Agent call `parent_tool_use_id`.
+    pub fn subagent(inner: Emitter, parent_tool_use_id: String, forward_text: bool) -> Self {
+        TurnEmitter {
+            inner,
+            parent_tool_use_id: Some(parent_tool_use_id),
+            forward_text,
+        }
+    }
+
+    pub fn session(&self) -> &Emitter {
+        &self.inner
+    }
+
+    pub fn parent_tool_use_id(&self) -> Option<&str> {
+        self.parent_tool_use_id.as_deref()
+    }
+
+    pub async fn writable(&self) {
+        self.inner.writable().await;
+    }
+
+    pub fn emit(&self, mut message: Message) {
+        if let Some(parent) = &self.parent_tool_use_id {
+            let text_only = match &message {
+                Message::Assistant(m) => m.message.content.iter().all(|b| b.as_text().is_some()),
+                Message::StreamEvent(_) | Message::Text(_) => true,
+                // Legacy lines and results belong to the main thread.
+                Message::ToolStart(_) | Message::ToolResult(_) | Message::Usage(_) => return,
+                _ => false,
+            };
+            if text_only && !self.forward_text {
+                return;
+            }
+            let value = Some(Some(parent.clone()));
+            match &mut message {
+                Message::Assistant(m) => m.parent_tool_use_id = value,
+                Message::User(m) => m.parent_tool_use_id = value,
+                Message::StreamEvent(m) => m.parent_tool_use_id = value,
+                _ => {}
+            }
+        }
+        self.inner.emit(message);
+    }
+
+    pub fn system(&self, subtype: &str, fields: Map<String, Value>) {
+        self.inner.system(subtype, fields);
     }
 }
 
@@ -111,4 +321,70 @@ fn stamp(extra: &mut Extra, sid: String) {
     extra
         .entry("uuid")
         .or_insert_with(|| Value::String(new_uuid()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(n: usize) -> Message {
+        Message::System(SystemMessage {
+            subtype: format!("s{n}"),
+            session_id: None,
+            uuid: None,
+            fields: Map::new(),
+        })
+    }
+
+    #[tokio::test]
+    async fn writable_waits_while_full_and_wakes_on_read() {
+        let outbox = Outbox::new(2);
+        let e = Emitter::new(outbox.clone(), "sid".into());
+        e.emit(line(1));
+        e.emit(line(2));
+        let blocked =
+            tokio::time::timeout(std::time::Duration::from_millis(50), e.writable()).await;
+        assert!(blocked.is_err(), "a full outbox must make producers wait");
+        let waiter = tokio::spawn({
+            let e = e.clone();
+            async move { e.writable().await }
+        });
+        assert!(matches!(outbox.pop().await, Outbound::Line(_)));
+        tokio::time::timeout(std::time::Duration::from_secs(5), waiter)
+            .await
+            .expect("a read frees a place")
+            .expect("join");
+    }
+
+    #[tokio::test]
+    async fn nothing_is_kept_once_the_reader_is_gone() {
+        let outbox = Outbox::new(1);
+        let e = Emitter::new(outbox.clone(), "sid".into());
+        e.emit(line(1));
+        outbox.reader_gone();
+        e.emit(line(2));
+        assert!(outbox.is_empty());
+        e.writable().await;
+    }
+
+    #[test]
+    fn subagent_lines_carry_their_parent() {
+        let outbox = Outbox::new(8);
+        let e = TurnEmitter::new(
+            Emitter::new(outbox.clone(), "sid".into()),
+            Some("tu_1".into()),
+        );
+        e.emit(Message::User(dcl_protocol::UserMessage::new(
+            dcl_protocol::MessageContent::Text("x".into()),
+        )));
+        match outbox.try_pop() {
+            Some(Outbound::Line(m)) => match *m {
+                Message::User(u) => {
+                    assert_eq!(u.parent_tool_use_id, Some(Some("tu_1".into())))
+                }
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+    }
 }

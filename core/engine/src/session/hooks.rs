@@ -4,15 +4,13 @@
 
 use std::time::Duration;
 
+use super::host::HostError;
+use super::turn::TurnContext;
 use dcl_protocol::{
     HookCallbackRequest, HookCallbackTag, HookMatcherConfig, HookOutput, InitializeRequest,
 };
 use regex::Regex;
 use serde_json::{Map, Value, json};
-use tokio_util::sync::CancellationToken;
-
-use super::Shared;
-use super::host::HostError;
 
 /// Events dcl fires. Hooks registered for other events are accepted and reported as
 /// never firing (a warning in the `initialize` answer).
@@ -25,6 +23,8 @@ pub const FIRED_EVENTS: &[&str] = &[
     "SessionStart",
     "PermissionRequest",
     "PermissionDenied",
+    "SubagentStart",
+    "SubagentStop",
 ];
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -150,23 +150,23 @@ pub struct HookVerdict {
 }
 
 /// Runs every hook matching `event` (and `subject`, the tool name) concurrently.
-pub async fn run(
-    shared: &Shared,
+pub(crate) async fn run(
+    ctx: &TurnContext,
     event: &str,
     subject: Option<&str>,
     tool_use_id: Option<&str>,
     mut input: Map<String, Value>,
-    cancel: &CancellationToken,
 ) -> HookVerdict {
-    let regs: Vec<Registration> = {
-        let hooks = shared.hooks();
-        hooks.matching(event, subject).cloned().collect()
-    };
+    let core = &ctx.core;
+    let cancel = &ctx.cancel;
+    let regs: Vec<Registration> = core
+        .state
+        .with(|s| s.hooks.matching(event, subject).cloned().collect());
     let mut verdict = HookVerdict::default();
     if regs.is_empty() {
         return verdict;
     }
-    for (k, v) in base_input(shared, event) {
+    for (k, v) in base_input(ctx, event) {
         input.entry(k).or_insert(v);
     }
     let input = Value::Object(input);
@@ -196,7 +196,9 @@ pub async fn run(
             };
             let answer = match tokio::time::timeout(
                 timeout,
-                shared.host.request(&shared.emitter, request, cancel),
+                core.services
+                    .host
+                    .request(&core.services.emitter, request, cancel),
             )
             .await
             {
@@ -232,7 +234,7 @@ pub async fn run(
         let mut f = Map::new();
         f.insert("content".into(), json!(m));
         f.insert("level".into(), json!("notice"));
-        shared.emitter.system("informational", f);
+        ctx.emitter.system("informational", f);
     }
     verdict
 }
@@ -303,12 +305,16 @@ fn fold(verdict: &mut HookVerdict, event: &str, subject: Option<&str>, out: Hook
 }
 
 /// Fields every hook input carries.
-fn base_input(shared: &Shared, event: &str) -> Map<String, Value> {
-    let live = shared.live().clone();
+fn base_input(ctx: &TurnContext, event: &str) -> Map<String, Value> {
+    let core = &ctx.core;
+    let live = core.state.live();
     let mut m = Map::new();
-    m.insert("session_id".into(), json!(shared.emitter.session_id()));
+    m.insert(
+        "session_id".into(),
+        json!(core.services.emitter.session_id()),
+    );
     m.insert("transcript_path".into(), json!(""));
-    m.insert("cwd".into(), json!(shared.cwd.display().to_string()));
+    m.insert("cwd".into(), json!(core.services.cwd.display().to_string()));
     m.insert(
         "permission_mode".into(),
         json!(live.permission_mode.as_str()),

@@ -83,6 +83,11 @@ impl HostChannel {
     }
 
     /// Sends `request` to the host and waits for the answer's payload.
+    ///
+    /// The request belongs to the future that made it: when that future is dropped (its
+    /// turn was aborted or closed), times out or is cancelled, the pending entry goes away
+    /// and the host is told with `control_cancel_request`, so no answer is awaited that
+    /// nobody wants and the pending map cannot grow.
     pub async fn request(
         &self,
         emitter: &Emitter,
@@ -95,8 +100,13 @@ impl HostChannel {
         let request_id = uuid::Uuid::new_v4().to_string();
         let (tx, rx) = oneshot::channel();
         self.lock().insert(request_id.clone(), tx);
-        emitter.emit(Message::ControlRequest(ControlRequestEnvelope {
+        let guard = Pending {
+            channel: self,
+            emitter,
             request_id: request_id.clone(),
+        };
+        emitter.emit(Message::ControlRequest(ControlRequestEnvelope {
+            request_id,
             request,
             extra: Extra::new(),
         }));
@@ -110,13 +120,93 @@ impl HostChannel {
             _ = self.closed_signal.cancelled() => Err(HostError::InputClosed),
             _ = tokio::time::sleep(self.timeout) => Err(HostError::Timeout(self.timeout)),
         };
-        if outcome.is_err() && self.lock().remove(&request_id).is_some() {
-            // Tell the host it may drop the request (it was never answered).
-            emitter.emit(Message::ControlCancelRequest(ControlCancelRequest {
-                request_id,
-                extra: Extra::new(),
-            }));
-        }
+        drop(guard);
         outcome
+    }
+
+    /// Requests still waiting for the host's answer.
+    pub fn pending(&self) -> usize {
+        self.lock().len()
+    }
+}
+
+/// Removes an unanswered request when its waiter goes away, telling the host.
+struct Pending<'a> {
+    channel: &'a HostChannel,
+    emitter: &'a Emitter,
+    request_id: String,
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        if self.channel.lock().remove(&self.request_id).is_some() {
+            // Nobody answered: the host may drop the request.
+            self.emitter
+                .emit(Message::ControlCancelRequest(ControlCancelRequest {
+                    request_id: std::mem::take(&mut self.request_id),
+                    extra: Extra::new(),
+                }));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::session::emit::{Outbound, Outbox};
+
+    fn subtypes(outbox: &Outbox) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        while let Some(Outbound::Line(m)) = outbox.try_pop() {
+            out.push(match *m {
+                Message::ControlRequest(_) => "request",
+                Message::ControlCancelRequest(_) => "cancel",
+                _ => "other",
+            });
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn a_dropped_request_is_removed_and_cancelled_at_the_host() {
+        let outbox = Outbox::new(16);
+        let emitter = Emitter::new(outbox.clone(), "s".into());
+        let host = HostChannel::new(Duration::from_secs(60));
+        let cancel = CancellationToken::new();
+        {
+            let fut = host.request(&emitter, serde_json::json!({"subtype": "x"}), &cancel);
+            // Poll it far enough to register, then drop it unanswered.
+            let _ = tokio::time::timeout(Duration::from_millis(20), fut).await;
+        }
+        assert_eq!(host.pending(), 0);
+        assert_eq!(subtypes(&outbox), vec!["request", "cancel"]);
+    }
+
+    #[tokio::test]
+    async fn an_answered_request_sends_no_cancel() {
+        let outbox = Outbox::new(16);
+        let emitter = Emitter::new(outbox.clone(), "s".into());
+        let host = std::sync::Arc::new(HostChannel::new(Duration::from_secs(60)));
+        let cancel = CancellationToken::new();
+        let answering = {
+            let host = host.clone();
+            let outbox = outbox.clone();
+            tokio::spawn(async move {
+                if let Outbound::Line(m) = outbox.pop().await
+                    && let Message::ControlRequest(r) = *m
+                {
+                    host.resolve(ControlResponse::success(r.request_id, None));
+                }
+            })
+        };
+        let answer = host
+            .request(&emitter, serde_json::json!({"subtype": "x"}), &cancel)
+            .await;
+        answering.await.unwrap();
+        assert!(answer.is_ok());
+        assert_eq!(host.pending(), 0);
+        assert!(subtypes(&outbox).is_empty());
     }
 }

@@ -11,9 +11,9 @@ use dcl_protocol::{ElicitationRequest, ElicitationResponse, McpMessageOut, ToolR
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::Shared;
 use super::emit::Emitter;
 use super::host::HostChannel;
+use super::services::SessionServices;
 use crate::options::SessionOptions;
 use crate::tools::ToolOutput;
 
@@ -126,8 +126,8 @@ pub fn manager(rpc: ControlRpc, env: &BTreeMap<String, String>, cwd: &Path) -> M
 
 /// Calls an MCP tool; the result keeps its content blocks (the seed: MCP results stay
 /// block arrays).
-pub async fn call(
-    shared: &Shared,
+pub(crate) async fn call(
+    services: &SessionServices,
     name: &str,
     tool_use_id: &str,
     input: Value,
@@ -138,7 +138,7 @@ pub async fn call(
         "claudecode/toolUseId".into(),
         Value::String(tool_use_id.to_string()),
     );
-    match shared
+    match services
         .mcp
         .call_with_meta(name, input, Some(meta), cancel.clone())
         .await

@@ -33,6 +33,14 @@ pub fn price_per_mtok(model: &str) -> Option<(f64, f64, f64, f64)> {
     pricing::lookup(model).map(|p| p.as_tuple())
 }
 
+/// The price of `model`: the mock is free, `None` when the table does not list it.
+pub fn price(model: &str) -> Option<pricing::Price> {
+    if is_mock(model) {
+        return Some(pricing::Price::FREE);
+    }
+    pricing::lookup(model)
+}
+
 /// Context window (`modelUsage[…].contextWindow`): the price table's, else the
 /// provider's default, else 128k (200k for an unlisted Claude model).
 pub fn context_window(model: &str) -> u64 {

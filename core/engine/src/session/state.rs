@@ -1,6 +1,17 @@
-//! A session's settings that can change while it runs.
+//! Everything about a session that changes while it runs, behind one lock.
+//!
+//! The lock is only reachable through [`StateCell::with`], whose closure cannot await, so
+//! no task can hold it across a suspension point by construction.
 
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use dcl_protocol::ContentBlock;
+use serde_json::Value;
+
+use super::hooks::HookRegistry;
 use crate::permissions::PermissionMode;
+use crate::settings::Settings;
 
 /// Settings read at the start of each model call or tool check.
 #[derive(Debug, Clone)]
@@ -18,11 +29,26 @@ pub struct LiveSettings {
     pub pending_effort: Option<Option<String>>,
 }
 
+impl LiveSettings {
+    /// Changes asked for during a turn take effect once it has ended.
+    pub fn apply_pending(&mut self) {
+        if let Some(m) = self.pending_model.take() {
+            self.model = m;
+        }
+        if let Some(t) = self.pending_thinking.take() {
+            self.max_thinking_tokens = t;
+        }
+        if let Some(e) = self.pending_effort.take() {
+            self.effort = e;
+        }
+    }
+}
+
 /// Usage and cost accumulated over the whole session.
 #[derive(Debug, Clone, Default)]
 pub struct Totals {
     pub cost_usd: f64,
-    pub model_usage: serde_json::Map<String, serde_json::Value>,
+    pub model_usage: serde_json::Map<String, Value>,
 }
 
 /// Counts over the session, reported by `get_context_usage`.
@@ -33,4 +59,68 @@ pub struct SessionStats {
     pub tool_calls: u64,
     /// Lines added plus removed by Write/Edit/NotebookEdit, from their patches.
     pub lines_changed: u64,
+}
+
+/// MCP servers that have not started yet.
+#[derive(Default)]
+pub struct McpPending {
+    /// Configured servers; they start when the actor does.
+    pub configured: BTreeMap<String, (dcl_mcp::ServerConfig, String)>,
+    /// Host-provided (`type: "sdk"`) servers to start once the host has initialized.
+    pub sdk: Vec<String>,
+    /// Start-ups in flight; a turn waits for them so its tools are known.
+    pub startups: Vec<super::services::McpStartup>,
+}
+
+pub struct SessionState {
+    pub live: LiveSettings,
+    pub totals: Totals,
+    pub stats: SessionStats,
+    /// Rules the host added during the session (`updatedPermissions`).
+    pub session_allow: Vec<String>,
+    pub hooks: HookRegistry,
+    pub settings: Settings,
+    /// The `--json-schema` / `initialize.jsonSchema` of this session.
+    pub json_schema: Option<Value>,
+    /// That schema, compiled when it was set.
+    pub output_schema: Option<std::sync::Arc<crate::structured::OutputSchema>>,
+    /// `initialize.promptSuggestions`: suggest the next prompt after each turn.
+    pub prompt_suggestions: bool,
+    /// Becomes true with the first turn (SessionStart fires once).
+    pub session_started: bool,
+    /// Blocks of `shouldQuery: false` messages, prepended to the next turn's prompt.
+    pub pending_context: Vec<ContentBlock>,
+    pub mcp: McpPending,
+    /// Every subagent definition the session knows.
+    pub agents: crate::agents::AgentCatalog,
+    /// The agent the main thread runs as (`initialize.agent`, `--agent`).
+    pub main_agent: Option<String>,
+    /// `initialize.forwardSubagentText`: subagents' text reaches the host stream.
+    pub forward_subagent_text: bool,
+    /// `initialize.agentProgressSummaries`: background agents report progress.
+    pub agent_progress: bool,
+    /// Background subagents still running, by task id.
+    pub background_agents: std::collections::HashMap<String, tokio_util::sync::CancellationToken>,
+}
+
+pub struct StateCell(Mutex<SessionState>);
+
+impl StateCell {
+    pub fn new(state: SessionState) -> Self {
+        StateCell(Mutex::new(state))
+    }
+
+    /// Runs `f` with the state locked. A poisoned lock still holds usable data: a
+    /// panicking turn must not wedge the session.
+    pub fn with<R>(&self, f: impl FnOnce(&mut SessionState) -> R) -> R {
+        let mut guard = match self.0.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        f(&mut guard)
+    }
+
+    pub fn live(&self) -> LiveSettings {
+        self.with(|s| s.live.clone())
+    }
 }

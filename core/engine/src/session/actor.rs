@@ -1,0 +1,258 @@
+//! The session actor: reads host messages and signals, queues prompts, and runs one turn
+//! at a time on its own task, so control requests are served while a turn runs.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use dcl_protocol::{ContentBlock, ControlResponse, Message, MessageContent, UserMessage};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::services::SessionCore;
+use super::turn::{self, TurnContext, TurnOutcome};
+use super::{Input, QueuedPrompt, Signal, emit};
+
+/// How long a closed session's turn may take to stop by itself (killing its tools)
+/// before it is aborted.
+const CLOSE_GRACE: Duration = Duration::from_secs(2);
+
+struct RunningTurn {
+    handle: JoinHandle<TurnOutcome>,
+    cancel: CancellationToken,
+}
+
+pub(super) struct Actor {
+    pub(super) core: Arc<SessionCore>,
+    rx: mpsc::Receiver<Input>,
+    signals: mpsc::UnboundedReceiver<Signal>,
+    pub(super) queue: VecDeque<QueuedPrompt>,
+    current: Option<RunningTurn>,
+    input_closed: bool,
+    pub(super) initialized: bool,
+}
+
+impl Actor {
+    pub(super) fn new(
+        core: Arc<SessionCore>,
+        rx: mpsc::Receiver<Input>,
+        signals: mpsc::UnboundedReceiver<Signal>,
+    ) -> Self {
+        Actor {
+            core,
+            rx,
+            signals,
+            queue: VecDeque::new(),
+            current: None,
+            input_closed: false,
+            initialized: false,
+        }
+    }
+
+    pub(super) async fn run(mut self) {
+        loop {
+            if self.current.is_none() {
+                if let Some(next) = self.queue.pop_front() {
+                    self.start_turn(next);
+                } else if self.input_closed {
+                    break;
+                }
+            }
+            let turn_done = async {
+                match self.current.as_mut() {
+                    Some(t) => Some((&mut t.handle).await),
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                biased;
+                signal = self.signals.recv() => match signal {
+                    Some(Signal::Interrupt) => { self.interrupt(true); }
+                    Some(Signal::Eof) => {
+                        // Lines sent before the end of input are still served, in order.
+                        while let Ok(input) = self.rx.try_recv() {
+                            self.handle_input(input);
+                        }
+                        self.input_closed = true;
+                        self.core.services.host.close_input();
+                    }
+                    // The handle is gone (dropped without a close): stop as if closed.
+                    Some(Signal::Close) | None => {
+                        self.close().await;
+                        break;
+                    }
+                },
+                input = self.rx.recv(), if !self.input_closed => match input {
+                    Some(input) => self.handle_input(input),
+                    None => {
+                        self.input_closed = true;
+                        self.core.services.host.close_input();
+                    }
+                },
+                done = turn_done => {
+                    self.current = None;
+                    if let Some(Err(e)) = done {
+                        tracing::error!("turn task failed: {e}");
+                    }
+                    self.core.state.with(|s| s.live.apply_pending());
+                }
+            }
+        }
+        let services = &self.core.services;
+        services.closed.cancel();
+        services.mcp.shutdown().await;
+        services.shell.background.kill_all();
+        services.emitter.end();
+    }
+
+    /// Stops the running turn: cancelled first so it kills its tools, aborted if it has
+    /// not ended within the grace period. Nothing of it runs on in the host process.
+    async fn close(&mut self) {
+        self.interrupt(true);
+        if let Some(mut t) = self.current.take()
+            && tokio::time::timeout(CLOSE_GRACE, &mut t.handle)
+                .await
+                .is_err()
+        {
+            t.handle.abort();
+            let _ = t.handle.await;
+        }
+    }
+
+    fn start_turn(&mut self, prompt: QueuedPrompt) {
+        let cancel = CancellationToken::new();
+        let core = self.core.clone();
+        let token = cancel.clone();
+        let handle = tokio::spawn(async move {
+            let ctx = TurnContext::main(core.clone(), prompt.uuid.clone(), token);
+            let mut conv = core.conversation.lock().await;
+            turn::run_turn(&ctx, &mut conv, prompt).await
+        });
+        self.current = Some(RunningTurn { handle, cancel });
+    }
+
+    pub(super) fn turn_running(&self) -> bool {
+        self.current.is_some()
+    }
+
+    /// Cancels the running turn and, when `cancel_queued`, every queued prompt (each still
+    /// gets its own result). Returns the uuids still queued.
+    pub(super) fn interrupt(&mut self, cancel_queued: bool) -> Vec<String> {
+        if let Some(t) = &self.current {
+            t.cancel.cancel();
+        }
+        if cancel_queued {
+            for p in std::mem::take(&mut self.queue) {
+                turn::emit_cancelled_result(&self.core, &p);
+            }
+        }
+        self.queue.iter().map(|p| p.uuid.clone()).collect()
+    }
+
+    fn handle_input(&mut self, input: Input) {
+        match input {
+            Input::Message(m) => self.handle_message(*m),
+            Input::Reject { request_id, error } => {
+                self.respond(ControlResponse::error(request_id, error));
+            }
+        }
+    }
+
+    fn handle_message(&mut self, message: Message) {
+        match message {
+            Message::User(user) => self.enqueue(user),
+            Message::ControlRequest(req) => self.handle_control(req),
+            Message::ControlResponse(resp) => {
+                let id = resp.response.request_id().to_string();
+                if !self.core.services.host.resolve(resp.response) {
+                    tracing::warn!(
+                        "control_response for unknown or expired request_id {id:?}; ignored"
+                    );
+                }
+            }
+            Message::ControlCancelRequest(c) => {
+                tracing::debug!("host cancelled its request {}", c.request_id);
+            }
+            Message::KeepAlive(_) => {}
+            other => {
+                tracing::warn!(
+                    "ignoring a {:?} message from the host: only user messages and control messages are accepted",
+                    other.kind()
+                );
+            }
+        }
+    }
+
+    fn enqueue(&mut self, user: UserMessage) {
+        if let MessageContent::Blocks(b) = &user.message.content
+            && b.is_empty()
+        {
+            tracing::warn!("user message with empty content ignored");
+            return;
+        }
+        let uuid = user.uuid.clone().unwrap_or_else(emit::new_uuid);
+        let prompt = QueuedPrompt {
+            uuid,
+            message: user,
+        };
+        if let Err(e) = self.check_tool_results(&prompt) {
+            tracing::warn!("{e}");
+            turn::emit_refused_result(&self.core, &prompt, e);
+            return;
+        }
+        if prompt.message.should_query() == Some(false) {
+            // Context for the next turn, not a turn of its own.
+            let blocks = prompt.message.message.content.into_blocks();
+            self.core.state.with(|s| s.pending_context.extend(blocks));
+            return;
+        }
+        match prompt.message.priority() {
+            // `now` replaces the running turn; `next` (the default) and `later` queue.
+            Some("now") => {
+                if let Some(t) = &self.current {
+                    t.cancel.cancel();
+                }
+                self.queue.push_front(prompt);
+            }
+            _ => self.queue.push_back(prompt),
+        }
+    }
+
+    /// A `tool_result` from the host must answer a tool use the model made and nobody
+    /// answered; anything else would reach the API as an invalid request.
+    fn check_tool_results(&self, prompt: &QueuedPrompt) -> Result<(), String> {
+        let MessageContent::Blocks(blocks) = &prompt.message.message.content else {
+            return Ok(());
+        };
+        let ids: Vec<&str> = blocks
+            .iter()
+            .filter_map(ContentBlock::as_tool_result)
+            .map(|r| r.tool_use_id.as_str())
+            .collect();
+        if ids.is_empty() {
+            return Ok(());
+        }
+        // While a turn runs its calls are its own to answer; a queued prompt is checked
+        // against the conversation as it stands.
+        let open = match self.core.conversation.try_lock() {
+            Ok(conv) => conv.unanswered_tool_uses(),
+            Err(_) => Vec::new(),
+        };
+        match ids.iter().find(|id| !open.iter().any(|o| o == *id)) {
+            Some(id) => Err(format!(
+                "refused a user message: its tool_result answers tool_use_id {id:?}, which is no open tool call of this conversation"
+            )),
+            None => Ok(()),
+        }
+    }
+
+    pub(super) fn respond(&self, response: ControlResponse) {
+        self.core.services.emitter.emit(Message::ControlResponse(
+            dcl_protocol::ControlResponseEnvelope {
+                response,
+                extra: Default::default(),
+            },
+        ));
+    }
+}

@@ -1,0 +1,354 @@
+//! The conversation: the only way a session's history changes is [`Conversation::record`].
+//!
+//! Each item is one line of the stream (a prompt, one assistant content block, one tool
+//! result, a note dcl adds), carrying the uuid that line has on the stream, the uuid of the
+//! item before it (the chain transcripts store), and the uuid of the user message that
+//! started its turn (what checkpoints and `--resume-session-at` key on). Recorders — the
+//! transcript store, checkpoints — subscribe to every item as it is recorded.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use dcl_protocol::{AssistantPayload, ContentBlock};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::model::{ApiMessage, Role};
+
+/// Why a user-side item exists.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UserOrigin {
+    /// The host's prompt (with any hook context and `shouldQuery: false` blocks before it).
+    Prompt,
+    /// One tool's result; `tool_use_result` is the structured form shown to the host.
+    ToolResult { tool_use_result: Option<Value> },
+    /// Text dcl adds so the model goes on (a Stop hook's reason, a structured-output nudge).
+    Continuation,
+    /// The marker an interrupted turn leaves.
+    Interrupted,
+    /// The summary that replaces older history after compaction.
+    CompactSummary,
+}
+
+/// What one item holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Entry {
+    User {
+        content: Vec<ContentBlock>,
+        origin: UserOrigin,
+    },
+    /// One content block of a model response (`message.content` holds exactly that block).
+    Assistant { message: Box<AssistantPayload> },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Item {
+    /// The uuid of this item's line on the stream.
+    pub uuid: String,
+    /// The item before it in this conversation (`None` for the first).
+    pub parent_uuid: Option<String>,
+    /// The uuid of the user message whose turn produced this item.
+    pub prompt_uuid: String,
+    pub timestamp: String,
+    pub entry: Entry,
+    /// Kept for the record but not sent to the model again (a prompt whose request the
+    /// API refused: sending it again would fail every later turn the same way).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub excluded: bool,
+}
+
+impl Item {
+    pub fn role(&self) -> Role {
+        match self.entry {
+            Entry::User { .. } => Role::User,
+            Entry::Assistant { .. } => Role::Assistant,
+        }
+    }
+
+    pub fn content(&self) -> &[ContentBlock] {
+        match &self.entry {
+            Entry::User { content, .. } => content,
+            Entry::Assistant { message } => &message.content,
+        }
+    }
+}
+
+/// Something that wants every item as it is recorded (transcripts, checkpoints).
+pub trait Recorder: Send + Sync {
+    fn record(&self, item: &Item);
+}
+
+#[derive(Default)]
+pub struct Conversation {
+    items: Vec<Item>,
+    recorders: Vec<Arc<dyn Recorder>>,
+    /// Serialized size of the items sent to the model, for `get_context_usage` without
+    /// taking the conversation's lock.
+    size: Arc<AtomicUsize>,
+}
+
+/// A new item, before the conversation links it into the chain.
+pub struct NewItem {
+    pub uuid: String,
+    pub prompt_uuid: String,
+    pub entry: Entry,
+}
+
+impl Conversation {
+    pub fn new() -> Self {
+        Conversation::default()
+    }
+
+    /// A conversation that goes on from `items` (a resumed session); recorders are not
+    /// told about them again.
+    pub fn restore(items: Vec<Item>) -> Self {
+        let c = Conversation {
+            items,
+            ..Conversation::default()
+        };
+        c.size.store(c.measure(), Ordering::Relaxed);
+        c
+    }
+
+    pub fn subscribe(&mut self, recorder: Arc<dyn Recorder>) {
+        self.recorders.push(recorder);
+    }
+
+    /// A handle that reads the request size without the conversation's lock.
+    pub fn size_handle(&self) -> Arc<AtomicUsize> {
+        self.size.clone()
+    }
+
+    pub fn items(&self) -> &[Item] {
+        &self.items
+    }
+
+    pub fn last_uuid(&self) -> Option<&str> {
+        self.items.last().map(|i| i.uuid.as_str())
+    }
+
+    /// Appends one item and tells every recorder; returns the stored item.
+    pub fn record(&mut self, new: NewItem) -> &Item {
+        let item = Item {
+            uuid: new.uuid,
+            parent_uuid: self.last_uuid().map(str::to_string),
+            prompt_uuid: new.prompt_uuid,
+            timestamp: super::emit::now_iso(),
+            entry: new.entry,
+            excluded: false,
+        };
+        for r in &self.recorders {
+            r.record(&item);
+        }
+        if let Ok(s) = serde_json::to_string(item.content()) {
+            self.size.fetch_add(s.len(), Ordering::Relaxed);
+        }
+        self.items.push(item);
+        let last = self.items.len() - 1;
+        &self.items[last]
+    }
+
+    /// Stops sending the user items of turn `prompt_uuid` that come after the last
+    /// assistant item (the prompt and context the API refused). Tool results stay: the
+    /// tool uses before them need them.
+    pub fn exclude_unanswered(&mut self, prompt_uuid: &str) {
+        for item in self.items.iter_mut().rev() {
+            match &item.entry {
+                Entry::Assistant { .. } => break,
+                Entry::User { origin, .. } => {
+                    if item.prompt_uuid == prompt_uuid
+                        && !matches!(origin, UserOrigin::ToolResult { .. })
+                    {
+                        item.excluded = true;
+                    }
+                }
+            }
+        }
+        self.size.store(self.measure(), Ordering::Relaxed);
+    }
+
+    /// Forgets everything (`/clear`).
+    pub fn clear(&mut self) {
+        self.items.clear();
+        self.size.store(0, Ordering::Relaxed);
+    }
+
+    /// Tool uses of the last assistant response that have no result yet.
+    pub fn unanswered_tool_uses(&self) -> Vec<String> {
+        let mut answered = std::collections::HashSet::new();
+        let mut rest = self.items.iter().rev().peekable();
+        while let Some(Item {
+            entry: Entry::User { content, .. },
+            ..
+        }) = rest.peek()
+        {
+            answered.extend(
+                content
+                    .iter()
+                    .filter_map(ContentBlock::as_tool_result)
+                    .map(|r| r.tool_use_id.clone()),
+            );
+            rest.next();
+        }
+        let mut open = Vec::new();
+        while let Some(Item {
+            entry: Entry::Assistant { message },
+            ..
+        }) = rest.peek()
+        {
+            open.extend(
+                message
+                    .content
+                    .iter()
+                    .filter_map(ContentBlock::as_tool_use)
+                    .filter(|tu| !answered.contains(&tu.id))
+                    .map(|tu| tu.id.clone()),
+            );
+            rest.next();
+        }
+        open.reverse();
+        open
+    }
+
+    /// The history as the API wants it: roles alternate (consecutive items of one role are
+    /// one message), excluded items left out.
+    pub fn api_messages(&self) -> Vec<ApiMessage> {
+        let mut out: Vec<ApiMessage> = Vec::with_capacity(self.items.len());
+        for item in self.items.iter().filter(|i| !i.excluded) {
+            let role = item.role();
+            match out.last_mut() {
+                Some(last) if last.role == role => {
+                    last.content.extend(item.content().iter().cloned())
+                }
+                _ => out.push(ApiMessage {
+                    role,
+                    content: item.content().to_vec(),
+                }),
+            }
+        }
+        out
+    }
+
+    fn measure(&self) -> usize {
+        self.items
+            .iter()
+            .filter(|i| !i.excluded)
+            .filter_map(|i| serde_json::to_string(i.content()).ok())
+            .map(|s| s.len())
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::sync::Mutex;
+
+    use super::*;
+
+    fn user(text: &str, prompt: &str) -> NewItem {
+        NewItem {
+            uuid: super::super::emit::new_uuid(),
+            prompt_uuid: prompt.into(),
+            entry: Entry::User {
+                content: vec![ContentBlock::text(text)],
+                origin: UserOrigin::Prompt,
+            },
+        }
+    }
+
+    fn assistant(block: ContentBlock, prompt: &str) -> NewItem {
+        NewItem {
+            uuid: super::super::emit::new_uuid(),
+            prompt_uuid: prompt.into(),
+            entry: Entry::Assistant {
+                message: Box::new(AssistantPayload {
+                    id: "msg_1".into(),
+                    kind: "message".into(),
+                    role: "assistant".into(),
+                    model: "m".into(),
+                    content: vec![block],
+                    stop_reason: None,
+                    stop_sequence: None,
+                    usage: None,
+                    extra: Default::default(),
+                }),
+            },
+        }
+    }
+
+    struct Log(Mutex<Vec<String>>);
+    impl Recorder for Log {
+        fn record(&self, item: &Item) {
+            self.0.lock().unwrap().push(item.uuid.clone());
+        }
+    }
+
+    #[test]
+    fn items_chain_and_recorders_see_each() {
+        let log = Arc::new(Log(Mutex::new(Vec::new())));
+        let mut c = Conversation::new();
+        c.subscribe(log.clone());
+        let first = c.record(user("hi", "p1")).uuid.clone();
+        let second = c.record(assistant(ContentBlock::text("a"), "p1")).clone();
+        assert_eq!(second.parent_uuid.as_deref(), Some(first.as_str()));
+        assert_eq!(second.prompt_uuid, "p1");
+        assert_eq!(*log.0.lock().unwrap(), vec![first, second.uuid]);
+    }
+
+    #[test]
+    fn blocks_of_one_role_merge_into_one_api_message() {
+        let mut c = Conversation::new();
+        c.record(user("a", "p1"));
+        c.record(assistant(ContentBlock::text("x"), "p1"));
+        c.record(assistant(ContentBlock::text("y"), "p1"));
+        c.record(user("b", "p2"));
+        let msgs = c.api_messages();
+        assert_eq!(msgs.len(), 3);
+        assert_eq!(msgs[1].content.len(), 2);
+    }
+
+    #[test]
+    fn a_refused_prompt_is_kept_but_not_sent_again() {
+        let mut c = Conversation::new();
+        c.record(user("first", "p1"));
+        c.record(assistant(ContentBlock::text("ok"), "p1"));
+        c.record(user("poison", "p2"));
+        c.exclude_unanswered("p2");
+        c.record(user("third", "p3"));
+        let msgs = c.api_messages();
+        let text: Vec<&str> = msgs
+            .iter()
+            .flat_map(|m| m.content.iter().filter_map(ContentBlock::as_text))
+            .collect();
+        assert_eq!(text, vec!["first", "ok", "third"]);
+        assert_eq!(c.items().len(), 4);
+    }
+
+    #[test]
+    fn open_tool_uses_are_those_of_the_last_response_without_a_result() {
+        let mut c = Conversation::new();
+        c.record(user("go", "p1"));
+        let tu = ContentBlock::tool_use("tu_1", "Bash", serde_json::json!({}));
+        c.record(assistant(tu, "p1"));
+        assert_eq!(c.unanswered_tool_uses(), vec!["tu_1".to_string()]);
+        c.record(NewItem {
+            uuid: "r".into(),
+            prompt_uuid: "p1".into(),
+            entry: Entry::User {
+                content: vec![ContentBlock::tool_result(
+                    "tu_1",
+                    dcl_protocol::ToolResultContent::Text("ok".into()),
+                    None,
+                )],
+                origin: UserOrigin::ToolResult {
+                    tool_use_result: None,
+                },
+            },
+        });
+        assert!(c.unanswered_tool_uses().is_empty());
+    }
+}

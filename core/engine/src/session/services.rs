@@ -1,0 +1,457 @@
+//! What a session is built from and never changes while it runs: options, working
+//! directory, environment, model clients, tools, the MCP manager, the host channel and the
+//! emitter. [`SessionCore`] puts them next to the one-lock [`StateCell`] and the
+//! [`Conversation`].
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::client::Clients;
+use super::conversation::Conversation;
+use super::emit::{Emitter, Outbox};
+use super::hooks::HookRegistry;
+use super::host::HostChannel;
+use super::state::{LiveSettings, McpPending, SessionState, SessionStats, StateCell, Totals};
+use super::{effort, mcp, models};
+use crate::options::{Dialect, OptionsError, OutputFormat, SessionOptions};
+use crate::permissions::PermissionMode;
+use crate::settings::Settings;
+use crate::tools::{ShellState, Tool};
+
+/// The tool a `--json-schema` session answers through (the reference's name).
+pub(crate) const STRUCTURED_OUTPUT_TOOL: &str = "StructuredOutput";
+
+/// A server start-up that any number of waiters can await.
+pub(crate) type McpStartup = futures::future::Shared<futures::future::BoxFuture<'static, ()>>;
+
+pub(crate) struct SessionServices {
+    pub opts: SessionOptions,
+    pub cwd: PathBuf,
+    /// The environment the session sees (options' `env` plus the settings' `env`).
+    pub env: Arc<BTreeMap<String, String>>,
+    pub emitter: Emitter,
+    pub host: Arc<HostChannel>,
+    pub mcp: dcl_mcp::McpManager,
+    /// Cancelled when the session ends: nothing may wait on the host after that.
+    pub closed: CancellationToken,
+    /// Memory files read when the session opened.
+    pub memory: Vec<crate::memory::MemoryFile>,
+    /// The built-in tools this session offers.
+    pub tools: Vec<Arc<dyn Tool>>,
+    pub shell: Arc<ShellState>,
+    pub clients: Clients,
+    /// Becomes true once the host's `initialize` has been handled.
+    pub initialized: tokio::sync::watch::Sender<bool>,
+}
+
+impl SessionServices {
+    pub fn stream_json(&self) -> bool {
+        self.opts.output_format.unwrap_or_default() == OutputFormat::StreamJson
+    }
+
+    pub fn qoder(&self) -> bool {
+        self.opts.dialect == Dialect::Qoder
+    }
+
+    pub fn legacy_events(&self) -> bool {
+        self.stream_json() && self.opts.legacy_events.unwrap_or(true)
+    }
+
+    pub fn tool(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.tools.iter().find(|t| t.name() == name).cloned()
+    }
+
+    /// Tools served by someone else (MCP servers, the host); they always need a decision.
+    pub fn is_host_tool(&self, name: &str) -> bool {
+        name.starts_with("mcp__") && self.mcp.tools().iter().any(|t| t.qualified_name == name)
+    }
+}
+
+/// A session's parts, shared by its actor, its turns and its control handlers.
+pub(crate) struct SessionCore {
+    pub services: SessionServices,
+    pub state: StateCell,
+    /// Locked by the running turn for its whole length; readers that must not wait use
+    /// [`SessionCore::conversation_size`].
+    pub conversation: tokio::sync::Mutex<Conversation>,
+    pub conversation_size: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl SessionCore {
+    /// Validates the options and builds the session's parts (nothing runs yet).
+    pub fn build(opts: SessionOptions) -> Result<SessionCore, OptionsError> {
+        let cwd = match &opts.cwd {
+            Some(c) if c.is_absolute() => c.clone(),
+            Some(c) => std::env::current_dir()
+                .map_err(|e| format!("cannot read the current directory: {e}"))?
+                .join(c),
+            None => std::env::current_dir()
+                .map_err(|e| format!("cannot read the current directory: {e}"))?,
+        };
+        if !cwd.is_dir() {
+            return Err(OptionsError::new(
+                "cwd",
+                format!("working directory {} does not exist", cwd.display()),
+            ));
+        }
+        let home = opts.env.get("HOME").map(PathBuf::from);
+        let settings = Settings::load(
+            home.as_deref(),
+            &cwd,
+            opts.setting_sources.as_deref(),
+            opts.settings.as_deref(),
+        )
+        .map_err(|e| OptionsError::new("settings", e))?;
+        let mut env_map = opts.env.clone();
+        if let Some(Value::Object(extra)) = settings.get("env") {
+            for (k, v) in extra {
+                if let Some(v) = v.as_str() {
+                    env_map.insert(k, v.to_string());
+                }
+            }
+        }
+        let permission_mode = match opts
+            .permission_mode
+            .clone()
+            .or_else(|| settings.get_str("permissions.defaultMode"))
+        {
+            Some(m) => {
+                PermissionMode::parse(&m).map_err(|e| OptionsError::new("permissionMode", e))?
+            }
+            None => PermissionMode::Default,
+        };
+        let env = Arc::new(env_map);
+        let model_name = opts
+            .model
+            .clone()
+            .or_else(|| env.get("DCL_MODEL").cloned())
+            .or_else(|| settings.get_str("model"));
+        let effort = match opts
+            .effort
+            .clone()
+            .or_else(|| settings.get_str("effortLevel"))
+        {
+            Some(e) => Some(effort::parse(&e).map_err(|e| OptionsError::new("effort", e))?),
+            None => None,
+        };
+        let output_schema = match &opts.json_schema {
+            Some(schema) => Some(Arc::new(
+                crate::structured::OutputSchema::compile(schema)
+                    .map_err(|e| OptionsError::new("jsonSchema", format!("--json-schema: {e}")))?,
+            )),
+            None => None,
+        };
+        let clients = Clients::new(&opts, &env)?;
+        let model = models::resolve_alias(model_name.as_deref(), clients.default_model());
+        let session_id = match &opts.session_id {
+            Some(id) => uuid::Uuid::parse_str(id)
+                .map_err(|e| {
+                    OptionsError::new("sessionId", format!("--session-id must be a UUID: {e}"))
+                })?
+                .to_string(),
+            None => super::emit::new_uuid(),
+        };
+        let tools = select_tools(&opts);
+        let mcp_plan = mcp::plan(&opts, home.as_deref(), &cwd)
+            .map_err(|e| OptionsError::new("mcpConfig", e))?;
+        let source_on = |s: &str| {
+            opts.setting_sources
+                .as_ref()
+                .is_none_or(|list| list.iter().any(|x| x == s))
+        };
+        let memory = crate::memory::load(
+            home.as_deref(),
+            &cwd,
+            source_on("user"),
+            source_on("project") || source_on("local"),
+        );
+        let (mut agents, agent_warnings) = crate::agents::AgentCatalog::load(&agent_dirs(
+            &opts,
+            &env,
+            &cwd,
+            source_on("user"),
+            source_on("project"),
+        ));
+        for w in agent_warnings {
+            tracing::warn!("{w}");
+        }
+        if let Some(defs) = &opts.agents {
+            agents
+                .add_definitions(defs, crate::agents::AgentSource::Flag)
+                .map_err(|e| OptionsError::new("agents", e))?;
+        }
+        if let Some(name) = &opts.agent
+            && agents.get(name).is_none()
+        {
+            return Err(OptionsError::new(
+                "agent",
+                format!(
+                    "--agent {name:?}: no such agent (known: {})",
+                    agents.names().join(", ")
+                ),
+            ));
+        }
+        let capacity = env
+            .get("DCL_OUTBOX_LINES")
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or(super::emit::DEFAULT_OUTBOX_LINES);
+        let emitter = Emitter::new(Outbox::new(capacity), session_id);
+        let timeout = Duration::from_secs_f64(opts.host_timeout_secs.unwrap_or(300.0).max(0.001));
+        let host = Arc::new(HostChannel::new(timeout));
+        let closed = CancellationToken::new();
+        let mcp_manager = mcp::manager(
+            mcp::ControlRpc {
+                host: host.clone(),
+                emitter: emitter.clone(),
+                closed: closed.clone(),
+            },
+            &env,
+            &cwd,
+        );
+        let state = SessionState {
+            live: LiveSettings {
+                model,
+                permission_mode,
+                max_thinking_tokens: opts.max_thinking_tokens,
+                pending_model: None,
+                pending_thinking: None,
+                system_prompt: opts.system_prompt.clone(),
+                append_system_prompt: opts.append_system_prompt.clone(),
+                effort,
+                pending_effort: None,
+            },
+            totals: Totals::default(),
+            stats: SessionStats::default(),
+            session_allow: Vec::new(),
+            hooks: HookRegistry::default(),
+            settings,
+            json_schema: opts.json_schema.clone(),
+            output_schema,
+            prompt_suggestions: false,
+            session_started: false,
+            pending_context: Vec::new(),
+            mcp: McpPending {
+                configured: mcp_plan.configured,
+                sdk: mcp_plan.sdk,
+                startups: Vec::new(),
+            },
+            agents,
+            main_agent: opts.agent.clone(),
+            forward_subagent_text: false,
+            agent_progress: false,
+            background_agents: Default::default(),
+        };
+        let services = SessionServices {
+            shell: Arc::new(ShellState::new(cwd.clone())),
+            cwd,
+            env,
+            emitter,
+            host,
+            mcp: mcp_manager,
+            closed,
+            memory,
+            tools,
+            clients,
+            initialized: tokio::sync::watch::Sender::new(false),
+            opts,
+        };
+        let conversation = Conversation::new();
+        Ok(SessionCore {
+            services,
+            state: StateCell::new(state),
+            conversation_size: conversation.size_handle(),
+            conversation: tokio::sync::Mutex::new(conversation),
+        })
+    }
+
+    pub fn json_schema(&self) -> Option<Value> {
+        self.state.with(|s| s.json_schema.clone())
+    }
+
+    /// `--add-dir`s and the settings' `permissions.additionalDirectories`.
+    pub fn allowed_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs = self.services.opts.add_dirs.clone();
+        dirs.extend(self.state.with(|s| {
+            s.settings
+                .get_strings("permissions.additionalDirectories")
+                .into_iter()
+                .map(PathBuf::from)
+                .collect::<Vec<_>>()
+        }));
+        dirs
+    }
+
+    /// Starts the configured MCP servers (when the actor starts).
+    pub fn start_configured_servers(&self) {
+        let configured = self.state.with(|s| std::mem::take(&mut s.mcp.configured));
+        if configured.is_empty() {
+            return;
+        }
+        let m = self.services.mcp.clone();
+        let started = startup(tokio::spawn(
+            async move { m.start_scoped(configured).await },
+        ));
+        self.state.with(|s| s.mcp.startups.push(started));
+    }
+
+    /// Starts the host-provided MCP servers that are waiting (at `initialize`, or at the
+    /// first turn when the host never sends one).
+    pub fn start_sdk_servers(&self, mut names: Vec<String>) {
+        names.extend(self.state.with(|s| std::mem::take(&mut s.mcp.sdk)));
+        names.sort();
+        names.dedup();
+        if names.is_empty() {
+            return;
+        }
+        let servers = names
+            .into_iter()
+            .map(|n| {
+                (
+                    n.clone(),
+                    (
+                        dcl_mcp::ServerConfig::Sdk { name: n },
+                        "dynamic".to_string(),
+                    ),
+                )
+            })
+            .collect();
+        let m = self.services.mcp.clone();
+        let started = startup(tokio::spawn(async move { m.start_scoped(servers).await }));
+        self.state.with(|s| s.mcp.startups.push(started));
+    }
+
+    /// Waits for MCP servers that are still connecting (each bounded by its timeout).
+    pub async fn mcp_ready(&self) {
+        let pending: Vec<McpStartup> = self.state.with(|s| s.mcp.startups.clone());
+        futures::future::join_all(pending).await;
+    }
+
+    /// What the model is offered: built-ins, MCP tools, then the structured-output tool.
+    pub fn tool_specs(&self) -> Vec<crate::model::ToolSpec> {
+        let s = &self.services;
+        let mut specs: Vec<_> = s.tools.iter().map(|t| t.spec()).collect();
+        let deny = crate::permissions::RuleSet::parse(&s.opts.disallowed_tools);
+        specs.extend(
+            s.mcp
+                .tools()
+                .into_iter()
+                .filter(|t| !deny.names_whole_tool(&t.qualified_name))
+                .map(|t| crate::model::ToolSpec {
+                    name: t.qualified_name,
+                    description: t.description.unwrap_or_default(),
+                    input_schema: t.input_schema,
+                }),
+        );
+        if let Some(schema) = self.json_schema() {
+            specs.push(crate::model::ToolSpec {
+                name: STRUCTURED_OUTPUT_TOOL.to_string(),
+                description: "Return your final answer as structured data matching the schema. Call this exactly once, at the end.".to_string(),
+                input_schema: schema,
+            });
+        }
+        specs
+    }
+
+    /// Whether the Agent tool is offered: `--tools` may leave it out and a whole-tool
+    /// `--disallowedTools` rule (`Agent` or `Task`) hides it.
+    pub fn agent_tool_enabled(&self) -> bool {
+        let opts = &self.services.opts;
+        let deny = crate::permissions::RuleSet::parse(&opts.disallowed_tools);
+        let names = [super::turn::AGENT_TOOL, super::turn::AGENT_TOOL_ALIAS];
+        let listed = opts.tools.as_ref().is_none_or(|list| {
+            list.iter()
+                .flat_map(|s| s.split(','))
+                .map(str::trim)
+                .any(|n| n == "default" || names.contains(&n))
+        });
+        listed && !names.iter().any(|n| deny.names_whole_tool(n))
+    }
+
+    /// The tools `system/init` lists: the subagent tool under its listed name `Task`.
+    pub fn tool_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.tool_specs().into_iter().map(|t| t.name).collect();
+        if self.agent_tool_enabled() {
+            names.insert(0, super::turn::AGENT_TOOL_ALIAS.to_string());
+        }
+        names
+    }
+}
+
+/// The `agents/` folders of the homes and the project, by the session's setting sources.
+fn agent_dirs(
+    opts: &SessionOptions,
+    env: &BTreeMap<String, String>,
+    cwd: &std::path::Path,
+    user: bool,
+    project: bool,
+) -> Vec<PathBuf> {
+    let home = env.get("HOME").map(PathBuf::from);
+    let dcl_home = env
+        .get("DCL_CONFIG_DIR")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".dcl")));
+    let (client_var, client_dir, folder) = match opts.dialect {
+        Dialect::Qoder => ("QODER_CONFIG_DIR", ".qoder", ".qoder"),
+        Dialect::Claude => ("CLAUDE_CONFIG_DIR", ".claude", ".claude"),
+    };
+    let client_home = env
+        .get(client_var)
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(client_dir)));
+    crate::agents::agent_dirs(
+        dcl_home.as_deref(),
+        client_home.as_deref(),
+        folder,
+        cwd,
+        user,
+        project,
+    )
+}
+
+fn startup(handle: tokio::task::JoinHandle<()>) -> McpStartup {
+    use futures::FutureExt;
+    async move {
+        let _ = handle.await;
+    }
+    .boxed()
+    .shared()
+}
+
+/// The built-in tools this session offers: `--tools` restricts, whole-tool
+/// `--disallowedTools` rules hide. Unknown names in `--tools` are skipped with a warning.
+fn select_tools(opts: &SessionOptions) -> Vec<Arc<dyn Tool>> {
+    let all = crate::tools::builtin_tools();
+    let deny = crate::permissions::RuleSet::parse(&opts.disallowed_tools);
+    let wanted: Option<Vec<String>> = opts.tools.as_ref().map(|list| {
+        list.iter()
+            .flat_map(|s| s.split(','))
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    });
+    let keep_all = wanted
+        .as_ref()
+        .is_none_or(|w| w.iter().any(|n| n == "default"));
+    if let Some(w) = &wanted {
+        for name in w {
+            if name != "default" && !all.iter().any(|t| t.name() == name) {
+                tracing::warn!("--tools: unknown tool {name:?} skipped");
+            }
+        }
+    }
+    all.into_iter()
+        .filter(|t| {
+            keep_all
+                || wanted
+                    .as_ref()
+                    .is_some_and(|w| w.iter().any(|n| n == t.name()))
+        })
+        .filter(|t| !deny.names_whole_tool(t.name()))
+        .collect()
+}

@@ -1,0 +1,276 @@
+//! The loop of one turn: record the prompt, then sample and run tools until the model
+//! stops calling them, a limit is reached, a hook stops the turn or it is interrupted.
+
+use dcl_protocol::{ContentBlock, Extra, Message, ToolUseBlock};
+use serde_json::{Map, json};
+
+use super::orchestrator::{self, CallOutcome};
+use super::result::{self, Finish};
+use super::sampling::{self, SampleError};
+use super::{TurnContext, TurnKind, TurnOutcome, TurnState};
+use crate::session::QueuedPrompt;
+use crate::session::conversation::{Conversation, Entry, UserOrigin};
+use crate::session::emit::now_iso;
+use crate::session::hooks;
+use crate::session::services::STRUCTURED_OUTPUT_TOOL;
+
+/// How often a Stop hook may keep one turn going, so two hooks cannot loop forever.
+const MAX_STOP_HOOK_ROUNDS: u32 = 8;
+
+pub(crate) async fn run_turn(
+    ctx: &TurnContext,
+    conv: &mut Conversation,
+    prompt: QueuedPrompt,
+) -> TurnOutcome {
+    let core = &ctx.core;
+    let model = ctx
+        .model
+        .clone()
+        .unwrap_or_else(|| core.state.with(|s| s.live.model.clone()));
+    let mut st = TurnState::new(model, &prompt);
+    core.start_sdk_servers(Vec::new());
+    core.mcp_ready().await;
+    crate::session::init::emit_init(core);
+    if core.services.opts.replay_user_messages {
+        let mut echo = prompt.message.clone();
+        echo.uuid = Some(prompt.uuid.clone());
+        echo.session_id = None;
+        echo.timestamp = Some(now_iso());
+        echo.is_replay = Some(true);
+        ctx.emitter.emit(Message::User(echo));
+    }
+    let mut user_blocks: Vec<ContentBlock> =
+        core.state.with(|s| std::mem::take(&mut s.pending_context));
+    user_blocks.extend(prompt.message.message.content.clone().into_blocks());
+    match prompt_hooks(ctx, &prompt).await {
+        PromptHooks::Proceed(context) => {
+            // Hook context goes first so the prompt stays the message's last word.
+            let mut blocks: Vec<ContentBlock> =
+                context.into_iter().map(ContentBlock::text).collect();
+            blocks.append(&mut user_blocks);
+            user_blocks = blocks;
+        }
+        PromptHooks::Stop(reason) => {
+            return result::finish(ctx, conv, &mut st, Finish::HookStopped(reason));
+        }
+    }
+    ctx.record(
+        conv,
+        prompt.uuid.clone(),
+        Entry::User {
+            content: user_blocks,
+            origin: UserOrigin::Prompt,
+        },
+    );
+    core.state.with(|s| {
+        s.stats.prompts += 1;
+        s.stats.messages += 1;
+    });
+    match drive(ctx, conv, &mut st).await {
+        Finish::Completed => {
+            result::finish_and_suggest(ctx, conv, &mut st, Finish::Completed).await
+        }
+        how => result::finish(ctx, conv, &mut st, how),
+    }
+}
+
+/// Samples and runs tools until the model stops calling them, a limit is reached, a hook
+/// stops the turn or it is interrupted. The prompt is already recorded; nothing of the
+/// turn's ending is emitted here, so a subagent's child turn runs the same loop.
+pub(super) async fn drive(
+    ctx: &TurnContext,
+    conv: &mut Conversation,
+    st: &mut TurnState,
+) -> Finish {
+    let core = &ctx.core;
+    let max_turns = ctx.max_turns.or(core.services.opts.max_turns);
+    loop {
+        if let Some(max) = max_turns
+            && st.num_turns >= max
+        {
+            return Finish::MaxTurns(max);
+        }
+        if let Some(budget) = core.services.opts.max_budget_usd
+            && core.state.with(|s| s.totals.cost_usd) >= budget
+        {
+            return Finish::Budget(budget);
+        }
+        st.num_turns += 1;
+        let reply = match sampling::sample_with_fallback(ctx, conv, st).await {
+            Ok(r) => r,
+            Err(SampleError::Cancelled) => return Finish::Interrupted("aborted_streaming"),
+            Err(SampleError::Api(e)) => {
+                // What the API refused must not be sent again, or every later turn fails
+                // the same way.
+                conv.exclude_unanswered(&ctx.prompt_uuid);
+                return Finish::ApiError(e);
+            }
+        };
+        st.stop_reason = reply.stop_reason.clone();
+        let text: Vec<&str> = reply
+            .content
+            .iter()
+            .filter_map(ContentBlock::as_text)
+            .collect();
+        if !text.is_empty() {
+            st.last_text = Some(text.join(""));
+        }
+        let tool_uses: Vec<ToolUseBlock> = reply
+            .content
+            .iter()
+            .filter_map(|b| b.as_tool_use().cloned())
+            .collect();
+        core.state.with(|s| {
+            s.stats.messages += 1;
+            s.stats.tool_calls += tool_uses.len() as u64;
+        });
+        if tool_uses.is_empty() {
+            match stop_hooks_and_checks(ctx, st).await {
+                AfterStop::Finish(how) => return how,
+                AfterStop::Continue(text) => {
+                    ctx.record_note(conv, text, UserOrigin::Continuation);
+                    continue;
+                }
+            }
+        }
+        match orchestrator::run_calls(ctx, conv, st, &tool_uses, &reply.invalid_inputs).await {
+            CallOutcome::Interrupted => return Finish::Interrupted("aborted_tools"),
+            CallOutcome::Done => {}
+        }
+        if let Some(reason) = st.hook_stop.take() {
+            return Finish::HookStopped(reason);
+        }
+        if st.deferred.is_some() {
+            return Finish::Deferred;
+        }
+        if st.structured.is_some() {
+            return Finish::Completed;
+        }
+        if st.invalid_outputs >= crate::structured::MAX_INVALID_OUTPUTS {
+            return Finish::StructuredOutputMissing;
+        }
+    }
+}
+
+enum PromptHooks {
+    Proceed(Vec<String>),
+    Stop(String),
+}
+
+/// SessionStart (first turn only) and UserPromptSubmit hooks.
+async fn prompt_hooks(ctx: &TurnContext, prompt: &QueuedPrompt) -> PromptHooks {
+    let mut context = Vec::new();
+    let first = ctx
+        .core
+        .state
+        .with(|s| !std::mem::replace(&mut s.session_started, true));
+    if first {
+        let mut input = Map::new();
+        input.insert("source".into(), json!("startup"));
+        let v = hooks::run(ctx, "SessionStart", None, None, input).await;
+        context.extend(v.additional_context);
+    }
+    let mut input = Map::new();
+    input.insert(
+        "prompt".into(),
+        json!(prompt.message.message.content.text()),
+    );
+    let v = hooks::run(ctx, "UserPromptSubmit", None, None, input).await;
+    if let Some(reason) = v.stop.or(v.block) {
+        return PromptHooks::Stop(reason);
+    }
+    context.extend(v.additional_context);
+    PromptHooks::Proceed(context)
+}
+
+enum AfterStop {
+    Finish(Finish),
+    /// Keep going: this text is the next user message.
+    Continue(String),
+}
+
+/// The model stopped calling tools: Stop hooks may keep it going, and a `--json-schema`
+/// turn must have produced its structured output.
+async fn stop_hooks_and_checks(ctx: &TurnContext, st: &mut TurnState) -> AfterStop {
+    let mut input = Map::new();
+    input.insert("stop_hook_active".into(), json!(st.stop_hook_rounds > 0));
+    if let Some(t) = &st.last_text {
+        input.insert("last_assistant_message".into(), json!(t));
+    }
+    let event = match &ctx.kind {
+        TurnKind::Main => "Stop",
+        TurnKind::Subagent {
+            agent_id,
+            agent_type,
+        } => {
+            input.insert("agent_id".into(), json!(agent_id));
+            input.insert("agent_type".into(), json!(agent_type));
+            input.insert("agent_transcript_path".into(), json!(""));
+            "SubagentStop"
+        }
+    };
+    let v = hooks::run(ctx, event, None, None, input).await;
+    if let Some(reason) = v.stop {
+        return AfterStop::Finish(Finish::HookStopped(reason));
+    }
+    if let Some(reason) = v.block
+        && st.stop_hook_rounds < MAX_STOP_HOOK_ROUNDS
+    {
+        st.stop_hook_rounds += 1;
+        return AfterStop::Continue(reason);
+    }
+    if !ctx.is_subagent() && ctx.core.json_schema().is_some() && st.structured.is_none() {
+        if st.structured_nudges < 2 {
+            st.structured_nudges += 1;
+            return AfterStop::Continue(format!(
+                "You must call the {STRUCTURED_OUTPUT_TOOL} tool with your final answer as its input."
+            ));
+        }
+        return AfterStop::Finish(Finish::StructuredOutputMissing);
+    }
+    AfterStop::Finish(Finish::Completed)
+}
+
+/// Asks the model, without tools, for the user's likely next message.
+pub(super) async fn suggest_next_prompt(
+    ctx: &TurnContext,
+    conv: &Conversation,
+    model: &str,
+) -> Option<String> {
+    let history = conv.api_messages();
+    let recent: Vec<String> = history
+        .iter()
+        .rev()
+        .take(4)
+        .rev()
+        .map(|m| {
+            let text: Vec<&str> = m.content.iter().filter_map(ContentBlock::as_text).collect();
+            format!("{:?}: {}", m.role, text.join(" "))
+        })
+        .collect();
+    let text = sampling::complete_text(
+        ctx,
+        model,
+        "You predict what the user will type next to a coding agent. Reply with that one short message only.",
+        format!(
+            "Conversation so far:\n{}\n\nWhat is the user's most likely next message?",
+            recent.join("\n")
+        ),
+        64,
+    )
+    .await?;
+    let text = text.trim().to_string();
+    (!text.is_empty()).then_some(text)
+}
+
+/// The `prompt_suggestion` line.
+pub(super) fn emit_suggestion(ctx: &TurnContext, suggestion: String) {
+    ctx.emitter.emit(Message::PromptSuggestion(
+        dcl_protocol::PromptSuggestionMessage {
+            suggestion,
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        },
+    ));
+}

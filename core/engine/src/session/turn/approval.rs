@@ -1,0 +1,304 @@
+//! The permission decision for one call: the policy first, a PreToolUse hook's say,
+//! PermissionRequest hooks, then the host (`can_use_tool`) — or an automatic denial when
+//! nobody can be asked.
+
+use dcl_protocol::{CanUseToolRequest, CanUseToolTag, Extra, PermissionDecision, ToolUseBlock};
+use serde_json::{Map, Value, json};
+
+use super::TurnContext;
+use super::orchestrator::HookPermission;
+use crate::permissions::{self, PermissionMode, Policy, Verdict};
+use crate::session::hooks;
+use crate::session::host::HostError;
+use crate::session::services::STRUCTURED_OUTPUT_TOOL;
+use crate::tools::{Tool, ToolContext, ToolKind};
+
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Decision {
+    Allow(Value),
+    Deny(String),
+}
+
+/// The policy as it stands now: rules from the flags, the settings and the host's
+/// session grants, in the mode of this moment (a mode change acts at once, mid-turn).
+fn policy(ctx: &TurnContext) -> Policy {
+    let core = &ctx.core;
+    let opts = &core.services.opts;
+    let (mode, allowed, denied) = core.state.with(|s| {
+        let mut allowed = opts.allowed_tools.clone();
+        allowed.extend(s.settings.get_strings("permissions.allow"));
+        allowed.extend(s.session_allow.iter().cloned());
+        let mut denied = opts.disallowed_tools.clone();
+        denied.extend(s.settings.get_strings("permissions.deny"));
+        (s.live.permission_mode, allowed, denied)
+    });
+    Policy::new(
+        mode,
+        &allowed,
+        &denied,
+        &core.services.cwd,
+        &core.allowed_dirs(),
+    )
+}
+
+/// Combines a PreToolUse hook's permission with the policy's verdict: a hook's "allow"
+/// skips the prompt, never a deny rule or plan mode; its "ask" asks where the policy
+/// would allow.
+pub(super) fn with_hook(permission: HookPermission, verdict: Verdict) -> Verdict {
+    match (permission, verdict) {
+        (HookPermission::Allow, Verdict::Ask { .. }) => Verdict::Allow,
+        (HookPermission::Ask, Verdict::Allow) => Verdict::Ask {
+            blocked_path: None,
+            decision_reason_type: Some("hook"),
+        },
+        (_, v) => v,
+    }
+}
+
+pub(super) async fn decide(
+    ctx: &TurnContext,
+    tu: &ToolUseBlock,
+    input: &Value,
+    tool: Option<&dyn Tool>,
+    tool_ctx: &ToolContext,
+    hook_permission: HookPermission,
+) -> Decision {
+    if tu.name == STRUCTURED_OUTPUT_TOOL && ctx.core.json_schema().is_some() {
+        return Decision::Allow(input.clone());
+    }
+    // Delegating is not itself an action: each of the subagent's calls is decided on its
+    // own, in the session's mode and rules.
+    if super::subagent::is_agent_tool(&tu.name)
+        && ctx.tools.offers(super::subagent::AGENT_TOOL)
+        && ctx.core.agent_tool_enabled()
+    {
+        return Decision::Allow(input.clone());
+    }
+    let policy = policy(ctx);
+    let kind = tool.map_or(ToolKind::Other, |t| t.kind());
+    let verdict = with_hook(
+        hook_permission,
+        policy.check(&tu.name, tool, input, tool_ctx),
+    );
+    let (blocked_path, decision_reason_type) = match verdict {
+        Verdict::Allow => return Decision::Allow(input.clone()),
+        Verdict::Deny(msg) => return Decision::Deny(msg),
+        // Nothing to approve: the call fails as an unknown tool.
+        Verdict::Ask { .. } if tool.is_none() && !ctx.is_host_tool(&tu.name) => {
+            return Decision::Allow(input.clone());
+        }
+        Verdict::Ask {
+            blocked_path,
+            decision_reason_type,
+        } => (blocked_path, decision_reason_type),
+    };
+    if let Some(d) = permission_request_hooks(ctx, tu, input).await {
+        return d;
+    }
+    let services = &ctx.core.services;
+    let can_ask = services.stream_json()
+        && !services.opts.non_interactive
+        && services
+            .opts
+            .permission_prompt_tool
+            .as_deref()
+            .is_none_or(|p| p == "stdio");
+    if !can_ask || policy.mode == PermissionMode::DontAsk {
+        let message = permissions::auto_denial_message(&tu.name, kind, blocked_path.as_deref());
+        // Nobody was asked: say so on the stream as well as in the tool result.
+        let mut f = Map::new();
+        f.insert("tool_name".into(), json!(tu.name));
+        f.insert("tool_use_id".into(), json!(tu.id));
+        f.insert("message".into(), json!(message));
+        ctx.emitter.system("permission_denied", f);
+        return Decision::Deny(message);
+    }
+    let asked = ToolUseBlock {
+        input: input.clone(),
+        ..tu.clone()
+    };
+    ask_host(
+        ctx,
+        &asked,
+        tool,
+        blocked_path.map(|p| p.display().to_string()),
+        decision_reason_type,
+    )
+    .await
+}
+
+/// PermissionRequest hooks may decide before the host is asked.
+async fn permission_request_hooks(
+    ctx: &TurnContext,
+    tu: &ToolUseBlock,
+    input: &Value,
+) -> Option<Decision> {
+    let mut hook_input = Map::new();
+    hook_input.insert("tool_name".into(), json!(tu.name));
+    hook_input.insert("tool_input".into(), input.clone());
+    let v = hooks::run(
+        ctx,
+        "PermissionRequest",
+        Some(&tu.name),
+        Some(&tu.id),
+        hook_input,
+    )
+    .await;
+    let d = v.permission_request_decision?;
+    match d.get("behavior").and_then(Value::as_str) {
+        Some("allow") => Some(Decision::Allow(
+            d.get("updatedInput")
+                .filter(|u| u.as_object().is_some_and(|o| !o.is_empty()))
+                .cloned()
+                .unwrap_or_else(|| input.clone()),
+        )),
+        Some("deny") => Some(Decision::Deny(
+            d.get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("Denied by a PermissionRequest hook")
+                .to_string(),
+        )),
+        _ => None,
+    }
+}
+
+async fn ask_host(
+    ctx: &TurnContext,
+    tu: &ToolUseBlock,
+    tool: Option<&dyn Tool>,
+    blocked_path: Option<String>,
+    decision_reason_type: Option<&'static str>,
+) -> Decision {
+    let description = tool.and_then(|t| t.describe(&tu.input));
+    let mut suggestions = Vec::new();
+    if let Some(cmd) = tu.input.get("command").and_then(Value::as_str) {
+        suggestions.push(json!({"type":"addRules","rules":[{"toolName":tu.name,"ruleContent":cmd}],"behavior":"allow","destination":"localSettings"}));
+    }
+    suggestions.push(json!({"type":"setMode","mode":"acceptEdits","destination":"session"}));
+    let request = CanUseToolRequest {
+        subtype: CanUseToolTag::CanUseTool,
+        tool_name: tu.name.clone(),
+        display_name: tu.name.clone(),
+        input: tu.input.clone(),
+        tool_use_id: tu.id.clone(),
+        description,
+        permission_suggestions: suggestions,
+        blocked_path,
+        decision_reason_type: decision_reason_type.map(str::to_string),
+        extra: Extra::new(),
+    };
+    let request = match serde_json::to_value(&request) {
+        Ok(v) => v,
+        Err(e) => return Decision::Deny(format!("could not build the approval request: {e}")),
+    };
+    let services = &ctx.core.services;
+    let answer = services
+        .host
+        .request(&services.emitter, request, &ctx.cancel)
+        .await;
+    match answer {
+        Ok(answer) => match serde_json::from_value::<PermissionDecision>(answer.clone()) {
+            Ok(PermissionDecision::Allow {
+                updated_input,
+                updated_permissions,
+                ..
+            }) => {
+                if let Some(updates) = updated_permissions {
+                    apply_permission_updates(ctx, &updates);
+                }
+                // `{}` means "as it is" (Java SDKs send it for a plain allow).
+                Decision::Allow(
+                    updated_input
+                        .filter(|u| u.as_object().is_none_or(|o| !o.is_empty()))
+                        .unwrap_or_else(|| tu.input.clone()),
+                )
+            }
+            Ok(PermissionDecision::Deny { message, .. }) => Decision::Deny(if message.is_empty() {
+                "The user denied this tool use.".to_string()
+            } else {
+                message
+            }),
+            Err(e) => Decision::Deny(format!(
+                "The host's permission answer was not understood ({e}): {answer}"
+            )),
+        },
+        Err(HostError::Cancelled) => Decision::Deny("Interrupted by user".into()),
+        Err(e) => Decision::Deny(format!(
+            "Permission to use {} was not granted: {e}",
+            tu.name
+        )),
+    }
+}
+
+/// Applies the session-scoped parts of a host's `updatedPermissions`.
+fn apply_permission_updates(ctx: &TurnContext, updates: &[Value]) {
+    for u in updates {
+        match u.get("type").and_then(Value::as_str) {
+            Some("setMode") => {
+                if let Some(mode) = u.get("mode").and_then(Value::as_str) {
+                    match PermissionMode::parse(mode) {
+                        Ok(m) => ctx.core.state.with(|s| s.live.permission_mode = m),
+                        Err(e) => tracing::warn!("updatedPermissions: {e}"),
+                    }
+                }
+            }
+            Some("addRules") if u.get("behavior").and_then(Value::as_str) == Some("allow") => {
+                let rules = u
+                    .get("rules")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                let added: Vec<String> = rules
+                    .iter()
+                    .filter_map(|r| {
+                        let name = r.get("toolName").and_then(Value::as_str)?;
+                        Some(match r.get("ruleContent").and_then(Value::as_str) {
+                            Some(c) => format!("{name}({c})"),
+                            None => name.to_string(),
+                        })
+                    })
+                    .collect();
+                ctx.core.state.with(|s| s.session_allow.extend(added));
+            }
+            other => tracing::warn!(
+                "updatedPermissions entry {other:?} is not applied by this dcl build"
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask() -> Verdict {
+        Verdict::Ask {
+            blocked_path: None,
+            decision_reason_type: None,
+        }
+    }
+
+    #[test]
+    fn a_hook_allow_skips_the_prompt_but_not_a_deny() {
+        assert_eq!(with_hook(HookPermission::Allow, ask()), Verdict::Allow);
+        assert_eq!(
+            with_hook(HookPermission::Allow, Verdict::Deny("no".into())),
+            Verdict::Deny("no".into())
+        );
+    }
+
+    #[test]
+    fn a_hook_ask_asks_where_the_policy_allows() {
+        assert_eq!(
+            with_hook(HookPermission::Ask, Verdict::Allow),
+            Verdict::Ask {
+                blocked_path: None,
+                decision_reason_type: Some("hook")
+            }
+        );
+        assert_eq!(
+            with_hook(HookPermission::None, Verdict::Allow),
+            Verdict::Allow
+        );
+    }
+}

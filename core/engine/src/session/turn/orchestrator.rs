@@ -1,0 +1,609 @@
+//! The tool pipeline of one model response: for each call, PreToolUse hooks → the
+//! permission decision (policy, then the host) → run → PostToolUse hooks → its result line.
+//! Consecutive read-only calls run side by side; decisions and hooks stay in order.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use dcl_protocol::{
+    ContentBlock, Extra, LegacyToolResultMessage, Message, PermissionDenial, ToolResultContent,
+    ToolUseBlock,
+};
+use serde_json::{Map, Value, json};
+
+use super::approval::{self, Decision};
+use super::{TurnContext, TurnState, subagent};
+use crate::model::accumulate::InvalidToolInput;
+use crate::session::conversation::{Conversation, UserOrigin};
+use crate::session::hooks::{self, HookVerdict};
+use crate::session::services::STRUCTURED_OUTPUT_TOOL;
+use crate::tools::{Tool, ToolContext, ToolKind, ToolOutput};
+
+/// Largest tool-result text put on one stdout line; SDKs refuse lines over 1 MiB.
+const MAX_RESULT_CHARS: usize = 200_000;
+
+/// How the calls of one response ended.
+#[derive(Debug, PartialEq)]
+pub(super) enum CallOutcome {
+    Done,
+    /// The turn was interrupted; calls not run got an "Interrupted by user" result.
+    Interrupted,
+}
+
+/// What the PreToolUse hooks decided for one call.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum PreHook {
+    /// `continue: false`: the turn ends before this call runs.
+    Stop(String),
+    /// `permissionDecision: "defer"`: the turn ends and reports the call.
+    Defer { input: Value },
+    /// A hook refused the call.
+    Deny(String),
+    Proceed {
+        input: Value,
+        permission: HookPermission,
+        context: Vec<String>,
+    },
+}
+
+/// A PreToolUse hook's say in the permission decision.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum HookPermission {
+    None,
+    /// Skips the prompt (never a deny rule or plan mode).
+    Allow,
+    /// Asks even where the policy would allow.
+    Ask,
+}
+
+impl PreHook {
+    /// Folds the hooks' verdict for a call whose input was `input`.
+    pub fn from_verdict(verdict: HookVerdict, input: &Value) -> PreHook {
+        if let Some(reason) = verdict.stop {
+            return PreHook::Stop(reason);
+        }
+        let input = verdict.updated_input.unwrap_or_else(|| input.clone());
+        let reason = verdict.permission_reason.or(verdict.block.clone());
+        match verdict.permission.as_deref() {
+            Some("deny") => PreHook::Deny(reason.unwrap_or_else(|| "denied".into())),
+            Some("defer") => PreHook::Defer { input },
+            other => match verdict.block {
+                Some(b) => PreHook::Deny(b),
+                None => PreHook::Proceed {
+                    input,
+                    permission: match other {
+                        Some("allow") => HookPermission::Allow,
+                        Some("ask") => HookPermission::Ask,
+                        _ => HookPermission::None,
+                    },
+                    context: verdict.additional_context,
+                },
+            },
+        }
+    }
+}
+
+/// A call after its hooks and permission decision, before it runs.
+struct Prepared {
+    tu: ToolUseBlock,
+    tool: Option<Arc<dyn Tool>>,
+    tool_ctx: ToolContext,
+    /// The input to run with, when approved.
+    approved: Option<Value>,
+    invalid_input: Option<String>,
+    /// The result of a call that ends before running (denied, deferred).
+    early: Option<ToolOutput>,
+    context: Vec<String>,
+}
+
+/// Which calls run as a read-only batch: `(start, end)` ranges of built-in read tools
+/// at least two long; everything else runs alone.
+pub(super) fn batches(read_only: &[bool]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < read_only.len() {
+        let mut j = i;
+        while j < read_only.len() && read_only[j] {
+            j += 1;
+        }
+        if j - i >= 2 {
+            out.push((i, j));
+            i = j;
+        } else {
+            out.push((i, i + 1));
+            i += 1;
+        }
+    }
+    out
+}
+
+pub(super) async fn run_calls(
+    ctx: &TurnContext,
+    conv: &mut Conversation,
+    st: &mut TurnState,
+    tool_uses: &[ToolUseBlock],
+    invalid_inputs: &[InvalidToolInput],
+) -> CallOutcome {
+    let invalid_of = |tu: &ToolUseBlock| {
+        invalid_inputs
+            .iter()
+            .find(|x| x.tool_use_id == tu.id)
+            .map(InvalidToolInput::tool_result_text)
+    };
+    // Read-only tools and subagents (each in its own context) may run side by side.
+    let read_only: Vec<bool> = tool_uses
+        .iter()
+        .map(|tu| {
+            ctx.tool(&tu.name)
+                .is_some_and(|t| t.kind() == ToolKind::Read)
+                || (subagent::is_agent_tool(&tu.name) && ctx.tools.offers(subagent::AGENT_TOOL))
+        })
+        .collect();
+    if let Some(p) = &ctx.progress {
+        for tu in tool_uses {
+            p.tool_called(&tu.name);
+        }
+    }
+    let mut interrupted = false;
+    for (start, end) in batches(&read_only) {
+        let stopped = st.hook_stop.is_some() || st.deferred.is_some();
+        if interrupted || ctx.cancel.is_cancelled() || stopped {
+            for tu in &tool_uses[start..end] {
+                let text = if stopped && !(interrupted || ctx.cancel.is_cancelled()) {
+                    "Not run: the turn was stopped by a hook"
+                } else {
+                    interrupted = true;
+                    "Interrupted by user"
+                };
+                let block = ContentBlock::tool_result(
+                    tu.id.clone(),
+                    ToolResultContent::Text(text.into()),
+                    Some(true),
+                );
+                ctx.record(
+                    conv,
+                    crate::session::emit::new_uuid(),
+                    crate::session::conversation::Entry::User {
+                        content: vec![block],
+                        origin: UserOrigin::ToolResult {
+                            tool_use_result: None,
+                        },
+                    },
+                );
+            }
+            continue;
+        }
+        // A host that stopped reading stalls the pipeline here instead of growing memory.
+        ctx.emitter.writable().await;
+        let mut prepared = Vec::with_capacity(end - start);
+        for tu in &tool_uses[start..end] {
+            prepared.push(prepare(ctx, st, tu, invalid_of(tu)).await);
+        }
+        let started = Instant::now();
+        let outputs = futures::future::join_all(prepared.iter().map(|p| async move {
+            match &p.early {
+                Some(out) => (out.clone(), None),
+                None => execute(ctx, p).await,
+            }
+        }))
+        .await;
+        let elapsed = started.elapsed();
+        for (p, (out, structured)) in prepared.into_iter().zip(outputs) {
+            if structured.is_some() {
+                st.structured = structured;
+            } else if p.tu.name == STRUCTURED_OUTPUT_TOOL && out.is_error {
+                st.invalid_outputs += 1;
+            }
+            finish_call(ctx, conv, st, p, out, elapsed).await;
+        }
+    }
+    if interrupted || ctx.cancel.is_cancelled() {
+        CallOutcome::Interrupted
+    } else {
+        CallOutcome::Done
+    }
+}
+
+async fn prepare(
+    ctx: &TurnContext,
+    st: &mut TurnState,
+    tu: &ToolUseBlock,
+    invalid_input: Option<String>,
+) -> Prepared {
+    let services = &ctx.core.services;
+    let tool_ctx = ToolContext {
+        cwd: services.cwd.clone(),
+        shell: services.shell.clone(),
+        env: services.env.clone(),
+        cancel: ctx.cancel.clone(),
+        todos: services.shell.todos.clone(),
+        background: services.shell.background.clone(),
+    };
+    let tool = ctx.tool(&tu.name);
+    let mut prepared = Prepared {
+        tu: tu.clone(),
+        tool,
+        tool_ctx,
+        approved: None,
+        invalid_input,
+        early: None,
+        context: Vec::new(),
+    };
+    if prepared.invalid_input.is_some() {
+        // The call fails as it is; no hook or approval is needed to say so.
+        prepared.approved = Some(tu.input.clone());
+        return prepared;
+    }
+    let verdict = hooks::run(
+        ctx,
+        "PreToolUse",
+        Some(&tu.name),
+        Some(&tu.id),
+        tool_hook_input(tu, tu.input.clone()),
+    )
+    .await;
+    let mut input = tu.input.clone();
+    let decision = match PreHook::from_verdict(verdict, &tu.input) {
+        PreHook::Stop(reason) => {
+            st.hook_stop = Some(reason);
+            prepared.early = Some(ToolOutput::error(
+                "Not run: a PreToolUse hook stopped the turn",
+            ));
+            return prepared;
+        }
+        PreHook::Defer { input } => {
+            st.deferred = Some(json!({"id": tu.id, "name": tu.name, "input": input}));
+            prepared.early = Some(ToolOutput::error(
+                "The tool call was deferred by a PreToolUse hook",
+            ));
+            return prepared;
+        }
+        PreHook::Deny(reason) => {
+            Decision::Deny(format!("PreToolUse:{} hook error: {reason}", tu.name))
+        }
+        PreHook::Proceed {
+            input: updated,
+            permission,
+            context,
+        } => {
+            prepared.context = context;
+            input = updated;
+            approval::decide(
+                ctx,
+                tu,
+                &input,
+                prepared.tool.as_deref(),
+                &prepared.tool_ctx,
+                permission,
+            )
+            .await
+        }
+    };
+    match decision {
+        Decision::Deny(message) => {
+            st.denials.push(PermissionDenial {
+                tool_name: tu.name.clone(),
+                tool_use_id: tu.id.clone(),
+                tool_input: input.clone(),
+                extra: Extra::new(),
+            });
+            let mut hook_input = tool_hook_input(tu, input);
+            hook_input.insert("reason".into(), json!(message));
+            hooks::run(
+                ctx,
+                "PermissionDenied",
+                Some(&tu.name),
+                Some(&tu.id),
+                hook_input,
+            )
+            .await;
+            prepared.early = Some(ToolOutput::error(message));
+        }
+        Decision::Allow(input) => prepared.approved = Some(input),
+    }
+    prepared
+}
+
+/// Runs an approved call: a built-in tool, the structured-output tool, or an MCP tool.
+/// Returns the output and, for a valid structured-output call, the structured value.
+async fn execute(ctx: &TurnContext, p: &Prepared) -> (ToolOutput, Option<Value>) {
+    if let Some(err) = &p.invalid_input {
+        return (ToolOutput::error(err.clone()), None);
+    }
+    let input = p.approved.clone().unwrap_or_else(|| p.tu.input.clone());
+    if p.tu.name == STRUCTURED_OUTPUT_TOOL
+        && ctx.tools.offers(STRUCTURED_OUTPUT_TOOL)
+        && let Some(schema) = ctx.core.state.with(|s| s.output_schema.clone())
+    {
+        return match schema.validate(&input) {
+            Ok(()) => (
+                ToolOutput::ok("Structured output provided successfully"),
+                Some(input),
+            ),
+            Err(e) => (
+                ToolOutput::error(format!(
+                    "The structured output does not match the schema. Call {STRUCTURED_OUTPUT_TOOL} again with output that fixes these errors:\n{e}"
+                )),
+                None,
+            ),
+        };
+    }
+    if subagent::is_agent_tool(&p.tu.name) && ctx.tools.offers(subagent::AGENT_TOOL) {
+        return (subagent::run(ctx, &p.tu, input).await, None);
+    }
+    let output = match &p.tool {
+        Some(t) => t.call(input, &p.tool_ctx).await,
+        None if ctx.is_host_tool(&p.tu.name) => {
+            crate::session::mcp::call(
+                &ctx.core.services,
+                &p.tu.name,
+                &p.tu.id,
+                input,
+                &p.tool_ctx.cancel,
+            )
+            .await
+        }
+        None => ToolOutput::error(format!(
+            "<tool_use_error>Error: No such tool available: {}</tool_use_error>",
+            p.tu.name
+        )),
+    };
+    (output, None)
+}
+
+/// PostToolUse hooks for a call that ran, hook context, and the tool_result line.
+async fn finish_call(
+    ctx: &TurnContext,
+    conv: &mut Conversation,
+    st: &mut TurnState,
+    prepared: Prepared,
+    output: ToolOutput,
+    elapsed: Duration,
+) {
+    let Prepared {
+        tu,
+        approved,
+        mut context,
+        early,
+        ..
+    } = prepared;
+    if let Some(input) = approved.filter(|_| early.is_none()) {
+        let event = if output.is_error {
+            "PostToolUseFailure"
+        } else {
+            "PostToolUse"
+        };
+        let mut hook_input = tool_hook_input(&tu, input);
+        hook_input.insert("duration_ms".into(), json!(elapsed.as_millis() as u64));
+        if output.is_error {
+            hook_input.insert("error".into(), json!(output.content.to_text()));
+        } else {
+            hook_input.insert(
+                "tool_response".into(),
+                output
+                    .structured
+                    .clone()
+                    .unwrap_or_else(|| json!(output.content.to_text())),
+            );
+        }
+        let post = hooks::run(ctx, event, Some(&tu.name), Some(&tu.id), hook_input).await;
+        if let Some(reason) = post.stop {
+            st.hook_stop = Some(reason);
+        }
+        if let Some(reason) = post.block {
+            context.push(format!("{event}:{} hook feedback: {reason}", tu.name));
+        }
+        context.extend(post.additional_context);
+    }
+    let output = if context.is_empty() {
+        output
+    } else {
+        with_context(output, &context)
+    };
+    emit_result(ctx, conv, &tu.id, output);
+}
+
+/// The fields every tool hook's input starts with.
+fn tool_hook_input(tu: &ToolUseBlock, input: Value) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("tool_name".into(), json!(tu.name));
+    m.insert("tool_input".into(), input);
+    m.insert("tool_use_id".into(), json!(tu.id));
+    m
+}
+
+/// Hook context reaches the model next to the tool's own result.
+fn with_context(mut output: ToolOutput, context: &[String]) -> ToolOutput {
+    let note = context.join("\n");
+    output.content = match output.content {
+        ToolResultContent::Text(t) => {
+            ToolResultContent::Text(format!("{t}\n\n<hook-context>\n{note}\n</hook-context>"))
+        }
+        ToolResultContent::Blocks(mut b) => {
+            b.push(ContentBlock::text(format!(
+                "<hook-context>\n{note}\n</hook-context>"
+            )));
+            ToolResultContent::Blocks(b)
+        }
+    };
+    output
+}
+
+/// Lines added and removed according to a Write/Edit `structuredPatch`.
+fn patch_lines(structured: Option<&Value>) -> u64 {
+    structured
+        .and_then(|s| s.get("structuredPatch"))
+        .and_then(Value::as_array)
+        .map(|hunks| {
+            hunks
+                .iter()
+                .filter_map(|h| h.get("lines").and_then(Value::as_array))
+                .flatten()
+                .filter_map(Value::as_str)
+                .filter(|l| l.starts_with('+') || l.starts_with('-'))
+                .count() as u64
+        })
+        .unwrap_or(0)
+}
+
+fn emit_result(ctx: &TurnContext, conv: &mut Conversation, tool_use_id: &str, output: ToolOutput) {
+    let changed = patch_lines(output.structured.as_ref());
+    ctx.core.state.with(|s| s.stats.lines_changed += changed);
+    let content = match output.content {
+        ToolResultContent::Text(t) => ToolResultContent::Text(cap_text(t)),
+        blocks => blocks,
+    };
+    let block = ContentBlock::tool_result(tool_use_id, content.clone(), Some(output.is_error));
+    if ctx.core.services.legacy_events() {
+        ctx.emitter
+            .emit(Message::ToolResult(LegacyToolResultMessage {
+                tool_use_id: tool_use_id.to_string(),
+                content: content.to_text(),
+                is_error: output.is_error,
+                session_id: String::new(),
+                uuid: String::new(),
+                extra: Extra::new(),
+            }));
+    }
+    ctx.emit_user(
+        conv,
+        vec![block],
+        UserOrigin::ToolResult {
+            tool_use_result: output.structured.map(cap_value),
+        },
+    );
+}
+
+fn cap_text(t: String) -> String {
+    let count = t.chars().count();
+    if count <= MAX_RESULT_CHARS {
+        return t;
+    }
+    let head: String = t.chars().take(MAX_RESULT_CHARS).collect();
+    let dropped = count - MAX_RESULT_CHARS;
+    format!("{head}\n... [{dropped} characters truncated to keep the output line under 1 MiB] ...")
+}
+
+fn cap_value(v: Value) -> Value {
+    match serde_json::to_string(&v) {
+        Ok(s) if s.len() > MAX_RESULT_CHARS * 2 => json!({"truncated": true, "bytes": s.len()}),
+        _ => v,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdict() -> HookVerdict {
+        HookVerdict::default()
+    }
+
+    #[test]
+    fn no_hook_proceeds_with_the_input() {
+        let input = json!({"command": "ls"});
+        assert_eq!(
+            PreHook::from_verdict(verdict(), &input),
+            PreHook::Proceed {
+                input,
+                permission: HookPermission::None,
+                context: vec![]
+            }
+        );
+    }
+
+    #[test]
+    fn stop_wins_over_everything() {
+        let mut v = verdict();
+        v.stop = Some("halt".into());
+        v.permission = Some("allow".into());
+        assert_eq!(
+            PreHook::from_verdict(v, &json!({})),
+            PreHook::Stop("halt".into())
+        );
+    }
+
+    #[test]
+    fn deny_and_block_refuse_with_their_reason() {
+        let mut v = verdict();
+        v.permission = Some("deny".into());
+        v.permission_reason = Some("no".into());
+        assert_eq!(
+            PreHook::from_verdict(v, &json!({})),
+            PreHook::Deny("no".into())
+        );
+        let mut v = verdict();
+        v.block = Some("blocked".into());
+        assert_eq!(
+            PreHook::from_verdict(v, &json!({})),
+            PreHook::Deny("blocked".into())
+        );
+    }
+
+    #[test]
+    fn defer_keeps_the_updated_input() {
+        let mut v = verdict();
+        v.permission = Some("defer".into());
+        v.updated_input = Some(json!({"x": 2}));
+        assert_eq!(
+            PreHook::from_verdict(v, &json!({"x": 1})),
+            PreHook::Defer {
+                input: json!({"x": 2})
+            }
+        );
+    }
+
+    #[test]
+    fn allow_and_ask_reach_the_decision() {
+        for (word, want) in [
+            ("allow", HookPermission::Allow),
+            ("ask", HookPermission::Ask),
+        ] {
+            let mut v = verdict();
+            v.permission = Some(word.into());
+            v.additional_context = vec!["ctx".into()];
+            match PreHook::from_verdict(v, &json!({})) {
+                PreHook::Proceed {
+                    permission,
+                    context,
+                    ..
+                } => {
+                    assert_eq!(permission, want);
+                    assert_eq!(context, vec!["ctx".to_string()]);
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn read_only_runs_batch_only_when_two_or_more() {
+        assert_eq!(batches(&[]), vec![]);
+        assert_eq!(batches(&[true]), vec![(0, 1)]);
+        assert_eq!(
+            batches(&[true, true, false, true]),
+            vec![(0, 2), (2, 3), (3, 4)]
+        );
+        assert_eq!(batches(&[false, true, true, true]), vec![(0, 1), (1, 4)]);
+    }
+
+    #[test]
+    fn hook_context_follows_the_result() {
+        let out = with_context(ToolOutput::ok("done"), &["a".into(), "b".into()]);
+        assert_eq!(
+            out.content.to_text(),
+            "done\n\n<hook-context>\na\nb\n</hook-context>"
+        );
+    }
+
+    #[test]
+    fn long_text_is_cut_with_a_marker() {
+        let t = "x".repeat(MAX_RESULT_CHARS + 5);
+        let cut = cap_text(t);
+        assert!(
+            cut.contains("[5 characters truncated"),
+            "{}",
+            &cut[cut.len() - 80..]
+        );
+    }
+}

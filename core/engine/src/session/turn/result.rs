@@ -1,0 +1,385 @@
+//! The end of a turn: usage and cost, and the one `result` line (with the legacy `usage`
+//! line before it).
+
+use std::time::{Duration, Instant};
+
+use dcl_protocol::{
+    AssistantMessage, AssistantPayload, ContentBlock, Extra, LegacyUsageMessage, Message,
+    ResultMessage, Usage,
+};
+use serde_json::{Map, Value, json};
+
+use super::{TurnContext, TurnOutcome, TurnState};
+use crate::model::ModelError;
+use crate::session::QueuedPrompt;
+use crate::session::conversation::{Conversation, UserOrigin};
+use crate::session::emit::{Emitter, new_uuid};
+use crate::session::models;
+use crate::session::services::{STRUCTURED_OUTPUT_TOOL, SessionCore};
+
+/// Why a turn ended.
+pub(super) enum Finish {
+    Completed,
+    MaxTurns(u32),
+    Interrupted(&'static str),
+    ApiError(ModelError),
+    /// A hook ended the turn (`continue: false`, or a blocked prompt).
+    HookStopped(String),
+    Budget(f64),
+    Deferred,
+    StructuredOutputMissing,
+}
+
+/// The variable part of a `result` line.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Ending {
+    pub subtype: &'static str,
+    pub is_error: bool,
+    pub result: Option<String>,
+    pub terminal_reason: &'static str,
+    pub errors: Option<Vec<String>>,
+    pub api_error_status: Option<u16>,
+}
+
+impl Ending {
+    fn success(result: Option<String>, terminal_reason: &'static str) -> Self {
+        Ending {
+            subtype: "success",
+            is_error: false,
+            result,
+            terminal_reason,
+            errors: None,
+            api_error_status: None,
+        }
+    }
+
+    fn error(subtype: &'static str, terminal_reason: &'static str, error: String) -> Self {
+        Ending {
+            subtype,
+            is_error: true,
+            result: None,
+            terminal_reason,
+            errors: Some(vec![error]),
+            api_error_status: None,
+        }
+    }
+}
+
+/// What a turn's result says, for each way it can end.
+fn ending(how: &Finish, st: &TurnState) -> Ending {
+    match how {
+        Finish::Completed => Ending::success(
+            match &st.structured {
+                Some(v) => Some(v.to_string()),
+                None => Some(st.last_text.clone().unwrap_or_default()),
+            },
+            "completed",
+        ),
+        Finish::HookStopped(reason) => Ending::success(Some(reason.clone()), "hook_stopped"),
+        Finish::Deferred => Ending::success(st.last_text.clone(), "tool_deferred"),
+        Finish::Budget(budget) => Ending::error(
+            "error_max_budget_usd",
+            "budget_exhausted",
+            format!("Reached the maximum budget (${budget})"),
+        ),
+        Finish::StructuredOutputMissing => Ending::error(
+            "error_max_structured_output_retries",
+            "structured_output_missing",
+            format!(
+                "The model did not call {STRUCTURED_OUTPUT_TOOL} with output matching the schema"
+            ),
+        ),
+        Finish::MaxTurns(max) => Ending::error(
+            "error_max_turns",
+            "max_turns",
+            format!("Reached maximum number of turns ({max})"),
+        ),
+        Finish::Interrupted(reason) => Ending::error(
+            "error_during_execution",
+            reason,
+            "Interrupted by user".to_string(),
+        ),
+        Finish::ApiError(e) => {
+            let text = e.to_string();
+            Ending {
+                subtype: "success",
+                is_error: true,
+                result: Some(text.clone()),
+                terminal_reason: "api_error",
+                errors: Some(vec![text]),
+                api_error_status: e.status(),
+            }
+        }
+    }
+}
+
+pub(super) fn finish(
+    ctx: &TurnContext,
+    conv: &mut Conversation,
+    st: &mut TurnState,
+    how: Finish,
+) -> TurnOutcome {
+    match &how {
+        Finish::Interrupted(_) => ctx.emit_user(
+            conv,
+            vec![ContentBlock::text("[Request interrupted by user]")],
+            UserOrigin::Interrupted,
+        ),
+        Finish::ApiError(e) => {
+            emit_synthetic_error(ctx, &e.to_string(), e);
+            st.stop_reason = Some("stop_sequence".into());
+        }
+        _ => {}
+    }
+    let end = ending(&how, st);
+    let is_error = end.is_error;
+    emit_result(&ctx.core, &ctx.core.services.emitter, st, end);
+    TurnOutcome { is_error }
+}
+
+/// Ends the turn; after a success, suggests the next prompt when the host asked for it.
+pub(super) async fn finish_and_suggest(
+    ctx: &TurnContext,
+    conv: &mut Conversation,
+    st: &mut TurnState,
+    how: Finish,
+) -> TurnOutcome {
+    let completed = matches!(how, Finish::Completed);
+    let outcome = finish(ctx, conv, st, how);
+    if completed
+        && ctx.core.state.with(|s| s.prompt_suggestions)
+        && let Some(s) = super::agent_loop::suggest_next_prompt(ctx, conv, &st.model).await
+    {
+        super::agent_loop::emit_suggestion(ctx, s);
+    }
+    outcome
+}
+
+/// Usage as the SDKs type it (`NonNullableUsage`): the token counts plus the keys the
+/// Messages API always reports, filled with their neutral values where dcl has none.
+fn full_usage(u: &Usage) -> Usage {
+    let mut u = u.clone();
+    let defaults = [
+        (
+            "server_tool_use",
+            json!({"web_search_requests": 0, "web_fetch_requests": 0}),
+        ),
+        ("service_tier", json!("standard")),
+        (
+            "cache_creation",
+            json!({"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0}),
+        ),
+        ("inference_geo", json!("")),
+        ("iterations", json!([])),
+        ("speed", json!("standard")),
+    ];
+    for (k, v) in defaults {
+        u.extra.entry(k).or_insert(v);
+    }
+    u
+}
+
+/// The `error` field of the synthetic assistant line an API failure produces.
+fn synthetic_error_kind(e: &ModelError) -> &'static str {
+    match e {
+        ModelError::Http {
+            status: 401 | 403, ..
+        } => "authentication_failed",
+        ModelError::Http { status: 429, .. } => "rate_limit",
+        ModelError::Http { status: 400, .. } => "invalid_request",
+        ModelError::Http { .. } => "server_error",
+        _ => "unknown",
+    }
+}
+
+fn emit_synthetic_error(ctx: &TurnContext, text: &str, e: &ModelError) {
+    ctx.emitter.emit(Message::Assistant(AssistantMessage {
+        message: AssistantPayload {
+            id: new_uuid(),
+            kind: "message".into(),
+            role: "assistant".into(),
+            model: "<synthetic>".into(),
+            content: vec![ContentBlock::text(text)],
+            stop_reason: Some("stop_sequence".into()),
+            stop_sequence: Some(String::new()),
+            usage: Some(full_usage(&Usage::default())),
+            extra: Extra::new(),
+        },
+        parent_tool_use_id: dcl_protocol::parent_tool_use_id_null(),
+        session_id: String::new(),
+        uuid: String::new(),
+        error: Some(synthetic_error_kind(e).into()),
+        extra: Extra::new(),
+    }));
+}
+
+fn emit_result(core: &SessionCore, emitter: &Emitter, st: &TurnState, end: Ending) {
+    let totals = core.state.with(|s| s.totals.clone());
+    if core.services.legacy_events() {
+        emitter.emit(Message::Usage(LegacyUsageMessage {
+            usage: st.usage.clone(),
+            total_cost_usd: totals.cost_usd,
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }));
+    }
+    let mut extra = Extra::new();
+    if core.services.qoder() {
+        extra.insert("total_credits".into(), json!(0));
+    }
+    if let Some(d) = &st.deferred {
+        extra.insert("deferred_tool_use".into(), d.clone());
+    }
+    if let Some(o) = &st.origin {
+        extra.insert("origin".into(), o.clone());
+    }
+    emitter.emit(Message::Result(ResultMessage {
+        subtype: end.subtype.to_string(),
+        is_error: end.is_error,
+        duration_ms: st.started.elapsed().as_millis() as u64,
+        duration_api_ms: st.api_time.as_millis() as u64,
+        num_turns: st.num_turns,
+        result: end.result,
+        stop_reason: st.stop_reason.clone(),
+        session_id: String::new(),
+        total_cost_usd: totals.cost_usd,
+        usage: full_usage(&st.usage),
+        model_usage: totals.model_usage,
+        permission_denials: st.denials.clone(),
+        terminal_reason: Some(end.terminal_reason.to_string()),
+        errors: end.errors,
+        structured_output: st.structured.clone(),
+        api_error_status: Some(end.api_error_status.map_or(Value::Null, |s| json!(s))),
+        uuid: None,
+        extra,
+    }));
+}
+
+/// A queued prompt cancelled before it started still gets its own result.
+pub(crate) fn emit_cancelled_result(core: &SessionCore, prompt: &QueuedPrompt) {
+    let mut st = TurnState::new(core.state.with(|s| s.live.model.clone()), prompt);
+    st.started = Instant::now();
+    st.api_time = Duration::ZERO;
+    let end = Ending::error(
+        "error_during_execution",
+        "aborted_streaming",
+        format!(
+            "The queued message {} was cancelled before it started",
+            prompt.uuid
+        ),
+    );
+    emit_result(core, &core.services.emitter, &st, end);
+}
+
+/// A host message refused before it became a turn still gets its own result.
+pub(crate) fn emit_refused_result(core: &SessionCore, prompt: &QueuedPrompt, error: String) {
+    let st = TurnState::new(core.state.with(|s| s.live.model.clone()), prompt);
+    let end = Ending::error("error_during_execution", "prompt_refused", error);
+    emit_result(core, &core.services.emitter, &st, end);
+}
+
+/// Adds one response's usage to the session's totals, priced by the model's table entry.
+pub(super) fn record_usage(ctx: &TurnContext, model: &str, usage: &Usage) {
+    let services = &ctx.core.services;
+    if let Some(notice) = services.clients.unpriced_notice(model) {
+        let mut f = Map::new();
+        f.insert("content".into(), json!(notice));
+        f.insert("level".into(), json!("warning"));
+        ctx.emitter.system("informational", f);
+    }
+    let cost = models::price(model).map_or(0.0, |p| p.cost_usd(usage));
+    ctx.core.state.with(|s| {
+        let totals = &mut s.totals;
+        totals.cost_usd += cost;
+        let entry = totals
+            .model_usage
+            .entry(model.to_string())
+            .or_insert_with(|| {
+                json!({
+                    "inputTokens": 0, "outputTokens": 0, "cacheReadInputTokens": 0,
+                    "cacheCreationInputTokens": 0, "webSearchRequests": 0, "costUSD": 0.0,
+                    "contextWindow": models::context_window(model),
+                    "maxOutputTokens": models::max_output_tokens(model),
+                })
+            });
+        let add = |e: &mut Value, key: &str, n: u64| {
+            let cur = e.get(key).and_then(Value::as_u64).unwrap_or(0);
+            e[key] = json!(cur + n);
+        };
+        add(entry, "inputTokens", usage.input_tokens);
+        add(entry, "outputTokens", usage.output_tokens);
+        add(entry, "cacheReadInputTokens", usage.cache_read_input_tokens);
+        add(
+            entry,
+            "cacheCreationInputTokens",
+            usage.cache_creation_input_tokens,
+        );
+        let cur = entry.get("costUSD").and_then(Value::as_f64).unwrap_or(0.0);
+        entry["costUSD"] = json!(cur + cost);
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> TurnState {
+        let prompt = QueuedPrompt {
+            uuid: "u".into(),
+            message: dcl_protocol::UserMessage::new(dcl_protocol::MessageContent::Text(
+                "hi".into(),
+            )),
+        };
+        TurnState::new("mock-model".into(), &prompt)
+    }
+
+    #[test]
+    fn a_completed_turn_reports_its_last_text_or_structured_output() {
+        let mut st = state();
+        st.last_text = Some("done".into());
+        let e = ending(&Finish::Completed, &st);
+        assert_eq!((e.subtype, e.is_error), ("success", false));
+        assert_eq!(e.result.as_deref(), Some("done"));
+        st.structured = Some(json!({"a": 1}));
+        assert_eq!(
+            ending(&Finish::Completed, &st).result.as_deref(),
+            Some(r#"{"a":1}"#)
+        );
+    }
+
+    #[test]
+    fn limits_and_interrupts_are_errors_with_their_reason() {
+        let st = state();
+        let e = ending(&Finish::MaxTurns(3), &st);
+        assert_eq!(
+            (e.subtype, e.terminal_reason),
+            ("error_max_turns", "max_turns")
+        );
+        assert_eq!(
+            e.errors,
+            Some(vec!["Reached maximum number of turns (3)".into()])
+        );
+        let e = ending(&Finish::Interrupted("aborted_tools"), &st);
+        assert_eq!(
+            (e.subtype, e.is_error, e.terminal_reason),
+            ("error_during_execution", true, "aborted_tools")
+        );
+    }
+
+    #[test]
+    fn an_api_error_carries_its_status() {
+        let st = state();
+        let e = ending(
+            &Finish::ApiError(ModelError::Http {
+                status: 400,
+                message: "bad".into(),
+                retry_after: None,
+            }),
+            &st,
+        );
+        assert_eq!((e.subtype, e.is_error), ("success", true));
+        assert_eq!(e.api_error_status, Some(400));
+        assert_eq!(e.terminal_reason, "api_error");
+    }
+}

@@ -1,0 +1,363 @@
+//! One model request: build it from the conversation, retry what may be retried, and turn
+//! its event stream into assistant lines (one per content block) and conversation items.
+
+use std::time::{Duration, Instant};
+
+use dcl_protocol::{
+    AssistantMessage, AssistantPayload, ContentBlock, Extra, LegacyTextMessage,
+    LegacyToolStartMessage, Message, StreamEventMessage, Usage,
+};
+use futures::StreamExt;
+use serde_json::{Map, json};
+use tokio_util::sync::CancellationToken;
+
+use super::{TurnContext, TurnState};
+use crate::model::accumulate::{Accumulator, InvalidToolInput};
+use crate::model::{
+    ApiMessage, Delta, ModelError, ModelRequest, Role, StreamEvent, ThinkingConfig,
+};
+use crate::session::conversation::{Conversation, Entry};
+use crate::session::emit::new_uuid;
+use crate::session::models;
+use crate::session::services::STRUCTURED_OUTPUT_TOOL;
+
+pub(super) enum SampleError {
+    Cancelled,
+    Api(ModelError),
+}
+
+/// The assistant message of one model call.
+pub(super) struct Reply {
+    pub content: Vec<ContentBlock>,
+    /// Tool uses whose input JSON was invalid.
+    pub invalid_inputs: Vec<InvalidToolInput>,
+    pub stop_reason: Option<String>,
+}
+
+/// Samples with the turn's model; a model that stays overloaded or unavailable after its
+/// retries hands the rest of the turn to `--fallback-model`.
+pub(super) async fn sample_with_fallback(
+    ctx: &TurnContext,
+    conv: &mut Conversation,
+    st: &mut TurnState,
+) -> Result<Reply, SampleError> {
+    let request = build_request(ctx, conv, &st.model);
+    let outcome = sample(ctx, conv, request, st).await;
+    let Err(SampleError::Api(e)) = &outcome else {
+        return outcome;
+    };
+    let Some(fallback) = fallback_for(ctx, &st.model, e) else {
+        return outcome;
+    };
+    let mut f = Map::new();
+    f.insert(
+        "content".into(),
+        json!(format!(
+            "{} failed ({e}); switching to the fallback model {fallback}",
+            st.model
+        )),
+    );
+    f.insert("level".into(), json!("warning"));
+    ctx.emitter.system("informational", f);
+    st.model = fallback;
+    let request = build_request(ctx, conv, &st.model);
+    sample(ctx, conv, request, st).await
+}
+
+fn build_request(ctx: &TurnContext, conv: &Conversation, model: &str) -> ModelRequest {
+    let core = &ctx.core;
+    let live = core.state.live();
+    let (custom, append) = match &ctx.system_prompt {
+        Some(own) => (Some(own.as_str()), None),
+        None => (
+            live.system_prompt.as_deref(),
+            live.append_system_prompt.as_deref(),
+        ),
+    };
+    let mut system = crate::prompt::with_memory(
+        crate::prompt::system_prompt(custom, append, !core.services.qoder(), &core.services.cwd),
+        &core.services.memory,
+    );
+    if ctx.tools.offers(STRUCTURED_OUTPUT_TOOL) && core.json_schema().is_some() {
+        let note = format!(
+            "When you have the final answer, call the {STRUCTURED_OUTPUT_TOOL} tool exactly once with it; its input schema is the required output format."
+        );
+        system = Some(match system {
+            Some(s) => format!("{s}\n\n{note}"),
+            None => note,
+        });
+    }
+    let max_tokens = models::max_output_tokens(model).min(32_000) as u32;
+    let budget = match live.effort.as_deref() {
+        Some(level) => crate::session::effort::thinking_budget(level, max_tokens),
+        None => live
+            .max_thinking_tokens
+            .filter(|t| *t >= 1024)
+            .map(|t| t.min(max_tokens.saturating_sub(1))),
+    };
+    ModelRequest {
+        model: model.to_string(),
+        system,
+        messages: conv.api_messages(),
+        tools: ctx.tool_specs(),
+        max_tokens,
+        thinking: budget.map(|t| ThinkingConfig { budget_tokens: t }),
+    }
+}
+
+/// The `--fallback-model` to try after `error`, when there is one and it would help.
+fn fallback_for(ctx: &TurnContext, current: &str, error: &ModelError) -> Option<String> {
+    let services = &ctx.core.services;
+    let fallback = services.opts.fallback_model.as_deref()?;
+    let resolved = models::resolve_alias(Some(fallback), services.clients.default_model());
+    let helps = error.is_retryable() || matches!(error.status(), Some(404));
+    (helps && resolved != current).then_some(resolved)
+}
+
+/// The `error` field of an `api_retry` line.
+fn error_kind(e: &ModelError) -> &'static str {
+    match e {
+        ModelError::Http { status: 529, .. } => "overloaded",
+        ModelError::Http { status: 429, .. } => "rate_limit",
+        ModelError::Http { .. } => "server_error",
+        ModelError::Stream(m) if m.contains("overloaded") => "overloaded",
+        ModelError::Connection(_) => "connection_error",
+        ModelError::Stream(_) => "stream_error",
+        ModelError::Config(_) => "config_error",
+        ModelError::Cancelled => "cancelled",
+    }
+}
+
+async fn sample(
+    ctx: &TurnContext,
+    conv: &mut Conversation,
+    request: ModelRequest,
+    st: &mut TurnState,
+) -> Result<Reply, SampleError> {
+    let services = &ctx.core.services;
+    let cancel = &ctx.cancel;
+    let client = services
+        .clients
+        .client_for(&request.model)
+        .map_err(SampleError::Api)?;
+    let policy = crate::model::retry::RetryPolicy::from_env_map(&services.env);
+    let partial = services.opts.include_partial_messages;
+    let mut attempt = 0u32;
+    loop {
+        if partial {
+            let mut f = Map::new();
+            f.insert("status".into(), json!("requesting"));
+            ctx.emitter.system("status", f);
+        }
+        let t0 = Instant::now();
+        // Read up to the first content block: a failure before it (headers, a stream that
+        // breaks or stalls early) is retried; once content is shown it is a clear error.
+        let open = async {
+            let stream = client.stream(request.clone(), cancel.clone()).await?;
+            crate::model::retry::prime(stream).await
+        };
+        let opened = tokio::select! {
+            r = open => r,
+            _ = cancel.cancelled() => return Err(SampleError::Cancelled),
+        };
+        let stream = match opened {
+            Ok(s) => s,
+            Err(e) if policy.should_retry(&e, attempt) => {
+                attempt += 1;
+                let delay = policy.delay_ms(attempt, &e);
+                let mut f = Map::new();
+                f.insert("attempt".into(), json!(attempt));
+                f.insert("max_retries".into(), json!(policy.max_retries));
+                f.insert("retry_delay_ms".into(), json!(delay));
+                f.insert("error_status".into(), json!(e.status()));
+                f.insert("error".into(), json!(error_kind(&e)));
+                ctx.emitter.system("api_retry", f);
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_millis(delay)) => continue,
+                    _ = cancel.cancelled() => return Err(SampleError::Cancelled),
+                }
+            }
+            Err(ModelError::Cancelled) => return Err(SampleError::Cancelled),
+            Err(e) => {
+                st.api_time += t0.elapsed();
+                return Err(SampleError::Api(e));
+            }
+        };
+        let result = consume_stream(ctx, conv, stream, st).await;
+        st.api_time += t0.elapsed();
+        return result;
+    }
+}
+
+/// Streams one response into lines and items. Before each event it waits for the host
+/// to have room in the outbox, so a host that stops reading pauses the model stream
+/// instead of growing dcl's memory.
+async fn consume_stream(
+    ctx: &TurnContext,
+    conv: &mut Conversation,
+    mut stream: crate::model::EventStream,
+    st: &mut TurnState,
+) -> Result<Reply, SampleError> {
+    let partial = ctx.core.services.opts.include_partial_messages;
+    let cancel = &ctx.cancel;
+    let mut acc = Accumulator::new();
+    let mut msg_id = new_uuid();
+    let mut start_usage: Option<Usage> = None;
+    let mut open_text = String::new();
+    loop {
+        let next = tokio::select! {
+            ev = async {
+                ctx.emitter.writable().await;
+                stream.next().await
+            } => ev,
+            _ = cancel.cancelled() => Some(Err(ModelError::Cancelled)),
+        };
+        // The client may notice the cancellation first and end its stream with `Cancelled`.
+        if matches!(next, Some(Err(ModelError::Cancelled))) || cancel.is_cancelled() {
+            if !open_text.is_empty() {
+                let block = ContentBlock::text(std::mem::take(&mut open_text));
+                emit_block(ctx, conv, &msg_id, &st.model, start_usage.clone(), block);
+            }
+            return Err(SampleError::Cancelled);
+        }
+        let event = match next {
+            None => break,
+            Some(Ok(ev)) => ev,
+            Some(Err(e)) => return Err(SampleError::Api(e)),
+        };
+        match &event {
+            StreamEvent::MessageStart { message } => {
+                msg_id = message.id.clone();
+                start_usage = Some(message.usage.clone());
+            }
+            StreamEvent::ContentBlockDelta {
+                delta: Delta::TextDelta { text },
+                ..
+            } => open_text.push_str(text),
+            _ => {}
+        }
+        let completed = acc.push(&event).map_err(SampleError::Api)?;
+        if let Some(block) = completed {
+            open_text.clear();
+            emit_block(
+                ctx,
+                conv,
+                &msg_id,
+                &st.model,
+                start_usage.clone(),
+                block.block.clone(),
+            );
+        }
+        if partial
+            && !matches!(event, StreamEvent::Ping)
+            && let Ok(v) = serde_json::to_value(&event)
+        {
+            ctx.emitter
+                .emit(Message::StreamEvent(StreamEventMessage::new(v, "", "")));
+        }
+    }
+    let turn = acc.finish().map_err(SampleError::Api)?;
+    st.usage.add(&turn.usage);
+    super::result::record_usage(ctx, &st.model, &turn.usage);
+    Ok(Reply {
+        content: turn.content,
+        invalid_inputs: turn.invalid_tool_inputs,
+        stop_reason: turn.stop_reason,
+    })
+}
+
+/// One assistant line per content block, recorded under the line's uuid.
+fn emit_block(
+    ctx: &TurnContext,
+    conv: &mut Conversation,
+    id: &str,
+    model: &str,
+    usage: Option<Usage>,
+    block: ContentBlock,
+) {
+    if ctx.core.services.legacy_events() {
+        emit_legacy_for_block(ctx, &block);
+    }
+    let uuid = new_uuid();
+    let payload = AssistantPayload {
+        id: id.to_string(),
+        kind: "message".into(),
+        role: "assistant".into(),
+        model: model.to_string(),
+        content: vec![block],
+        stop_reason: None,
+        stop_sequence: None,
+        usage,
+        extra: Extra::new(),
+    };
+    ctx.emitter.emit(Message::Assistant(AssistantMessage {
+        message: payload.clone(),
+        parent_tool_use_id: dcl_protocol::parent_tool_use_id_null(),
+        session_id: String::new(),
+        uuid: uuid.clone(),
+        error: None,
+        extra: Extra::new(),
+    }));
+    ctx.record(
+        conv,
+        uuid,
+        Entry::Assistant {
+            message: Box::new(payload),
+        },
+    );
+}
+
+/// Legacy lines (`text`, `tool_start`) kept for old scripts; the emitter stamps ids.
+fn emit_legacy_for_block(ctx: &TurnContext, block: &ContentBlock) {
+    if let Some(text) = block.as_text() {
+        ctx.emitter.emit(Message::Text(LegacyTextMessage {
+            text: text.to_string(),
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }));
+    } else if let Some(tu) = block.as_tool_use() {
+        ctx.emitter.emit(Message::ToolStart(LegacyToolStartMessage {
+            tool_use_id: tu.id.clone(),
+            name: tu.name.clone(),
+            input: tu.input.clone(),
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }));
+    }
+}
+
+/// A one-shot request without tools or history (prompt suggestions); nothing is emitted
+/// or recorded, only its usage is counted.
+pub(super) async fn complete_text(
+    ctx: &TurnContext,
+    model: &str,
+    system: &str,
+    prompt: String,
+    max_tokens: u32,
+) -> Option<String> {
+    let request = ModelRequest {
+        model: model.to_string(),
+        system: Some(system.to_string()),
+        messages: vec![ApiMessage {
+            role: Role::User,
+            content: vec![ContentBlock::text(prompt)],
+        }],
+        tools: Vec::new(),
+        max_tokens,
+        thinking: None,
+    };
+    let client = ctx.core.services.clients.client_for(model).ok()?;
+    let mut stream = client
+        .stream(request, CancellationToken::new())
+        .await
+        .ok()?;
+    let mut acc = Accumulator::new();
+    while let Some(ev) = stream.next().await {
+        acc.push(&ev.ok()?).ok()?;
+    }
+    let turn = acc.finish().ok()?;
+    super::result::record_usage(ctx, model, &turn.usage);
+    Some(turn.text())
+}

@@ -1,0 +1,360 @@
+//! The Agent tool: a subagent is a child turn — `drive(child context, child conversation)`
+//! inside the tool call — with its own prompt, tools, model and conversation. Its lines
+//! carry the Agent call's id as `parent_tool_use_id`; its final text is the tool result.
+//! A background subagent runs on its own task and reports through task frames.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use dcl_protocol::{ContentBlock, ToolUseBlock};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::agent_loop;
+use super::result::Finish;
+use super::{ToolSet, TurnContext, TurnKind, TurnState};
+use crate::agents::{AgentCatalog, AgentSpec, GENERAL_PURPOSE};
+use crate::session::QueuedPrompt;
+use crate::session::conversation::{Conversation, Entry, UserOrigin};
+use crate::session::emit::{TurnEmitter, new_uuid};
+use crate::session::hooks;
+use crate::session::models;
+use crate::session::services::SessionCore;
+use crate::tools::ToolOutput;
+
+/// The subagent tool's name to the model.
+pub(crate) const AGENT_TOOL: &str = "Agent";
+/// Its name in `system/init.tools` and in older clients' rules and matchers.
+pub(crate) const AGENT_TOOL_ALIAS: &str = "Task";
+
+#[derive(Debug, Deserialize)]
+struct AgentInput {
+    description: String,
+    prompt: String,
+    subagent_type: Option<String>,
+    model: Option<String>,
+    #[serde(default)]
+    run_in_background: bool,
+}
+
+/// What a background subagent has done so far (`agentProgressSummaries`).
+#[derive(Default)]
+pub(crate) struct Progress {
+    pub tool_uses: AtomicU64,
+    pub last_tool: std::sync::Mutex<Option<String>>,
+}
+
+impl Progress {
+    pub fn tool_called(&self, name: &str) {
+        self.tool_uses.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut last) = self.last_tool.lock() {
+            *last = Some(name.to_string());
+        }
+    }
+}
+
+pub(crate) fn is_agent_tool(name: &str) -> bool {
+    name == AGENT_TOOL || name == AGENT_TOOL_ALIAS
+}
+
+/// The tool definition the model sees, listing the agents it may pick.
+pub(crate) fn tool_spec(agents: &AgentCatalog) -> crate::model::ToolSpec {
+    let listing: Vec<String> = agents
+        .iter()
+        .map(|a| format!("- {}: {}", a.name, a.description))
+        .collect();
+    crate::model::ToolSpec {
+        name: AGENT_TOOL.to_string(),
+        description: format!(
+            "Launch a subagent to handle a complex, multi-step task on its own. It starts with a fresh context, works with its own tools, and returns one final report, which is all you see of its work. Give it a complete, self-contained prompt.\n\nAvailable agent types (subagent_type):\n{}",
+            listing.join("\n")
+        ),
+        input_schema: json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {
+                "description": {"type": "string", "description": "A short (3-5 word) description of the task"},
+                "prompt": {"type": "string", "description": "The task for the agent to perform"},
+                "subagent_type": {"type": "string", "description": "The type of specialized agent to use for this task"},
+                "model": {"type": "string", "enum": ["sonnet", "opus", "haiku"], "description": "Optional model for this agent; it inherits the caller's model otherwise"},
+                "run_in_background": {"type": "boolean", "description": "Run the agent in the background; you are told when it finishes"}
+            },
+            "required": ["description", "prompt"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+/// A definition's or call's model: `None`/`inherit` keeps the caller's.
+pub(crate) fn resolve_model(core: &SessionCore, model: Option<&str>) -> Option<String> {
+    match model.map(str::trim) {
+        None | Some("") | Some("inherit") => None,
+        Some(m) => Some(models::resolve_alias(
+            Some(m),
+            core.services.clients.default_model(),
+        )),
+    }
+}
+
+/// Runs one Agent call; a background one returns as soon as it has started.
+pub(super) async fn run(ctx: &TurnContext, tu: &ToolUseBlock, input: Value) -> ToolOutput {
+    let input: AgentInput = match serde_json::from_value(input) {
+        Ok(i) => i,
+        Err(e) => {
+            return ToolOutput::error(format!(
+                "<tool_use_error>InputValidationError: {e}</tool_use_error>"
+            ));
+        }
+    };
+    let wanted = input.subagent_type.as_deref().unwrap_or(GENERAL_PURPOSE);
+    let (agent, forward_text) = ctx
+        .core
+        .state
+        .with(|s| (s.agents.get(wanted).cloned(), s.forward_subagent_text));
+    let Some(agent) = agent else {
+        let known = ctx.core.state.with(|s| s.agents.names());
+        return ToolOutput::error(format!(
+            "Agent type '{wanted}' not found. Available agents: {}",
+            known.join(", ")
+        ));
+    };
+    let agent_id = new_uuid().replace('-', "")[..16].to_string();
+    let model = resolve_model(&ctx.core, input.model.as_deref())
+        .or_else(|| resolve_model(&ctx.core, agent.model.as_deref()));
+    if input.run_in_background || agent.background {
+        return start_background(ctx, tu, agent, agent_id, model, input, forward_text);
+    }
+    let child = child_context(
+        ctx.core.clone(),
+        &ctx.prompt_uuid,
+        &agent,
+        &agent_id,
+        tu,
+        model,
+        forward_text,
+        ctx.cancel.child_token(),
+    );
+    let ended = Box::pin(run_child(child, input.prompt)).await;
+    match ended {
+        Ok(text) => ToolOutput::ok(text),
+        Err(e) => ToolOutput::error(e),
+    }
+}
+
+#[allow(clippy::too_many_arguments)] // one constructor, called from two places
+fn child_context(
+    core: Arc<SessionCore>,
+    prompt_uuid: &str,
+    agent: &AgentSpec,
+    agent_id: &str,
+    tu: &ToolUseBlock,
+    model: Option<String>,
+    forward_text: bool,
+    cancel: CancellationToken,
+) -> TurnContext {
+    let emitter = TurnEmitter::subagent(core.services.emitter.clone(), tu.id.clone(), forward_text);
+    TurnContext {
+        emitter,
+        cancel,
+        prompt_uuid: prompt_uuid.to_string(),
+        tools: ToolSet::for_agent(agent, false),
+        kind: TurnKind::Subagent {
+            agent_id: agent_id.to_string(),
+            agent_type: agent.name.clone(),
+        },
+        system_prompt: Some(agent.prompt.clone()).filter(|p| !p.is_empty()),
+        model,
+        max_turns: agent.max_turns,
+        progress: None,
+        core,
+    }
+}
+
+/// Runs a child turn to its end: its final text, or why it failed.
+async fn run_child(ctx: TurnContext, prompt: String) -> Result<String, String> {
+    let TurnKind::Subagent {
+        agent_id,
+        agent_type,
+    } = ctx.kind.clone()
+    else {
+        return Err("not a subagent context".into());
+    };
+    let mut start = Map::new();
+    start.insert("agent_id".into(), json!(agent_id));
+    start.insert("agent_type".into(), json!(agent_type));
+    let started = hooks::run(&ctx, "SubagentStart", None, None, start).await;
+    let mut blocks: Vec<ContentBlock> = started
+        .additional_context
+        .into_iter()
+        .map(ContentBlock::text)
+        .collect();
+    blocks.push(ContentBlock::text(prompt.clone()));
+    let mut conv = Conversation::new();
+    ctx.record(
+        &mut conv,
+        new_uuid(),
+        Entry::User {
+            content: blocks,
+            origin: UserOrigin::Prompt,
+        },
+    );
+    let model = ctx
+        .model
+        .clone()
+        .unwrap_or_else(|| ctx.core.state.with(|s| s.live.model.clone()));
+    let queued = QueuedPrompt {
+        uuid: ctx.prompt_uuid.clone(),
+        message: dcl_protocol::UserMessage::new(dcl_protocol::MessageContent::Text(prompt)),
+    };
+    let mut st = TurnState::new(model, &queued);
+    let how = agent_loop::drive(&ctx, &mut conv, &mut st).await;
+    match how {
+        Finish::Completed | Finish::HookStopped(_) | Finish::Deferred => {
+            Ok(st.last_text.unwrap_or_default())
+        }
+        Finish::MaxTurns(n) => Err(format!(
+            "The agent stopped after {n} model calls without finishing. Its last words: {}",
+            st.last_text.unwrap_or_default()
+        )),
+        Finish::Interrupted(_) => Err("The agent was interrupted".into()),
+        Finish::ApiError(e) => Err(format!("The agent failed: {e}")),
+        Finish::Budget(b) => Err(format!("The agent stopped at the budget (${b})")),
+        Finish::StructuredOutputMissing => Err("The agent gave no answer".into()),
+    }
+}
+
+#[allow(clippy::too_many_arguments)] // the parts of one call, passed on once
+fn start_background(
+    ctx: &TurnContext,
+    tu: &ToolUseBlock,
+    agent: AgentSpec,
+    agent_id: String,
+    model: Option<String>,
+    input: AgentInput,
+    forward_text: bool,
+) -> ToolOutput {
+    let core = ctx.core.clone();
+    let task_id = agent_id.clone();
+    // A background agent outlives the turn, not the session.
+    let cancel = core.services.closed.child_token();
+    let progress = core
+        .state
+        .with(|s| s.agent_progress)
+        .then(|| Arc::new(Progress::default()));
+    let mut child = child_context(
+        core.clone(),
+        &ctx.prompt_uuid,
+        &agent,
+        &agent_id,
+        tu,
+        model,
+        forward_text,
+        cancel.clone(),
+    );
+    child.progress = progress.clone();
+    core.state
+        .with(|s| s.background_agents.insert(task_id.clone(), cancel.clone()));
+    let mut f = Map::new();
+    f.insert("task_id".into(), json!(task_id));
+    f.insert("description".into(), json!(input.description));
+    f.insert("tool_use_id".into(), json!(tu.id));
+    f.insert("task_type".into(), json!("local_agent"));
+    ctx.emitter.system("task_started", f);
+    let description = input.description.clone();
+    let tool_use_id = tu.id.clone();
+    let emitter = core.services.emitter.clone();
+    tokio::spawn(async move {
+        let began = Instant::now();
+        let ticker = progress.map(|p| {
+            let emitter = emitter.clone();
+            let (task_id, description, tool_use_id) =
+                (task_id.clone(), description.clone(), tool_use_id.clone());
+            let every = core
+                .services
+                .env
+                .get("DCL_AGENT_PROGRESS_MS")
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(5_000)
+                .max(50);
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(std::time::Duration::from_millis(every)).await;
+                    let mut f = Map::new();
+                    f.insert("task_id".into(), json!(task_id));
+                    f.insert("description".into(), json!(description));
+                    f.insert("tool_use_id".into(), json!(tool_use_id));
+                    f.insert(
+                        "usage".into(),
+                        json!({"tool_uses": p.tool_uses.load(Ordering::Relaxed),
+                               "duration_ms": began.elapsed().as_millis() as u64}),
+                    );
+                    if let Ok(last) = p.last_tool.lock()
+                        && let Some(name) = last.as_ref()
+                    {
+                        f.insert("last_tool_name".into(), json!(name));
+                    }
+                    emitter.system("task_progress", f);
+                }
+            })
+        });
+        let ended = run_child(child, input.prompt).await;
+        if let Some(t) = ticker {
+            t.abort();
+        }
+        let stopped = cancel.is_cancelled();
+        core.state.with(|s| s.background_agents.remove(&task_id));
+        let (status, summary) = match (&ended, stopped) {
+            (_, true) => ("stopped", "The agent was stopped".to_string()),
+            (Ok(text), false) => ("completed", text.clone()),
+            (Err(e), false) => ("failed", e.clone()),
+        };
+        let mut f = Map::new();
+        f.insert("task_id".into(), json!(task_id));
+        f.insert("tool_use_id".into(), json!(tool_use_id));
+        f.insert("status".into(), json!(status));
+        f.insert("output_file".into(), json!(""));
+        f.insert("summary".into(), json!(summary));
+        f.insert(
+            "usage".into(),
+            json!({"duration_ms": began.elapsed().as_millis() as u64}),
+        );
+        emitter.system("task_notification", f);
+        // The main thread learns of it with its next prompt.
+        let note = format!(
+            "<task-notification>\nBackground agent {task_id} ({description}) {status}:\n{summary}\n</task-notification>"
+        );
+        core.state
+            .with(|s| s.pending_context.push(ContentBlock::text(note)));
+    });
+    ToolOutput::ok(format!(
+        "Started agent {agent_id} in the background ({}). You will be told when it finishes; do not wait for it.",
+        input.description
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_names_are_the_agent_tool() {
+        assert!(is_agent_tool("Agent"));
+        assert!(is_agent_tool("Task"));
+        assert!(!is_agent_tool("Bash"));
+    }
+
+    #[test]
+    fn the_spec_lists_every_agent() {
+        let (catalog, _) = AgentCatalog::load(&[]);
+        let spec = tool_spec(&catalog);
+        assert_eq!(spec.name, "Agent");
+        assert!(spec.description.contains("general-purpose"));
+        assert!(spec.description.contains("Explore"));
+        assert_eq!(
+            spec.input_schema["required"],
+            json!(["description", "prompt"])
+        );
+    }
+}
