@@ -32,6 +32,8 @@ count() {
       read -r p f < <(awk '/^test result: /{for(i=2;i<=NF;i++){if($i~/^passed;?$/)p+=$(i-1); if($i~/^failed;?$/)f+=$(i-1)}} END{print p+0, f+0}' "$log") ;;
     pytest) # last line like "2 failed, 10 passed in 9.24s"
       read -r p f < <(awk '/[0-9]+ (passed|failed|errors?)/{l=$0} END{n=split(l,a," "); for(i=2;i<=n;i++){if(a[i]~/^passed,?$/)p+=a[i-1]; if(a[i]~/^(failed|errors?),?$/)f+=a[i-1]} print p+0, f+0}' "$log") ;;
+    surefire) # Maven's closing "Tests run: 12, Failures: 0, Errors: 0, Skipped: 0" (no "Time elapsed")
+      read -r p f < <(awk '/Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+/ && !/Time elapsed/{gsub(/,/,""); for(i=1;i<=NF;i++){if($i=="run:")r=$(i+1); if($i=="Failures:")fl=$(i+1); if($i=="Errors:")e=$(i+1); if($i=="Skipped:")s=$(i+1)}} END{print r-fl-e-s+0, fl+e+0}' "$log") ;;
     node) # "# pass 12" / "# fail 0"
       read -r p f < <(awk '/^# pass [0-9]+/{p+=$3} /^# fail [0-9]+/{f+=$3} END{print p+0, f+0}' "$log") ;;
   esac
@@ -141,6 +143,16 @@ node_inprocess() {
   return "$rc"
 }
 phase "node in-process" node_inprocess
+java_suite() {
+  # The Java SDK (java/): builds libdcl_java and dcl, then JUnit 5 over both transports.
+  local log="$LOGDIR/java-suite.log" rc=0
+  # Not -q: that would hide Surefire's "Tests run:" summary, which the counts come from.
+  timeout --kill-after=30 "$SUITE_TIMEOUT" mvn -B -ntp -f "$ROOT/java/pom.xml" verify >"$log" 2>&1 || rc=$?
+  grep -E 'Tests run:|FAIL|ERROR\]|BUILD' "$log" || true
+  count surefire "$log"
+  return "$rc"
+}
+phase "java suite" java_suite
 if [[ "${SKIP_CARGO:-0}" != 1 ]]; then
   phase "fuzz parse_line" env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash tests/fuzz.sh
 fi
