@@ -504,12 +504,23 @@ impl Actor {
             .map(|l| SettingsSource {
                 source: l.source.to_string(),
                 path: l.path.as_ref().map(|p| p.display().to_string()),
-                settings: l.settings.clone(),
+                // Values of secret-looking keys never leave dcl (WIRE "tool environment").
+                settings: match crate::tools::environment::redact_settings(&Value::Object(
+                    l.settings.clone(),
+                )) {
+                    Value::Object(m) => m,
+                    _ => Map::new(),
+                },
                 extra: Extra::new(),
             })
             .collect();
         GetSettingsResponse {
-            effective: settings.effective(),
+            effective: match crate::tools::environment::redact_settings(&Value::Object(
+                settings.effective(),
+            )) {
+                Value::Object(m) => m,
+                _ => Map::new(),
+            },
             sources,
             applied: AppliedSettings {
                 model: Some(live.model),

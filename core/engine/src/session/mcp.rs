@@ -113,12 +113,18 @@ pub fn plan(opts: &SessionOptions, home: Option<&Path>, cwd: &Path) -> Result<Se
     Ok(ServerPlan { configured, sdk })
 }
 
-pub fn manager(rpc: ControlRpc, env: &BTreeMap<String, String>, cwd: &Path) -> McpManager {
+pub fn manager(
+    rpc: ControlRpc,
+    env: &BTreeMap<String, String>,
+    cwd: &Path,
+    tool_env: crate::tools::environment::ToolEnvironment,
+) -> McpManager {
     McpManager::with_options(
         Arc::new(rpc),
         McpOptions {
             child_env: env.clone(),
             cwd: Some(cwd.to_path_buf()),
+            tool_env,
             ..McpOptions::default()
         },
     )

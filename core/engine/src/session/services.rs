@@ -240,6 +240,12 @@ impl SessionCore {
         );
         let host = Arc::new(HostChannel::new(timeout));
         let closed = CancellationToken::new();
+        // `toolEnvironment` in settings widens or narrows what tools inherit; a bad block is
+        // refused when the session opens rather than silently ignored.
+        let tool_env = crate::tools::environment::ToolEnvironment::from_settings(
+            settings.get("toolEnvironment").as_ref(),
+        )
+        .map_err(|e| OptionsError::new("settings", format!("toolEnvironment: {e}")))?;
         let mcp_manager = mcp::manager(
             mcp::ControlRpc {
                 host: host.clone(),
@@ -248,6 +254,7 @@ impl SessionCore {
             },
             &env,
             &cwd,
+            tool_env.clone(),
         );
         let state = SessionState {
             live: LiveSettings {
@@ -314,7 +321,11 @@ impl SessionCore {
         }
         let services = SessionServices {
             checkpoints: checkpoints.clone(),
-            shell: Arc::new(ShellState::new(cwd.clone())),
+            shell: {
+                let shell = ShellState::new(cwd.clone());
+                shell.set_tool_environment(tool_env);
+                Arc::new(shell)
+            },
             cwd,
             env,
             emitter,

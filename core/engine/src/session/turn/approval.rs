@@ -224,11 +224,19 @@ async fn ask_host(
                         .unwrap_or_else(|| tu.input.clone()),
                 )
             }
-            Ok(PermissionDecision::Deny { message, .. }) => Decision::Deny(if message.is_empty() {
-                "The user denied this tool use.".to_string()
-            } else {
-                message
-            }),
+            Ok(PermissionDecision::Deny {
+                message, interrupt, ..
+            }) => {
+                if interrupt == Some(true) {
+                    // The host wants the whole turn stopped, not only this call.
+                    ctx.cancel.cancel();
+                }
+                Decision::Deny(if message.is_empty() {
+                    "The user denied this tool use.".to_string()
+                } else {
+                    message
+                })
+            }
             Err(e) => Decision::Deny(format!(
                 "The host's permission answer was not understood ({e}): {answer}"
             )),
