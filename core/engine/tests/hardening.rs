@@ -251,3 +251,28 @@ async fn a_tool_result_answering_no_call_is_refused_and_the_session_goes_on() {
     assert_eq!(ok["result"], "Hello from the fake model.");
     session.close();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_taken_before_the_end_of_input_are_all_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::spawn(&rt(), mock(dir.path(), "default")).unwrap();
+    for i in 0..200 {
+        session
+            .send(control_request(
+                &format!("status-{i}"),
+                json!({"subtype": "mcp_status"}),
+            ))
+            .unwrap();
+    }
+    session.end_input();
+    let mut answered = 0;
+    while let Some(m) = tokio::time::timeout(Duration::from_secs(30), session.recv())
+        .await
+        .expect("the session ends")
+    {
+        if matches!(m, Message::ControlResponse(_)) {
+            answered += 1;
+        }
+    }
+    assert_eq!(answered, 200);
+}

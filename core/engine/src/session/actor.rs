@@ -33,6 +33,9 @@ pub(super) struct Actor {
     pub(super) initialized: bool,
     /// A start-up error has been answered at least once.
     startup_reported: bool,
+    /// Control answers still being worked out (MCP connects, rewinds); the session ends
+    /// only after they are out.
+    pub(super) answers: tokio::task::JoinSet<()>,
 }
 
 impl Actor {
@@ -50,6 +53,7 @@ impl Actor {
             input_closed: false,
             initialized: false,
             startup_reported: false,
+            answers: tokio::task::JoinSet::new(),
         }
     }
 
@@ -96,6 +100,8 @@ impl Actor {
                         self.report_startup_error(true);
                     }
                 },
+                // Finished answers are reaped as they end, so the set stays small.
+                Some(_) = self.answers.join_next(), if !self.answers.is_empty() => {}
                 done = turn_done => {
                     self.current = None;
                     if let Some(Err(e)) = done {
@@ -105,6 +111,8 @@ impl Actor {
                 }
             }
         }
+        // End of input: requests already taken still get their answers.
+        while self.answers.join_next().await.is_some() {}
         let services = &self.core.services;
         services.closed.cancel();
         services.mcp.shutdown().await;
@@ -115,6 +123,7 @@ impl Actor {
     /// Stops the running turn: cancelled first so it kills its tools, aborted if it has
     /// not ended within the grace period. Nothing of it runs on in the host process.
     async fn close(&mut self) {
+        self.answers.abort_all();
         self.interrupt(true);
         if let Some(mut t) = self.current.take()
             && tokio::time::timeout(CLOSE_GRACE, &mut t.handle)

@@ -535,13 +535,14 @@ impl Actor {
 impl Actor {
     /// Answers a request whose work takes time (MCP connects) from a task, so the actor
     /// keeps serving meanwhile.
-    fn answer_later<F, Fut>(&self, request_id: String, work: F)
+    fn answer_later<F, Fut>(&mut self, request_id: String, work: F)
     where
         F: FnOnce(Arc<SessionCore>) -> Fut + Send + 'static,
         Fut: std::future::Future<Output = Result<Option<Value>, String>> + Send + 'static,
     {
         let core = self.core.clone();
-        tokio::spawn(async move {
+        // Owned by the actor: the session does not end before these answers are out.
+        self.answers.spawn(async move {
             let response = match work(core.clone()).await {
                 Ok(payload) => ControlResponse::success(request_id, payload),
                 Err(e) => ControlResponse::error(request_id, e),
