@@ -269,7 +269,8 @@ mod tests {
         let a = parse(&[
             "--betas",
             "x",
-            "--fork-session",
+            "--plugin-dir",
+            "p",
             "--frobnicate",
             "7",
             "--permission-prompt-tool",
@@ -282,7 +283,7 @@ mod tests {
             vec![
                 "--permission-prompt-tool mcp__x__ask (only stdio)",
                 "--betas",
-                "--fork-session",
+                "--plugin-dir",
                 "--frobnicate 7"
             ]
         );

@@ -440,6 +440,25 @@ impl SessionCore {
 
     /// Whether the Agent tool is offered: `--tools` may leave it out and a whole-tool
     /// `--disallowedTools` rule (`Agent` or `Task`) hides it.
+    /// Whether `--tools` (when given) names `name`, or `default`.
+    pub fn listed_in_tools(&self, name: &str) -> bool {
+        self.services.opts.tools.as_ref().is_none_or(|list| {
+            list.iter()
+                .flat_map(|s| s.split(','))
+                .map(str::trim)
+                .any(|n| n == "default" || n == name)
+        })
+    }
+
+    /// The tools that talk to the user, as this session offers them now.
+    pub fn interactive_specs(&self) -> Vec<crate::model::ToolSpec> {
+        let mode = self.state.with(|s| s.live.permission_mode);
+        super::turn::interactive::tool_specs(self.services.can_ask_host(), mode)
+            .into_iter()
+            .filter(|t| self.listed_in_tools(&t.name))
+            .collect()
+    }
+
     pub fn agent_tool_enabled(&self) -> bool {
         let opts = &self.services.opts;
         let deny = crate::permissions::RuleSet::parse(&opts.disallowed_tools);
@@ -456,12 +475,7 @@ impl SessionCore {
     /// The tools `system/init` lists: the subagent tool under its listed name `Task`.
     pub fn tool_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self.tool_specs().into_iter().map(|t| t.name).collect();
-        let mode = self.state.with(|s| s.live.permission_mode);
-        names.extend(
-            super::turn::interactive::tool_specs(self.services.can_ask_host(), mode)
-                .into_iter()
-                .map(|t| t.name),
-        );
+        names.extend(self.interactive_specs().into_iter().map(|t| t.name));
         if self.agent_tool_enabled() {
             names.insert(0, super::turn::AGENT_TOOL_ALIAS.to_string());
         }

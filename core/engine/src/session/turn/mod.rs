@@ -120,11 +120,7 @@ impl TurnContext {
 
     pub fn tool_specs(&self) -> Vec<crate::model::ToolSpec> {
         let mut specs = self.core.tool_specs();
-        let mode = self.core.state.with(|s| s.live.permission_mode);
-        specs.extend(interactive::tool_specs(
-            self.core.services.can_ask_host(),
-            mode,
-        ));
+        specs.extend(self.core.interactive_specs());
         if self.tools.offers(subagent::AGENT_TOOL) && self.core.agent_tool_enabled() {
             let agents = self.core.state.with(|s| s.agents.clone());
             specs.push(subagent::tool_spec(&agents));
