@@ -47,6 +47,14 @@ export type Message =
       type: "prompt_suggestion";
       [k: string]: unknown;
     })
+  | (TranscriptMirrorMessage & {
+      type: "transcript_mirror";
+      [k: string]: unknown;
+    })
+  | (ConversationResetMessage & {
+      type: "conversation_reset";
+      [k: string]: unknown;
+    })
   | {
       type: "keep_alive";
       [k: string]: unknown;
@@ -97,6 +105,109 @@ export type KnownBlock =
   | ToolResultBlock
   | ImageBlock
   | DocumentBlock;
+/**
+ * Messages-API `stop_reason` (assistant lines and `result`).
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "StopReason".
+ */
+export type StopReason =
+  | "end_turn"
+  | "max_tokens"
+  | "stop_sequence"
+  | "tool_use"
+  | "pause_turn"
+  | "refusal"
+  | "model_context_window_exceeded";
+/**
+ * `assistant.error` on a synthetic line that reports a failed request.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "AssistantError".
+ */
+export type AssistantError =
+  | "authentication_failed"
+  | "oauth_org_not_allowed"
+  | "account_on_hold"
+  | "verification_required"
+  | "billing_error"
+  | "rate_limit"
+  | "overloaded"
+  | "invalid_request"
+  | "model_not_found"
+  | "server_error"
+  | "unknown"
+  | "max_output_tokens"
+  | "cloud_credential_error";
+/**
+ * The schema of a `system` line: one branch per typed subtype, so `subtype` is closed
+ * and each branch lists its own required fields. Never built; it only describes.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "SystemMessage".
+ */
+export type SystemMessage =
+  | SystemInit
+  | SystemStatus
+  | SystemApiRetry
+  | SystemThinkingTokens
+  | SystemPermissionDenied
+  | SystemInformational
+  | SystemHookStarted
+  | SystemHookProgress
+  | SystemHookResponse
+  | SystemCompactBoundary
+  | SystemTaskStarted
+  | SystemTaskProgress
+  | SystemTaskNotification
+  | SystemTaskUpdated
+  | SystemSessionStateChanged
+  | SystemBackgroundTasksChanged
+  | SystemPlanModeChanged;
+/**
+ * `result.subtype`.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ResultSubtype".
+ */
+export type ResultSubtype =
+  | "success"
+  | "error_max_turns"
+  | "error_during_execution"
+  | "error_max_budget_usd"
+  | "error_max_structured_output_retries";
+/**
+ * `result.terminal_reason`: the SDK's list plus dcl's own three.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "TerminalReason".
+ */
+export type TerminalReason =
+  | (
+      | "completed"
+      | "aborted_streaming"
+      | "aborted_tools"
+      | "max_turns"
+      | "hook_stopped"
+      | "stop_hook_prevented"
+      | "budget_exhausted"
+      | "tool_deferred"
+      | "tool_deferred_unavailable"
+      | "api_error"
+      | "model_error"
+      | "prompt_too_long"
+      | "blocking_limit"
+      | "rapid_refill_breaker"
+      | "image_error"
+      | "malformed_tool_use_exhausted"
+      | "background_requested"
+      | "structured_output_retry_exhausted"
+      | "turn_setup_failed"
+    )
+  | "structured_output_missing"
+  | "prompt_refused"
+  | "resume_unsupported"
+  | "session_unavailable";
 /**
  * The body of a control response: success with an optional payload, or an error.
  *
@@ -279,7 +390,7 @@ export type PermissionDecision =
     }
   | {
       behavior: "deny";
-      message?: string;
+      message: string;
       interrupt?: boolean | null;
       [k: string]: unknown;
     };
@@ -307,6 +418,64 @@ export type PermissionUpdate =
  */
 export type ElicitationAction = "accept" | "decline" | "cancel";
 /**
+ * A permission mode as dcl reports it (`permissionMode`, `current_permission_mode`,
+ * `set_permission_mode`'s answer). dcl normalizes Qoder's spellings on input.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "PermissionModeName".
+ */
+export type PermissionModeName =
+  "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk" | "auto";
+/**
+ * An MCP server's state in `system/init.mcp_servers` and `mcp_status`.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "McpServerState".
+ */
+export type McpServerState = "connected" | "failed" | "needs-auth" | "pending" | "disabled";
+/**
+ * `system/status.status` (besides `null`).
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "StatusKind".
+ */
+export type StatusKind = "requesting" | "compacting";
+/**
+ * `system/informational.level`.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "InformationalLevel".
+ */
+export type InformationalLevel = "info" | "notice" | "warning" | "error";
+/**
+ * `system/hook_response.outcome`.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "HookOutcome".
+ */
+export type HookOutcome = "success" | "error" | "cancelled";
+/**
+ * `compact_boundary.compact_metadata.trigger`.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "CompactTrigger".
+ */
+export type CompactTrigger = "manual" | "auto";
+/**
+ * `system/task_notification.status`.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "TaskEndStatus".
+ */
+export type TaskEndStatus = "completed" | "failed" | "stopped";
+/**
+ * `system/session_state_changed.state`.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "SessionState".
+ */
+export type SessionState = "idle" | "running" | "requires_action";
+/**
  * A tool result is either plain text or a list of blocks (MCP tools keep their blocks).
  *
  * This interface was referenced by `DclProtocol`'s JSON-Schema
@@ -321,20 +490,23 @@ export interface DclProtocol {}
 /**
  * A `user` line in either direction: a host prompt, a tool result, or a replay.
  *
+ * The schema (what dcl writes) requires `uuid`, `session_id` and `parent_tool_use_id`; a
+ * host's line may lack them.
+ *
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "UserMessage".
  */
 export interface UserMessage {
   message: UserPayload;
-  uuid?: string | null;
+  uuid: string | null;
   /**
    * The Agent tool call a subagent line belongs to; `null` on main-thread lines (dcl always
    * writes the key). Rust tri-state: `None` = key absent, `Some(None)` = `null`,
    * `Some(Some(id))` = a subagent line. The constructors and [`parent_tool_use_id_null`]
    * give the `null` form; a literal `None` drops the key.
    */
-  parent_tool_use_id?: string | null;
-  session_id?: string | null;
+  parent_tool_use_id: string | null;
+  session_id: string | null;
   timestamp?: string | null;
   tool_use_result?: unknown;
   isReplay?: boolean | null;
@@ -347,7 +519,7 @@ export interface UserMessage {
  * via the `definition` "UserPayload".
  */
 export interface UserPayload {
-  role?: string;
+  role: string;
   content: MessageContent;
   [k: string]: unknown;
 }
@@ -363,13 +535,13 @@ export interface AssistantMessage {
    * `Some(Some(id))` = a subagent line. The constructors and [`parent_tool_use_id_null`]
    * give the `null` form; a literal `None` drops the key.
    */
-  parent_tool_use_id?: string | null;
+  parent_tool_use_id: string | null;
   session_id: string;
   uuid: string;
   /**
    * Set on synthetic assistant lines that report an API failure.
    */
-  error?: string | null;
+  error?: AssistantError | null;
   [k: string]: unknown;
 }
 /**
@@ -380,12 +552,12 @@ export interface AssistantMessage {
  */
 export interface AssistantPayload {
   id: string;
-  type?: string;
-  role?: string;
+  type: string;
+  role: string;
   model: string;
   content: ContentBlock[];
-  stop_reason?: string | null;
-  stop_sequence?: string | null;
+  stop_reason: StopReason | null;
+  stop_sequence: string | null;
   usage?: Usage | null;
   [k: string]: unknown;
 }
@@ -424,23 +596,130 @@ export interface DocumentBlock {
  * via the `definition` "Usage".
  */
 export interface Usage {
-  input_tokens?: number;
-  output_tokens?: number;
-  cache_creation_input_tokens?: number;
-  cache_read_input_tokens?: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
   [k: string]: unknown;
 }
 /**
- * A `system` line. `subtype` says which; the rest of its fields vary by subtype
- * and are typed by [`crate::system`] builders.
- *
- * This interface was referenced by `DclProtocol`'s JSON-Schema
- * via the `definition` "SystemMessage".
+ * `system/init`: at the start of every turn (Qoder: also before the `initialize` answer).
  */
-export interface SystemMessage {
-  subtype: string;
-  session_id?: string | null;
-  uuid?: string | null;
+export interface SystemInit {
+  subtype: "init";
+  [k: string]: unknown;
+}
+/**
+ * `system/status`: `status` is `requesting`, `compacting` or `null`; `permissionMode` after a
+ * mode change.
+ */
+export interface SystemStatus {
+  subtype: "status";
+  [k: string]: unknown;
+}
+/**
+ * `system/api_retry`: one retry of a failed model request.
+ */
+export interface SystemApiRetry {
+  subtype: "api_retry";
+  [k: string]: unknown;
+}
+/**
+ * `system/thinking_tokens`: estimated thinking so far (with partial messages).
+ */
+export interface SystemThinkingTokens {
+  subtype: "thinking_tokens";
+  [k: string]: unknown;
+}
+/**
+ * `system/permission_denied`: a tool call was refused without asking.
+ */
+export interface SystemPermissionDenied {
+  subtype: "permission_denied";
+  [k: string]: unknown;
+}
+/**
+ * `system/informational`, e.g. a hook's `systemMessage` (`"PreToolUse:Bash says: …"`).
+ */
+export interface SystemInformational {
+  subtype: "informational";
+  [k: string]: unknown;
+}
+/**
+ * `system/hook_started` (with `--include-hook-events`).
+ */
+export interface SystemHookStarted {
+  subtype: "hook_started";
+  [k: string]: unknown;
+}
+/**
+ * `system/hook_progress` (with `--include-hook-events`).
+ */
+export interface SystemHookProgress {
+  subtype: "hook_progress";
+  [k: string]: unknown;
+}
+/**
+ * `system/hook_response` (with `--include-hook-events`).
+ */
+export interface SystemHookResponse {
+  subtype: "hook_response";
+  [k: string]: unknown;
+}
+/**
+ * `system/compact_boundary`: the conversation was compacted here.
+ */
+export interface SystemCompactBoundary {
+  subtype: "compact_boundary";
+  [k: string]: unknown;
+}
+/**
+ * `system/task_started`: a subagent or background task began.
+ */
+export interface SystemTaskStarted {
+  subtype: "task_started";
+  [k: string]: unknown;
+}
+/**
+ * `system/task_progress`. Claude requires `usage`; Qoder makes it optional.
+ */
+export interface SystemTaskProgress {
+  subtype: "task_progress";
+  [k: string]: unknown;
+}
+/**
+ * `system/task_notification`: a task ended (`completed`, `failed` or `stopped`).
+ */
+export interface SystemTaskNotification {
+  subtype: "task_notification";
+  [k: string]: unknown;
+}
+/**
+ * `system/task_updated`: `patch{status?, description?, end_time?, error?, …}`.
+ */
+export interface SystemTaskUpdated {
+  subtype: "task_updated";
+  [k: string]: unknown;
+}
+/**
+ * `system/session_state_changed`: `idle`, `running` or `requires_action`.
+ */
+export interface SystemSessionStateChanged {
+  subtype: "session_state_changed";
+  [k: string]: unknown;
+}
+/**
+ * `system/background_tasks_changed`: the full list (replace semantics).
+ */
+export interface SystemBackgroundTasksChanged {
+  subtype: "background_tasks_changed";
+  [k: string]: unknown;
+}
+/**
+ * Qoder `system/plan_mode_changed`.
+ */
+export interface SystemPlanModeChanged {
+  subtype: "plan_mode_changed";
   [k: string]: unknown;
 }
 /**
@@ -450,21 +729,24 @@ export interface SystemMessage {
  * via the `definition` "ResultMessage".
  */
 export interface ResultMessage {
-  subtype: string;
+  subtype: ResultSubtype;
   is_error: boolean;
   duration_ms: number;
   duration_api_ms: number;
   num_turns: number;
   result?: string | null;
-  stop_reason?: string | null;
+  stop_reason: StopReason | null;
   session_id: string;
-  total_cost_usd?: number;
-  usage?: Usage1;
-  modelUsage?: {
-    [k: string]: unknown;
+  total_cost_usd: number;
+  usage: Usage1;
+  /**
+   * Per model id; each entry is a [`ModelUsage`] (see [`ResultMessage::model_usage_typed`]).
+   */
+  modelUsage: {
+    [k: string]: ModelUsage;
   };
-  permission_denials?: PermissionDenial[];
-  terminal_reason?: string | null;
+  permission_denials: PermissionDenial[];
+  terminal_reason?: TerminalReason | null;
   errors?: string[] | null;
   structured_output?: unknown;
   /**
@@ -473,17 +755,34 @@ export interface ResultMessage {
   api_error_status?: {
     [k: string]: unknown;
   };
-  uuid?: string | null;
+  uuid: string | null;
   [k: string]: unknown;
 }
 /**
  * Token usage as the Messages API reports it.
  */
 export interface Usage1 {
-  input_tokens?: number;
-  output_tokens?: number;
-  cache_creation_input_tokens?: number;
-  cache_read_input_tokens?: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  [k: string]: unknown;
+}
+/**
+ * Per-model usage and cost, keyed by model id in `modelUsage`.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ModelUsage".
+ */
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+  webSearchRequests: number;
+  costUSD: number;
+  contextWindow: number;
+  maxOutputTokens: number;
   [k: string]: unknown;
 }
 /**
@@ -514,7 +813,7 @@ export interface StreamEventMessage {
    * `Some(Some(id))` = a subagent line. The constructors and [`parent_tool_use_id_null`]
    * give the `null` form; a literal `None` drops the key.
    */
-  parent_tool_use_id?: string | null;
+  parent_tool_use_id: string | null;
   [k: string]: unknown;
 }
 /**
@@ -556,6 +855,31 @@ export interface ControlCancelRequest {
  */
 export interface PromptSuggestionMessage {
   suggestion: string;
+  session_id: string;
+  uuid: string;
+  [k: string]: unknown;
+}
+/**
+ * `transcript_mirror` (with `--session-mirror`): transcript entries dcl has committed to
+ * disk, for the SDK's `SessionStore`; `filePath` is the transcript's absolute path.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "TranscriptMirrorMessage".
+ */
+export interface TranscriptMirrorMessage {
+  filePath: string;
+  entries: unknown[];
+  [k: string]: unknown;
+}
+/**
+ * `conversation_reset` (after `/clear`): the history is gone and a new session id starts;
+ * `session_id` is the old one.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ConversationResetMessage".
+ */
+export interface ConversationResetMessage {
+  new_conversation_id: string;
   session_id: string;
   uuid: string;
   [k: string]: unknown;
@@ -908,7 +1232,7 @@ export interface EmptyRequest15 {
  * via the `definition` "InitializeRequest".
  */
 export interface InitializeRequest1 {
-  hooks?: {
+  hooks: {
     [k: string]: unknown;
   } | null;
   sdkMcpServers?: string[] | null;
@@ -1004,7 +1328,7 @@ export interface SetPermissionModeRequest1 {
  * via the `definition` "SetModelRequest".
  */
 export interface SetModelRequest1 {
-  model?: string | null;
+  model: string | null;
   [k: string]: unknown;
 }
 /**
@@ -1015,7 +1339,7 @@ export interface SetMaxThinkingTokensRequest1 {
   /**
    * `null` restores the default.
    */
-  max_thinking_tokens?: number | null;
+  max_thinking_tokens: number | null;
   thinking_display?: string | null;
   [k: string]: unknown;
 }
@@ -1130,7 +1454,7 @@ export interface SeedReadStateRequest1 {
  * via the `definition` "McpSetServersRequest".
  */
 export interface McpSetServersRequest1 {
-  servers?: {
+  servers: {
     [k: string]: unknown;
   };
   [k: string]: unknown;
@@ -1207,7 +1531,7 @@ export interface ReadFileRequest1 {
  */
 export interface SetMcpPermissionModeOverrideRequest1 {
   serverName: string;
-  mode?: string | null;
+  mode: string | null;
   [k: string]: unknown;
 }
 /**
@@ -1218,7 +1542,7 @@ export interface SetProxyRequest1 {
   /**
    * `null` clears the proxy.
    */
-  proxy?: string | null;
+  proxy: string | null;
   [k: string]: unknown;
 }
 /**
@@ -1244,7 +1568,7 @@ export interface SetGoalRequest1 {
  * via the `definition` "SetGoalMaxTurnsRequest".
  */
 export interface SetGoalMaxTurnsRequest1 {
-  max_turns?: number | null;
+  max_turns: number | null;
   [k: string]: unknown;
 }
 /**
@@ -1255,7 +1579,7 @@ export interface SetGoalMaxTurnsRequest1 {
  */
 export interface SideQuestionTurn {
   question: string;
-  response?: string | null;
+  response: string | null;
   fallback_notice?: string | null;
   [k: string]: unknown;
 }
@@ -1317,7 +1641,7 @@ export interface GetModelsRequest1 {
  * via the `definition` "AddDirectoriesRequest".
  */
 export interface AddDirectoriesRequest1 {
-  directories?: string[];
+  directories: string[];
   [k: string]: unknown;
 }
 /**
@@ -1409,7 +1733,7 @@ export interface HookCallbackRequest {
   subtype: HookCallbackTag;
   callback_id: string;
   input: unknown;
-  tool_use_id?: string | null;
+  tool_use_id: string | null;
   [k: string]: unknown;
 }
 /**
@@ -1502,7 +1826,7 @@ export interface FetchServiceAccountTokenRequest {
    * `initial`, `expiring` or `unauthorized`.
    */
   reason?: string | null;
-  required_scopes?: string[];
+  required_scopes: string[];
   session_id?: string | null;
   [k: string]: unknown;
 }
@@ -1740,18 +2064,26 @@ export interface InitializeResponse {
   output_style: string;
   available_output_styles: string[];
   models: ModelInfo[];
-  account?: AccountInfo;
+  account: AccountInfo;
   pid?: number | null;
   /**
    * dcl always sends `true` (the Python SDK requires it for `onFailure: "block"` hooks).
    */
   hook_on_failure_supported?: boolean | null;
   claude_code_version?: string | null;
-  current_permission_mode?: string | null;
+  /**
+   * dcl's own version.
+   */
+  dcl_version?: string | null;
+  current_permission_mode?: PermissionModeName | null;
   /**
    * Qoder: identical to `system/init.capabilities`.
    */
   capabilities?: string[] | null;
+  /**
+   * What was accepted but not acted on (options, flags); absent when nothing was.
+   */
+  warnings?: string[] | null;
   [k: string]: unknown;
 }
 /**
@@ -1763,7 +2095,7 @@ export interface InitializeResponse {
 export interface SlashCommandInfo {
   name: string;
   description: string;
-  argumentHint?: string;
+  argumentHint: string;
   builtin?: boolean | null;
   aliases?: string[] | null;
   [k: string]: unknown;
@@ -1790,7 +2122,7 @@ export interface ModelInfo {
   value: string;
   resolvedModel?: string | null;
   displayName: string;
-  description?: string;
+  description: string;
   supportsEffort?: boolean | null;
   supportedEffortLevels?: string[] | null;
   /**
@@ -1828,7 +2160,7 @@ export interface AccountInfo1 {
  * via the `definition` "InterruptResponse".
  */
 export interface InterruptResponse {
-  still_queued?: string[];
+  still_queued: string[];
   cancelled?: string[] | null;
   [k: string]: unknown;
 }
@@ -1837,7 +2169,7 @@ export interface InterruptResponse {
  * via the `definition` "SetPermissionModeResponse".
  */
 export interface SetPermissionModeResponse {
-  mode: string;
+  mode: PermissionModeName;
   [k: string]: unknown;
 }
 /**
@@ -1878,6 +2210,10 @@ export interface GetSettingsResponse {
  */
 export interface SettingsSource {
   source: string;
+  /**
+   * The file the layer was read from (absent for `flag`).
+   */
+  path?: string | null;
   settings: {
     [k: string]: unknown;
   };
@@ -1890,8 +2226,8 @@ export interface SettingsSource {
  * via the `definition` "AppliedSettings".
  */
 export interface AppliedSettings {
-  model?: string | null;
-  effort?: string | null;
+  model: string | null;
+  effort: string | null;
   [k: string]: unknown;
 }
 /**
@@ -1919,7 +2255,8 @@ export interface McpStatusResponse {
   [k: string]: unknown;
 }
 /**
- * One MCP server in `mcp_status` / `reload_plugins`.
+ * One MCP server in `mcp_status` / `reload_plugins` (fields in the order dcl's MCP manager
+ * writes them).
  *
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "McpServerStatus".
@@ -1929,17 +2266,17 @@ export interface McpServerStatus {
   /**
    * `connected`, `failed`, `needs-auth`, `pending` or `disabled`.
    */
-  status: string;
+  status: "connected" | "failed" | "needs-auth" | "pending" | "disabled";
+  error?: string | null;
   /**
    * `{name, version}` from the server's `initialize` result.
    */
   serverInfo?: {
     [k: string]: unknown;
   };
-  error?: string | null;
+  tools?: McpToolInfo[] | null;
   config?: unknown;
   scope?: string | null;
-  tools?: McpToolInfo[] | null;
   [k: string]: unknown;
 }
 /**
@@ -1961,9 +2298,9 @@ export interface McpToolInfo {
  * via the `definition` "McpSetServersResponse".
  */
 export interface McpSetServersResponse {
-  added?: string[];
-  removed?: string[];
-  errors?: {
+  added: string[];
+  removed: string[];
+  errors: {
     [k: string]: unknown;
   };
   [k: string]: unknown;
@@ -2003,6 +2340,18 @@ export interface ContextUsageResponse {
   mcpTools?: unknown[] | null;
   agents?: unknown[] | null;
   gridRows?: unknown[][] | null;
+  /**
+   * Qoder: `{usedPercentage, usedTokens, maxTokens}`.
+   */
+  contextWindow?: {
+    [k: string]: unknown;
+  };
+  /**
+   * Qoder: `{enabled, thresholdPercentage}`.
+   */
+  autoCompact?: {
+    [k: string]: unknown;
+  };
   slashCommands?: unknown;
   skills?: unknown;
   messageBreakdown?: unknown;
@@ -2012,17 +2361,38 @@ export interface ContextUsageResponse {
   apiUsage?: {
     [k: string]: unknown;
   };
+  duplicateFileReads?: unknown[] | null;
+  /**
+   * Qoder: `{messageCount, promptCount, toolCalls, linesChanged}`.
+   */
+  session?: {
+    [k: string]: unknown;
+  };
   [k: string]: unknown;
 }
 /**
  * One category of `get_context_usage` (`System prompt`, `System tools`, `Messages`, …).
+ * Claude reads `name`/`tokens`/`color`; Qoder reads `type`/`percentage`; dcl writes both.
  *
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "ContextCategory".
  */
 export interface ContextCategory {
   name: string;
+  id?: string | null;
+  /**
+   * Qoder's category type (`system_prompt`, `messages`, `free_space`, `other`, …).
+   */
+  type?: string | null;
+  /**
+   * `used` or `free`.
+   */
+  kind?: string | null;
   tokens: number;
+  /**
+   * Of the context window, 0–100.
+   */
+  percentage?: number | null;
   color: string;
   [k: string]: unknown;
 }
@@ -2142,7 +2512,7 @@ export interface PlanModeState {
  * via the `definition` "SetProxyResponse".
  */
 export interface SetProxyResponse {
-  proxy?: string | null;
+  proxy: string | null;
   [k: string]: unknown;
 }
 /**
@@ -2152,7 +2522,7 @@ export interface SetProxyResponse {
  * via the `definition` "GoalResponse".
  */
 export interface GoalResponse {
-  goal?: GoalSnapshot | null;
+  goal: GoalSnapshot | null;
   [k: string]: unknown;
 }
 /**
@@ -2187,7 +2557,7 @@ export interface ClearGoalResponse {
  * via the `definition` "GoalMaxTurnsResponse".
  */
 export interface GoalMaxTurnsResponse {
-  goal_max_turns?: number | null;
+  goal_max_turns: number | null;
   [k: string]: unknown;
 }
 /**
@@ -2205,7 +2575,7 @@ export interface BackgroundTasksResponse {
  * via the `definition` "SideQuestionResponse".
  */
 export interface SideQuestionResponse {
-  response?: string | null;
+  response: string | null;
   synthetic: boolean;
   /**
    * `{original_model, fallback_model, content}`.
@@ -2220,7 +2590,7 @@ export interface SideQuestionResponse {
  * via the `definition` "GetUsageInfoResponse".
  */
 export interface GetUsageInfoResponse {
-  usage?: unknown;
+  usage: unknown;
   /**
    * `{total_credits, model_usage: {model: {credits}}}`.
    */
@@ -2263,7 +2633,7 @@ export interface AddDirectoriesResponse {
  * via the `definition` "GenerateSessionTitleResponse".
  */
 export interface GenerateSessionTitleResponse {
-  title?: string | null;
+  title: string | null;
   [k: string]: unknown;
 }
 /**
@@ -2272,14 +2642,14 @@ export interface GenerateSessionTitleResponse {
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemInit".
  */
-export interface SystemInit {
+export interface SystemInit1 {
   cwd: string;
   session_id: string;
-  tools?: string[];
-  mcp_servers?: InitMcpServer[];
+  tools: string[];
+  mcp_servers: InitMcpServer[];
   model: string;
-  permissionMode: string;
-  slash_commands?: string[];
+  permissionMode: PermissionModeName;
+  slash_commands: string[];
   apiKeySource: string;
   /**
    * The protocol level (SDK version gates read it). Absent on real Qoder lines.
@@ -2287,9 +2657,9 @@ export interface SystemInit {
   claude_code_version?: string | null;
   dcl_version?: string | null;
   output_style: string;
-  agents?: string[];
-  skills?: string[];
-  plugins?: PluginInfo[];
+  agents: string[];
+  skills: string[];
+  plugins: PluginInfo[];
   uuid: string;
   /**
    * Qoder.
@@ -2316,7 +2686,7 @@ export interface InitMcpServer {
   /**
    * `connected`, `failed`, `needs-auth`, `pending` or `disabled`.
    */
-  status: string;
+  status: "connected" | "failed" | "needs-auth" | "pending" | "disabled";
   [k: string]: unknown;
 }
 /**
@@ -2326,9 +2696,9 @@ export interface InitMcpServer {
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemStatus".
  */
-export interface SystemStatus {
-  status?: string | null;
-  permissionMode?: string | null;
+export interface SystemStatus1 {
+  status: StatusKind | null;
+  permissionMode?: PermissionModeName | null;
   session_id: string;
   uuid: string;
   [k: string]: unknown;
@@ -2339,14 +2709,14 @@ export interface SystemStatus {
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemApiRetry".
  */
-export interface SystemApiRetry {
+export interface SystemApiRetry1 {
   attempt: number;
   max_retries: number;
   retry_delay_ms: number;
   /**
    * HTTP status; `null` for a connection error.
    */
-  error_status?: number | null;
+  error_status: number | null;
   error: string;
   session_id: string;
   uuid: string;
@@ -2358,7 +2728,7 @@ export interface SystemApiRetry {
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemThinkingTokens".
  */
-export interface SystemThinkingTokens {
+export interface SystemThinkingTokens1 {
   estimated_tokens: number;
   estimated_tokens_delta: number;
   session_id: string;
@@ -2371,7 +2741,7 @@ export interface SystemThinkingTokens {
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemPermissionDenied".
  */
-export interface SystemPermissionDenied {
+export interface SystemPermissionDenied1 {
   tool_name: string;
   tool_use_id: string;
   message: string;
@@ -2388,12 +2758,12 @@ export interface SystemPermissionDenied {
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemInformational".
  */
-export interface SystemInformational {
+export interface SystemInformational1 {
   content: string;
   /**
    * `notice`, `warning`, …
    */
-  level?: string | null;
+  level?: InformationalLevel | null;
   session_id: string;
   uuid: string;
   [k: string]: unknown;
@@ -2404,7 +2774,7 @@ export interface SystemInformational {
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemHookStarted".
  */
-export interface SystemHookStarted {
+export interface SystemHookStarted1 {
   hook_id?: string | null;
   hook_name?: string | null;
   hook_event?: string | null;
@@ -2418,7 +2788,7 @@ export interface SystemHookStarted {
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemHookProgress".
  */
-export interface SystemHookProgress {
+export interface SystemHookProgress1 {
   hook_id?: string | null;
   hook_name?: string | null;
   hook_event?: string | null;
@@ -2435,7 +2805,7 @@ export interface SystemHookProgress {
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemHookResponse".
  */
-export interface SystemHookResponse {
+export interface SystemHookResponse1 {
   hook_id?: string | null;
   hook_name?: string | null;
   hook_event?: string | null;
@@ -2446,7 +2816,7 @@ export interface SystemHookResponse {
   /**
    * `success`, `error`, `cancelled`.
    */
-  outcome?: string | null;
+  outcome?: HookOutcome | null;
   session_id: string;
   uuid: string;
   [k: string]: unknown;
@@ -2457,7 +2827,7 @@ export interface SystemHookResponse {
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemCompactBoundary".
  */
-export interface SystemCompactBoundary {
+export interface SystemCompactBoundary1 {
   compact_metadata: CompactMetadata;
   session_id: string;
   uuid: string;
@@ -2473,7 +2843,7 @@ export interface CompactMetadata {
   /**
    * `manual` or `auto`.
    */
-  trigger: string;
+  trigger: "manual" | "auto";
   pre_tokens: number;
   preserved_segment?: unknown;
   [k: string]: unknown;
@@ -2484,7 +2854,7 @@ export interface CompactMetadata {
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemTaskStarted".
  */
-export interface SystemTaskStarted {
+export interface SystemTaskStarted1 {
   task_id: string;
   description: string;
   tool_use_id?: string | null;
@@ -2506,11 +2876,11 @@ export interface SystemTaskStarted {
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemTaskProgress".
  */
-export interface SystemTaskProgress {
+export interface SystemTaskProgress1 {
   task_id: string;
   description: string;
-  usage?: TaskUsage | null;
   tool_use_id?: string | null;
+  usage?: TaskUsage | null;
   last_tool_name?: string | null;
   subagent_type?: string | null;
   summary?: string | null;
@@ -2526,8 +2896,11 @@ export interface SystemTaskProgress {
  */
 export interface TaskUsage {
   total_tokens?: number | null;
-  tool_uses?: number;
-  duration_ms?: number;
+  /**
+   * Absent when not counted (dcl's `task_notification`).
+   */
+  tool_uses?: number | null;
+  duration_ms: number;
   [k: string]: unknown;
 }
 /**
@@ -2536,12 +2909,12 @@ export interface TaskUsage {
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemTaskNotification".
  */
-export interface SystemTaskNotification {
+export interface SystemTaskNotification1 {
   task_id: string;
-  status: string;
+  tool_use_id?: string | null;
+  status: TaskEndStatus;
   output_file: string;
   summary: string;
-  tool_use_id?: string | null;
   usage?: TaskUsage | null;
   session_id: string;
   uuid: string;
@@ -2553,7 +2926,7 @@ export interface SystemTaskNotification {
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemTaskUpdated".
  */
-export interface SystemTaskUpdated {
+export interface SystemTaskUpdated1 {
   task_id: string;
   patch: {
     [k: string]: unknown;
@@ -2568,8 +2941,8 @@ export interface SystemTaskUpdated {
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemSessionStateChanged".
  */
-export interface SystemSessionStateChanged {
-  state: string;
+export interface SystemSessionStateChanged1 {
+  state: SessionState;
   sdk_host_only?: boolean | null;
   session_id: string;
   uuid: string;
@@ -2581,7 +2954,7 @@ export interface SystemSessionStateChanged {
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemBackgroundTasksChanged".
  */
-export interface SystemBackgroundTasksChanged {
+export interface SystemBackgroundTasksChanged1 {
   tasks: BackgroundTaskInfo[];
   session_id: string;
   uuid: string;
@@ -2605,27 +2978,10 @@ export interface BackgroundTaskInfo {
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemPlanModeChanged".
  */
-export interface SystemPlanModeChanged {
+export interface SystemPlanModeChanged1 {
   plan_mode: PlanModeState;
   session_id: string;
   uuid: string;
-  [k: string]: unknown;
-}
-/**
- * Per-model usage and cost, keyed by model id in `modelUsage`.
- *
- * This interface was referenced by `DclProtocol`'s JSON-Schema
- * via the `definition` "ModelUsage".
- */
-export interface ModelUsage {
-  inputTokens?: number;
-  outputTokens?: number;
-  cacheReadInputTokens?: number;
-  cacheCreationInputTokens?: number;
-  webSearchRequests?: number;
-  costUSD?: number;
-  contextWindow?: number;
-  maxOutputTokens?: number;
   [k: string]: unknown;
 }
 /**
@@ -2642,7 +2998,7 @@ export interface TextBlock1 {
  */
 export interface ThinkingBlock1 {
   thinking: string;
-  signature?: string;
+  signature: string;
   [k: string]: unknown;
 }
 /**
