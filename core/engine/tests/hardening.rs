@@ -9,9 +9,9 @@ mod common;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use common::{prompt, until_result};
+use common::{answer, control_request, next, prompt, until_result};
 use dcl_engine::{Session, SessionOptions};
-use dcl_protocol::{ControlRequestEnvelope, Message};
+use dcl_protocol::Message;
 use dcl_test_support::anthropic::{FakeAnthropicServer, FakeResponse};
 use dcl_test_support::sse::SseMessage;
 use serde_json::{Value, json};
@@ -27,22 +27,6 @@ fn mock(cwd: &std::path::Path, mode: &str) -> SessionOptions {
 
 fn rt() -> tokio::runtime::Handle {
     tokio::runtime::Handle::current()
-}
-
-async fn next(session: &Session) -> Value {
-    let m = tokio::time::timeout(Duration::from_secs(20), session.recv())
-        .await
-        .expect("no output within 20s")
-        .expect("session ended");
-    serde_json::to_value(&m).unwrap()
-}
-
-fn control_request(id: &str, request: Value) -> Message {
-    Message::ControlRequest(ControlRequestEnvelope {
-        request_id: id.into(),
-        request,
-        extra: Default::default(),
-    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -92,11 +76,7 @@ async fn an_answered_hook_is_not_cancelled() {
         let v = next(&session).await;
         seen.push(v.clone());
         if v["type"] == "control_request" && v["request"]["subtype"] == "hook_callback" {
-            let answer = json!({"type": "control_response", "response": {
-                "subtype": "success", "request_id": v["request_id"], "response": {}}});
-            session
-                .send(dcl_protocol::parse_line(&answer.to_string()).unwrap())
-                .unwrap();
+            session.send(answer(&v["request_id"], json!({}))).unwrap();
         }
         if v["type"] == "result" {
             break;

@@ -7,11 +7,9 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
-use common::{prompt, until_result};
+use common::{answer, control_request, next, prompt, until_result};
 use dcl_engine::{Session, SessionOptions};
-use dcl_protocol::{ControlRequestEnvelope, Message};
 use serde_json::{Value, json};
 
 fn opts(dir: &std::path::Path, mode: &str, settings: Option<Value>) -> SessionOptions {
@@ -31,14 +29,6 @@ fn opts(dir: &std::path::Path, mode: &str, settings: Option<Value>) -> SessionOp
     }
 }
 
-async fn next(session: &Session) -> Value {
-    let m = tokio::time::timeout(Duration::from_secs(20), session.recv())
-        .await
-        .unwrap()
-        .unwrap();
-    serde_json::to_value(&m).unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_denial_with_interrupt_ends_the_turn() {
     let dir = tempfile::tempdir().unwrap();
@@ -51,11 +41,11 @@ async fn a_denial_with_interrupt_ends_the_turn() {
     let result = loop {
         let v = next(&session).await;
         if v["type"] == "control_request" && v["request"]["subtype"] == "can_use_tool" {
-            let reply = json!({"type": "control_response", "response": {"subtype": "success",
-                "request_id": v["request_id"],
-                "response": {"behavior": "deny", "message": "stop everything", "interrupt": true}}});
             session
-                .send(dcl_protocol::parse_line(&reply.to_string()).unwrap())
+                .send(answer(
+                    &v["request_id"],
+                    json!({"behavior": "deny", "message": "stop everything", "interrupt": true}),
+                ))
                 .unwrap();
         }
         if v["type"] == "result" {
@@ -79,10 +69,11 @@ async fn a_denial_without_interrupt_lets_the_model_go_on() {
     let result = loop {
         let v = next(&session).await;
         if v["type"] == "control_request" && v["request"]["subtype"] == "can_use_tool" {
-            let reply = json!({"type": "control_response", "response": {"subtype": "success",
-                "request_id": v["request_id"], "response": {"behavior": "deny", "message": "no"}}});
             session
-                .send(dcl_protocol::parse_line(&reply.to_string()).unwrap())
+                .send(answer(
+                    &v["request_id"],
+                    json!({"behavior": "deny", "message": "no"}),
+                ))
                 .unwrap();
         }
         if v["type"] == "result" {
@@ -103,11 +94,7 @@ async fn get_settings_never_shows_secret_values() {
     )
     .unwrap();
     session
-        .send(Message::ControlRequest(ControlRequestEnvelope {
-            request_id: "s".into(),
-            request: json!({"subtype": "get_settings"}),
-            extra: Default::default(),
-        }))
+        .send(control_request("s", json!({"subtype": "get_settings"})))
         .unwrap();
     let answer = loop {
         let v = next(&session).await;

@@ -460,16 +460,10 @@ impl SessionCore {
     }
 
     pub fn agent_tool_enabled(&self) -> bool {
-        let opts = &self.services.opts;
-        let deny = crate::permissions::RuleSet::parse(&opts.disallowed_tools);
+        let deny = crate::permissions::RuleSet::parse(&self.services.opts.disallowed_tools);
         let names = [super::turn::AGENT_TOOL, super::turn::AGENT_TOOL_ALIAS];
-        let listed = opts.tools.as_ref().is_none_or(|list| {
-            list.iter()
-                .flat_map(|s| s.split(','))
-                .map(str::trim)
-                .any(|n| n == "default" || names.contains(&n))
-        });
-        listed && !names.iter().any(|n| deny.names_whole_tool(n))
+        names.iter().any(|n| self.listed_in_tools(n))
+            && !names.iter().any(|n| deny.names_whole_tool(n))
     }
 
     /// The tools `system/init` lists: the subagent tool under its listed name `Task`.

@@ -122,8 +122,8 @@ impl TurnContext {
         let mut specs = self.core.tool_specs();
         specs.extend(self.core.interactive_specs());
         if self.tools.offers(subagent::AGENT_TOOL) && self.core.agent_tool_enabled() {
-            let agents = self.core.state.with(|s| s.agents.clone());
-            specs.push(subagent::tool_spec(&agents));
+            // Built under the lock: the catalog is not copied for every request.
+            specs.push(self.core.state.with(|s| subagent::tool_spec(&s.agents)));
         }
         specs
             .into_iter()
