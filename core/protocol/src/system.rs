@@ -871,3 +871,73 @@ impl SystemTaskNotification {
         }
     }
 }
+
+impl SystemHookStarted {
+    /// A hook `hook_id` (`hook_name` is `Event:subject`, e.g. `PreToolUse:Bash`) started.
+    pub fn new(
+        hook_id: impl Into<String>,
+        hook_name: impl Into<String>,
+        hook_event: impl Into<String>,
+    ) -> Self {
+        SystemHookStarted {
+            hook_id: Some(hook_id.into()),
+            hook_name: Some(hook_name.into()),
+            hook_event: Some(hook_event.into()),
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl SystemHookProgress {
+    /// A running hook's output so far (`output` is both streams, stdout first).
+    pub fn new(
+        hook_id: impl Into<String>,
+        hook_name: impl Into<String>,
+        hook_event: impl Into<String>,
+        stdout: impl Into<String>,
+        stderr: impl Into<String>,
+    ) -> Self {
+        let (stdout, stderr) = (stdout.into(), stderr.into());
+        SystemHookProgress {
+            hook_id: Some(hook_id.into()),
+            hook_name: Some(hook_name.into()),
+            hook_event: Some(hook_event.into()),
+            output: Some(format!("{stdout}{stderr}")),
+            stdout: Some(stdout),
+            stderr: Some(stderr),
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl SystemHookResponse {
+    /// A hook ended with `outcome`; `exit_code` is `None` when it was killed or never ran.
+    pub fn new(
+        hook_id: impl Into<String>,
+        hook_name: impl Into<String>,
+        hook_event: impl Into<String>,
+        stdout: impl Into<String>,
+        stderr: impl Into<String>,
+        exit_code: Option<i64>,
+        outcome: HookOutcome,
+    ) -> Self {
+        let (stdout, stderr) = (stdout.into(), stderr.into());
+        SystemHookResponse {
+            hook_id: Some(hook_id.into()),
+            hook_name: Some(hook_name.into()),
+            hook_event: Some(hook_event.into()),
+            output: Some(format!("{stdout}{stderr}")),
+            stdout: Some(stdout),
+            stderr: Some(stderr),
+            exit_code,
+            outcome: Some(outcome.into()),
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }
+    }
+}
