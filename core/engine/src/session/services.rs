@@ -162,6 +162,13 @@ impl SessionCore {
         for w in hook_warnings {
             tracing::warn!("{w}");
         }
+        for event in command_hooks.events.keys() {
+            if !super::hooks::FIRED_EVENTS.contains(&event.as_str()) {
+                tracing::warn!(
+                    "settings hooks for {event} are accepted but dcl never fires that event"
+                );
+            }
+        }
         let opened = persist::open(&opts, homes, &cwd, &env_map, requested_id);
         let resumed = opened.state.clone().unwrap_or_default();
         let permission_mode = match opts
