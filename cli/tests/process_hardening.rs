@@ -10,10 +10,31 @@ use serde_json::{Value, json};
 
 const KEY: &str = "sk-ant-dumpable-test-777";
 
+/// dcl and its tool must share an ordinary uid (root may read any process): as root the
+/// run drops to `nobody` with `setpriv`.
+fn dcl_command() -> Command {
+    let uid = Command::new("id").arg("-u").output().unwrap().stdout;
+    if String::from_utf8_lossy(&uid).trim() == "0" {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_dcl"));
+        c
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_dcl"))
+    }
+}
+
+fn open_dir() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    d
+}
+
 fn tool_output(command: &str) -> String {
-    let (cwd, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (cwd, home) = (open_dir(), open_dir());
     let prompt = format!("FAKE_TOOL Bash {}", json!({"command": command}));
-    let out = Command::new(env!("CARGO_BIN_EXE_dcl"))
+    let out = dcl_command()
         .args([
             "-p",
             &prompt,
@@ -61,7 +82,12 @@ fn a_tool_cannot_read_dcls_environment_through_proc() {
     let result = tool_output("printf HEX:; od -An -v -tx1 /proc/$PPID/environ | tr -d ' \\n'; echo");
     assert!(!unhex(&result).contains(KEY), "{result}");
     assert!(!result.contains(KEY), "{result}");
-    // Twin: the same read of the tool's own environment works (and holds no key).
+    // Twins: $PPID is dcl (its command line is readable), and the same read of the
+    // tool's own environment works (and holds no key).
+    let cmdline = unhex(&tool_output(
+        "printf HEX:; od -An -v -tx1 /proc/$PPID/cmdline | tr -d ' \\n'; echo",
+    ));
+    assert!(cmdline.contains("mock-model"), "{cmdline}");
     let own = unhex(&tool_output(
         "printf HEX:; od -An -v -tx1 /proc/self/environ | tr -d ' \\n'; echo",
     ));
