@@ -122,7 +122,11 @@ fn a_settings_hook_script_refuses_rm_with_its_reason() {
     );
     // Twin: the same hook lets other commands run.
     let run = dcl(cwd.path(), home.path(), &bash("touch made.txt"), &[]);
-    assert!(cwd.path().join("made.txt").exists(), "{}", tool_result(&run));
+    assert!(
+        cwd.path().join("made.txt").exists(),
+        "{}",
+        tool_result(&run)
+    );
 }
 
 #[test]
@@ -168,12 +172,22 @@ fn a_hook_past_its_timeout_is_killed_and_the_call_goes_on() {
 #[test]
 fn a_matcher_that_does_not_match_runs_nothing() {
     let (cwd, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    user_hook(home.path(), "Edit|Write", "touch hook-ran.txt; exit 2", None);
+    user_hook(
+        home.path(),
+        "Edit|Write",
+        "touch hook-ran.txt; exit 2",
+        None,
+    );
     dcl(cwd.path(), home.path(), &bash("touch a.txt"), &[]);
     assert!(cwd.path().join("a.txt").exists());
     assert!(!cwd.path().join("hook-ran.txt").exists());
     // Twin: a matching one runs.
-    user_hook(home.path(), "Edit|Write|Bash", "touch hook-ran.txt; exit 2", None);
+    user_hook(
+        home.path(),
+        "Edit|Write|Bash",
+        "touch hook-ran.txt; exit 2",
+        None,
+    );
     dcl(cwd.path(), home.path(), &bash("touch b.txt"), &[]);
     assert!(!cwd.path().join("b.txt").exists());
     assert!(cwd.path().join("hook-ran.txt").exists());
@@ -184,13 +198,19 @@ fn an_untrusted_projects_hooks_do_not_run_until_the_user_trusts_it() {
     let (cwd, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let planted = json!({"hooks": {"SessionStart": [{"hooks": [
         {"type": "command", "command": "touch pwned.txt"}]}]}});
-    write(&cwd.path().join(".claude/settings.json"), &planted.to_string());
+    write(
+        &cwd.path().join(".claude/settings.json"),
+        &planted.to_string(),
+    );
     let run = dcl(cwd.path(), home.path(), "hello", &[]);
     assert!(!cwd.path().join("pwned.txt").exists());
     assert!(run.stderr.contains("not trusted"), "{}", run.stderr);
     // Twin: the user's own settings trust the project.
     let trust = json!({"trustedProjects": [cwd.path()]});
-    write(&home.path().join(".claude/settings.json"), &trust.to_string());
+    write(
+        &home.path().join(".claude/settings.json"),
+        &trust.to_string(),
+    );
     dcl(cwd.path(), home.path(), "hello", &[]);
     assert!(cwd.path().join("pwned.txt").exists());
 }
@@ -214,9 +234,16 @@ fn include_hook_events_streams_each_hooks_frames() {
     assert_eq!(started[0]["hook_id"], response[0]["hook_id"]);
     assert_eq!(response[0]["exit_code"], 2);
     assert_eq!(response[0]["outcome"], "error");
-    assert_eq!(response[0]["stderr"], "hook: rm is refused in this project\n");
+    assert_eq!(
+        response[0]["stderr"],
+        "hook: rm is refused in this project\n"
+    );
     // The flag is acted on, so it is not reported as ignored.
-    assert!(!run.stderr.contains("--include-hook-events"), "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("--include-hook-events"),
+        "{}",
+        run.stderr
+    );
     // Twin: without the flag, no hook frames.
     let run = dcl(cwd.path(), home.path(), &bash("rm x"), &[]);
     assert!(subtypes(&run, "hook_started").is_empty());

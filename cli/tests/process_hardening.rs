@@ -55,7 +55,12 @@ fn tool_output(command: &str) -> String {
     text.lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .filter(|l| l["type"] == "user")
-        .flat_map(|l| l["message"]["content"].as_array().cloned().unwrap_or_default())
+        .flat_map(|l| {
+            l["message"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
         .find(|b| b["type"] == "tool_result")
         .map(|b| b["content"].to_string())
         .unwrap_or_default()
@@ -79,7 +84,8 @@ fn unhex(result: &str) -> String {
 #[test]
 fn a_tool_cannot_read_dcls_environment_through_proc() {
     // The tool's shell is dcl's child: $PPID is dcl.
-    let result = tool_output("printf HEX:; od -An -v -tx1 /proc/$PPID/environ | tr -d ' \\n'; echo");
+    let result =
+        tool_output("printf HEX:; od -An -v -tx1 /proc/$PPID/environ | tr -d ' \\n'; echo");
     assert!(!unhex(&result).contains(KEY), "{result}");
     assert!(!result.contains(KEY), "{result}");
     // Twins: $PPID is dcl (its command line is readable), and the same read of the

@@ -157,12 +157,7 @@ impl Settings {
     /// The command hooks of every layer, lowest precedence first: hooks add up across
     /// layers (the reference runs them all) rather than a later layer's list replacing
     /// an earlier one's. Returns what could not be used as warnings.
-    pub fn command_hooks(
-        &self,
-    ) -> (
-        crate::permissions::command_hooks::CommandHooks,
-        Vec<String>,
-    ) {
+    pub fn command_hooks(&self) -> (crate::permissions::command_hooks::CommandHooks, Vec<String>) {
         use crate::permissions::command_hooks::CommandHooks;
         let mut all = CommandHooks::default();
         let mut warnings = Vec::new();

@@ -50,7 +50,9 @@ fn pre_tool_use(matcher: &str, command: &str, timeout: Option<f64>) -> Value {
 async fn run_bash(options: SessionOptions, command: &str) -> Vec<Value> {
     let session = Session::spawn(&tokio::runtime::Handle::current(), options).unwrap();
     let line = json!({"command": command}).to_string();
-    session.send(prompt(&format!("FAKE_TOOL Bash {line}"))).unwrap();
+    session
+        .send(prompt(&format!("FAKE_TOOL Bash {line}")))
+        .unwrap();
     let (lines, result) = until_result(&session).await;
     assert_eq!(result["subtype"], "success", "{result}");
     session.close();
@@ -62,7 +64,12 @@ fn tool_result(lines: &[Value]) -> String {
     lines
         .iter()
         .filter(|l| l["type"] == "user")
-        .flat_map(|l| l["message"]["content"].as_array().cloned().unwrap_or_default())
+        .flat_map(|l| {
+            l["message"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
         .find(|b| b["type"] == "tool_result")
         .map(|b| b["content"].to_string())
         .unwrap_or_default()
@@ -85,7 +92,10 @@ async fn exit_code_2_blocks_the_call_with_stderr_as_the_reason() {
         "rm victim.txt",
     )
     .await;
-    assert!(dir.path().join("victim.txt").exists(), "the hook did not stop rm");
+    assert!(
+        dir.path().join("victim.txt").exists(),
+        "the hook did not stop rm"
+    );
     let result = tool_result(&lines);
     assert!(result.contains("rm is not allowed here"), "{result}");
 
@@ -95,7 +105,11 @@ async fn exit_code_2_blocks_the_call_with_stderr_as_the_reason() {
         "echo fine > ok.txt",
     )
     .await;
-    assert!(dir.path().join("ok.txt").exists(), "{}", tool_result(&lines));
+    assert!(
+        dir.path().join("ok.txt").exists(),
+        "{}",
+        tool_result(&lines)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -114,7 +128,10 @@ async fn a_json_answer_on_stdout_rewrites_the_input() {
 
     // Twin: a hook that prints nothing leaves the input as the model wrote it.
     run_bash(
-        opts(dir.path(), Some(pre_tool_use("Bash", "cat >/dev/null", None))),
+        opts(
+            dir.path(),
+            Some(pre_tool_use("Bash", "cat >/dev/null", None)),
+        ),
         "echo original > out.txt",
     )
     .await;
@@ -134,7 +151,11 @@ async fn a_hook_that_times_out_is_a_non_blocking_error_shown_to_the_user() {
         "touch ran.txt",
     )
     .await;
-    assert!(dir.path().join("ran.txt").exists(), "{}", tool_result(&lines));
+    assert!(
+        dir.path().join("ran.txt").exists(),
+        "{}",
+        tool_result(&lines)
+    );
     let warnings = system(&lines, "informational");
     assert!(
         warnings
@@ -184,13 +205,12 @@ async fn committed_project_hooks_run_only_in_a_trusted_project() {
     // A repository's own settings try to run code on every tool call.
     let planted = json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
         {"type": "command", "command": "touch pwned.txt"}]}]}});
-    std::fs::write(
-        dir.path().join(".dcl/settings.json"),
-        planted.to_string(),
-    )
-    .unwrap();
+    std::fs::write(dir.path().join(".dcl/settings.json"), planted.to_string()).unwrap();
     run_bash(opts(dir.path(), None), "echo hi").await;
-    assert!(!dir.path().join("pwned.txt").exists(), "an untrusted project hook ran");
+    assert!(
+        !dir.path().join("pwned.txt").exists(),
+        "an untrusted project hook ran"
+    );
 
     // Twin: trusted by the user (here through --settings), the same hook runs.
     run_bash(
@@ -198,7 +218,10 @@ async fn committed_project_hooks_run_only_in_a_trusted_project() {
         "echo hi",
     )
     .await;
-    assert!(dir.path().join("pwned.txt").exists(), "a trusted project hook did not run");
+    assert!(
+        dir.path().join("pwned.txt").exists(),
+        "a trusted project hook did not run"
+    );
 
     // A project cannot trust itself.
     std::fs::remove_file(dir.path().join("pwned.txt")).unwrap();
@@ -307,7 +330,11 @@ async fn a_command_hook_deny_wins_over_a_callback_allow() {
     let dir = tempfile::tempdir().unwrap();
     let mut o = opts(
         dir.path(),
-        Some(pre_tool_use("Bash", "echo settings say no >&2; exit 2", None)),
+        Some(pre_tool_use(
+            "Bash",
+            "echo settings say no >&2; exit 2",
+            None,
+        )),
     );
     o.permission_mode = Some("default".into());
     let session = Session::spawn(&tokio::runtime::Handle::current(), o).unwrap();
@@ -363,7 +390,9 @@ async fn user_prompt_submit_and_stop_hooks_from_settings_fire() {
         opts(dir.path(), Some(settings)),
     )
     .unwrap();
-    session.send(prompt("FAKE_TOOL Bash {\"command\": \"touch x.txt\"}")).unwrap();
+    session
+        .send(prompt("FAKE_TOOL Bash {\"command\": \"touch x.txt\"}"))
+        .unwrap();
     let (_, result) = until_result(&session).await;
     session.close();
     assert!(!dir.path().join("x.txt").exists(), "{result}");

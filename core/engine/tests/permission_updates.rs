@@ -85,8 +85,11 @@ async fn local_settings_are_written_to_the_clients_folder_and_apply_at_once_and_
     let dir = tempfile::tempdir().unwrap();
     let local = dir.path().join(".claude/settings.local.json");
     std::fs::create_dir_all(local.parent().unwrap()).unwrap();
-    std::fs::write(&local, r#"{"includeCoAuthoredBy": false, "permissions": {"allow": ["Read"]}}"#)
-        .unwrap();
+    std::fs::write(
+        &local,
+        r#"{"includeCoAuthoredBy": false, "permissions": {"allow": ["Read"]}}"#,
+    )
+    .unwrap();
     let session = spawn(opts(dir.path(), "default"));
     let grant = rule("touch a.txt", "allow", "localSettings");
     let (asks, _) = turn(&session, &bash("touch a.txt"), &grant).await;
@@ -97,7 +100,10 @@ async fn local_settings_are_written_to_the_clients_folder_and_apply_at_once_and_
         json!({"includeCoAuthoredBy": false, "permissions": {"allow": ["Read", "Bash(touch a.txt)"]}})
     );
     // No temporary file is left beside it.
-    assert_eq!(std::fs::read_dir(local.parent().unwrap()).unwrap().count(), 1);
+    assert_eq!(
+        std::fs::read_dir(local.parent().unwrap()).unwrap().count(),
+        1
+    );
     // This session: the same call is no longer asked.
     std::fs::remove_file(dir.path().join("a.txt")).unwrap();
     let (asks, _) = turn(&session, &bash("touch a.txt"), &json!([])).await;
@@ -207,7 +213,10 @@ async fn session_rules_deny_and_remove_and_modes_change_at_once() {
     turn(&session, &bash("echo one > one.txt"), &updates).await;
     let (asks, _) = turn(&session, &bash("touch f.txt"), &json!([])).await;
     assert_eq!(asks, 0);
-    assert!(!dir.path().join("f.txt").exists(), "a session deny rule did not hold");
+    assert!(
+        !dir.path().join("f.txt").exists(),
+        "a session deny rule did not hold"
+    );
     let (asks, _) = turn(&session, &bash("touch g.txt"), &json!([])).await;
     assert_eq!(asks, 0);
     assert!(dir.path().join("g.txt").exists());
@@ -259,7 +268,9 @@ async fn what_cannot_be_written_is_said_and_nothing_else_is_lost() {
     session.close();
     assert!(!dir.path().join(".claude/settings.json").exists());
     assert!(
-        warnings(&lines).iter().any(|w| w.contains("bypassPermissions")),
+        warnings(&lines)
+            .iter()
+            .any(|w| w.contains("bypassPermissions")),
         "{lines:#?}"
     );
 
@@ -320,7 +331,10 @@ async fn the_model_writing_a_settings_file_asks_even_under_accept_edits() {
         if v["type"] == "control_request" && v["request"]["subtype"] == "can_use_tool" {
             asked = true;
             session
-                .send(answer(&v["request_id"], json!({"behavior": "deny", "message": "no"})))
+                .send(answer(
+                    &v["request_id"],
+                    json!({"behavior": "deny", "message": "no"}),
+                ))
                 .unwrap();
         }
         if v["type"] == "result" {

@@ -198,7 +198,9 @@ async fn pump(pipe: Option<impl tokio::io::AsyncRead + Unpin>, buf: &std::sync::
         if n == 0 {
             break;
         }
-        let mut b = buf.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut b = buf
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let room = MAX_OUTPUT_BYTES.saturating_sub(b.len());
         b.extend_from_slice(&chunk[..n.min(room)]);
     }
@@ -267,7 +269,9 @@ pub async fn run(
         child.wait().await
     };
     let snapshot = |buf: &std::sync::Mutex<Vec<u8>>| {
-        let b = buf.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let b = buf
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         String::from_utf8_lossy(&b).into_owned()
     };
     // Output so far is reported while the hook runs (`hook_progress`), when it changed.
@@ -425,7 +429,15 @@ mod tests {
             r.output,
             Some(json!({"decision":"block","reason":"saw Bash"}))
         );
-        let r = run(&hook("exit 1"), &input, dir.path(), &env(), &cancel, &|_, _| {}).await;
+        let r = run(
+            &hook("exit 1"),
+            &input,
+            dir.path(),
+            &env(),
+            &cancel,
+            &|_, _| {},
+        )
+        .await;
         assert_eq!((r.exit_code, r.blocked.is_none()), (Some(1), true));
     }
 

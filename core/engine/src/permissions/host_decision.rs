@@ -62,12 +62,11 @@ impl SettingsFiles {
     /// chosen explicitly), else the client's: the reference CLI sees the rule too, and no
     /// layer above it hides what was written.
     pub fn for_homes(homes: &dcl_store::Homes, cwd: &Path) -> Self {
-        let pick = |client: Option<PathBuf>, dcl: Option<PathBuf>, prefer_dcl: bool| {
-            match (client, dcl) {
+        let pick =
+            |client: Option<PathBuf>, dcl: Option<PathBuf>, prefer_dcl: bool| match (client, dcl) {
                 (Some(c), Some(d)) => Some(if prefer_dcl || d.is_file() { d } else { c }),
                 (c, d) => d.or(c),
-            }
-        };
+            };
         let user = pick(
             homes.client_home.as_ref().map(|h| h.join("settings.json")),
             homes.dcl_home.as_ref().map(|h| h.join("settings.json")),

@@ -279,7 +279,8 @@ fn apply_permission_updates(ctx: &TurnContext, updates: &[Value]) {
     }
     for e in errors {
         tracing::warn!("{e}");
-        ctx.emitter.system(SystemInformational::warning(e.to_string()));
+        ctx.emitter
+            .system(SystemInformational::warning(e.to_string()));
     }
 }
 
