@@ -26,8 +26,8 @@ use crate::messages::SystemMessage;
 use crate::responses::{PlanModeState, PluginInfo};
 use crate::serde_helpers::compact_f64;
 use crate::vocab::{
-    CompactTrigger, HookOutcome, InformationalLevel, McpServerState, PermissionModeName,
-    SessionState, StatusKind, TaskEndStatus,
+    CompactTrigger, HookEventName, HookOutcome, InformationalLevel, McpServerState,
+    PermissionModeName, SessionState, StatusKind, TaskEndStatus,
 };
 
 /// A typed `system` subtype.
@@ -448,63 +448,52 @@ pub struct SystemInformational {
     pub extra: Extra,
 }
 
-/// `system/hook_started` (with `--include-hook-events`).
+/// `system/hook_started` (with `--include-hook-events`): a command hook began.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SystemHookStarted {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hook_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hook_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hook_event: Option<String>,
+    pub hook_id: String,
+    /// `Event:subject` (`PreToolUse:Bash`, `SessionStart:startup`) or the event alone.
+    pub hook_name: String,
+    #[schemars(with = "HookEventName")]
+    pub hook_event: String,
     pub session_id: String,
     pub uuid: String,
     #[serde(flatten)]
     pub extra: Extra,
 }
 
-/// `system/hook_progress` (with `--include-hook-events`).
+/// `system/hook_progress` (with `--include-hook-events`): a running hook's output so far.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SystemHookProgress {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hook_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hook_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hook_event: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stdout: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stderr: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output: Option<String>,
+    pub hook_id: String,
+    pub hook_name: String,
+    #[schemars(with = "HookEventName")]
+    pub hook_event: String,
+    pub stdout: String,
+    pub stderr: String,
+    /// Both streams, stdout first.
+    pub output: String,
     pub session_id: String,
     pub uuid: String,
     #[serde(flatten)]
     pub extra: Extra,
 }
 
-/// `system/hook_response` (with `--include-hook-events`).
+/// `system/hook_response` (with `--include-hook-events`): a hook ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SystemHookResponse {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hook_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hook_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hook_event: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stdout: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stderr: Option<String>,
+    pub hook_id: String,
+    pub hook_name: String,
+    #[schemars(with = "HookEventName")]
+    pub hook_event: String,
+    pub output: String,
+    pub stdout: String,
+    pub stderr: String,
+    /// Absent when the hook was killed (timeout, cancel) or never started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i64>,
-    /// `success`, `error`, `cancelled`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<HookOutcome>")]
-    pub outcome: Option<String>,
+    #[schemars(with = "HookOutcome")]
+    pub outcome: String,
     pub session_id: String,
     pub uuid: String,
     #[serde(flatten)]
@@ -877,12 +866,12 @@ impl SystemHookStarted {
     pub fn new(
         hook_id: impl Into<String>,
         hook_name: impl Into<String>,
-        hook_event: impl Into<String>,
+        hook_event: HookEventName,
     ) -> Self {
         SystemHookStarted {
-            hook_id: Some(hook_id.into()),
-            hook_name: Some(hook_name.into()),
-            hook_event: Some(hook_event.into()),
+            hook_id: hook_id.into(),
+            hook_name: hook_name.into(),
+            hook_event: hook_event.into(),
             session_id: String::new(),
             uuid: String::new(),
             extra: Extra::new(),
@@ -895,18 +884,18 @@ impl SystemHookProgress {
     pub fn new(
         hook_id: impl Into<String>,
         hook_name: impl Into<String>,
-        hook_event: impl Into<String>,
+        hook_event: HookEventName,
         stdout: impl Into<String>,
         stderr: impl Into<String>,
     ) -> Self {
         let (stdout, stderr) = (stdout.into(), stderr.into());
         SystemHookProgress {
-            hook_id: Some(hook_id.into()),
-            hook_name: Some(hook_name.into()),
-            hook_event: Some(hook_event.into()),
-            output: Some(format!("{stdout}{stderr}")),
-            stdout: Some(stdout),
-            stderr: Some(stderr),
+            hook_id: hook_id.into(),
+            hook_name: hook_name.into(),
+            hook_event: hook_event.into(),
+            output: format!("{stdout}{stderr}"),
+            stdout,
+            stderr,
             session_id: String::new(),
             uuid: String::new(),
             extra: Extra::new(),
@@ -919,7 +908,7 @@ impl SystemHookResponse {
     pub fn new(
         hook_id: impl Into<String>,
         hook_name: impl Into<String>,
-        hook_event: impl Into<String>,
+        hook_event: HookEventName,
         stdout: impl Into<String>,
         stderr: impl Into<String>,
         exit_code: Option<i64>,
@@ -927,14 +916,14 @@ impl SystemHookResponse {
     ) -> Self {
         let (stdout, stderr) = (stdout.into(), stderr.into());
         SystemHookResponse {
-            hook_id: Some(hook_id.into()),
-            hook_name: Some(hook_name.into()),
-            hook_event: Some(hook_event.into()),
-            output: Some(format!("{stdout}{stderr}")),
-            stdout: Some(stdout),
-            stderr: Some(stderr),
+            hook_id: hook_id.into(),
+            hook_name: hook_name.into(),
+            hook_event: hook_event.into(),
+            output: format!("{stdout}{stderr}"),
+            stdout,
+            stderr,
             exit_code,
-            outcome: Some(outcome.into()),
+            outcome: outcome.into(),
             session_id: String::new(),
             uuid: String::new(),
             extra: Extra::new(),

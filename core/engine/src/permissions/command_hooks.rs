@@ -27,6 +27,7 @@ pub const EVENTS: &[&str] = &[
     "PostToolUseFailure",
     "UserPromptSubmit",
     "Stop",
+    "SubagentStart",
     "SubagentStop",
     "SessionStart",
     "SessionEnd",

@@ -9,8 +9,8 @@ use super::turn::TurnContext;
 use crate::permissions::command_hooks;
 use crate::tools::environment::{self as tool_environment, redact_text};
 use dcl_protocol::{
-    HookCallbackRequest, HookCallbackTag, HookMatcherConfig, HookOutcome, HookOutput,
-    InformationalLevel, InitializeRequest, SystemHookProgress, SystemHookResponse,
+    HookCallbackRequest, HookCallbackTag, HookEventName, HookMatcherConfig, HookOutcome,
+    HookOutput, InformationalLevel, InitializeRequest, SystemHookProgress, SystemHookResponse,
     SystemHookStarted, SystemInformational,
 };
 use regex::Regex;
@@ -269,21 +269,23 @@ pub(crate) async fn run(
         .withheld_secrets(&tool_environment::dcl_environment(&core.services.env));
     // Hooks run in the project directory (CLAUDE_PROJECT_DIR), not where a `cd` went.
     let cwd = core.services.cwd.clone();
-    let stream = core.services.opts.include_hook_events && core.services.stream_json();
+    // The frames' `hook_event` is a closed vocabulary; every event dcl fires is in it.
+    let stream_as = HookEventName::parse(event)
+        .filter(|_| core.services.opts.include_hook_events && core.services.stream_json());
     let emitter = &ctx.emitter;
     let commands = commands.iter().map(|hook| {
         let (input, env, secrets, cwd, label) = (&input, &env, &secrets, &cwd, &label);
         async move {
             let hook_id = uuid::Uuid::new_v4().to_string();
-            if stream {
-                emitter.system(SystemHookStarted::new(&hook_id, label, event));
+            if let Some(e) = stream_as {
+                emitter.system(SystemHookStarted::new(&hook_id, label, e));
             }
             let progress = |out: &str, err: &str| {
-                if stream {
+                if let Some(e) = stream_as {
                     emitter.system(SystemHookProgress::new(
                         &hook_id,
                         label,
-                        event,
+                        e,
                         redact_text(out, secrets),
                         redact_text(err, secrets),
                     ));
@@ -293,7 +295,7 @@ pub(crate) async fn run(
             run.stdout = redact_text(&run.stdout, secrets);
             run.stderr = redact_text(&run.stderr, secrets);
             run.blocked = run.blocked.map(|b| redact_text(&b, secrets));
-            if stream {
+            if let Some(e) = stream_as {
                 let outcome = if run.error.as_deref() == Some(command_hooks::CANCELLED) {
                     HookOutcome::Cancelled
                 } else if run.exit_code == Some(0) {
@@ -308,7 +310,7 @@ pub(crate) async fn run(
                 emitter.system(SystemHookResponse::new(
                     &hook_id,
                     label,
-                    event,
+                    e,
                     run.stdout.clone(),
                     stderr,
                     run.exit_code.map(i64::from),
@@ -515,6 +517,14 @@ fn base_input(ctx: &TurnContext, event: &str) -> Map<String, Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_fired_event_has_a_hook_frame_name_and_a_settings_name() {
+        for e in FIRED_EVENTS {
+            assert!(HookEventName::parse(e).is_some(), "{e}");
+            assert!(command_hooks::EVENTS.contains(e), "{e}");
+        }
+    }
 
     #[test]
     fn matchers() {
