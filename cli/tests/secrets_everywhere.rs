@@ -36,11 +36,7 @@ fn provider_keys_reach_no_output_transcript_file_or_log() {
     let hook = json!({"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "command", "command": "cat >/dev/null; env >&2; exit 1"}]}]}});
     std::fs::create_dir_all(home.path().join(".claude")).unwrap();
-    std::fs::write(
-        home.path().join(".claude/settings.json"),
-        hook.to_string(),
-    )
-    .unwrap();
+    std::fs::write(home.path().join(".claude/settings.json"), hook.to_string()).unwrap();
     let mut seen = String::new();
     for cmd in ["env", "printenv", "cat /proc/self/environ"] {
         let prompt = format!("FAKE_TOOL Bash {}", json!({"command": cmd}));
@@ -71,7 +67,10 @@ fn provider_keys_reach_no_output_transcript_file_or_log() {
         // Twins: the tool ran and printed the environment; the hook ran and was reported;
         // the debug log is on.
         assert!(stdout.contains("plain-value-ok"), "{cmd}: {stdout}");
-        assert!(stdout.contains("PostToolUse:Bash hook error"), "{cmd}: {stdout}");
+        assert!(
+            stdout.contains("PostToolUse:Bash hook error"),
+            "{cmd}: {stdout}"
+        );
         assert!(!stderr.is_empty(), "{cmd}: no debug log");
         seen.push_str(&stdout);
         seen.push_str(&stderr);
@@ -79,10 +78,18 @@ fn provider_keys_reach_no_output_transcript_file_or_log() {
     let mut files = Vec::new();
     all_files(home.path(), &mut files);
     all_files(cwd.path(), &mut files);
-    let transcripts: Vec<_> = files.iter().filter(|(p, _)| p.ends_with(".jsonl")).collect();
-    assert!(!transcripts.is_empty(), "no transcript was written: {files:?}");
+    let transcripts: Vec<_> = files
+        .iter()
+        .filter(|(p, _)| p.ends_with(".jsonl"))
+        .collect();
     assert!(
-        transcripts.iter().any(|(_, t)| t.contains("plain-value-ok")),
+        !transcripts.is_empty(),
+        "no transcript was written: {files:?}"
+    );
+    assert!(
+        transcripts
+            .iter()
+            .any(|(_, t)| t.contains("plain-value-ok")),
         "the transcripts do not hold the tool output"
     );
     for (_, secret) in SECRETS {

@@ -2,6 +2,7 @@
 //! `.claude/settings.json`) come with the code, so they cannot grant themselves power.
 //! They cannot turn on bypassPermissions, and cannot set environment variables that
 //! change what every shell runs at start-up. User, local, flag and host settings can.
+//! Their command hooks run only in a project a user or flag layer trusts.
 
 use serde_json::{Map, Value};
 

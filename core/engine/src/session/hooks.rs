@@ -422,8 +422,19 @@ fn fold_command(
             }
         ),
     };
-    Some(format!("`{command}`: {detail}"))
+    Some(format!("`{command}`: {}", clip(&detail)))
 }
+
+/// A hook's error as shown to the user: its first [`MAX_SHOWN_ERROR`] characters.
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(MAX_SHOWN_ERROR) {
+        Some((i, _)) => format!("{}… (truncated)", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+/// How much of a failing hook's stderr a warning shows.
+const MAX_SHOWN_ERROR: usize = 4000;
 
 fn failure(verdict: &mut HookVerdict, event: &str, callback_id: &str, block: bool, error: &str) {
     tracing::warn!("{event} hook {callback_id} failed: {error}");
