@@ -420,3 +420,46 @@ async fn user_prompt_submit_and_stop_hooks_from_settings_fire() {
             .unwrap();
     assert_eq!(input["hook_event_name"], "Stop");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_permission_request_hook_exiting_2_denies_before_the_host_is_asked() {
+    let run = |command: &'static str| async move {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = json!({"hooks": {"PermissionRequest": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": command}]}]}});
+        let mut o = opts(dir.path(), Some(settings));
+        o.permission_mode = Some("default".into());
+        let session = Session::spawn(&tokio::runtime::Handle::current(), o).unwrap();
+        session
+            .send(prompt(r#"FAKE_TOOL Bash {"command": "touch asked.txt"}"#))
+            .unwrap();
+        let mut asked = false;
+        let mut lines = Vec::new();
+        loop {
+            let v = next(&session).await;
+            if v["type"] == "control_request" && v["request"]["subtype"] == "can_use_tool" {
+                asked = true;
+                session
+                    .send(answer(&v["request_id"], json!({"behavior": "allow"})))
+                    .unwrap();
+            }
+            let done = v["type"] == "result";
+            lines.push(v);
+            if done {
+                break;
+            }
+        }
+        session.close();
+        (
+            asked,
+            dir.path().join("asked.txt").exists(),
+            tool_result(&lines),
+        )
+    };
+    let (asked, made, result) = run("cat >/dev/null; echo 'policy says no' >&2; exit 2").await;
+    assert!(!asked && !made, "{result}");
+    assert!(result.contains("policy says no"), "{result}");
+    // Twin: a hook that passes leaves the decision to the host.
+    let (asked, made, _) = run("cat >/dev/null; exit 0").await;
+    assert!(asked && made);
+}

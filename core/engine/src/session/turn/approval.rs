@@ -160,6 +160,10 @@ async fn permission_request_hooks(
         hook_input,
     )
     .await;
+    // A blocking answer (a settings hook's exit code 2, `decision: "block"`) denies.
+    if let Some(reason) = v.block {
+        return Some(Decision::Deny(reason));
+    }
     let d = v.permission_request_decision?;
     match d.get("behavior").and_then(Value::as_str) {
         Some("allow") => Some(Decision::Allow({
