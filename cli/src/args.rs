@@ -126,6 +126,7 @@ pub const FLAGS: &[Flag] = &[
     flag("--strict-mcp-config", &[], Switch, "use only the --mcp-config servers", Set("strictMcpConfig", Literal::True)),
     flag("--json-schema", &[], Value, "<schema> structured output: the final answer must match this schema", Json("jsonSchema")),
     flag("--include-partial-messages", &[], Switch, "emit stream_event lines (stream-json)", Set("includePartialMessages", Literal::True)),
+    flag("--include-hook-events", &[], Switch, "emit hook_started/hook_progress/hook_response lines for command hooks (stream-json)", Set("includeHookEvents", Literal::True)),
     flag("--replay-user-messages", &[], Switch, "echo each user message with its uuid (stream-json)", Set("replayUserMessages", Literal::True)),
     flag("--no-legacy-events", &[], Switch, "omit the legacy text/tool_start/tool_result/usage lines (else DCL_NO_LEGACY_EVENTS)", Set("legacyEvents", Literal::False)),
     flag("--session-id", &[], Value, "<uuid> the session's id", Text("sessionId")),
@@ -164,7 +165,7 @@ pub const FLAGS: &[Flag] = &[
     flag("--initialize-fields", &[], Value, "", NotActedOn),
     flag("--max-output-tokens", &[], Value, "", NotActedOn),
     flag("--context-window", &[], Value, "", NotActedOn),
-    flag("--include-hook-events", &[], Switch, "", NotActedOn),
+
     flag("--session-mirror", &[], Switch, "emit transcript_mirror frames for a session store", Set("sessionMirror", Literal::True)),
     flag("--fork-session", &[], Switch, "resume into a new session id", Set("forkSession", Literal::True)),
     flag("--enable-builtin-skills", &[], Switch, "", NotActedOn),

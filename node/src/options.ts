@@ -185,6 +185,7 @@ const KNOWN = new Set([
 const EXTRA_FLAGS: Record<string, [string, "flag" | "str" | "int" | "float"]> = {
   "replay-user-messages": ["replayUserMessages", "flag"],
   "include-partial-messages": ["includePartialMessages", "flag"],
+  "include-hook-events": ["includeHookEvents", "flag"],
   "mock-script": ["mockScript", "str"],
   "api-format": ["apiFormat", "str"],
   "base-url": ["baseUrl", "str"],
@@ -357,7 +358,7 @@ export function sessionOptions(
   if (opts.forkSession) out.forkSession = true;
   if (opts.resumeSessionAt !== undefined) out.resumeSessionAt = opts.resumeSessionAt;
   if (opts.resumeDropsTurn !== undefined) out.resumeDropsTurn = opts.resumeDropsTurn;
-  if (opts.includeHookEvents) ignored.push("--include-hook-events");
+  if (opts.includeHookEvents) out.includeHookEvents = true;
   extraArgs(opts, out, ignored);
   if (ignored.length) out.ignoredFlags = ignored;
   return { json: out, ignored };

@@ -69,6 +69,10 @@ pub struct SessionOptions {
     pub include_partial_messages: bool,
     #[serde(default)]
     pub replay_user_messages: bool,
+    /// `--include-hook-events`: stream `system/hook_started`, `hook_progress` and
+    /// `hook_response` for every settings-file command hook (stream-json).
+    #[serde(default)]
+    pub include_hook_events: bool,
     /// Emit the legacy `text` / `tool_start` / `tool_result` / `usage` lines (default on;
     /// `DCL_NO_LEGACY_EVENTS` set turns them off).
     pub legacy_events: Option<bool>,

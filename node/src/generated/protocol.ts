@@ -448,6 +448,26 @@ export type StatusKind = "requesting" | "compacting";
  */
 export type InformationalLevel = "info" | "notice" | "warning" | "error";
 /**
+ * `system/hook_*.hook_event`: the reference's hook event names.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "HookEventName".
+ */
+export type HookEventName =
+  | "PreToolUse"
+  | "PostToolUse"
+  | "PostToolUseFailure"
+  | "UserPromptSubmit"
+  | "Stop"
+  | "SubagentStart"
+  | "SubagentStop"
+  | "SessionStart"
+  | "SessionEnd"
+  | "PreCompact"
+  | "Notification"
+  | "PermissionRequest"
+  | "PermissionDenied";
+/**
  * `system/hook_response.outcome`.
  *
  * This interface was referenced by `DclProtocol`'s JSON-Schema
@@ -646,21 +666,21 @@ export interface SystemInformational {
   [k: string]: unknown;
 }
 /**
- * `system/hook_started` (with `--include-hook-events`).
+ * `system/hook_started` (with `--include-hook-events`): a command hook began.
  */
 export interface SystemHookStarted {
   subtype: "hook_started";
   [k: string]: unknown;
 }
 /**
- * `system/hook_progress` (with `--include-hook-events`).
+ * `system/hook_progress` (with `--include-hook-events`): a running hook's output so far.
  */
 export interface SystemHookProgress {
   subtype: "hook_progress";
   [k: string]: unknown;
 }
 /**
- * `system/hook_response` (with `--include-hook-events`).
+ * `system/hook_response` (with `--include-hook-events`): a hook ended.
  */
 export interface SystemHookResponse {
   subtype: "hook_response";
@@ -2769,54 +2789,60 @@ export interface SystemInformational1 {
   [k: string]: unknown;
 }
 /**
- * `system/hook_started` (with `--include-hook-events`).
+ * `system/hook_started` (with `--include-hook-events`): a command hook began.
  *
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemHookStarted".
  */
 export interface SystemHookStarted1 {
-  hook_id?: string | null;
-  hook_name?: string | null;
-  hook_event?: string | null;
+  hook_id: string;
+  /**
+   * `Event:subject` (`PreToolUse:Bash`, `SessionStart:startup`) or the event alone.
+   */
+  hook_name: string;
+  hook_event: HookEventName;
   session_id: string;
   uuid: string;
   [k: string]: unknown;
 }
 /**
- * `system/hook_progress` (with `--include-hook-events`).
+ * `system/hook_progress` (with `--include-hook-events`): a running hook's output so far.
  *
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemHookProgress".
  */
 export interface SystemHookProgress1 {
-  hook_id?: string | null;
-  hook_name?: string | null;
-  hook_event?: string | null;
-  stdout?: string | null;
-  stderr?: string | null;
-  output?: string | null;
+  hook_id: string;
+  hook_name: string;
+  hook_event: HookEventName;
+  stdout: string;
+  stderr: string;
+  /**
+   * Both streams, stdout first.
+   */
+  output: string;
   session_id: string;
   uuid: string;
   [k: string]: unknown;
 }
 /**
- * `system/hook_response` (with `--include-hook-events`).
+ * `system/hook_response` (with `--include-hook-events`): a hook ended.
  *
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemHookResponse".
  */
 export interface SystemHookResponse1 {
-  hook_id?: string | null;
-  hook_name?: string | null;
-  hook_event?: string | null;
-  output?: string | null;
-  stdout?: string | null;
-  stderr?: string | null;
-  exit_code?: number | null;
+  hook_id: string;
+  hook_name: string;
+  hook_event: HookEventName;
+  output: string;
+  stdout: string;
+  stderr: string;
   /**
-   * `success`, `error`, `cancelled`.
+   * Absent when the hook was killed (timeout, cancel) or never started.
    */
-  outcome?: HookOutcome | null;
+  exit_code?: number | null;
+  outcome: HookOutcome;
   session_id: string;
   uuid: string;
   [k: string]: unknown;

@@ -20,6 +20,8 @@ use super::state::{LiveSettings, McpPending, SessionState, SessionStats, StateCe
 use super::{effort, mcp, models, persist};
 use crate::options::{Dialect, OptionsError, OutputFormat, SessionOptions};
 use crate::permissions::PermissionMode;
+use crate::permissions::command_hooks::CommandHooks;
+use crate::permissions::host_decision::SettingsFiles;
 use crate::settings::{Settings, SettingsPaths};
 use crate::tools::{ShellState, Tool};
 
@@ -49,6 +51,10 @@ pub(crate) struct SessionServices {
     pub initialized: tokio::sync::watch::Sender<bool>,
     /// File checkpoints (off until a switch turns them on).
     pub checkpoints: Arc<super::checkpoints::Checkpoints>,
+    /// The settings files' command hooks (project layers only when trusted).
+    pub command_hooks: Arc<CommandHooks>,
+    /// Where `updatedPermissions` with a settings destination are written.
+    pub settings_files: SettingsFiles,
 }
 
 impl SessionServices {
@@ -151,6 +157,18 @@ impl SessionCore {
             None => None,
         };
         let checkpoint_home = homes.dcl_home.clone();
+        let settings_files = SettingsFiles::for_homes(&homes, &cwd);
+        let (command_hooks, hook_warnings) = settings.command_hooks();
+        for w in hook_warnings {
+            tracing::warn!("{w}");
+        }
+        for event in command_hooks.events.keys() {
+            if !super::hooks::FIRED_EVENTS.contains(&event.as_str()) {
+                tracing::warn!(
+                    "settings hooks for {event} are accepted but dcl never fires that event"
+                );
+            }
+        }
         let opened = persist::open(&opts, homes, &cwd, &env_map, requested_id);
         let resumed = opened.state.clone().unwrap_or_default();
         let permission_mode = match opts
@@ -285,7 +303,7 @@ impl SessionCore {
                     .unwrap_or_default(),
             },
             stats: SessionStats::default(),
-            session_allow: Vec::new(),
+            session_permissions: Default::default(),
             hooks: HookRegistry::default(),
             settings,
             json_schema: opts.json_schema.clone(),
@@ -320,6 +338,8 @@ impl SessionCore {
             checkpoints.enable();
         }
         let services = SessionServices {
+            command_hooks: Arc::new(command_hooks),
+            settings_files,
             checkpoints: checkpoints.clone(),
             shell: {
                 let shell = ShellState::new(cwd.clone());
@@ -358,11 +378,14 @@ impl SessionCore {
     pub fn allowed_dirs(&self) -> Vec<PathBuf> {
         let mut dirs = self.services.opts.add_dirs.clone();
         dirs.extend(self.state.with(|s| {
-            s.settings
+            let mut d: Vec<PathBuf> = s
+                .settings
                 .get_strings("permissions.additionalDirectories")
                 .into_iter()
                 .map(PathBuf::from)
-                .collect::<Vec<_>>()
+                .collect();
+            d.extend(s.session_permissions.directories.iter().cloned());
+            d
         }));
         dirs
     }

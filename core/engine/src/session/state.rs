@@ -95,8 +95,8 @@ pub struct SessionState {
     pub live: LiveSettings,
     pub totals: Totals,
     pub stats: SessionStats,
-    /// Rules the host added during the session (`updatedPermissions`).
-    pub session_allow: Vec<String>,
+    /// Rules and directories the host added during the session (`updatedPermissions`).
+    pub session_permissions: crate::permissions::host_decision::SessionPermissions,
     pub hooks: HookRegistry,
     pub settings: Settings,
     /// The `--json-schema` / `initialize.jsonSchema` of this session.
