@@ -25,10 +25,10 @@ pub(crate) fn emit_init(core: &SessionCore) {
         .with_permission_mode(mode_name(live.permission_mode))
         .with_api_key_source(services.clients.api_key_source());
     init.agents = core.state.with(|s| s.agents.names());
-    init.slash_commands = super::turn::builtin::COMMANDS
-        .iter()
-        .map(|(n, _)| n.to_string())
-        .collect();
+    init.slash_commands = super::extensions::command_names(core);
+    (init.skills, init.plugins) = crate::extensions::read(&services.extensions, |e| {
+        (e.skills.names(), e.plugin_infos())
+    });
     if services.qoder() {
         init = init.with_qoder(qoder_capabilities());
     }
