@@ -334,7 +334,7 @@ mod tests {
         )
         .unwrap();
         std::fs::write(agents.join("broken.md"), "no front matter").unwrap();
-        let (mut c, warnings) = AgentCatalog::load(&[agents]);
+        let (mut c, warnings) = AgentCatalog::load(std::slice::from_ref(&agents));
         assert_eq!(c.get(GENERAL_PURPOSE).unwrap().description, "mine");
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         let mut defs = Map::new();

@@ -363,7 +363,8 @@ mod tests {
         );
         assert_eq!(expand_arguments("Plain.", "x"), "Plain.\n\nARGUMENTS: x");
         assert_eq!(expand_arguments("Plain.", ""), "Plain.");
-        assert_eq!(expand_arguments("cost $$5", ""), "cost $$5");
+        // As in the reference, `$5` is always the fifth argument (here none).
+        assert_eq!(expand_arguments("cost $$5", ""), "cost $");
     }
 
     #[test]

@@ -747,20 +747,22 @@ mod tests {
         let s = set(&["Skill(deploy)", "Skill(kit:*)"]);
         let skill = |name: &str| serde_json::json!({"skill": name});
         let cwd = Path::new("/w");
-        let call = |input: &Value| CallView {
-            tool_name: "Skill",
-            input,
-            paths: &[],
-            analysis: None,
-            cwd,
-        };
-        assert!(s.allows(&call(&skill("deploy"))));
-        assert!(s.allows(&call(&skill("/deploy"))));
-        assert!(s.allows(&call(&skill("kit:review"))));
-        assert!(!s.allows(&call(&skill("deploy-prod"))));
-        assert!(!s.allows(&call(&serde_json::json!({}))));
-        assert!(s.denies(&call(&skill("deploy"))));
-        assert!(!s.denies(&call(&skill("other"))));
+        fn call<'a>(input: &'a Value, cwd: &'a Path) -> CallView<'a> {
+            CallView {
+                tool_name: "Skill",
+                input,
+                paths: &[],
+                analysis: None,
+                cwd,
+            }
+        }
+        assert!(s.allows(&call(&skill("deploy"), cwd)));
+        assert!(s.allows(&call(&skill("/deploy"), cwd)));
+        assert!(s.allows(&call(&skill("kit:review"), cwd)));
+        assert!(!s.allows(&call(&skill("deploy-prod"), cwd)));
+        assert!(!s.allows(&call(&serde_json::json!({}), cwd)));
+        assert!(s.denies(&call(&skill("deploy"), cwd)));
+        assert!(!s.denies(&call(&skill("other"), cwd)));
     }
 
     #[test]
