@@ -116,7 +116,12 @@ impl Session {
         self.seen
             .iter()
             .filter(|v| v["type"] == "user")
-            .flat_map(|v| v["message"]["content"].as_array().cloned().unwrap_or_default())
+            .flat_map(|v| {
+                v["message"]["content"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+            })
             .filter(|b| b["type"] == "tool_result")
             .map(|b| match &b["content"] {
                 Value::String(s) => s.clone(),
@@ -170,12 +175,18 @@ fn a_skill_is_listed_and_its_body_reaches_the_model() {
     let result = s.result();
     assert_eq!(result["is_error"], false, "{result}");
     let results = s.tool_results();
-    let base = cwd.path().canonicalize().unwrap().join(".claude/skills/greet");
+    let base = cwd
+        .path()
+        .canonicalize()
+        .unwrap()
+        .join(".claude/skills/greet");
     let base_plain = cwd.path().join(".claude/skills/greet");
     assert!(
-        results.iter().any(|r| (r.contains(&base.display().to_string())
-            || r.contains(&base_plain.display().to_string()))
-            && r.contains("Greet Ada with a poem.")),
+        results
+            .iter()
+            .any(|r| (r.contains(&base.display().to_string())
+                || r.contains(&base_plain.display().to_string()))
+                && r.contains("Greet Ada with a poem.")),
         "{results:?}"
     );
 }
@@ -239,7 +250,10 @@ async fn a_custom_command_expands_its_arguments_model_and_grants_for_its_turn_on
             &c,
             &h,
             &["--model", "claude-sonnet-4-5"],
-            &[("ANTHROPIC_API_KEY", "sk-test"), ("ANTHROPIC_BASE_URL", &base)],
+            &[
+                ("ANTHROPIC_API_KEY", "sk-test"),
+                ("ANTHROPIC_BASE_URL", &base),
+            ],
         );
         s.control("i", json!({"subtype": "initialize"}));
         let init = s.response_to("i");
@@ -258,8 +272,10 @@ async fn a_custom_command_expands_its_arguments_model_and_grants_for_its_turn_on
         let ask = s.until(|v| v["type"] == "control_request");
         assert_eq!(ask["request"]["tool_name"], "Bash");
         let id = ask["request_id"].as_str().unwrap().to_string();
-        s.send(json!({"type":"control_response","response":{"subtype":"success","request_id":id,
-            "response":{"behavior":"deny","message":"no"}}}));
+        s.send(
+            json!({"type":"control_response","response":{"subtype":"success","request_id":id,
+            "response":{"behavior":"deny","message":"no"}}}),
+        );
         let second = s.result();
         let init_line = s
             .seen
@@ -280,7 +296,10 @@ async fn a_custom_command_expands_its_arguments_model_and_grants_for_its_turn_on
         prompt.contains("Fix issue #123 with priority high. All: 123 high"),
         "{prompt}"
     );
-    assert!(prompt.contains("<command-name>/fix</command-name>"), "{prompt}");
+    assert!(
+        prompt.contains("<command-name>/fix</command-name>"),
+        "{prompt}"
+    );
     // The command's model for its turn, the session's afterwards.
     assert_eq!(bodies[0]["model"], "claude-haiku-4-5");
     assert_eq!(bodies[1]["model"], "claude-haiku-4-5");
@@ -324,7 +343,12 @@ fn a_plugins_command_agent_and_skill_are_listed_and_usable() {
     let mut s = Session::start(
         cwd.path(),
         home.path(),
-        &["--model", "mock-model", "--plugin-dir", root.to_str().unwrap()],
+        &[
+            "--model",
+            "mock-model",
+            "--plugin-dir",
+            root.to_str().unwrap(),
+        ],
         &[],
     );
     s.control("i", json!({"subtype": "initialize"}));
@@ -338,7 +362,11 @@ fn a_plugins_command_agent_and_skill_are_listed_and_usable() {
             .any(|a| a["name"] == "kit:helper" && a["description"] == "Helps with anything"),
         "{answer}"
     );
-    assert_eq!(answer["warnings"], Value::Null, "no warning for --plugin-dir: {answer}");
+    assert_eq!(
+        answer["warnings"],
+        Value::Null,
+        "no warning for --plugin-dir: {answer}"
+    );
     s.user("/ask what is up");
     let system = s.until(|v| v["type"] == "system" && v["subtype"] == "init");
     assert!(names(&system["agents"]).contains(&"kit:helper".to_string()));
@@ -355,14 +383,21 @@ fn a_plugins_command_agent_and_skill_are_listed_and_usable() {
     let call = s
         .seen
         .iter()
-        .flat_map(|v| v["message"]["content"].as_array().cloned().unwrap_or_default())
+        .flat_map(|v| {
+            v["message"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
         .find(|b| b["type"] == "tool_use" && b["name"] == "Agent")
         .unwrap();
     assert_eq!(call["input"]["subagent_type"], "kit:helper");
     assert_eq!(call["input"]["prompt"], "what is up");
     let results = s.tool_results();
     assert!(
-        results.iter().any(|r| r.contains("Hello from the fake model.")),
+        results
+            .iter()
+            .any(|r| r.contains("Hello from the fake model.")),
         "{results:?}"
     );
     s.user(r#"FAKE_TOOL Skill {"skill":"kit:lint"}"#);
@@ -428,4 +463,33 @@ fn reload_plugins_reads_them_again_and_answers_the_seeds_fields() {
     let system = s.until(|v| v["type"] == "system" && v["subtype"] == "init");
     assert!(names(&system["slash_commands"]).contains(&"kit:later".to_string()));
     s.result();
+}
+
+#[test]
+fn a_plugins_mcp_servers_join_the_session_unless_loaded_without_them() {
+    let cwd = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let root = plugin(cwd.path());
+    write(
+        &root.join(".mcp.json"),
+        r#"{"mcpServers": {"db": {"command": "${CLAUDE_PLUGIN_ROOT}/no-such-server"}}}"#,
+    );
+    let status = |flag: &str| {
+        let mut s = Session::start(
+            cwd.path(),
+            home.path(),
+            &["--model", "mock-model", flag, root.to_str().unwrap()],
+            &[],
+        );
+        s.control("i", json!({"subtype": "initialize"}));
+        s.response_to("i");
+        s.control("m", json!({"subtype": "mcp_status"}));
+        s.response_to("m")["response"]["response"]["mcpServers"].clone()
+    };
+    let with = status("--plugin-dir");
+    assert_eq!(with[0]["name"], "plugin:kit:db", "{with}");
+    assert_eq!(with[0]["status"], "failed", "{with}");
+    let real = root.canonicalize().unwrap().display().to_string();
+    assert!(with[0]["config"].to_string().contains(&real), "{with}");
+    assert_eq!(status("--plugin-dir-no-mcp"), json!([]));
 }

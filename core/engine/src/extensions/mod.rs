@@ -144,6 +144,11 @@ pub struct ExtensionSources {
     pub settings_plugin_dirs: Vec<PathBuf>,
     /// The settings' `enabledPlugins` (`{"name" | "name@marketplace": bool}`).
     pub enabled_plugins: Map<String, Value>,
+    /// `initialize.skills`: the only skills the session offers (`None`: all of them).
+    pub skill_allowlist: Option<Vec<String>>,
+    /// Whether the session runs settings command hooks, which plugin hooks join
+    /// ([`Extensions::hooks_with`]); while it does not, a plugin with hooks is warned about.
+    pub command_hooks_run: bool,
 }
 
 impl ExtensionSources {
@@ -239,10 +244,26 @@ impl Extensions {
             ext.commands
                 .add_dir(&folder.join("commands"), &origin, &mut ext.warnings);
         }
+        if !ext.hooks.is_empty() && !ext.sources.command_hooks_run {
+            let events: Vec<&str> = ext.hooks.keys().map(String::as_str).collect();
+            ext.warnings.push(format!(
+                "plugin hooks ({}) are read but not run: dcl does not run settings command hooks yet",
+                events.join(", ")
+            ));
+        }
+        if let Some(allowed) = &ext.sources.skill_allowlist {
+            ext.skills.retain(allowed);
+        }
         for w in &ext.warnings {
             tracing::warn!("{w}");
         }
         ext
+    }
+
+    /// Offers only the skills named (`initialize.skills`), now and after a reload.
+    pub fn restrict_skills(&mut self, allowed: Vec<String>) {
+        self.skills.retain(&allowed);
+        self.sources.skill_allowlist = Some(allowed);
     }
 
     /// Reads the sources again (`reload_plugins`).
@@ -295,6 +316,21 @@ impl Extensions {
             .enabled_plugins
             .iter()
             .any(|(key, on)| key.split('@').next() == Some(name) && on.as_bool() == Some(false))
+    }
+
+    /// A settings `hooks` value (`{event: [matcher…]}`) with the plugins' hooks appended
+    /// to each event's list, for the session's command-hook runner.
+    pub fn hooks_with(&self, settings_hooks: Option<&Value>) -> Option<Value> {
+        let mut merged = match settings_hooks {
+            Some(Value::Object(m)) => m.clone(),
+            _ => Map::new(),
+        };
+        for (event, list) in &self.hooks {
+            if let Value::Array(list) = list {
+                plugins::merge_hooks(&mut merged, event, list.clone());
+            }
+        }
+        (!merged.is_empty() || settings_hooks.is_some()).then_some(Value::Object(merged))
     }
 
     /// The plugins' `agents/` folders, with the plugin that owns each.
@@ -368,6 +404,38 @@ mod tests {
     }
 
     #[test]
+    fn plugin_hooks_join_the_settings_hooks_and_warn_until_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let kit = dir.path().join("kit");
+        write(
+            &kit.join("hooks/hooks.json"),
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "p"}]}]}}"#,
+        );
+        let sources = ExtensionSources {
+            plugin_dirs: vec![(kit, true)],
+            ..ExtensionSources::default()
+        };
+        let ext = Extensions::load(sources.clone());
+        assert_eq!(ext.warnings.len(), 1, "{:?}", ext.warnings);
+        let settings =
+            serde_json::json!({"Stop": [{"hooks": [{"type": "command", "command": "s"}]}]});
+        let merged = ext.hooks_with(Some(&settings)).unwrap();
+        let commands: Vec<&str> = merged["Stop"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["hooks"][0]["command"].as_str().unwrap())
+            .collect();
+        assert_eq!(commands, vec!["s", "p"]);
+        assert_eq!(Extensions::default().hooks_with(None), None);
+        let wired = Extensions::load(ExtensionSources {
+            command_hooks_run: true,
+            ..sources
+        });
+        assert!(wired.warnings.is_empty(), "{:?}", wired.warnings);
+    }
+
+    #[test]
     fn tool_lists_keep_parenthesised_blanks() {
         let l = NameList::Text("Bash(git add:*) Bash(git status:*), Read".into()).names();
         assert_eq!(l, vec!["Bash(git add:*)", "Bash(git status:*)", "Read"]);
@@ -429,7 +497,13 @@ mod tests {
         assert_eq!(ext.command_names(), vec!["hi", "kit:review", "pdf"]);
         // The missing folder and the marketplace plugin.
         assert_eq!(ext.warnings.len(), 2, "{:?}", ext.warnings);
-        let again = ext.reloaded();
+        let mut again = ext.reloaded();
         assert_eq!(again.command_names(), ext.command_names());
+        again.restrict_skills(vec![]);
+        assert!(again.skills.is_empty());
+        assert!(
+            again.reloaded().skills.is_empty(),
+            "the allowlist survives a reload"
+        );
     }
 }

@@ -125,6 +125,15 @@ impl SkillCatalog {
         self.skills.values()
     }
 
+    /// Keeps only the skills named in `allowed`.
+    pub fn retain(&mut self, allowed: &[String]) {
+        self.skills.retain(|name, _| {
+            allowed
+                .iter()
+                .any(|a| a.trim().trim_start_matches('/') == name)
+        });
+    }
+
     pub fn is_empty(&self) -> bool {
         self.skills.is_empty()
     }

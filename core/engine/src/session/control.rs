@@ -274,6 +274,9 @@ impl Actor {
         {
             return Err(format!("initialize.agent {name:?}: no such agent"));
         }
+        if let Some(allowed) = &init.skills {
+            super::extensions::restrict_skills(&self.core, allowed.clone());
+        }
         warnings.extend(crate::extensions::read(
             &self.core.services.extensions,
             |e| e.warnings.clone(),

@@ -63,6 +63,14 @@ pub(crate) fn open(
     Arc::new(RwLock::new(Extensions::load(sources)))
 }
 
+/// `initialize.skills`: the main session offers only these skills (`[]`: none).
+pub(crate) fn restrict_skills(core: &SessionCore, allowed: Vec<String>) {
+    match core.services.extensions.write() {
+        Ok(mut g) => g.restrict_skills(allowed),
+        Err(poisoned) => poisoned.into_inner().restrict_skills(allowed),
+    }
+}
+
 /// Adds the plugins' agents (`plugin:name`) to `catalog`; returns what could not be read.
 pub(crate) fn add_plugin_agents(catalog: &mut AgentCatalog, ext: &Extensions) -> Vec<String> {
     ext.plugin_agent_dirs()
