@@ -23,6 +23,8 @@ pub struct CommandSpec {
     pub body: String,
     pub path: PathBuf,
     pub origin: Origin,
+    /// What dcl reads but does not act on, as warnings.
+    pub unsupported: Vec<String>,
 }
 
 impl CommandSpec {
@@ -66,6 +68,7 @@ pub fn parse_command(
             .to_string()
     });
     Ok(CommandSpec {
+        unsupported: super::body_notes(path, &body),
         name: origin.qualify(name),
         description,
         argument_hint: fm.argument_hint.unwrap_or_default(),

@@ -131,6 +131,27 @@ pub fn expand_arguments(body: &str, args: &str) -> String {
     out
 }
 
+/// The reference runs `` !`cmd` `` lines of a command or skill body and inlines `@file`s;
+/// dcl sends the body as written, and says so.
+pub(crate) fn body_notes(path: &Path, body: &str) -> Vec<String> {
+    let shell = body.contains("!`");
+    let file = body
+        .split_whitespace()
+        .any(|w| w.len() > 1 && w.starts_with('@') && !w[1..].starts_with('@'));
+    match (shell, file) {
+        (false, false) => Vec::new(),
+        _ => vec![format!(
+            "{}: {} not expanded; the model reads the text as written",
+            path.display(),
+            match (shell, file) {
+                (true, true) => "!`command` lines and @file references are",
+                (true, false) => "!`command` lines are",
+                _ => "@file references are",
+            }
+        )],
+    }
+}
+
 /// Where a session looks, fixed when it opens.
 #[derive(Debug, Clone, Default)]
 pub struct ExtensionSources {
@@ -179,6 +200,8 @@ pub struct Extensions {
     pub mcp_servers: BTreeMap<String, ServerConfig>,
     /// What could not be read (each also logged); counted as `reload_plugins.error_count`.
     pub warnings: Vec<String>,
+    /// What was read but is not acted on (each said to the host at `initialize`).
+    pub not_acted_on: Vec<String>,
 }
 
 /// The session's extensions, shared with the Skill tool and re-read on `reload_plugins`.
@@ -244,9 +267,19 @@ impl Extensions {
             ext.commands
                 .add_dir(&folder.join("commands"), &origin, &mut ext.warnings);
         }
+        ext.not_acted_on.extend(
+            ext.skills
+                .iter()
+                .flat_map(|s| s.unsupported.iter().cloned())
+                .chain(
+                    ext.commands
+                        .iter()
+                        .flat_map(|c| c.unsupported.iter().cloned()),
+                ),
+        );
         if !ext.hooks.is_empty() && !ext.sources.command_hooks_run {
             let events: Vec<&str> = ext.hooks.keys().map(String::as_str).collect();
-            ext.warnings.push(format!(
+            ext.not_acted_on.push(format!(
                 "plugin hooks ({}) are read but not run: dcl does not run settings command hooks yet",
                 events.join(", ")
             ));
@@ -254,7 +287,7 @@ impl Extensions {
         if let Some(allowed) = &ext.sources.skill_allowlist {
             ext.skills.retain(allowed);
         }
-        for w in &ext.warnings {
+        for w in ext.warnings.iter().chain(&ext.not_acted_on) {
             tracing::warn!("{w}");
         }
         ext
@@ -303,7 +336,7 @@ impl Extensions {
         for (key, on) in &self.sources.enabled_plugins {
             let name = key.split('@').next().unwrap_or(key);
             if on.as_bool() == Some(true) && !self.plugins.iter().any(|p| p.name == name) {
-                self.warnings.push(format!(
+                self.not_acted_on.push(format!(
                     "enabledPlugins: {key} is not loaded: dcl installs no marketplace plugins; give its folder with --plugin-dir or the settings' pluginDirs"
                 ));
             }
@@ -416,7 +449,8 @@ mod tests {
             ..ExtensionSources::default()
         };
         let ext = Extensions::load(sources.clone());
-        assert_eq!(ext.warnings.len(), 1, "{:?}", ext.warnings);
+        assert!(ext.warnings.is_empty(), "{:?}", ext.warnings);
+        assert_eq!(ext.not_acted_on.len(), 1, "{:?}", ext.not_acted_on);
         let settings =
             serde_json::json!({"Stop": [{"hooks": [{"type": "command", "command": "s"}]}]});
         let merged = ext.hooks_with(Some(&settings)).unwrap();
@@ -432,7 +466,15 @@ mod tests {
             command_hooks_run: true,
             ..sources
         });
-        assert!(wired.warnings.is_empty(), "{:?}", wired.warnings);
+        assert!(wired.not_acted_on.is_empty(), "{:?}", wired.not_acted_on);
+    }
+
+    #[test]
+    fn shell_lines_and_file_references_are_noted() {
+        let p = Path::new("/c/x.md");
+        assert!(body_notes(p, "Status: !`git status`")[0].contains("!`command`"));
+        assert!(body_notes(p, "Review @src/main.rs please")[0].contains("@file"));
+        assert!(body_notes(p, "mail me at a@b.c, or @ alone").is_empty());
     }
 
     #[test]
@@ -484,6 +526,7 @@ mod tests {
             plugin_dirs: vec![(kit.clone(), true), (dir.path().join("nope"), true)],
             settings_plugin_dirs: vec![off, kit.clone()],
             enabled_plugins: enabled,
+            ..ExtensionSources::default()
         });
         assert_eq!(ext.commands.get("hi").unwrap().body, "project hi");
         let root = std::fs::canonicalize(&kit).unwrap();
@@ -495,8 +538,18 @@ mod tests {
         assert_eq!(ext.plugin_infos()[0].name, "kit");
         assert_eq!(ext.plugin_agent_dirs().len(), 1);
         assert_eq!(ext.command_names(), vec!["hi", "kit:review", "pdf"]);
-        // The missing folder and the marketplace plugin.
-        assert_eq!(ext.warnings.len(), 2, "{:?}", ext.warnings);
+        assert_eq!(
+            ext.warnings.len(),
+            1,
+            "the missing folder: {:?}",
+            ext.warnings
+        );
+        assert_eq!(
+            ext.not_acted_on.len(),
+            1,
+            "the marketplace plugin: {:?}",
+            ext.not_acted_on
+        );
         let mut again = ext.reloaded();
         assert_eq!(again.command_names(), ext.command_names());
         again.restrict_skills(vec![]);

@@ -24,6 +24,8 @@ pub struct SkillSpec {
     /// The skill's folder (its files are relative to it).
     pub base_dir: PathBuf,
     pub origin: Origin,
+    /// Front matter dcl reads but does not act on, as warnings.
+    pub unsupported: Vec<String>,
 }
 
 impl SkillSpec {
@@ -44,6 +46,7 @@ struct FrontMatter {
     name: Option<String>,
     description: Option<String>,
     allowed_tools: Option<NameList>,
+    model: Option<String>,
 }
 
 /// Reads one `SKILL.md`; the folder names the skill unless the front matter does.
@@ -70,7 +73,16 @@ pub fn parse_skill(path: &Path, text: &str, origin: Origin) -> Result<SkillSpec,
     let description = fm
         .description
         .ok_or_else(|| format!("{}: front matter needs a description", path.display()))?;
+    let mut unsupported = Vec::new();
+    if fm.model.is_some() {
+        unsupported.push(format!(
+            "{}: a skill's `model` is not acted on (the turn keeps its model)",
+            path.display()
+        ));
+    }
+    unsupported.extend(super::body_notes(path, body));
     Ok(SkillSpec {
+        unsupported,
         name: origin.qualify(&name),
         description,
         allowed_tools: fm.allowed_tools.map(NameList::names).unwrap_or_default(),

@@ -279,7 +279,11 @@ impl Actor {
         }
         warnings.extend(crate::extensions::read(
             &self.core.services.extensions,
-            |e| e.warnings.clone(),
+            |e| {
+                let mut all = e.warnings.clone();
+                all.extend(e.not_acted_on.iter().cloned());
+                all
+            },
         ));
         warnings.extend(
             self.core
