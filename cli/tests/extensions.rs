@@ -493,3 +493,44 @@ fn a_plugins_mcp_servers_join_the_session_unless_loaded_without_them() {
     assert!(with[0]["config"].to_string().contains(&real), "{with}");
     assert_eq!(status("--plugin-dir-no-mcp"), json!([]));
 }
+
+#[test]
+fn what_is_read_but_not_acted_on_is_said_in_initialize() {
+    let cwd = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let root = plugin(cwd.path());
+    write(
+        &root.join("hooks/hooks.json"),
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}"#,
+    );
+    write(
+        &cwd.path().join(".dcl/commands/status.md"),
+        "Status: !`git status`\n",
+    );
+    write(
+        &cwd.path().join(".dcl/settings.json"),
+        r#"{"enabledPlugins": {"remote@market": true}}"#,
+    );
+    let mut s = Session::start(
+        cwd.path(),
+        home.path(),
+        &[
+            "--model",
+            "mock-model",
+            "--plugin-dir",
+            root.to_str().unwrap(),
+        ],
+        &[],
+    );
+    s.control("i", json!({"subtype": "initialize"}));
+    let warnings = s.response_to("i")["response"]["response"]["warnings"].to_string();
+    assert!(warnings.contains("plugin hooks (PreToolUse)"), "{warnings}");
+    assert!(
+        warnings.contains("status.md: !`command` lines are not expanded"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("remote@market is not loaded"),
+        "{warnings}"
+    );
+}

@@ -16,6 +16,11 @@ use crate::extensions::{self, ExtensionSources, Extensions, SharedExtensions};
 use crate::options::SessionOptions;
 use crate::settings::Settings;
 
+/// Whether this session runs settings command hooks. Plugin hooks reach the runner as
+/// part of the settings' `hooks` ([`Extensions::hooks_with`]); until the runner is
+/// called, a plugin with hooks is reported as not acted on.
+const COMMAND_HOOKS_RUN: bool = false;
+
 /// The scope plugin MCP servers are listed under.
 const PLUGIN_SCOPE: &str = "plugin";
 
@@ -57,6 +62,7 @@ pub(crate) fn open(
             Vec::new()
         },
         plugin_dirs,
+        command_hooks_run: COMMAND_HOOKS_RUN,
         ..ExtensionSources::default()
     }
     .with_settings(settings, cwd);
