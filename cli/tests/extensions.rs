@@ -377,6 +377,7 @@ fn a_plugins_command_agent_and_skill_are_listed_and_usable() {
     let real = root.canonicalize().unwrap().display().to_string();
     assert_eq!(system["plugins"][0]["name"], "kit");
     assert_eq!(system["plugins"][0]["path"], real.as_str());
+    assert!(system.get("plugin_errors").is_none(), "{system}");
     let result = s.result();
     assert_eq!(result["is_error"], false, "{result}");
     // The command's body made the model delegate to the plugin's agent, which answered.
@@ -462,6 +463,16 @@ fn reload_plugins_reads_them_again_and_answers_the_seeds_fields() {
     s.user("/later");
     let system = s.until(|v| v["type"] == "system" && v["subtype"] == "init");
     assert!(names(&system["slash_commands"]).contains(&"kit:later".to_string()));
+    assert_eq!(system["plugins"][0]["version"], "1.0.0", "{system}");
+    let errors = &system["plugin_errors"];
+    assert_eq!(errors[0]["type"], "path-not-found", "{system}");
+    assert!(
+        errors[0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("missing-plugin"),
+        "{errors}"
+    );
     s.result();
 }
 

@@ -202,6 +202,9 @@ pub struct Extensions {
     pub warnings: Vec<String>,
     /// What was read but is not acted on (each said to the host at `initialize`).
     pub not_acted_on: Vec<String>,
+    /// Plugin folders that did not load, as `system/init.plugin_errors` lists them
+    /// (`{plugin, type, message, path}`).
+    pub plugin_errors: Vec<Value>,
 }
 
 /// The session's extensions, shared with the Skill tool and re-read on `reload_plugins`.
@@ -317,7 +320,7 @@ impl Extensions {
                 .iter()
                 .map(|p| (p.clone(), "settings", true)),
         );
-        for (dir, source, with_mcp) in wanted {
+        for (index, (dir, source, with_mcp)) in wanted.into_iter().enumerate() {
             match Plugin::open(&dir, source, with_mcp) {
                 Ok(p) if !self.enabled(&p.name) => {
                     tracing::debug!("plugin {} is turned off by enabledPlugins", p.name);
@@ -328,7 +331,15 @@ impl Extensions {
                         self.plugins.push(p);
                     }
                 }
-                Err(e) => self.warnings.push(e),
+                Err(e) => {
+                    self.plugin_errors.push(serde_json::json!({
+                        "plugin": format!("inline[{index}]"),
+                        "type": if dir.exists() { "manifest-validation-error" } else { "path-not-found" },
+                        "message": e,
+                        "path": dir.display().to_string(),
+                    }));
+                    self.warnings.push(e);
+                }
             }
         }
         // dcl installs nothing: a marketplace plugin turned on in settings must be given
@@ -378,11 +389,18 @@ impl Extensions {
     pub fn plugin_infos(&self) -> Vec<PluginInfo> {
         self.plugins
             .iter()
-            .map(|p| PluginInfo {
-                name: p.name.clone(),
-                path: p.root.display().to_string(),
-                source: Some(p.source.clone()),
-                extra: Default::default(),
+            .map(|p| {
+                let mut extra = dcl_protocol::Extra::new();
+                // The manifest's version, verbatim, as the SDKs' init types have it.
+                if let Some(v) = p.manifest.get("version").filter(|v| v.is_string()) {
+                    extra.insert("version".into(), v.clone());
+                }
+                PluginInfo {
+                    name: p.name.clone(),
+                    path: p.root.display().to_string(),
+                    source: Some(p.source.clone()),
+                    extra,
+                }
             })
             .collect()
     }
@@ -544,6 +562,9 @@ mod tests {
             "the missing folder: {:?}",
             ext.warnings
         );
+        assert_eq!(ext.plugin_errors.len(), 1);
+        assert_eq!(ext.plugin_errors[0]["type"], "path-not-found");
+        assert_eq!(ext.plugin_errors[0]["plugin"], "inline[1]");
         assert_eq!(
             ext.not_acted_on.len(),
             1,
