@@ -249,3 +249,38 @@ fn include_hook_events_streams_each_hooks_frames() {
     assert!(subtypes(&run, "hook_started").is_empty());
     assert!(subtypes(&run, "hook_response").is_empty());
 }
+
+#[test]
+fn a_plugin_hook_refuses_rm_and_untrusted_project_plugin_dirs_are_not_loaded() {
+    let (cwd, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write(&cwd.path().join("precious.txt"), "data");
+    let kit = home.path().join("kit");
+    write(
+        &kit.join(".claude-plugin/plugin.json"),
+        r#"{"name": "kit", "version": "1.0.0"}"#,
+    );
+    let hooks = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": block_rm_script(home.path())}
+    ]}]}});
+    write(&kit.join("hooks/hooks.json"), &hooks.to_string());
+    let flag = ["--plugin-dir", kit.to_str().unwrap()];
+    let run = dcl(cwd.path(), home.path(), &bash("rm precious.txt"), &flag);
+    assert!(cwd.path().join("precious.txt").exists(), "{:?}", run.lines);
+    assert!(
+        tool_result(&run).contains("hook: rm is refused"),
+        "{:?}",
+        run.lines
+    );
+    // Twin: the plugin's hook lets other commands through.
+    dcl(cwd.path(), home.path(), &bash("touch made.txt"), &flag);
+    assert!(cwd.path().join("made.txt").exists());
+    // A committed project layer naming the plugin folder: an untrusted project cannot
+    // bring in a plugin's hooks (or MCP servers), so rm is not refused by the hook.
+    write(
+        &cwd.path().join(".claude/settings.json"),
+        &json!({"pluginDirs": [kit]}).to_string(),
+    );
+    let run = dcl(cwd.path(), home.path(), &bash("rm precious.txt"), &[]);
+    assert!(!cwd.path().join("precious.txt").exists(), "{:?}", run.lines);
+    assert!(run.stderr.contains("pluginDirs"), "{}", run.stderr);
+}

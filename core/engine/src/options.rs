@@ -140,6 +140,12 @@ pub struct SessionOptions {
     /// Record file checkpoints so `rewind_files` can undo edits (`--enable-file-checkpointing`).
     #[serde(default)]
     pub enable_file_checkpointing: bool,
+    /// `--plugin-dir`s: plugin folders to load (relative to `cwd`).
+    #[serde(default)]
+    pub plugin_dirs: Vec<PathBuf>,
+    /// `--plugin-dir-no-mcp`s: plugin folders loaded without their MCP servers.
+    #[serde(default)]
+    pub plugin_dirs_no_mcp: Vec<PathBuf>,
     /// Flags that were accepted for compatibility but have no effect yet; each is
     /// reported to the host as a warning.
     #[serde(default)]

@@ -186,7 +186,7 @@ impl Policy {
             }
         }
         if self.mode == PermissionMode::BypassPermissions
-            || tool.is_some_and(|t| t.always_allowed())
+            || tool.is_some_and(|t| t.allowed_without_asking(input))
         {
             return Verdict::Allow;
         }

@@ -73,11 +73,25 @@ pub fn project_is_trusted<'a>(
 
 /// Removes a project layer's `hooks` (an untrusted project); the warning, if any were.
 pub fn drop_untrusted_hooks(settings: &mut Map<String, Value>) -> Option<String> {
-    let hooks = settings.shift_remove("hooks")?;
-    let empty = hooks.as_object().is_some_and(Map::is_empty);
-    (!empty).then(|| {
+    // Plugin folders carry hooks and MCP servers of their own: the same code-running power.
+    let mut dropped = Vec::new();
+    for key in ["hooks", "pluginDirs"] {
+        if let Some(v) = settings.shift_remove(key) {
+            let empty = match &v {
+                Value::Object(m) => m.is_empty(),
+                Value::Array(a) => a.is_empty(),
+                Value::Null => true,
+                _ => false,
+            };
+            if !empty {
+                dropped.push(key);
+            }
+        }
+    }
+    (!dropped.is_empty()).then(|| {
         format!(
-            "project settings' hooks are not run: this project is not trusted (list it in `{TRUSTED_PROJECTS}` of your user settings or --settings to run them)"
+            "project settings' {} not used: this project is not trusted (list it in `{TRUSTED_PROJECTS}` of your user settings or --settings to use them)",
+            dropped.join(" and ")
         )
     })
 }

@@ -4,8 +4,8 @@ use dcl_protocol::{
     AccountInfo, AgentInfo, AppliedSettings, ApplyFlagSettingsResponse, CancelAsyncMessageResponse,
     ControlRequestEnvelope, ControlResponse, EmptyResponse, Extra, GetSettingsResponse,
     HostRequest, InitializeRequest, InitializeResponse, InterruptResponse, McpStatusResponse,
-    ModelInfo, ReloadPluginsResponse, RequestParseError, SetModelResponse,
-    SetPermissionModeResponse, SettingsSource, SystemStatus,
+    ModelInfo, RequestParseError, SetModelResponse, SetPermissionModeResponse, SettingsSource,
+    SystemStatus,
 };
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -175,18 +175,14 @@ impl Actor {
                 });
                 return;
             }
-            HostRequest::ReloadPlugins(_) => answer(ReloadPluginsResponse {
-                mcp_servers: self
-                    .core
-                    .services
-                    .mcp
-                    .status()
-                    .into_iter()
-                    .map(mcp_server_status)
-                    .collect(),
-                commands: super::turn::builtin::command_infos(),
-                ..ReloadPluginsResponse::default()
-            }),
+            HostRequest::ReloadPlugins(_) => {
+                self.answer_later(id.clone(), async move |core: Arc<SessionCore>| {
+                    serde_json::to_value(super::extensions::reload(core).await)
+                        .map(Some)
+                        .map_err(|e| format!("reload_plugins: {e}"))
+                });
+                return;
+            }
             HostRequest::McpToggle(r) => {
                 self.answer_later(id.clone(), async move |core: Arc<SessionCore>| {
                     core.services
@@ -278,6 +274,17 @@ impl Actor {
         {
             return Err(format!("initialize.agent {name:?}: no such agent"));
         }
+        if let Some(allowed) = &init.skills {
+            super::extensions::restrict_skills(&self.core, allowed.clone());
+        }
+        warnings.extend(crate::extensions::read(
+            &self.core.services.extensions,
+            |e| {
+                let mut all = e.warnings.clone();
+                all.extend(e.not_acted_on.iter().cloned());
+                all
+            },
+        ));
         warnings.extend(
             self.core
                 .services
@@ -322,7 +329,7 @@ impl Actor {
         }
         let mut response = InitializeResponse {
             agents,
-            commands: super::turn::builtin::command_infos(),
+            commands: super::extensions::command_infos(&self.core),
             ..InitializeResponse::default()
         }
         .with_models(model_list(&model))

@@ -203,13 +203,21 @@ pub(crate) async fn run(
     let regs: Vec<Registration> = core
         .state
         .with(|s| s.hooks.matching(event, subject).cloned().collect());
-    let commands: Vec<command_hooks::CommandHook> = core
+    // The settings' hooks, then the plugins' (re-read by `reload_plugins`).
+    let mut commands: Vec<command_hooks::CommandHook> = core
         .services
         .command_hooks
         .matching(event, subject)
         .into_iter()
         .cloned()
         .collect();
+    commands.extend(crate::extensions::read(&core.services.extensions, |e| {
+        e.command_hooks
+            .matching(event, subject)
+            .into_iter()
+            .cloned()
+            .collect::<Vec<_>>()
+    }));
     let mut verdict = HookVerdict::default();
     if regs.is_empty() && commands.is_empty() {
         return verdict;

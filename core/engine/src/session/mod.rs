@@ -10,6 +10,7 @@ mod control;
 pub mod conversation;
 pub mod effort;
 pub mod emit;
+mod extensions;
 pub(crate) mod hooks;
 pub mod host;
 mod init;

@@ -55,6 +55,8 @@ pub(crate) struct SessionServices {
     pub command_hooks: Arc<CommandHooks>,
     /// Where `updatedPermissions` with a settings destination are written.
     pub settings_files: SettingsFiles,
+    /// Skills, custom commands and plugins (re-read by `reload_plugins`).
+    pub extensions: crate::extensions::SharedExtensions,
 }
 
 impl SessionServices {
@@ -157,6 +159,19 @@ impl SessionCore {
             None => None,
         };
         let checkpoint_home = homes.dcl_home.clone();
+        let source_on = |s: &str| {
+            opts.setting_sources
+                .as_ref()
+                .is_none_or(|list| list.iter().any(|x| x == s))
+        };
+        let extensions = super::extensions::open(
+            &opts,
+            &homes,
+            &cwd,
+            &settings,
+            source_on("user"),
+            source_on("project"),
+        );
         let settings_files = SettingsFiles::for_homes(&homes, &cwd);
         let (command_hooks, hook_warnings) = settings.command_hooks();
         for w in hook_warnings {
@@ -206,14 +221,20 @@ impl SessionCore {
         let clients = Clients::new(&opts, &env)?;
         let model = models::resolve_alias(model_name.as_deref(), clients.default_model());
         let session_id = opened.session_id.clone();
-        let tools = select_tools(&opts);
-        let mcp_plan = mcp::plan(&opts, home.as_deref(), &cwd)
+        let tools = select_tools(
+            &opts,
+            vec![Arc::new(crate::tools::skill::SkillTool::new(
+                extensions.clone(),
+            ))],
+        );
+        let mut mcp_plan = mcp::plan(&opts, home.as_deref(), &cwd)
             .map_err(|e| OptionsError::new("mcpConfig", e))?;
-        let source_on = |s: &str| {
-            opts.setting_sources
-                .as_ref()
-                .is_none_or(|list| list.iter().any(|x| x == s))
-        };
+        let loaded = extensions.read().map_err(|e| e.to_string())?;
+        if !opts.strict_mcp_config {
+            for (name, server) in super::extensions::plugin_servers(&loaded) {
+                mcp_plan.configured.entry(name).or_insert(server);
+            }
+        }
         let memory = crate::memory::load(
             home.as_deref(),
             &cwd,
@@ -227,9 +248,13 @@ impl SessionCore {
             source_on("user"),
             source_on("project"),
         ));
-        for w in agent_warnings {
+        for w in agent_warnings
+            .into_iter()
+            .chain(super::extensions::add_plugin_agents(&mut agents, &loaded))
+        {
             tracing::warn!("{w}");
         }
+        drop(loaded);
         if let Some(defs) = &opts.agents {
             agents
                 .add_definitions(defs, crate::agents::AgentSource::Flag)
@@ -356,6 +381,7 @@ impl SessionCore {
             tools,
             clients,
             initialized: tokio::sync::watch::Sender::new(false),
+            extensions,
             opts,
         };
         let mut conversation = Conversation::restore(opened.items);
@@ -542,8 +568,9 @@ fn startup(handle: tokio::task::JoinHandle<()>) -> McpStartup {
 
 /// The built-in tools this session offers: `--tools` restricts, whole-tool
 /// `--disallowedTools` rules hide. Unknown names in `--tools` are skipped with a warning.
-fn select_tools(opts: &SessionOptions) -> Vec<Arc<dyn Tool>> {
-    let all = crate::tools::builtin_tools();
+fn select_tools(opts: &SessionOptions, session_tools: Vec<Arc<dyn Tool>>) -> Vec<Arc<dyn Tool>> {
+    let mut all = crate::tools::builtin_tools();
+    all.extend(session_tools);
     let deny = crate::permissions::RuleSet::parse(&opts.disallowed_tools);
     let wanted: Option<Vec<String>> = opts.tools.as_ref().map(|list| {
         list.iter()

@@ -32,6 +32,7 @@ fn policy(ctx: &TurnContext) -> Policy {
         let mut allowed = opts.allowed_tools.clone();
         allowed.extend(s.settings.get_strings("permissions.allow"));
         allowed.extend(granted.allow.iter().cloned());
+        allowed.extend(crate::tools::ToolContext::granted_in(&ctx.grants));
         let mut denied = opts.disallowed_tools.clone();
         denied.extend(s.settings.get_strings("permissions.deny"));
         denied.extend(granted.deny.iter().cloned());
