@@ -182,6 +182,15 @@ vocab! {
         Error = "error",
         Cancelled = "cancelled",
     }
+
+    /// `ModelInfo.supportedEffortLevels` (the TS SDK's set; dcl reads `xhigh` as `max`).
+    EffortLevel {
+        Low = "low",
+        Medium = "medium",
+        High = "high",
+        Xhigh = "xhigh",
+        Max = "max",
+    }
 }
 
 #[cfg(test)]

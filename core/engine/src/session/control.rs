@@ -2,9 +2,9 @@
 
 use dcl_protocol::{
     AccountInfo, AgentInfo, AppliedSettings, ApplyFlagSettingsResponse, CancelAsyncMessageResponse,
-    ControlRequestEnvelope, ControlResponse, EmptyResponse, Extra, GetSettingsResponse,
-    HostRequest, InitializeRequest, InitializeResponse, InterruptResponse, McpStatusResponse,
-    ModelInfo, ReloadPluginsResponse, RequestParseError, SetModelResponse,
+    ControlRequestEnvelope, ControlResponse, EmptyResponse, Extra, GetModelsResponse,
+    GetSettingsResponse, HostRequest, InitializeRequest, InitializeResponse, InterruptResponse,
+    McpStatusResponse, ReloadPluginsResponse, RequestParseError, SetModelResponse,
     SetPermissionModeResponse, SettingsSource, SystemStatus,
 };
 use serde::Serialize;
@@ -215,6 +215,10 @@ impl Actor {
                 tracing::debug!("ignoring a server-initiated MCP message from {}", r.server_name);
                 answer(EmptyResponse::default())
             }
+            HostRequest::GetModels(_) => answer(GetModelsResponse {
+                models: self.catalogue(),
+                extra: Extra::new(),
+            }),
             HostRequest::McpSetServers(_) => Err(
                 "mcp_set_servers is not supported: configure MCP servers with `dcl mcp add`, or provide them from the host through initialize.sdkMcpServers"
                     .to_string(),
@@ -289,7 +293,7 @@ impl Actor {
         for w in &warnings {
             tracing::warn!("initialize: {w}");
         }
-        let (model, mode, agents) = self.core.state.with(|s| {
+        let (mode, agents) = self.core.state.with(|s| {
             s.hooks = hooks;
             if let Some(name) = &init.agent {
                 s.main_agent = Some(name.clone());
@@ -297,6 +301,7 @@ impl Actor {
             s.forward_subagent_text = init.forward_subagent_text == Some(true);
             s.agent_progress = init.agent_progress_summaries == Some(true);
             s.prompt_suggestions = init.prompt_suggestions == Some(true);
+            s.model_policy = init.model_policy_provider == Some(true);
             if let Some(sp) = &init.system_prompt {
                 s.live.system_prompt = Some(sp.joined());
             }
@@ -313,7 +318,7 @@ impl Actor {
                     extra: Extra::new(),
                 })
                 .collect();
-            (s.live.model.clone(), s.live.permission_mode, agents)
+            (s.live.permission_mode, agents)
         });
         self.initialized = true;
         self.core.services.initialized.send_replace(true);
@@ -325,7 +330,7 @@ impl Actor {
             commands: super::turn::builtin::command_infos(),
             ..InitializeResponse::default()
         }
-        .with_models(model_list(&model))
+        .with_models(self.catalogue())
         .with_account(AccountInfo::new(
             "none",
             self.core.services.clients.api_key_source(),
@@ -347,37 +352,21 @@ fn answer(payload: impl Serialize) -> Result<Option<Value>, String> {
         .map_err(|e| format!("response serialization failed: {e}"))
 }
 
-fn model_list(current: &str) -> Vec<ModelInfo> {
-    let mut list = vec![ModelInfo::resolved(
-        models::MOCK_MODEL,
-        models::MOCK_MODEL,
-        "Mock model",
-        "dcl's built-in deterministic offline model",
-    )];
-    for (alias, id, name) in [
-        ("sonnet", "claude-sonnet-4-5", "Sonnet"),
-        ("opus", "claude-opus-4-1", "Opus"),
-        ("haiku", "claude-haiku-4-5", "Haiku"),
-    ] {
-        list.push(ModelInfo::resolved(
-            alias,
-            id,
-            name,
-            format!("Claude {name}"),
-        ));
+impl Actor {
+    /// `initialize.models` and Qoder `get_models`: the catalogue as this session sees it.
+    fn catalogue(&self) -> Vec<dcl_protocol::ModelInfo> {
+        let (current, thinking) = self
+            .core
+            .state
+            .with(|s| (s.live.model.clone(), super::effort::current_level(&s.live)));
+        let services = &self.core.services;
+        models::catalogue(&models::CatalogueView {
+            clients: &services.clients,
+            current: &current,
+            thinking: thinking.as_deref(),
+            qoder: services.qoder(),
+        })
     }
-    if !list
-        .iter()
-        .any(|m| m.resolved_model.as_deref() == Some(current))
-    {
-        list.push(ModelInfo::resolved(
-            current,
-            current,
-            current,
-            "configured model",
-        ));
-    }
-    list
 }
 
 /// Keys `apply_flag_settings` may change, and where they land in the settings.

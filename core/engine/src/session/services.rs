@@ -291,6 +291,7 @@ impl SessionCore {
             json_schema: opts.json_schema.clone(),
             output_schema,
             prompt_suggestions: false,
+            model_policy: false,
             session_started: false,
             pending_context: Vec::new(),
             mcp: McpPending {
@@ -518,7 +519,9 @@ fn startup(handle: tokio::task::JoinHandle<()>) -> McpStartup {
 }
 
 /// The built-in tools this session offers: `--tools` restricts, whole-tool
-/// `--disallowedTools` rules hide. Unknown names in `--tools` are skipped with a warning.
+/// `--disallowedTools` rules hide. Unknown names in `--tools` are skipped with a warning;
+/// `mcp__…` names are not built-in tools and need none (MCP tools are offered as their
+/// servers list them).
 fn select_tools(opts: &SessionOptions) -> Vec<Arc<dyn Tool>> {
     let all = crate::tools::builtin_tools();
     let deny = crate::permissions::RuleSet::parse(&opts.disallowed_tools);
@@ -534,7 +537,10 @@ fn select_tools(opts: &SessionOptions) -> Vec<Arc<dyn Tool>> {
         .is_none_or(|w| w.iter().any(|n| n == "default"));
     if let Some(w) = &wanted {
         for name in w {
-            if name != "default" && !all.iter().any(|t| t.name() == name) {
+            if name != "default"
+                && !name.starts_with("mcp__")
+                && !all.iter().any(|t| t.name() == name)
+            {
                 tracing::warn!("--tools: unknown tool {name:?} skipped");
             }
         }
