@@ -116,17 +116,15 @@ pub(crate) fn catalogue(view: &CatalogueView<'_>) -> Vec<ModelInfo> {
             format!("the configured default model ({default})"),
         ),
     )];
-    if default != MOCK_MODEL {
-        list.push(describe(
-            view,
-            ModelInfo::resolved(
-                MOCK_MODEL,
-                MOCK_MODEL,
-                "Mock model",
-                "dcl's built-in deterministic offline model",
-            ),
-        ));
-    }
+    list.push(describe(
+        view,
+        ModelInfo::resolved(
+            MOCK_MODEL,
+            MOCK_MODEL,
+            "Mock model",
+            "dcl's built-in deterministic offline model",
+        ),
+    ));
     for (alias, name) in CLAUDE_ALIASES {
         let id = resolve_alias(Some(alias), default);
         list.push(describe(
