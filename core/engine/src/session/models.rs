@@ -192,7 +192,7 @@ fn usable(clients: &Clients, id: &str) -> bool {
 fn window_label(tokens: u64) -> String {
     if tokens >= 1_000_000 {
         format!("{}M", (tokens as f64 / 1_000_000.0).round() as u64)
-    } else if tokens % 1000 != 0 && tokens % 1024 == 0 {
+    } else if !tokens.is_multiple_of(1000) && tokens.is_multiple_of(1024) {
         format!("{}K", tokens / 1024)
     } else {
         format!("{}K", (tokens as f64 / 1000.0).round() as u64)
