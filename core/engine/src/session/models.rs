@@ -127,9 +127,13 @@ pub(crate) fn catalogue(view: &CatalogueView<'_>) -> Vec<ModelInfo> {
     ));
     for (alias, name) in CLAUDE_ALIASES {
         let id = resolve_alias(Some(alias), default);
+        let description = match price(&id) {
+            Some(p) => format!("Claude {name} ({id}) · ${}/${} per Mtok", p.input, p.output),
+            None => format!("Claude {name} ({id})"),
+        };
         list.push(describe(
             view,
-            ModelInfo::resolved(alias, id, name, format!("Claude {name}")),
+            ModelInfo::resolved(alias, id, name, description),
         ));
     }
     let listed = |id: &str| {
