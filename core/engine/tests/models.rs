@@ -336,3 +336,83 @@ async fn max_thinking_tokens_in_the_environment_turns_thinking_on() {
     session.close();
     session2.close();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn initialize_model_and_effort_set_the_session_unless_flags_chose() {
+    let server = FakeAnthropicServer::start(vec![one_reply("a"), one_reply("b")])
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let session = spawn(opts(dir.path(), Some(&server), json!({})));
+    let init = ask(
+        &session,
+        "init",
+        json!({"subtype": "initialize", "model": "haiku", "reasoningEffort": "low",
+               "context_window": 1000}),
+    )
+    .await;
+    let warnings = init["warnings"].to_string();
+    assert!(warnings.contains("context_window"), "{init}");
+    assert!(!warnings.contains("initialize.model"), "{init}");
+    session.send(prompt("hello")).unwrap();
+    until_result(&session).await;
+    let body = &server.message_bodies()[0];
+    assert_eq!(body["model"], "claude-haiku-4-5");
+    assert_eq!(
+        body["thinking"],
+        json!({"type": "enabled", "budget_tokens": 4096})
+    );
+    session.close();
+
+    // The configured model and effort win, and the answer says so.
+    let dir = tempfile::tempdir().unwrap();
+    let session = spawn(opts(
+        dir.path(),
+        Some(&server),
+        json!({"model": "claude-sonnet-4-5", "effort": "high"}),
+    ));
+    let init = ask(
+        &session,
+        "init",
+        json!({"subtype": "initialize", "model": "haiku", "reasoningEffort": "low"}),
+    )
+    .await;
+    let warnings = init["warnings"].to_string();
+    assert!(warnings.contains("initialize.model"), "{init}");
+    assert!(warnings.contains("initialize.reasoningEffort"), "{init}");
+    session.send(prompt("hello")).unwrap();
+    until_result(&session).await;
+    let body = &server.message_bodies()[1];
+    assert_eq!(body["model"], "claude-sonnet-4-5");
+    assert_eq!(
+        body["thinking"],
+        json!({"type": "enabled", "budget_tokens": 32000 - 1})
+    );
+    session.close();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_initialize_effort_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = spawn(opts(dir.path(), None, json!({"model": "mock-model"})));
+    session
+        .send(control_request(
+            "init",
+            json!({"subtype": "initialize", "reasoningEffort": "enormous"}),
+        ))
+        .unwrap();
+    loop {
+        let v = next(&session).await;
+        if v["type"] == "control_response" {
+            assert_eq!(v["response"]["subtype"], "error", "{v}");
+            assert!(
+                v["response"]["error"]
+                    .to_string()
+                    .contains("reasoningEffort"),
+                "{v}"
+            );
+            break;
+        }
+    }
+    session.close();
+}

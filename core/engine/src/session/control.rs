@@ -240,6 +240,7 @@ impl Actor {
             return Err("Already initialized".to_string());
         }
         let (hooks, mut warnings) = HookRegistry::from_initialize(&init)?;
+        warnings.extend(self.initialize_model(&init)?);
         if init.enable_file_checkpointing == Some(true) {
             self.core.services.checkpoints.enable();
         }
@@ -353,6 +354,49 @@ fn answer(payload: impl Serialize) -> Result<Option<Value>, String> {
 }
 
 impl Actor {
+    /// `initialize.model` and `initialize.reasoningEffort` (TS hosts): the session's model
+    /// and effort, unless `--model` / `--effort` already chose them (the flag wins, as with
+    /// `jsonSchema`; a warning says so). `context_window` is not acted on and says so.
+    fn initialize_model(&self, init: &InitializeRequest) -> Result<Vec<String>, String> {
+        // Validate everything before changing anything.
+        let effort = match init.extra.get("reasoningEffort") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(level)) => Some(
+                super::effort::parse(level)
+                    .map_err(|e| format!("initialize.reasoningEffort: {e}"))?,
+            ),
+            Some(_) => return Err("initialize.reasoningEffort must be a string".into()),
+        };
+        let mut warnings = Vec::new();
+        let opts = &self.core.services.opts;
+        let default = self.core.services.clients.default_model();
+        if let Some(m) = init.model.as_deref() {
+            let asked = models::resolve_alias(Some(m), default);
+            match opts.model.as_deref() {
+                Some(flag) if models::resolve_alias(Some(flag), default) != asked => warnings
+                    .push(format!(
+                        "initialize.model {m:?} differs from the configured model {flag:?} (--model or DCL_MODEL), which is used"
+                    )),
+                Some(_) => {}
+                None => self.core.state.with(|s| s.live.model = asked),
+            }
+        }
+        if let Some(level) = effort {
+            match opts.effort.as_deref() {
+                Some(flag) if super::effort::parse(flag).ok().as_ref() != Some(&level) => warnings
+                    .push(format!(
+                        "initialize.reasoningEffort {level:?} differs from --effort {flag:?}; --effort is used"
+                    )),
+                Some(_) => {}
+                None => self.core.state.with(|s| s.live.effort = Some(level)),
+            }
+        }
+        if init.extra.contains_key("context_window") {
+            warnings.push("initialize.context_window is not supported by dcl; ignored".into());
+        }
+        Ok(warnings)
+    }
+
     /// `initialize.models` and Qoder `get_models`: the catalogue as this session sees it.
     fn catalogue(&self) -> Vec<dcl_protocol::ModelInfo> {
         let (current, thinking) = self
