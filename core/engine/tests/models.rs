@@ -416,3 +416,48 @@ async fn a_bad_initialize_effort_is_refused() {
     }
     session.close();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subagents_calls_ask_the_policy_as_subagent_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut extra = qoder_env();
+    extra["model"] = json!("mock-model");
+    extra["permissionMode"] = json!("bypassPermissions");
+    let session = spawn(opts(dir.path(), None, extra));
+    ask(
+        &session,
+        "init",
+        json!({"subtype": "initialize", "modelPolicyProvider": true}),
+    )
+    .await;
+    let call = json!({"description": "d", "prompt": "say hi", "subagent_type": "general-purpose"});
+    session
+        .send(prompt(&format!("FAKE_TOOL Agent {call}")))
+        .unwrap();
+    let mut asked = Vec::new();
+    let result = loop {
+        let v = next(&session).await;
+        if v["type"] == "control_request" && v["request"]["subtype"] == "get_model_policy" {
+            asked.push(v["request"].clone());
+            session
+                .send(answer(
+                    &v["request_id"],
+                    json!({"type": "get_model_policy"}),
+                ))
+                .unwrap();
+        }
+        if v["type"] == "result" {
+            break v;
+        }
+    };
+    assert_eq!(result["subtype"], "success", "{result}");
+    let purposes: Vec<&str> = asked
+        .iter()
+        .map(|r| r["purpose"].as_str().unwrap())
+        .collect();
+    assert_eq!(purposes, ["main", "subagent", "main"], "{asked:?}");
+    assert_eq!(asked[1]["agentType"], "general-purpose");
+    assert!(asked[1]["agentId"].as_str().is_some_and(|s| !s.is_empty()));
+    assert!(asked[0].get("agentId").is_none());
+    session.close();
+}
