@@ -199,6 +199,14 @@ vocab! {
         PermissionRequest = "PermissionRequest",
         PermissionDenied = "PermissionDenied",
     }
+    /// `ModelInfo.supportedEffortLevels` (the TS SDK's set; dcl reads `xhigh` as `max`).
+    EffortLevel {
+        Low = "low",
+        Medium = "medium",
+        High = "high",
+        Xhigh = "xhigh",
+        Max = "max",
+    }
 }
 
 #[cfg(test)]

@@ -418,6 +418,13 @@ export type PermissionUpdate =
  */
 export type ElicitationAction = "accept" | "decline" | "cancel";
 /**
+ * `ModelInfo.supportedEffortLevels` (the TS SDK's set; dcl reads `xhigh` as `max`).
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "EffortLevel".
+ */
+export type EffortLevel = "low" | "medium" | "high" | "xhigh" | "max";
+/**
  * A permission mode as dcl reports it (`permissionMode`, `current_permission_mode`,
  * `set_permission_mode`'s answer). dcl normalizes Qoder's spellings on input.
  *
@@ -2144,11 +2151,80 @@ export interface ModelInfo {
   displayName: string;
   description: string;
   supportsEffort?: boolean | null;
-  supportedEffortLevels?: string[] | null;
+  supportedEffortLevels?: EffortLevel[] | null;
+  /**
+   * Claude: whether the model decides by itself when and how much to think.
+   */
+  supportsAdaptiveThinking?: boolean | null;
+  supportsFastMode?: boolean | null;
   /**
    * Qoder.
    */
   isEnabled?: boolean | null;
+  /**
+   * Qoder: context-window tiers by label (`200K`, `1M`).
+   */
+  context_config?: {
+    [k: string]: ModelContextWindow;
+  } | null;
+  /**
+   * Qoder: how thinking can be set for this model.
+   */
+  thinking_config?: ModelThinkingConfig | null;
+  [k: string]: unknown;
+}
+/**
+ * One context-window tier of a Qoder catalogue entry.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ModelContextWindow".
+ */
+export interface ModelContextWindow {
+  token_count: number;
+  is_default?: boolean | null;
+  [k: string]: unknown;
+}
+/**
+ * Qoder `thinking_config`: what "off" and "on" mean for a model.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ModelThinkingConfig".
+ */
+export interface ModelThinkingConfig {
+  disabled?: ModelThinkingDisabled | null;
+  enabled?: ModelThinkingEnabled | null;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ModelThinkingDisabled".
+ */
+export interface ModelThinkingDisabled {
+  description?: string | null;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ModelThinkingEnabled".
+ */
+export interface ModelThinkingEnabled {
+  description?: string | null;
+  /**
+   * By effort level (`low`, `medium`, `high`, `max`).
+   */
+  efforts?: {
+    [k: string]: ModelEffort;
+  } | null;
+  is_default?: boolean | null;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ModelEffort".
+ */
+export interface ModelEffort {
+  description?: string | null;
+  is_default?: boolean | null;
   [k: string]: unknown;
 }
 /**

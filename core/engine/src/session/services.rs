@@ -334,6 +334,7 @@ impl SessionCore {
             json_schema: opts.json_schema.clone(),
             output_schema,
             prompt_suggestions: false,
+            model_policy: false,
             session_started: false,
             pending_context: Vec::new(),
             mcp: McpPending {
@@ -567,7 +568,9 @@ fn startup(handle: tokio::task::JoinHandle<()>) -> McpStartup {
 }
 
 /// The built-in tools this session offers: `--tools` restricts, whole-tool
-/// `--disallowedTools` rules hide. Unknown names in `--tools` are skipped with a warning.
+/// `--disallowedTools` rules hide. Unknown names in `--tools` are skipped with a warning;
+/// `mcp__…` names are not built-in tools and need none (MCP tools are offered as their
+/// servers list them).
 fn select_tools(opts: &SessionOptions, session_tools: Vec<Arc<dyn Tool>>) -> Vec<Arc<dyn Tool>> {
     let mut all = crate::tools::builtin_tools();
     all.extend(session_tools);
@@ -584,7 +587,10 @@ fn select_tools(opts: &SessionOptions, session_tools: Vec<Arc<dyn Tool>>) -> Vec
         .is_none_or(|w| w.iter().any(|n| n == "default"));
     if let Some(w) = &wanted {
         for name in w {
-            if name != "default" && !all.iter().any(|t| t.name() == name) {
+            if name != "default"
+                && !name.starts_with("mcp__")
+                && !all.iter().any(|t| t.name() == name)
+            {
                 tracing::warn!("--tools: unknown tool {name:?} skipped");
             }
         }
