@@ -93,6 +93,7 @@ pub(crate) fn usage(core: &SessionCore) -> ContextUsageResponse {
         "promptBorder",
     ));
     let stats = core.state.with(|s| s.stats.clone());
+    let compact = super::turn::compact::policy(core, &live.model);
     let memory_files = services
         .memory
         .iter()
@@ -112,7 +113,12 @@ pub(crate) fn usage(core: &SessionCore) -> ContextUsageResponse {
         context_window: Some(
             json!({"usedPercentage": pct(total), "usedTokens": total, "maxTokens": max}),
         ),
-        auto_compact: Some(json!({"enabled": false, "thresholdPercentage": 100})),
+        auto_compact: Some(json!({
+            "enabled": compact.enabled,
+            "thresholdPercentage": compact.threshold_percentage(),
+        })),
+        is_auto_compact_enabled: compact.enabled,
+        auto_compact_threshold: Some(compact.threshold),
         // Both dialects' skill summaries: Claude's and Qoder's keys in one object.
         skills: Some(json!({"totalSkills": 0, "includedSkills": 0, "tokens": 0,
             "skillFrontmatter": [], "count": 0, "percentageOfContext": 0, "items": []})),

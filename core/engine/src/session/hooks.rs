@@ -26,6 +26,8 @@ pub const FIRED_EVENTS: &[&str] = &[
     "PermissionDenied",
     "SubagentStart",
     "SubagentStop",
+    "PreCompact",
+    "PostCompact",
 ];
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);

@@ -13,6 +13,7 @@
 mod agent_loop;
 mod approval;
 pub(crate) mod builtin;
+pub(crate) mod compact;
 pub(crate) mod interactive;
 mod orchestrator;
 mod result;
@@ -249,6 +250,9 @@ pub(crate) struct TurnState {
     pub invalid_outputs: u32,
     /// The prompt's `origin`, echoed on its result.
     pub origin: Option<Value>,
+    /// The history was compacted after the API refused a request as too long; a second
+    /// refusal ends the turn.
+    pub compacted_after_refusal: bool,
 }
 
 impl TurnState {
@@ -269,6 +273,7 @@ impl TurnState {
             structured_nudges: 0,
             invalid_outputs: 0,
             origin: prompt.message.origin().cloned(),
+            compacted_after_refusal: false,
         }
     }
 }
