@@ -408,7 +408,10 @@ mod tests {
         impl Recorder for Cuts {
             fn record(&self, _: &Item) {}
             fn compacted(&self, b: &Boundary, s: &Item) {
-                self.0.lock().unwrap().push((b.uuid.clone(), s.uuid.clone()));
+                self.0
+                    .lock()
+                    .unwrap()
+                    .push((b.uuid.clone(), s.uuid.clone()));
             }
         }
         let cuts = Arc::new(Cuts(Mutex::new(Vec::new())));

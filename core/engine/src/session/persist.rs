@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 
 use dcl_protocol::{AssistantPayload, ContentBlock, Extra, Message, TranscriptMirrorMessage};
 use dcl_store::{
-    CompactIds, Homes, MirrorSink, Redactor, ResumeRequest, SessionState, Store, StoreError, Target,
-    Transcript, TranscriptOptions,
+    CompactIds, Homes, MirrorSink, Redactor, ResumeRequest, SessionState, Store, StoreError,
+    Target, Transcript, TranscriptOptions,
 };
 use serde_json::{Map, Value, json};
 
@@ -421,7 +421,12 @@ impl Recorder for TranscriptRecorder {
             summary: summary.uuid.clone(),
         };
         self.with_transcript(|t| {
-            t.compact_as(&ids, boundary.trigger, boundary.pre_tokens, &boundary.summary)
+            t.compact_as(
+                &ids,
+                boundary.trigger,
+                boundary.pre_tokens,
+                &boundary.summary,
+            )
         });
     }
 

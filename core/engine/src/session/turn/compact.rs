@@ -12,8 +12,7 @@
 use std::time::Duration;
 
 use dcl_protocol::{
-    CompactMetadata, ContentBlock, Extra, SystemCompactBoundary, SystemInformational,
-    SystemStatus,
+    CompactMetadata, ContentBlock, Extra, SystemCompactBoundary, SystemInformational, SystemStatus,
 };
 use futures::StreamExt;
 use serde_json::{Map, Value, json};
@@ -198,7 +197,10 @@ pub(crate) async fn run(
     let mut extra: Vec<String> = instructions.into_iter().collect();
     extra.extend(verdict.additional_context);
     ctx.emitter.system(SystemStatus::compacting());
-    let pre_tokens = conv.size_handle().load(std::sync::atomic::Ordering::Relaxed) as u64 / 4;
+    let pre_tokens = conv
+        .size_handle()
+        .load(std::sync::atomic::Ordering::Relaxed) as u64
+        / 4;
     let outcome = summarise(ctx, model, history, &extra).await;
     let summary = match outcome {
         Ok(s) => s,
@@ -378,11 +380,8 @@ fn trim_head(history: Vec<ApiMessage>) -> Vec<ApiMessage> {
     let drop = (history.len() / 4).max(1);
     let mut rest: Vec<ApiMessage> = history.into_iter().skip(drop).collect();
     while let Some(first) = rest.first() {
-        let starts_clean = first.role == Role::User
-            && !first
-                .content
-                .iter()
-                .any(|b| b.as_tool_result().is_some());
+        let starts_clean =
+            first.role == Role::User && !first.content.iter().any(|b| b.as_tool_result().is_some());
         if starts_clean {
             break;
         }
@@ -434,7 +433,9 @@ mod tests {
             retry_after: None,
         };
         assert!(!prompt_too_long(&other));
-        assert!(!prompt_too_long(&ModelError::connection("prompt is too long")));
+        assert!(!prompt_too_long(&ModelError::connection(
+            "prompt is too long"
+        )));
     }
 
     #[test]
