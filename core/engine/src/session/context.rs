@@ -16,11 +16,14 @@ fn tokens(chars: usize) -> u64 {
 pub(crate) fn usage(core: &SessionCore) -> ContextUsageResponse {
     let live = core.state.live();
     let services = &core.services;
-    let system = crate::prompt::system_prompt(
-        live.system_prompt.as_deref(),
-        live.append_system_prompt.as_deref(),
-        !services.qoder(),
-        &services.cwd,
+    let system = crate::prompt::with_output_style(
+        crate::prompt::system_prompt(
+            live.system_prompt.as_deref(),
+            live.append_system_prompt.as_deref(),
+            !services.qoder(),
+            &services.cwd,
+        ),
+        &services.output_style,
     )
     .unwrap_or_default();
     let memory = crate::memory::section(&services.memory).unwrap_or_default();

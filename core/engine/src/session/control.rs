@@ -286,6 +286,7 @@ impl Actor {
                 .iter()
                 .map(|f| format!("{f}: accepted for compatibility but not supported yet; ignored")),
         );
+        warnings.extend(self.core.services.output_style.warning.clone());
         for w in &warnings {
             tracing::warn!("initialize: {w}");
         }
@@ -323,6 +324,8 @@ impl Actor {
         let mut response = InitializeResponse {
             agents,
             commands: super::turn::builtin::command_infos(),
+            output_style: self.core.services.output_style.name.clone(),
+            available_output_styles: self.core.services.output_styles.clone(),
             ..InitializeResponse::default()
         }
         .with_models(model_list(&model))

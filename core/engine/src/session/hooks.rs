@@ -365,12 +365,13 @@ mod tests {
     fn unfired_events_are_reported() {
         let init: InitializeRequest = serde_json::from_value(json!({
             "hooks": {"PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["hook_0"]}],
-                      "PreCompact": [{"hookCallbackIds": ["hook_1"]}]}
+                      "PreCompact": [{"hookCallbackIds": ["hook_1"]}],
+                      "Notification": [{"hookCallbackIds": ["hook_2"]}]}
         }))
         .unwrap();
         let (reg, warnings) = HookRegistry::from_initialize(&init).unwrap();
-        assert_eq!(reg.registrations.len(), 2);
+        assert_eq!(reg.registrations.len(), 3);
         assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].contains("PreCompact"));
+        assert!(warnings[0].contains("Notification"));
     }
 }

@@ -41,6 +41,10 @@ pub(crate) struct SessionServices {
     pub closed: CancellationToken,
     /// Memory files read when the session opened.
     pub memory: Vec<crate::memory::MemoryFile>,
+    /// The `outputStyle` of the settings, resolved when the session opened.
+    pub output_style: crate::prompt::OutputStyle,
+    /// Every style the session could use (`available_output_styles`).
+    pub output_styles: Vec<String>,
     /// The built-in tools this session offers.
     pub tools: Vec<Arc<dyn Tool>>,
     pub shell: Arc<ShellState>,
@@ -151,7 +155,7 @@ impl SessionCore {
             None => None,
         };
         let checkpoint_home = homes.dcl_home.clone();
-        let opened = persist::open(&opts, homes, &cwd, &env_map, requested_id);
+        let opened = persist::open(&opts, homes.clone(), &cwd, &env_map, requested_id);
         let resumed = opened.state.clone().unwrap_or_default();
         let permission_mode = match opts
             .permission_mode
@@ -189,15 +193,24 @@ impl SessionCore {
         let model = models::resolve_alias(model_name.as_deref(), clients.default_model());
         let session_id = opened.session_id.clone();
         let tools = select_tools(&opts);
-        let mcp_plan = mcp::plan(&opts, home.as_deref(), &cwd)
+        let mcp_plan = mcp::plan(&opts, &homes.user_folders(), &cwd)
             .map_err(|e| OptionsError::new("mcpConfig", e))?;
         let source_on = |s: &str| {
             opts.setting_sources
                 .as_ref()
                 .is_none_or(|list| list.iter().any(|x| x == s))
         };
-        let memory = crate::memory::load(
-            home.as_deref(),
+        let memory_paths = crate::memory::MemoryPaths {
+            home: home.clone(),
+            user_folders: homes
+                .user_folders()
+                .into_iter()
+                .map(std::path::Path::to_path_buf)
+                .collect(),
+            project_folders: homes.project_folders(&cwd),
+        };
+        let memory = crate::memory::load_from(
+            &memory_paths,
             &cwd,
             source_on("user"),
             source_on("project") || source_on("local"),
@@ -256,6 +269,11 @@ impl SessionCore {
             &cwd,
             tool_env.clone(),
         );
+        let output_style = settings.resolved_output_style();
+        if let Some(w) = &output_style.warning {
+            tracing::warn!("{w}");
+        }
+        let output_styles = settings.available_output_styles();
         let state = SessionState {
             live: LiveSettings {
                 model,
@@ -333,6 +351,8 @@ impl SessionCore {
             mcp: mcp_manager,
             closed,
             memory,
+            output_style,
+            output_styles,
             tools,
             clients,
             initialized: tokio::sync::watch::Sender::new(false),

@@ -85,6 +85,10 @@ fn system_prompt(ctx: &TurnContext) -> Option<String> {
         crate::prompt::system_prompt(custom, append, !core.services.qoder(), &core.services.cwd),
         &core.services.memory,
     );
+    // The output style shapes the main thread's answers; an agent's prompt is its own.
+    if ctx.system_prompt.is_none() {
+        system = crate::prompt::with_output_style(system, &core.services.output_style);
+    }
     if ctx.tools.offers(STRUCTURED_OUTPUT_TOOL) && core.json_schema().is_some() {
         let note = format!(
             "When you have the final answer, call the {STRUCTURED_OUTPUT_TOOL} tool exactly once with it; its input schema is the required output format."
