@@ -18,7 +18,7 @@ pub(crate) const COMMANDS: &[(&str, &str)] = &[
     ("clear", "Clear conversation history and free up context"),
     (
         "compact",
-        "Clear conversation history but keep a summary in context. Optional: /compact [instructions for summarization]",
+        "Free up context by summarizing the conversation so far",
     ),
     (
         "cost",
