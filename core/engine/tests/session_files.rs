@@ -83,7 +83,8 @@ async fn a_custom_output_style_from_dcl_home_is_reported_and_applied() {
         &place.data.path().join("output-styles/Pirate.md"),
         "---\nname: Pirate\ndescription: arr\n---\nSpeak like a pirate.",
     );
-    let session = Session::spawn(&tokio::runtime::Handle::current(), place.options(&server)).unwrap();
+    let session =
+        Session::spawn(&tokio::runtime::Handle::current(), place.options(&server)).unwrap();
     let answer = initialize(&session).await;
     assert_eq!(answer["output_style"], "Pirate", "{answer}");
     let styles: Vec<&str> = answer["available_output_styles"]
@@ -99,7 +100,10 @@ async fn a_custom_output_style_from_dcl_home_is_reported_and_applied() {
     assert_eq!(init["output_style"], "Pirate");
     let system = server.message_bodies()[0]["system"].to_string();
     assert!(system.contains("Speak like a pirate."), "{system}");
-    assert!(!system.contains("name: Pirate"), "front matter is left out: {system}");
+    assert!(
+        !system.contains("name: Pirate"),
+        "front matter is left out: {system}"
+    );
     session.close();
 }
 
@@ -158,7 +162,8 @@ async fn memory_files_and_mcp_servers_are_read_from_the_data_dir() {
         &place.home.path().join(".dcl/DCL.md"),
         "Rule from the default home.",
     );
-    let session = Session::spawn(&tokio::runtime::Handle::current(), place.options(&server)).unwrap();
+    let session =
+        Session::spawn(&tokio::runtime::Handle::current(), place.options(&server)).unwrap();
     initialize(&session).await;
     session
         .send(control_request("mcp", json!({"subtype": "mcp_status"})))
