@@ -43,7 +43,13 @@ fn user(text: &str) -> String {
 }
 
 /// Runs dcl with `lines` on stdin (then EOF); returns every stdout line and the exit code.
-fn run(cwd: &Path, home: &Path, data: &Path, base_url: &str, lines: &[String]) -> (Vec<Value>, i32) {
+fn run(
+    cwd: &Path,
+    home: &Path,
+    data: &Path,
+    base_url: &str,
+    lines: &[String],
+) -> (Vec<Value>, i32) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_dcl"))
         .args([
             "--input-format",
@@ -75,7 +81,12 @@ fn run(cwd: &Path, home: &Path, data: &Path, base_url: &str, lines: &[String]) -
         stdin.write_all(input.as_bytes()).unwrap();
     });
     let mut out = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
     writer.join().unwrap();
     let code = child.wait().unwrap().code().unwrap_or(-1);
     let seen = out
@@ -140,7 +151,10 @@ async fn a_long_stream_json_session_compacts_with_valid_frames_and_the_project_o
     }
     let results: Vec<&Value> = seen.iter().filter(|v| v["type"] == "result").collect();
     assert_eq!(results.len(), 102);
-    assert!(results.iter().all(|r| r["is_error"] == false), "{results:#?}");
+    assert!(
+        results.iter().all(|r| r["is_error"] == false),
+        "{results:#?}"
+    );
     let boundaries: Vec<&Value> = seen
         .iter()
         .filter(|v| v["subtype"] == "compact_boundary")
@@ -172,7 +186,11 @@ async fn a_long_stream_json_session_compacts_with_valid_frames_and_the_project_o
             .contains(&json!("compact"))
     );
     let bodies = server.message_bodies();
-    assert!(bodies[0]["system"].to_string().contains("Answer in one line."));
+    assert!(
+        bodies[0]["system"]
+            .to_string()
+            .contains("Answer in one line.")
+    );
     // The manual summary was asked with the host's instructions, and the last request
     // starts from it.
     let asks: Vec<&Value> = bodies
@@ -182,7 +200,10 @@ async fn a_long_stream_json_session_compacts_with_valid_frames_and_the_project_o
     assert!(last_text(asks.last().unwrap()).contains("focus on the numbers"));
     let last = bodies.last().unwrap();
     let first_text = last["messages"][0]["content"].to_string();
-    assert!(first_text.contains("This session is being continued"), "{first_text}");
+    assert!(
+        first_text.contains("This session is being continued"),
+        "{first_text}"
+    );
     assert!(first_text.contains("numbered turns"), "{first_text}");
     assert_eq!(last["messages"].as_array().unwrap().len(), 1);
     assert!(last_text(last).ends_with("and after that"));

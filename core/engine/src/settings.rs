@@ -219,7 +219,7 @@ impl Settings {
             .rev()
             .map(|d| d.join(format!("{name}.md")))
             .find(|p| p.is_file());
-        let read = file.as_ref().map(|p| std::fs::read_to_string(p));
+        let read = file.as_ref().map(std::fs::read_to_string);
         match (file, read) {
             (Some(path), Some(Ok(text))) => crate::prompt::OutputStyle::custom(&name, &text, &path),
             (Some(path), Some(Err(e))) => crate::prompt::OutputStyle::unavailable(format!(
