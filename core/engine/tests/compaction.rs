@@ -244,9 +244,10 @@ async fn slash_compact_runs_on_demand_after_a_precompact_hook_and_resume_starts_
     session
         .send(control_request(
             "init",
-            json!({"subtype": "initialize", "hooks": {"PreCompact": [
-                {"matcher": "manual", "hookCallbackIds": ["pre"]}
-            ]}}),
+            json!({"subtype": "initialize", "hooks": {
+                "PreCompact": [{"matcher": "manual", "hookCallbackIds": ["pre"]}],
+                "PostCompact": [{"hookCallbackIds": ["post"]}],
+            }}),
         ))
         .unwrap();
     let init = next(&session).await;
@@ -261,23 +262,34 @@ async fn slash_compact_runs_on_demand_after_a_precompact_hook_and_resume_starts_
     session
         .send(prompt("/compact keep the turn numbers"))
         .unwrap();
-    let mut hook_input = None;
+    let mut hook_inputs = Vec::new();
     let mut seen = Vec::new();
     loop {
         let v = next(&session).await;
-        seen.push(v.clone());
         if v["type"] == "control_request" && v["request"]["subtype"] == "hook_callback" {
-            hook_input = Some(v["request"]["input"].clone());
+            hook_inputs.push(v["request"]["input"].clone());
             session.send(answer(&v["request_id"], json!({}))).unwrap();
+            continue;
         }
+        seen.push(v.clone());
         if v["type"] == "result" {
             break;
         }
     }
-    let input = hook_input.expect("the PreCompact hook fired");
-    assert_eq!(input["hook_event_name"], "PreCompact", "{input}");
-    assert_eq!(input["trigger"], "manual");
-    assert_eq!(input["custom_instructions"], "keep the turn numbers");
+    assert_eq!(hook_inputs.len(), 2, "{hook_inputs:#?}");
+    let pre = &hook_inputs[0];
+    assert_eq!(pre["hook_event_name"], "PreCompact", "{pre}");
+    assert_eq!(pre["trigger"], "manual");
+    assert_eq!(pre["custom_instructions"], "keep the turn numbers");
+    let post = &hook_inputs[1];
+    assert_eq!(post["hook_event_name"], "PostCompact", "{post}");
+    assert!(
+        post["compact_summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("Summary:\nThe user counted turns"),
+        "{post}"
+    );
     let result = seen.last().unwrap();
     assert_eq!(result["is_error"], false, "{result}");
     let kinds: Vec<String> = seen
@@ -438,4 +450,37 @@ async fn a_prompt_the_api_refused_is_not_sent_again_after_resume() {
     let on_disk = std::fs::read_to_string(transcript(home.path(), &id)).unwrap();
     assert!(on_disk.contains("POISON prompt"));
     server.assert_no_violations();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_still_too_long_after_compaction_ends_the_turn_with_a_clear_error() {
+    let server = fake_model().await;
+    // Smaller than the system prompt and tools alone: nothing can fit.
+    server.set_window(100);
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        options(&server.base_url(), dir.path(), home.path(), &[]),
+    )
+    .unwrap();
+    session.send(prompt("hello")).unwrap();
+    let (seen, result) = until_result(&session).await;
+    assert_eq!(result["is_error"], true, "{result}");
+    assert_eq!(result["terminal_reason"], "prompt_too_long", "{result}");
+    assert!(
+        result["result"].to_string().contains("prompt is too long"),
+        "{result}"
+    );
+    let warned = seen.iter().any(|v| {
+        v["subtype"] == "informational"
+            && v["content"]
+                .as_str()
+                .is_some_and(|c| c.contains("Automatic compaction failed"))
+    });
+    assert!(warned, "{seen:#?}");
+    assert!(!seen.iter().any(|v| v["subtype"] == "compact_boundary"));
+    // One refused request, one refused summary: no loop.
+    assert_eq!(server.refused_too_long(), 2);
+    session.close();
 }

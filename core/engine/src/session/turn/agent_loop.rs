@@ -115,7 +115,11 @@ pub(super) async fn drive(
         }
         st.num_turns += 1;
         let reply = match sampling::sample_with_fallback(ctx, conv, st).await {
-            Ok(r) => r,
+            Ok(r) => {
+                // A later refusal may compact again: only back-to-back ones give up.
+                st.compacted_after_refusal = false;
+                r
+            }
             Err(SampleError::Cancelled) => {
                 return Finish::Interrupted(TerminalReason::AbortedStreaming);
             }
@@ -131,6 +135,9 @@ pub(super) async fn drive(
                     Ok(_) => {
                         st.num_turns -= 1;
                         continue;
+                    }
+                    Err(_) if ctx.cancel.is_cancelled() => {
+                        return Finish::Interrupted(TerminalReason::AbortedStreaming);
                     }
                     Err(why) => {
                         ctx.emitter.system(SystemInformational::warning(format!(
@@ -210,6 +217,12 @@ async fn compact_command(
             ));
             result::finish(ctx, conv, st, Finish::Completed)
         }
+        Err(_) if ctx.cancel.is_cancelled() => result::finish(
+            ctx,
+            conv,
+            st,
+            Finish::Interrupted(TerminalReason::AbortedStreaming),
+        ),
         Err(why) => result::finish(ctx, conv, st, Finish::CommandFailed(why)),
     }
 }

@@ -268,11 +268,13 @@ pub(crate) async fn auto_if_needed(
         return false;
     }
     let p = policy(&ctx.core, model);
-    if !p.enabled || estimated_tokens < p.threshold || conv.api_messages().is_empty() {
+    if !p.enabled || estimated_tokens < p.threshold || conv.items().iter().all(|i| i.excluded) {
         return false;
     }
     match run(ctx, conv, model, Trigger::Auto, None).await {
         Ok(_) => true,
+        // The interrupt ends the turn at its next step; nothing failed.
+        Err(_) if ctx.cancel.is_cancelled() => false,
         Err(e) => {
             ctx.emitter.system(SystemInformational::warning(format!(
                 "Automatic compaction failed: {e}"

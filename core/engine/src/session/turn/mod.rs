@@ -250,8 +250,8 @@ pub(crate) struct TurnState {
     pub invalid_outputs: u32,
     /// The prompt's `origin`, echoed on its result.
     pub origin: Option<Value>,
-    /// The history was compacted after the API refused a request as too long; a second
-    /// refusal ends the turn.
+    /// The history was compacted after the API refused the last request as too long; a
+    /// second refusal in a row ends the turn.
     pub compacted_after_refusal: bool,
 }
 
