@@ -264,48 +264,8 @@ impl Session {
 #[pyfunction]
 fn sessions(py: Python<'_>, request_json: &str) -> PyResult<String> {
     let request = request_json.to_string();
-    py.detach(move || sessions_request(&request))
-        .map_err(PyValueError::new_err)
-}
-
-fn sessions_request(request: &str) -> Result<String, String> {
-    use serde_json::Value;
-    let v: Value = serde_json::from_str(request).map_err(|e| format!("bad request: {e}"))?;
-    let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-    let env: std::collections::BTreeMap<String, String> = v
-        .get("env")
-        .and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .filter_map(|(k, x)| x.as_str().map(|x| (k.clone(), x.to_string())))
-                .collect()
-        })
-        .unwrap_or_default();
-    let directory = text("directory");
-    let cwd = match &directory {
-        Some(d) => std::path::PathBuf::from(d),
-        None => std::env::current_dir()
-            .map_err(|e| format!("cannot read the current directory: {e}"))?,
-    };
-    let data_dir = text("dataDir").map(std::path::PathBuf::from);
-    let homes = dcl_store::Homes::resolve(data_dir.as_deref(), |k| env.get(k).cloned(), &cwd);
-    let store = dcl_store::Store::new(homes, &cwd);
-    let out = match text("op").as_deref() {
-        Some("list") => serde_json::to_value(store.list(directory.is_none())),
-        Some("messages") => {
-            let id = text("sessionId").ok_or("sessionId is required")?;
-            match store.messages(&id) {
-                Ok(m) => Ok(Value::Array(m)),
-                Err(
-                    dcl_store::StoreError::SessionNotFound { .. }
-                    | dcl_store::StoreError::InvalidId { .. },
-                ) => Ok(Value::Array(Vec::new())),
-                Err(e) => return Err(e.to_string()),
-            }
-        }
-        other => return Err(format!("unknown op {other:?}")),
-    };
-    out.map(|v| v.to_string()).map_err(|e| e.to_string())
+    py.detach(move || dcl_store::requests::answer(&request))
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// Opens a session from options JSON; see `Session.open`.
