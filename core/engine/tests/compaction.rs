@@ -413,6 +413,7 @@ async fn a_prompt_the_api_refused_is_not_sent_again_after_resume() {
         FakeResponse::error(400, "invalid_request_error", "this prompt is refused"),
         FakeResponse::sse(sse_text("third answer")),
         FakeResponse::sse(sse_text("after resume")),
+        FakeResponse::sse(sse_text("after fork")),
     ])
     .await
     .unwrap();
@@ -446,9 +447,30 @@ async fn a_prompt_the_api_refused_is_not_sent_again_after_resume() {
         vec!["first", "first answer", "third", "third answer", "fourth"]
     );
     resumed.close();
-    // The positive twin: the refused prompt is still in the transcript.
+    drop(resumed);
+    // A fork's copies (new uuids) stay unsent too.
+    let fork = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        SessionOptions {
+            resume: Some(id.clone()),
+            fork_session: true,
+            ..opts
+        },
+    )
+    .unwrap();
+    fork.send(prompt("fifth")).unwrap();
+    let (_, result) = until_result(&fork).await;
+    assert_eq!(result["is_error"], false, "{result}");
+    let sent = texts(server.message_bodies().last().unwrap());
+    assert!(!sent.iter().any(|t| t.contains("POISON")), "{sent:?}");
+    assert_eq!(sent.last().unwrap(), "fifth");
+    let fork_id = fork.session_id();
+    fork.close();
+    // The positive twin: the refused prompt is still in both transcripts.
     let on_disk = std::fs::read_to_string(transcript(home.path(), &id)).unwrap();
     assert!(on_disk.contains("POISON prompt"));
+    let forked = std::fs::read_to_string(transcript(home.path(), &fork_id)).unwrap();
+    assert!(forked.contains("POISON prompt"));
     server.assert_no_violations();
 }
 
