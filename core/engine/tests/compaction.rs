@@ -506,3 +506,68 @@ async fn a_prompt_still_too_long_after_compaction_ends_the_turn_with_a_clear_err
     assert_eq!(server.refused_too_long(), 2);
     session.close();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_compaction_can_be_turned_off_and_get_context_usage_reports_the_policy() {
+    let server = fake_model().await;
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let low = [
+        ("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "20000"),
+        ("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "30"),
+    ];
+    let usage = async |session: &Session| {
+        session
+            .send(control_request(
+                "u",
+                json!({"subtype": "get_context_usage"}),
+            ))
+            .unwrap();
+        loop {
+            let v = next(session).await;
+            if v["type"] == "control_response" {
+                return v["response"]["response"].clone();
+            }
+        }
+    };
+    // Off by the settings key: the threshold is passed, nothing is compacted.
+    let off = SessionOptions {
+        settings: Some(r#"{"autoCompactEnabled": false}"#.into()),
+        ..options(&server.base_url(), dir.path(), home.path(), &low)
+    };
+    let session = Session::spawn(&tokio::runtime::Handle::current(), off).unwrap();
+    let u = usage(&session).await;
+    assert_eq!(u["isAutoCompactEnabled"], false, "{u}");
+    assert_eq!(u["autoCompactThreshold"], 6_000, "{u}");
+    assert_eq!(u["autoCompact"]["thresholdPercentage"], 30.0, "{u}");
+    for i in 0..20 {
+        session.send(prompt(&turn_prompt(i))).unwrap();
+        let (seen, result) = until_result(&session).await;
+        assert_eq!(result["is_error"], false, "{result}");
+        assert!(!seen.iter().any(|v| v["subtype"] == "compact_boundary"));
+    }
+    assert!(!server.message_bodies().iter().any(is_summary_request));
+    session.close();
+    // On: the same turns compact; settings give the percentage when no variable does.
+    let on = SessionOptions {
+        settings: Some(r#"{"autoCompactThreshold": 30}"#.into()),
+        ..options(
+            &server.base_url(),
+            dir.path(),
+            home.path(),
+            &[("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "20000")],
+        )
+    };
+    let session = Session::spawn(&tokio::runtime::Handle::current(), on).unwrap();
+    let u = usage(&session).await;
+    assert_eq!(u["isAutoCompactEnabled"], true, "{u}");
+    assert_eq!(u["autoCompactThreshold"], 6_000, "{u}");
+    let mut compacted = false;
+    for i in 0..20 {
+        session.send(prompt(&turn_prompt(i))).unwrap();
+        let (seen, _) = until_result(&session).await;
+        compacted |= seen.iter().any(|v| v["subtype"] == "compact_boundary");
+    }
+    assert!(compacted);
+    session.close();
+}

@@ -106,11 +106,11 @@ impl Policy {
 ///   else the window less a 13k-token buffer;
 /// - off with `DISABLE_AUTO_COMPACT` / `DISABLE_COMPACT` set to a true value, or the
 ///   settings key `autoCompactEnabled: false`.
-pub(crate) fn policy(ctx_core: &crate::session::services::SessionCore, model: &str) -> Policy {
-    let env = &ctx_core.services.env;
+pub(crate) fn policy(core: &crate::session::services::SessionCore, model: &str) -> Policy {
+    let env = &core.services.env;
     let var = |k: &str| env.get(k).map(|v| v.trim()).filter(|v| !v.is_empty());
     let truthy = |k: &str| var(k).is_some_and(|v| !matches!(v, "0" | "false" | "no" | "off"));
-    let (enabled_setting, pct_setting) = ctx_core.state.with(|s| {
+    let (enabled_setting, pct_setting) = core.state.with(|s| {
         (
             s.settings.get("autoCompactEnabled"),
             s.settings.get("autoCompactThreshold"),
