@@ -611,7 +611,7 @@ fn clear_starts_a_new_session_without_history_and_cost_and_context_are_answered_
         .iter()
         .map(|c| c.as_str().unwrap())
         .collect();
-    assert_eq!(cmds, ["clear", "cost", "context"]);
+    assert_eq!(cmds, ["clear", "compact", "cost", "context"]);
 }
 
 #[test]

@@ -137,7 +137,8 @@ pub fn open_with(options: SessionOptions) -> Result<Bridge, BridgeError> {
 }
 
 impl Bridge {
-    pub fn session_id(&self) -> &str {
+    /// The session's current id (a new one after `/clear`).
+    pub fn session_id(&self) -> String {
         self.session.session_id()
     }
 

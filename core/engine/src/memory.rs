@@ -1,7 +1,8 @@
 //! Memory files: project instructions the model reads with every request. `DCL.md`,
 //! `CLAUDE.md`, `AGENTS.md` (and `CLAUDE.local.md`) in the working directory and each
-//! directory above it, and the user's own in the home directory (`~/.dcl/DCL.md`,
-//! `~/.claude/CLAUDE.md`, and the same names directly in `~`).
+//! directory above it and in the project folders (`.claude/`, `.dcl/`); the user's own in
+//! the user folders (WIRE.md "client home" and "dcl home": `$CLAUDE_CONFIG_DIR` or
+//! `~/.claude`, then `--data-dir`, `DCL_CONFIG_DIR` or `~/.dcl`) and directly in `~`.
 
 use std::path::{Path, PathBuf};
 
@@ -20,20 +21,49 @@ pub struct MemoryFile {
     pub content: String,
 }
 
-/// Reads the memory files. `user` / `project` say which sources are enabled (settings
-/// sources). Files further from the working directory come first, so the nearest
-/// instructions are read last.
+/// Names looked for in a user folder and in the home directory.
+const USER_NAMES: &[&str] = &["DCL.md", "CLAUDE.md", "AGENTS.md"];
+
+/// Where memory files are looked for besides the working directory and its parents.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MemoryPaths {
+    /// The user's home directory.
+    pub home: Option<PathBuf>,
+    /// User folders, lowest precedence first (client home, then dcl home).
+    pub user_folders: Vec<PathBuf>,
+    /// Project folders, lowest precedence first (`.claude/` or `.qoder/`, then `.dcl/`).
+    pub project_folders: Vec<PathBuf>,
+}
+
+impl MemoryPaths {
+    /// The folders of a user whose homes are the defaults under `home`.
+    pub fn under_home(home: Option<&Path>, cwd: &Path) -> MemoryPaths {
+        MemoryPaths {
+            home: home.map(Path::to_path_buf),
+            user_folders: home
+                .map(|h| vec![h.join(".claude"), h.join(".dcl")])
+                .unwrap_or_default(),
+            project_folders: vec![cwd.join(".claude"), cwd.join(".dcl")],
+        }
+    }
+}
+
+/// [`load_from`] with the default folders under `home`.
 pub fn load(home: Option<&Path>, cwd: &Path, user: bool, project: bool) -> Vec<MemoryFile> {
+    load_from(&MemoryPaths::under_home(home, cwd), cwd, user, project)
+}
+
+/// Reads the memory files. `user` / `project` say which sources are enabled (settings
+/// sources). User files come first, then project files from the outermost directory in,
+/// so the nearest instructions are read last.
+pub fn load_from(paths: &MemoryPaths, cwd: &Path, user: bool, project: bool) -> Vec<MemoryFile> {
+    let home = paths.home.as_deref();
     let mut candidates: Vec<(PathBuf, &'static str)> = Vec::new();
-    if user && let Some(h) = home {
-        for p in [
-            ".dcl/DCL.md",
-            ".claude/CLAUDE.md",
-            "DCL.md",
-            "CLAUDE.md",
-            "AGENTS.md",
-        ] {
-            candidates.push((h.join(p), "user"));
+    if user {
+        for dir in paths.user_folders.iter().map(PathBuf::as_path).chain(home) {
+            for name in USER_NAMES {
+                candidates.push((dir.join(name), "user"));
+            }
         }
     }
     if project {
@@ -44,6 +74,11 @@ pub fn load(home: Option<&Path>, cwd: &Path, user: bool, project: bool) -> Vec<M
             if home.is_some_and(|h| h == dir) {
                 continue;
             }
+            for name in PROJECT_NAMES {
+                candidates.push((dir.join(name), "project"));
+            }
+        }
+        for dir in &paths.project_folders {
             for name in PROJECT_NAMES {
                 candidates.push((dir.join(name), "project"));
             }
@@ -138,6 +173,44 @@ mod tests {
         assert_eq!(only_project.len(), 3);
         assert!(section(&files).unwrap().contains("nearest rule"));
         assert!(section(&[]).is_none());
+    }
+
+    #[test]
+    fn user_memory_is_found_in_the_dcl_and_client_homes_wherever_they_are() {
+        let root = tempfile::tempdir().unwrap();
+        let home = root.path().join("home");
+        let data = root.path().join("data-dir");
+        let client = root.path().join("claude-config");
+        let cwd = root.path().join("repo");
+        for d in [&home, &data, &client, &cwd.join(".claude")] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(client.join("CLAUDE.md"), "client rule").unwrap();
+        std::fs::write(data.join("DCL.md"), "data-dir rule").unwrap();
+        std::fs::write(data.join("AGENTS.md"), "data-dir agents rule").unwrap();
+        std::fs::write(cwd.join(".claude/CLAUDE.md"), "project folder rule").unwrap();
+        // Not a home dcl reads in this session: the default ~/.dcl is not used.
+        std::fs::create_dir_all(home.join(".dcl")).unwrap();
+        std::fs::write(home.join(".dcl/DCL.md"), "default home rule").unwrap();
+        let paths = MemoryPaths {
+            home: Some(home.clone()),
+            user_folders: vec![client.clone(), data.clone()],
+            project_folders: vec![cwd.join(".claude"), cwd.join(".dcl")],
+        };
+        let files = load_from(&paths, &cwd, true, true);
+        let contents: Vec<&str> = files.iter().map(|f| f.content.as_str()).collect();
+        assert_eq!(
+            contents,
+            vec![
+                "client rule",
+                "data-dir rule",
+                "data-dir agents rule",
+                "project folder rule"
+            ]
+        );
+        assert_eq!(files[1].scope, "user");
+        assert_eq!(files[3].scope, "project");
+        assert_eq!(load_from(&paths, &cwd, false, true).len(), 1);
     }
 
     #[test]

@@ -9,6 +9,97 @@ and run the project's checks when you change behaviour. \
 Never expose secrets, and ask before doing anything destructive. \
 Answer concisely; say what you changed and what you could not do.";
 
+const EXPLANATORY: &str = "You are in the Explanatory output style: besides doing the task, \
+explain the implementation choices you make and the patterns of the codebase you meet. \
+Before and after writing code, add short insights (marked `Insight`) about why it is done \
+this way, the trade-offs, and what is specific to this project rather than general \
+programming knowledge. Keep them brief and relevant to the code at hand.";
+
+const LEARNING: &str = "You are in the Learning output style: help the user learn while \
+the task gets done. Explain your reasoning and the codebase's patterns with short insights \
+(marked `Insight`), and where a small, meaningful piece of code (a design decision, a \
+business rule, an error-handling choice of 5 to 10 lines) is to be written, ask the user to \
+write it: prepare the surrounding code, mark the spot with a TODO(human) comment, and say \
+exactly what to write and why it matters. Do the rest of the work yourself.";
+
+/// The output style in force (`outputStyle` in settings): its name as `system/init` and
+/// the `initialize` answer report it, and the instructions added to the system prompt.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OutputStyle {
+    pub name: String,
+    /// `None` for `default`.
+    pub instructions: Option<String>,
+    /// Why the configured style could not be used (the session then uses `default`).
+    pub warning: Option<String>,
+}
+
+impl OutputStyle {
+    /// `default`, `Explanatory` or `Learning`.
+    pub fn built_in(name: &str) -> Option<OutputStyle> {
+        let instructions = match name {
+            "default" => None,
+            "Explanatory" => Some(EXPLANATORY),
+            "Learning" => Some(LEARNING),
+            _ => return None,
+        };
+        Some(OutputStyle {
+            name: name.to_string(),
+            instructions: instructions.map(str::to_string),
+            warning: None,
+        })
+    }
+
+    /// A custom style from its Markdown file (front matter left out).
+    pub fn custom(name: &str, text: &str, path: &Path) -> OutputStyle {
+        let body = strip_front_matter(text).trim();
+        OutputStyle {
+            name: name.to_string(),
+            instructions: (!body.is_empty()).then(|| body.to_string()),
+            warning: body
+                .is_empty()
+                .then(|| format!("output style {} is empty", path.display())),
+        }
+    }
+
+    /// The default style, with the reason the configured one was not used.
+    pub fn unavailable(warning: String) -> OutputStyle {
+        OutputStyle {
+            name: "default".into(),
+            instructions: None,
+            warning: Some(warning),
+        }
+    }
+}
+
+/// A Markdown file's body without its leading `---` front matter.
+fn strip_front_matter(text: &str) -> &str {
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return text;
+    };
+    match rest.find("\n---") {
+        Some(end) => {
+            let after = &rest[end + 4..];
+            after.split_once('\n').map_or("", |(_, body)| body)
+        }
+        None => text,
+    }
+}
+
+/// The system prompt with the output style's instructions after it.
+pub fn with_output_style(prompt: Option<String>, style: &OutputStyle) -> Option<String> {
+    let Some(instructions) = &style.instructions else {
+        return prompt;
+    };
+    let section = format!("# Output style: {}\n{instructions}", style.name);
+    Some(match prompt {
+        Some(p) => format!("{p}\n\n{section}"),
+        None => section,
+    })
+}
+
 /// The system prompt of a request: the effective prompt plus the memory files.
 pub fn with_memory(prompt: Option<String>, memory: &[crate::memory::MemoryFile]) -> Option<String> {
     match (prompt, crate::memory::section(memory)) {
@@ -52,6 +143,29 @@ fn environment(cwd: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_output_style_adds_its_instructions_and_default_adds_none() {
+        let default = OutputStyle::built_in("default").unwrap();
+        assert_eq!(
+            with_output_style(Some("base".into()), &default).as_deref(),
+            Some("base")
+        );
+        let custom = OutputStyle::custom(
+            "Pirate",
+            "---\nname: Pirate\ndescription: arr\n---\nSpeak like a pirate.\n",
+            Path::new("/x/Pirate.md"),
+        );
+        assert_eq!(custom.instructions.as_deref(), Some("Speak like a pirate."));
+        let p = with_output_style(Some("base".into()), &custom).unwrap();
+        assert_eq!(p, "base\n\n# Output style: Pirate\nSpeak like a pirate.");
+        assert!(
+            with_output_style(None, &custom)
+                .unwrap()
+                .starts_with("# Output style")
+        );
+        assert_eq!(strip_front_matter("no front matter"), "no front matter");
+    }
 
     #[test]
     fn empty_prompt_means_none_only_for_claude() {

@@ -334,19 +334,21 @@ async fn server_errors_run_out_into_a_clear_error_and_the_session_recovers(api: 
 }
 
 async fn bad_requests_are_not_retried(api: Api) {
+    // Not "prompt is too long": that refusal makes dcl compact and try again (see
+    // tests/compaction.rs).
     let server = Server::start(
         api,
         vec![api_error(
             api,
             400,
             "invalid_request_error",
-            "prompt is too long",
+            "max_tokens: field required",
         )],
     )
     .await;
     let runs = run(api, &server.base_url(), &[], &["hello"]).await;
     let r = &runs[0];
-    assert_clear_error(&r.result, "prompt is too long");
+    assert_clear_error(&r.result, "max_tokens: field required");
     assert_eq!(r.result["api_error_status"], 400);
     assert!(retries(&r.seen).is_empty());
     assert_eq!(server.served(), 1);

@@ -191,6 +191,10 @@ pub struct SessionState {
     /// Per-model totals as the result's `modelUsage` reports them.
     #[serde(default, skip_serializing_if = "Value::is_null")]
     pub model_usage: Value,
+    /// Entries kept in the transcript but never sent to the model again (a prompt the API
+    /// refused): a resumed session leaves them out of its requests as the live one did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excluded: Vec<String>,
 }
 
 /// ISO-8601 UTC with milliseconds, as the reference stamps entries.

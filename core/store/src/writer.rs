@@ -226,6 +226,19 @@ impl Transcript {
             boundary: new_uuid(),
             summary: new_uuid(),
         };
+        self.compact_as(&ids, trigger, pre_tokens, summary)?;
+        Ok(ids)
+    }
+
+    /// [`Transcript::compact`] under the uuids the stream already used (the
+    /// `compact_boundary` line and the summary item keep the same uuid on disk).
+    pub fn compact_as(
+        &mut self,
+        ids: &CompactIds,
+        trigger: &str,
+        pre_tokens: u64,
+        summary: &str,
+    ) -> Result<()> {
         let boundary =
             self.ctx
                 .compact_boundary(&ids.boundary, self.leaf.as_deref(), trigger, pre_tokens);
@@ -236,7 +249,7 @@ impl Transcript {
             .compact_summary(&ids.summary, &ids.boundary, summary);
         self.write(s)?;
         self.leaf = Some(ids.summary.clone());
-        Ok(ids)
+        Ok(())
     }
 
     /// A line outside the chain (title, tag, last prompt, state…); the leaf stays.

@@ -488,6 +488,41 @@ fn secrets_never_reach_the_transcript_or_the_mirror() {
 }
 
 #[test]
+fn a_compaction_can_use_the_uuids_the_stream_showed_and_excluded_entries_survive_resume() {
+    let fx = Fixture::new();
+    let store = fx.store(&[]);
+    let (id, mut t, turns) = two_turn_session(&store);
+    let ids = dcl_store::CompactIds {
+        boundary: new_uuid(),
+        summary: new_uuid(),
+    };
+    t.compact_as(&ids, "manual", 42, "Summary:\nshort").unwrap();
+    assert_eq!(t.leaf(), Some(ids.summary.as_str()));
+    let refused = turns[1].entries[0].clone();
+    t.state(&SessionState {
+        excluded: vec![refused.clone()],
+        ..SessionState::default()
+    })
+    .unwrap();
+    let l = loader::load(t.path()).unwrap();
+    let b = l
+        .entries
+        .iter()
+        .find(|e| e["uuid"] == ids.boundary.as_str())
+        .unwrap();
+    assert_eq!(
+        b["compactMetadata"],
+        json!({"trigger": "manual", "preTokens": 42})
+    );
+    let r = store.resume(&by_id(&id)).unwrap();
+    assert_eq!(r.state.unwrap().excluded, vec![refused]);
+    // A state without exclusions writes no key for them.
+    t.state(&SessionState::default()).unwrap();
+    let last = loader::load(t.path()).unwrap().entries.pop().unwrap();
+    assert!(last.get("excluded").is_none(), "{last}");
+}
+
+#[test]
 fn compaction_writes_the_boundary_and_the_summary_and_resume_starts_there() {
     let fx = Fixture::new();
     let store = fx.store(&[]);

@@ -96,6 +96,39 @@ impl FakeAnthropicServer {
     pub fn messages_served(&self) -> usize {
         self.inner.state().served
     }
+
+    /// Gives the fake model a context window of `tokens` (as [`request_tokens`] counts
+    /// them): a longer request is answered as the real API answers it, HTTP 400
+    /// `invalid_request_error` `prompt is too long: N tokens > M maximum`. Such a refusal
+    /// is not a violation; [`Self::refused_too_long`] counts them.
+    pub fn set_window(&self, tokens: u64) {
+        self.inner.state().window = Some(tokens);
+    }
+
+    /// Requests refused for passing the window.
+    pub fn refused_too_long(&self) -> usize {
+        self.inner.state().too_long
+    }
+
+    /// Answers each request the script does not cover with `f(body)`, so a session of any
+    /// length can run.
+    pub fn set_responder(&self, f: impl Fn(&Value) -> FakeResponse + Send + Sync + 'static) {
+        self.inner.state().responder = Some(crate::server::Responder(std::sync::Arc::new(f)));
+    }
+}
+
+/// The tokens of a Messages request as the fakes count them: a quarter of the characters
+/// of its system prompt, messages and tools (the reference's own fake counts the same way).
+pub fn request_tokens(body: &Value) -> u64 {
+    let chars: usize = ["system", "messages", "tools"]
+        .iter()
+        .filter_map(|k| body.get(*k))
+        .map(|v| match v {
+            Value::String(s) => s.len(),
+            other => other.to_string().len(),
+        })
+        .sum();
+    chars.div_ceil(4) as u64
 }
 
 /// Decides the answer to each request.
@@ -103,7 +136,19 @@ fn route(req: &RecordedRequest, st: &mut State) -> FakeResponse {
     match (req.method.as_str(), req.path.as_str()) {
         ("POST", "/v1/messages") => {
             st.served += 1;
-            st.answer(check_request(&req.body), "request-id", |status, text| {
+            let problems = check_request(&req.body);
+            if let Some(limit) = st.window.filter(|_| problems.is_empty()) {
+                let tokens = request_tokens(&req.body);
+                if tokens > limit {
+                    st.too_long += 1;
+                    return FakeResponse::error(
+                        400,
+                        "invalid_request_error",
+                        &format!("prompt is too long: {tokens} tokens > {limit} maximum"),
+                    );
+                }
+            }
+            st.answer(problems, "request-id", |status, text| {
                 let kind = if status == 400 {
                     "invalid_request_error"
                 } else {

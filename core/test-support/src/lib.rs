@@ -10,6 +10,8 @@ pub mod openai;
 mod server;
 pub mod sse;
 
-pub use anthropic::{FakeAnthropicServer, FakeResponse, RecordedRequest, check_request};
+pub use anthropic::{
+    FakeAnthropicServer, FakeResponse, RecordedRequest, check_request, request_tokens,
+};
 pub use openai::{ChatStream, FakeOpenAiServer, check_chat_request, openai_error};
 pub use sse::{SseMessage, sse_error, sse_event, sse_text, sse_thinking, sse_tool_use};

@@ -295,6 +295,17 @@ impl RecordedRequest {
     }
 }
 
+/// Answers a model request from its body when the script has run out (a fake model that
+/// can serve a session of any length).
+#[derive(Clone)]
+pub(crate) struct Responder(pub Arc<dyn Fn(&Value) -> FakeResponse + Send + Sync>);
+
+impl std::fmt::Debug for Responder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Responder(..)")
+    }
+}
+
 /// What a fake server remembers.
 #[derive(Debug, Default)]
 pub(crate) struct State {
@@ -303,6 +314,11 @@ pub(crate) struct State {
     pub violations: Vec<String>,
     /// Model requests answered so far (scripted or not).
     pub served: usize,
+    /// The context window in tokens: a longer request is refused as the real API does.
+    pub window: Option<u64>,
+    /// Requests refused for passing `window`.
+    pub too_long: usize,
+    pub responder: Option<Responder>,
 }
 
 impl State {
@@ -323,6 +339,20 @@ impl State {
         }
         match self.script.pop_front() {
             Some(r) => r.with_header(request_id_header, &format!("req_fake_{n:04}")),
+            None if self.responder.is_some() => {
+                let body = self
+                    .requests
+                    .last()
+                    .map(|r| r.body.clone())
+                    .unwrap_or_default();
+                let responder = self.responder.clone();
+                match responder {
+                    Some(r) => {
+                        (r.0)(&body).with_header(request_id_header, &format!("req_fake_{n:04}"))
+                    }
+                    None => error(500, "fake server: no responder"),
+                }
+            }
             None => {
                 let text = format!("request #{n}: no scripted response left");
                 self.violations.push(text.clone());
@@ -525,6 +555,29 @@ mod tests {
         let mut out = Vec::new();
         let _ = sock.read_to_end(&mut out).await;
         String::from_utf8_lossy(&out).into_owned()
+    }
+
+    #[tokio::test]
+    async fn a_window_refuses_long_prompts_and_a_responder_answers_the_rest() {
+        let server = crate::FakeAnthropicServer::start(vec![]).await.unwrap();
+        server.set_window(50);
+        server.set_responder(|body| {
+            let n = body["messages"].as_array().map_or(0, Vec::len);
+            FakeResponse::sse(crate::sse::sse_text(&format!("saw {n} messages")))
+        });
+        let short =
+            json!({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]});
+        let ok = exchange(server.addr(), &short).await;
+        assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+        assert!(ok.contains(r#""text":"1 ""#), "{ok}");
+        let long = json!({"model": "m", "max_tokens": 5,
+            "messages": [{"role": "user", "content": "x".repeat(400)}]});
+        let refused = exchange(server.addr(), &long).await;
+        assert!(refused.starts_with("HTTP/1.1 400"), "{refused}");
+        assert!(refused.contains("prompt is too long: "), "{refused}");
+        assert!(refused.contains("> 50 maximum"), "{refused}");
+        assert_eq!(server.refused_too_long(), 1);
+        assert!(server.violations().is_empty());
     }
 
     #[tokio::test]

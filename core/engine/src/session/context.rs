@@ -16,11 +16,14 @@ fn tokens(chars: usize) -> u64 {
 pub(crate) fn usage(core: &SessionCore) -> ContextUsageResponse {
     let live = core.state.live();
     let services = &core.services;
-    let system = crate::prompt::system_prompt(
-        live.system_prompt.as_deref(),
-        live.append_system_prompt.as_deref(),
-        !services.qoder(),
-        &services.cwd,
+    let system = crate::prompt::with_output_style(
+        crate::prompt::system_prompt(
+            live.system_prompt.as_deref(),
+            live.append_system_prompt.as_deref(),
+            !services.qoder(),
+            &services.cwd,
+        ),
+        &services.output_style,
     )
     .unwrap_or_default();
     let memory = crate::memory::section(&services.memory).unwrap_or_default();
@@ -93,6 +96,7 @@ pub(crate) fn usage(core: &SessionCore) -> ContextUsageResponse {
         "promptBorder",
     ));
     let stats = core.state.with(|s| s.stats.clone());
+    let compact = super::turn::compact::policy(core, &live.model);
     let memory_files = services
         .memory
         .iter()
@@ -112,7 +116,12 @@ pub(crate) fn usage(core: &SessionCore) -> ContextUsageResponse {
         context_window: Some(
             json!({"usedPercentage": pct(total), "usedTokens": total, "maxTokens": max}),
         ),
-        auto_compact: Some(json!({"enabled": false, "thresholdPercentage": 100})),
+        auto_compact: Some(json!({
+            "enabled": compact.enabled,
+            "thresholdPercentage": compact.threshold_percentage(),
+        })),
+        is_auto_compact_enabled: compact.enabled,
+        auto_compact_threshold: Some(compact.threshold),
         // Both dialects' skill summaries: Claude's and Qoder's keys in one object.
         skills: Some(json!({"totalSkills": 0, "includedSkills": 0, "tokens": 0,
             "skillFrontmatter": [], "count": 0, "percentageOfContext": 0, "items": []})),

@@ -298,6 +298,7 @@ impl Actor {
                 .iter()
                 .map(|f| format!("{f}: accepted for compatibility but not supported yet; ignored")),
         );
+        warnings.extend(self.core.services.output_style.warning.clone());
         for w in &warnings {
             tracing::warn!("initialize: {w}");
         }
@@ -336,6 +337,8 @@ impl Actor {
         let mut response = InitializeResponse {
             agents,
             commands: super::extensions::command_infos(&self.core),
+            output_style: self.core.services.output_style.name.clone(),
+            available_output_styles: self.core.services.output_styles.clone(),
             ..InitializeResponse::default()
         }
         .with_models(self.catalogue())

@@ -1,4 +1,6 @@
-//! The conversation: the only way a session's history changes is [`Conversation::record`].
+//! The conversation: a session's history changes only through [`Conversation::record`],
+//! [`Conversation::compact`] (the history becomes one summary), [`Conversation::clear`]
+//! and the exclusion of what the API refused.
 //!
 //! Each item is one line of the stream (a prompt, one assistant content block, one tool
 //! result, a note dcl adds), carrying the uuid that line has on the stream, the uuid of the
@@ -78,6 +80,26 @@ impl Item {
 /// Something that wants every item as it is recorded (transcripts, checkpoints).
 pub trait Recorder: Send + Sync {
     fn record(&self, item: &Item);
+
+    /// The history before `boundary` was replaced by `summary` (compaction). Recorders
+    /// that only follow prompts need do nothing.
+    fn compacted(&self, _boundary: &Boundary, _summary: &Item) {}
+
+    /// These items stay recorded but are no longer sent to the model.
+    fn excluded(&self, _uuids: &[String]) {}
+}
+
+/// Where a compaction cut the history: the `compact_boundary` line's uuid and what it
+/// reports (`compact_metadata`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Boundary {
+    pub uuid: String,
+    /// `auto` or `manual`.
+    pub trigger: &'static str,
+    /// The estimated tokens of the history that was summarised.
+    pub pre_tokens: u64,
+    /// The summary as the model wrote it (the item's text adds the reference's preface).
+    pub summary: String,
 }
 
 #[derive(Default)]
@@ -154,16 +176,68 @@ impl Conversation {
     /// assistant item (the prompt and context the API refused). Tool results stay: the
     /// tool uses before them need them.
     pub fn exclude_unanswered(&mut self, prompt_uuid: &str) {
+        let mut newly = Vec::new();
         for item in self.items.iter_mut().rev() {
             match &item.entry {
                 Entry::Assistant { .. } => break,
                 Entry::User { origin, .. } => {
                     if item.prompt_uuid == prompt_uuid
                         && !matches!(origin, UserOrigin::ToolResult { .. })
+                        && !item.excluded
                     {
                         item.excluded = true;
+                        newly.push(item.uuid.clone());
                     }
                 }
+            }
+        }
+        if !newly.is_empty() {
+            for r in &self.recorders {
+                r.excluded(&newly);
+            }
+        }
+        self.size.store(self.measure(), Ordering::Relaxed);
+    }
+
+    /// Replaces the whole history with `summary` (compaction): the summary item starts a
+    /// new chain under `boundary`, and recorders are told so they can write the boundary.
+    /// Returns the summary item.
+    pub fn compact(&mut self, boundary: &Boundary, summary: NewItem) -> &Item {
+        let item = Item {
+            uuid: summary.uuid,
+            parent_uuid: Some(boundary.uuid.clone()),
+            prompt_uuid: summary.prompt_uuid,
+            timestamp: super::emit::now_iso(),
+            entry: summary.entry,
+            excluded: false,
+        };
+        for r in &self.recorders {
+            r.compacted(boundary, &item);
+        }
+        self.items.clear();
+        self.items.push(item);
+        self.size.store(self.measure(), Ordering::Relaxed);
+        &self.items[0]
+    }
+
+    /// The uuids of items kept but not sent to the model (see [`Item::excluded`]).
+    pub fn excluded_uuids(&self) -> Vec<String> {
+        self.items
+            .iter()
+            .filter(|i| i.excluded)
+            .map(|i| i.uuid.clone())
+            .collect()
+    }
+
+    /// Marks the items with these uuids as not sent again (a resumed session's refused
+    /// prompts).
+    pub fn exclude(&mut self, uuids: &[String]) {
+        if uuids.is_empty() {
+            return;
+        }
+        for item in &mut self.items {
+            if uuids.contains(&item.uuid) {
+                item.excluded = true;
             }
         }
         self.size.store(self.measure(), Ordering::Relaxed);
@@ -326,6 +400,73 @@ mod tests {
             .collect();
         assert_eq!(text, vec!["first", "ok", "third"]);
         assert_eq!(c.items().len(), 4);
+    }
+
+    #[test]
+    fn compaction_leaves_only_the_summary_and_tells_recorders() {
+        struct Cuts(Mutex<Vec<(String, String)>>);
+        impl Recorder for Cuts {
+            fn record(&self, _: &Item) {}
+            fn compacted(&self, b: &Boundary, s: &Item) {
+                self.0
+                    .lock()
+                    .unwrap()
+                    .push((b.uuid.clone(), s.uuid.clone()));
+            }
+        }
+        let cuts = Arc::new(Cuts(Mutex::new(Vec::new())));
+        let mut c = Conversation::new();
+        c.subscribe(cuts.clone());
+        c.record(user("old question", "p1"));
+        c.record(assistant(ContentBlock::text("old answer"), "p1"));
+        let boundary = Boundary {
+            uuid: "b1".into(),
+            trigger: "manual",
+            pre_tokens: 10,
+            summary: "we talked".into(),
+        };
+        let mut s = user("Summary: we talked", "p1");
+        s.uuid = "s1".into();
+        if let Entry::User { origin, .. } = &mut s.entry {
+            *origin = UserOrigin::CompactSummary;
+        }
+        let item = c.compact(&boundary, s).clone();
+        assert_eq!(item.parent_uuid.as_deref(), Some("b1"));
+        assert_eq!(c.items().len(), 1);
+        let text: Vec<String> = c
+            .api_messages()
+            .iter()
+            .flat_map(|m| m.content.iter().filter_map(ContentBlock::as_text))
+            .map(str::to_string)
+            .collect();
+        assert_eq!(text, vec!["Summary: we talked".to_string()]);
+        assert_eq!(*cuts.0.lock().unwrap(), vec![("b1".into(), "s1".into())]);
+        // The next item hangs from the summary.
+        let next = c.record(user("new", "p2")).clone();
+        assert_eq!(next.parent_uuid.as_deref(), Some("s1"));
+    }
+
+    #[test]
+    fn excluded_uuids_round_trip() {
+        let mut c = Conversation::new();
+        c.record(user("first", "p1"));
+        c.record(assistant(ContentBlock::text("ok"), "p1"));
+        let poison = c.record(user("poison", "p2")).uuid.clone();
+        c.exclude_unanswered("p2");
+        assert_eq!(c.excluded_uuids(), vec![poison.clone()]);
+        let mut restored = Conversation::restore(
+            c.items()
+                .iter()
+                .cloned()
+                .map(|mut i| {
+                    i.excluded = false;
+                    i
+                })
+                .collect(),
+        );
+        assert_eq!(restored.api_messages().len(), 3);
+        restored.exclude(&[poison]);
+        assert_eq!(restored.api_messages().len(), 2);
     }
 
     #[test]

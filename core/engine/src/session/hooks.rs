@@ -29,6 +29,8 @@ pub const FIRED_EVENTS: &[&str] = &[
     "PermissionDenied",
     "SubagentStart",
     "SubagentStop",
+    "PreCompact",
+    "PostCompact",
 ];
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -580,12 +582,13 @@ mod tests {
     fn unfired_events_are_reported() {
         let init: InitializeRequest = serde_json::from_value(json!({
             "hooks": {"PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["hook_0"]}],
-                      "PreCompact": [{"hookCallbackIds": ["hook_1"]}]}
+                      "PreCompact": [{"hookCallbackIds": ["hook_1"]}],
+                      "Notification": [{"hookCallbackIds": ["hook_2"]}]}
         }))
         .unwrap();
         let (reg, warnings) = HookRegistry::from_initialize(&init).unwrap();
-        assert_eq!(reg.registrations.len(), 2);
+        assert_eq!(reg.registrations.len(), 3);
         assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].contains("PreCompact"));
+        assert!(warnings[0].contains("Notification"));
     }
 }

@@ -25,6 +25,7 @@ pub(crate) fn emit_init(core: &SessionCore) {
         .with_permission_mode(mode_name(live.permission_mode))
         .with_api_key_source(services.clients.api_key_source());
     init.agents = core.state.with(|s| s.agents.names());
+    init.output_style = services.output_style.name.clone();
     init.slash_commands = super::extensions::command_names(core);
     let plugin_errors;
     (init.skills, init.plugins, plugin_errors) =

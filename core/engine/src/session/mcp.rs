@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use dcl_mcp::{HostRpc, McpManager, McpOptions, ServerConfig};
+use dcl_mcp::{HostRpc, McpManager, McpOptions, Scope, ServerConfig};
 use dcl_protocol::{ElicitationRequest, ElicitationResponse, McpMessageOut, ToolResultContent};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -89,14 +89,31 @@ pub struct ServerPlan {
     pub sdk: Vec<String>,
 }
 
-/// Reads `--mcp-config` values and, unless `--strict-mcp-config`, the `dcl mcp` config files.
-pub fn plan(opts: &SessionOptions, home: Option<&Path>, cwd: &Path) -> Result<ServerPlan, String> {
+/// Reads `--mcp-config` values and, unless `--strict-mcp-config`, the config files:
+/// `mcp.json` in the user folders (client home, then dcl home — `--data-dir`,
+/// `DCL_CONFIG_DIR`, `~/.dcl` — per WIRE.md "dcl home"), then the project's `.mcp.json`,
+/// then `.dcl/mcp.local.json`; a later file's server of the same name wins.
+pub fn plan(
+    opts: &SessionOptions,
+    user_folders: &[&Path],
+    cwd: &Path,
+) -> Result<ServerPlan, String> {
     let mut configured = BTreeMap::new();
-    if !opts.strict_mcp_config
-        && let Some(home) = home
-    {
-        for (name, (config, scope)) in dcl_mcp::config_store::load_all(home, cwd)? {
-            configured.insert(name, (config, scope.as_str().to_string()));
+    if !opts.strict_mcp_config {
+        for dir in user_folders {
+            let path = dir.join("mcp.json");
+            if !path.is_file() {
+                continue;
+            }
+            for (name, config) in dcl_mcp::parse_mcp_config(&path.to_string_lossy(), cwd)? {
+                configured.insert(name, (config, Scope::User.as_str().to_string()));
+            }
+        }
+        // The project scopes do not depend on the home.
+        for scope in [Scope::Project, Scope::Local] {
+            for (name, config) in dcl_mcp::config_store::load_scope(scope, Path::new(""), cwd)? {
+                configured.insert(name, (config, scope.as_str().to_string()));
+            }
         }
     }
     let mut sdk = Vec::new();
@@ -172,6 +189,49 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn mcp_json_is_read_from_the_user_folders_then_the_project() {
+        let root = tempfile::tempdir().unwrap();
+        let client = root.path().join("client");
+        let dcl_home = root.path().join("data");
+        let cwd = root.path().join("repo");
+        for d in [&client, &dcl_home, &cwd] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let server =
+            |cmd: &str| json!({"mcpServers": {"s": {"command": cmd}, cmd: {"command": cmd}}});
+        std::fs::write(client.join("mcp.json"), server("client").to_string()).unwrap();
+        std::fs::write(dcl_home.join("mcp.json"), server("dcl").to_string()).unwrap();
+        let opts = SessionOptions::default();
+        let first = plan(&opts, &[client.as_path(), dcl_home.as_path()], &cwd).unwrap();
+        let names: Vec<&str> = first.configured.keys().map(String::as_str).collect();
+        assert_eq!(names, ["client", "dcl", "s"]);
+        // dcl home wins over the client home.
+        let (config, scope) = &first.configured["s"];
+        assert_eq!(scope, "user");
+        assert!(
+            serde_json::to_string(&config.to_json())
+                .unwrap()
+                .contains("dcl")
+        );
+        std::fs::write(cwd.join(".mcp.json"), server("project").to_string()).unwrap();
+        let plan2 = plan(&opts, &[client.as_path(), dcl_home.as_path()], &cwd).unwrap();
+        assert_eq!(plan2.configured["s"].1, "project");
+        let strict = SessionOptions {
+            strict_mcp_config: true,
+            ..SessionOptions::default()
+        };
+        assert!(
+            plan(&strict, &[dcl_home.as_path()], &cwd)
+                .unwrap()
+                .configured
+                .is_empty()
+        );
+        std::fs::write(dcl_home.join("mcp.json"), "{not json").unwrap();
+        let broken = plan(&opts, &[dcl_home.as_path()], &cwd).err().unwrap();
+        assert!(broken.contains("mcp.json"), "{broken}");
+    }
 
     #[test]
     fn elicitation_requests_carry_the_server_and_the_fields() {

@@ -59,7 +59,6 @@ pub struct Session {
     signals: mpsc::UnboundedSender<Signal>,
     outbox: Arc<Outbox>,
     ended: AtomicBool,
-    session_id: String,
     core: Arc<SessionCore>,
 }
 
@@ -82,7 +81,6 @@ impl Session {
     /// Validates the options and starts the session actor on `handle`.
     pub fn spawn(handle: &Handle, options: SessionOptions) -> Result<Session, OptionsError> {
         let core = Arc::new(SessionCore::build(options)?);
-        let session_id = core.services.emitter.session_id();
         let capacity = core
             .services
             .opts
@@ -100,13 +98,13 @@ impl Session {
             signals: sig_tx,
             outbox,
             ended: AtomicBool::new(false),
-            session_id,
             core,
         })
     }
 
-    pub fn session_id(&self) -> &str {
-        &self.session_id
+    /// The session's current id: `/clear` starts a new one.
+    pub fn session_id(&self) -> String {
+        self.core.services.emitter.session_id()
     }
 
     /// Hands one host message (user message, control request or response) to the session.

@@ -9,12 +9,12 @@ use std::sync::{Arc, Mutex};
 
 use dcl_protocol::{AssistantPayload, ContentBlock, Extra, Message, TranscriptMirrorMessage};
 use dcl_store::{
-    Homes, MirrorSink, Redactor, ResumeRequest, SessionState, Store, StoreError, Target,
-    Transcript, TranscriptOptions,
+    CompactIds, Homes, MirrorSink, Redactor, ResumeRequest, SessionState, Store, StoreError,
+    Target, Transcript, TranscriptOptions,
 };
 use serde_json::{Map, Value, json};
 
-use super::conversation::{Conversation, Entry, Item, NewItem, Recorder, UserOrigin};
+use super::conversation::{Boundary, Conversation, Entry, Item, NewItem, Recorder, UserOrigin};
 use super::emit::new_uuid;
 use crate::options::SessionOptions;
 
@@ -91,6 +91,7 @@ impl Persistence {
                 store: main.store.clone(),
                 opts: main.opts.clone(),
                 state: Mutex::new(RecState::Open(Box::new(sub))),
+                excluded: Mutex::new(Vec::new()),
             })),
             Err(e) => {
                 tracing::warn!("no transcript for subagent {agent_id}: {e}");
@@ -162,6 +163,7 @@ pub(crate) fn open(
                 state: Mutex::new(RecState::Pending {
                     session_id: id.clone(),
                 }),
+                excluded: Mutex::new(Vec::new()),
             })
         });
         Opened {
@@ -217,6 +219,11 @@ pub(crate) fn open(
     let session_id = fork_id
         .clone()
         .unwrap_or_else(|| resumed.session_id().to_string());
+    let source_excluded = resumed
+        .state
+        .as_ref()
+        .map(|s| s.excluded.clone())
+        .unwrap_or_default();
     let (recorder, entries) = if persist {
         match store.reopen(&resumed, fork_id.as_deref(), topts.clone()) {
             Ok(r) => (
@@ -224,6 +231,7 @@ pub(crate) fn open(
                     store: store.clone(),
                     opts: topts.clone(),
                     state: Mutex::new(RecState::Open(Box::new(r.transcript))),
+                    excluded: Mutex::new(excluded_in(&r.entries, &source_excluded)),
                 })),
                 r.entries,
             ),
@@ -239,9 +247,37 @@ pub(crate) fn open(
             mirror,
             startup_error: Mutex::new(None),
         },
-        items: to_items(&entries),
+        items: mark_excluded(to_items(&entries), &excluded_in(&entries, &source_excluded)),
         state: resumed.state.clone(),
     }
+}
+
+/// The uuids of `entries` that the source session had stopped sending: its own, or (in a
+/// fork, whose copies have new uuids) those whose `forkedFrom.messageUuid` it named.
+fn excluded_in(entries: &[Value], excluded: &[String]) -> Vec<String> {
+    if excluded.is_empty() {
+        return Vec::new();
+    }
+    let named = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
+            .is_some_and(|u| excluded.iter().any(|x| x == u))
+    };
+    entries
+        .iter()
+        .filter(|e| named(e.get("uuid")) || named(e.pointer("/forkedFrom/messageUuid")))
+        .filter_map(|e| e.get("uuid").and_then(Value::as_str).map(str::to_string))
+        .collect()
+}
+
+/// Items the live session had stopped sending (what the API refused) stay unsent after a
+/// resume.
+fn mark_excluded(mut items: Vec<Item>, excluded: &[String]) -> Vec<Item> {
+    for item in &mut items {
+        if excluded.contains(&item.uuid) {
+            item.excluded = true;
+        }
+    }
+    items
 }
 
 /// Transcript entries (a chain, root first) as conversation items. Entries that are not
@@ -321,6 +357,9 @@ struct TranscriptRecorder {
     store: Store,
     opts: TranscriptOptions,
     state: Mutex<RecState>,
+    /// Items no longer sent to the model, carried in the state line so a resume keeps
+    /// them out too.
+    excluded: Mutex<Vec<String>>,
 }
 
 enum RecState {
@@ -352,6 +391,7 @@ impl TranscriptRecorder {
     }
 
     fn reset(&self, session_id: &str) {
+        lock(&self.excluded).clear();
         let mut st = lock(&self.state);
         if !matches!(&*st, RecState::Off) {
             *st = RecState::Pending {
@@ -365,12 +405,35 @@ impl TranscriptRecorder {
         // A session without entries has no transcript to carry state in.
         if matches!(&*st, RecState::Open(_)) {
             drop(st);
-            self.with_transcript(|t| t.state(state));
+            let mut state = state.clone();
+            state.excluded = lock(&self.excluded).clone();
+            self.with_transcript(|t| t.state(&state));
         }
     }
 }
 
 impl Recorder for TranscriptRecorder {
+    fn compacted(&self, boundary: &Boundary, summary: &Item) {
+        // What was excluded is gone from the history now.
+        lock(&self.excluded).clear();
+        let ids = CompactIds {
+            boundary: boundary.uuid.clone(),
+            summary: summary.uuid.clone(),
+        };
+        self.with_transcript(|t| {
+            t.compact_as(
+                &ids,
+                boundary.trigger,
+                boundary.pre_tokens,
+                &boundary.summary,
+            )
+        });
+    }
+
+    fn excluded(&self, uuids: &[String]) {
+        lock(&self.excluded).extend(uuids.iter().cloned());
+    }
+
     fn record(&self, item: &Item) {
         self.with_transcript(|t| {
             t.set_leaf(item.parent_uuid.clone());

@@ -43,6 +43,10 @@ pub(crate) struct SessionServices {
     pub closed: CancellationToken,
     /// Memory files read when the session opened.
     pub memory: Vec<crate::memory::MemoryFile>,
+    /// The `outputStyle` of the settings, resolved when the session opened.
+    pub output_style: crate::prompt::OutputStyle,
+    /// Every style the session could use (`available_output_styles`).
+    pub output_styles: Vec<String>,
     /// The built-in tools this session offers.
     pub tools: Vec<Arc<dyn Tool>>,
     pub shell: Arc<ShellState>,
@@ -184,7 +188,7 @@ impl SessionCore {
                 );
             }
         }
-        let opened = persist::open(&opts, homes, &cwd, &env_map, requested_id);
+        let opened = persist::open(&opts, homes.clone(), &cwd, &env_map, requested_id);
         let resumed = opened.state.clone().unwrap_or_default();
         let permission_mode = match opts
             .permission_mode
@@ -227,7 +231,7 @@ impl SessionCore {
                 extensions.clone(),
             ))],
         );
-        let mut mcp_plan = mcp::plan(&opts, home.as_deref(), &cwd)
+        let mut mcp_plan = mcp::plan(&opts, &homes.user_folders(), &cwd)
             .map_err(|e| OptionsError::new("mcpConfig", e))?;
         let loaded = extensions.read().map_err(|e| e.to_string())?;
         if !opts.strict_mcp_config {
@@ -235,8 +239,17 @@ impl SessionCore {
                 mcp_plan.configured.entry(name).or_insert(server);
             }
         }
-        let memory = crate::memory::load(
-            home.as_deref(),
+        let memory_paths = crate::memory::MemoryPaths {
+            home: home.clone(),
+            user_folders: homes
+                .user_folders()
+                .into_iter()
+                .map(std::path::Path::to_path_buf)
+                .collect(),
+            project_folders: homes.project_folders(&cwd),
+        };
+        let memory = crate::memory::load_from(
+            &memory_paths,
             &cwd,
             source_on("user"),
             source_on("project") || source_on("local"),
@@ -299,6 +312,11 @@ impl SessionCore {
             &cwd,
             tool_env.clone(),
         );
+        let output_style = settings.resolved_output_style();
+        if let Some(w) = &output_style.warning {
+            tracing::warn!("{w}");
+        }
+        let output_styles = settings.available_output_styles();
         let state = SessionState {
             live: LiveSettings {
                 model,
@@ -379,6 +397,8 @@ impl SessionCore {
             mcp: mcp_manager,
             closed,
             memory,
+            output_style,
+            output_styles,
             tools,
             clients,
             initialized: tokio::sync::watch::Sender::new(false),

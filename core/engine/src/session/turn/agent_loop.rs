@@ -1,9 +1,12 @@
 //! The loop of one turn: record the prompt, then sample and run tools until the model
 //! stops calling them, a limit is reached, a hook stops the turn or it is interrupted.
 
-use dcl_protocol::{ContentBlock, Extra, Message, TerminalReason, ToolUseBlock};
+use dcl_protocol::{
+    ContentBlock, Extra, Message, SystemInformational, TerminalReason, ToolUseBlock,
+};
 use serde_json::{Map, json};
 
+use super::compact::{self, Trigger};
 use super::orchestrator::{self, CallOutcome};
 use super::result::{self, Finish};
 use super::sampling::{self, SampleError};
@@ -39,6 +42,9 @@ pub(crate) async fn run_turn(
         echo.is_replay = Some(true);
         ctx.emitter.emit(Message::User(echo));
     }
+    if let Some(instructions) = super::builtin::compact_request(&prompt) {
+        return compact_command(ctx, conv, &mut st, instructions).await;
+    }
     if let Some(done) = super::builtin::handle(ctx, conv, &mut st, &prompt) {
         return done;
     }
@@ -58,6 +64,11 @@ pub(crate) async fn run_turn(
             return result::finish(ctx, conv, &mut st, Finish::HookStopped(reason));
         }
     }
+    // Compacting before the prompt is recorded keeps the prompt itself, word for word,
+    // after the summary.
+    let prompt_chars = serde_json::to_string(&user_blocks).map_or(0, |s| s.len());
+    let estimate = sampling::estimate_tokens(ctx, conv, prompt_chars);
+    compact::auto_if_needed(ctx, conv, &st.model, estimate).await;
     ctx.record(
         conv,
         prompt.uuid.clone(),
@@ -99,11 +110,44 @@ pub(super) async fn drive(
         {
             return Finish::Budget(budget);
         }
+        if st.num_turns > 0 {
+            let estimate = sampling::estimate_tokens(ctx, conv, 0);
+            compact::auto_if_needed(ctx, conv, &st.model, estimate).await;
+        }
         st.num_turns += 1;
         let reply = match sampling::sample_with_fallback(ctx, conv, st).await {
-            Ok(r) => r,
+            Ok(r) => {
+                // A later refusal may compact again: only back-to-back ones give up.
+                st.compacted_after_refusal = false;
+                r
+            }
             Err(SampleError::Cancelled) => {
                 return Finish::Interrupted(TerminalReason::AbortedStreaming);
+            }
+            Err(SampleError::Api(e))
+                if compact::prompt_too_long(&e)
+                    && !st.compacted_after_refusal
+                    && !ctx.is_subagent() =>
+            {
+                // The estimate fell short of the API's count: compact once and retry.
+                st.compacted_after_refusal = true;
+                let model = st.model.clone();
+                match compact::run(ctx, conv, &model, Trigger::Auto, None).await {
+                    Ok(_) => {
+                        st.num_turns -= 1;
+                        continue;
+                    }
+                    Err(_) if ctx.cancel.is_cancelled() => {
+                        return Finish::Interrupted(TerminalReason::AbortedStreaming);
+                    }
+                    Err(why) => {
+                        ctx.emitter.system(SystemInformational::warning(format!(
+                            "Automatic compaction failed: {why}"
+                        )));
+                        conv.exclude_unanswered(&ctx.prompt_uuid);
+                        return Finish::ApiError(e);
+                    }
+                }
             }
             Err(SampleError::Api(e)) => {
                 // What the API refused must not be sent again, or every later turn fails
@@ -155,6 +199,32 @@ pub(super) async fn drive(
         if st.invalid_outputs >= crate::structured::MAX_INVALID_OUTPUTS {
             return Finish::StructuredOutputMissing;
         }
+    }
+}
+
+/// `/compact [instructions]`: summarise the history now; the result says what happened.
+async fn compact_command(
+    ctx: &TurnContext,
+    conv: &mut Conversation,
+    st: &mut TurnState,
+    instructions: Option<String>,
+) -> TurnOutcome {
+    let model = st.model.clone();
+    match compact::run(ctx, conv, &model, Trigger::Manual, instructions).await {
+        Ok(done) => {
+            st.last_text = Some(format!(
+                "Compacted the conversation (~{} tokens summarised).",
+                done.pre_tokens
+            ));
+            result::finish(ctx, conv, st, Finish::Completed)
+        }
+        Err(_) if ctx.cancel.is_cancelled() => result::finish(
+            ctx,
+            conv,
+            st,
+            Finish::Interrupted(TerminalReason::AbortedStreaming),
+        ),
+        Err(why) => result::finish(ctx, conv, st, Finish::CommandFailed(why)),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Slash commands dcl answers itself, never sending them to the model (WIRE.md "/clear"):
 //! `/clear` empties the history and starts a new session id, `/cost` and `/context` report
-//! the session's totals and context use.
+//! the session's totals and context use; `/compact` is recognised here and run by the agent
+//! loop (`compact::run`), since it asks the model.
 
 use dcl_protocol::{ConversationResetMessage, Extra, Message};
 
@@ -16,6 +17,10 @@ use crate::session::models;
 pub(crate) const COMMANDS: &[(&str, &str)] = &[
     ("clear", "Clear conversation history and free up context"),
     (
+        "compact",
+        "Free up context by summarizing the conversation so far",
+    ),
+    (
         "cost",
         "Show the total cost and duration of the current session",
     ),
@@ -28,6 +33,18 @@ pub(crate) fn command_infos() -> Vec<dcl_protocol::SlashCommandInfo> {
         .iter()
         .map(|(n, d)| dcl_protocol::SlashCommandInfo::new(*n, *d))
         .collect()
+}
+
+/// `/compact [instructions]`: `Some(instructions)` when `prompt` is that command (the
+/// agent loop runs it, as it needs the model).
+pub(super) fn compact_request(prompt: &QueuedPrompt) -> Option<Option<String>> {
+    let text = prompt.message.message.content.text();
+    let rest = text.trim_start().strip_prefix("/compact")?;
+    if !(rest.is_empty() || rest.starts_with(char::is_whitespace)) {
+        return None;
+    }
+    let rest = rest.trim();
+    Some((!rest.is_empty()).then(|| rest.to_string()))
 }
 
 /// Answers `prompt` when it is a built-in command; `None` lets the model have it.

@@ -13,6 +13,7 @@
 mod agent_loop;
 mod approval;
 pub(crate) mod builtin;
+pub(crate) mod compact;
 mod custom_commands;
 pub(crate) mod interactive;
 mod orchestrator;
@@ -253,6 +254,9 @@ pub(crate) struct TurnState {
     pub invalid_outputs: u32,
     /// The prompt's `origin`, echoed on its result.
     pub origin: Option<Value>,
+    /// The history was compacted after the API refused the last request as too long; a
+    /// second refusal in a row ends the turn.
+    pub compacted_after_refusal: bool,
 }
 
 impl TurnState {
@@ -273,6 +277,7 @@ impl TurnState {
             structured_nudges: 0,
             invalid_outputs: 0,
             origin: prompt.message.origin().cloned(),
+            compacted_after_refusal: false,
         }
     }
 }

@@ -29,6 +29,9 @@ pub(super) enum Finish {
     Budget(f64),
     Deferred,
     StructuredOutputMissing,
+    /// A built-in command could not do what it was asked (`/compact` with nothing to
+    /// compact, or blocked by a hook): the reason.
+    CommandFailed(String),
 }
 
 /// The variable part of a `result` line.
@@ -102,13 +105,22 @@ fn ending(how: &Finish, st: &TurnState) -> Ending {
             *reason,
             "Interrupted by user".to_string(),
         ),
+        Finish::CommandFailed(why) => Ending::error(
+            ResultSubtype::ErrorDuringExecution,
+            TerminalReason::TurnSetupFailed,
+            why.clone(),
+        ),
         Finish::ApiError(e) => {
             let text = e.to_string();
             Ending {
                 subtype: ResultSubtype::Success,
                 is_error: true,
                 result: Some(text.clone()),
-                terminal_reason: TerminalReason::ApiError,
+                terminal_reason: if super::compact::prompt_too_long(e) {
+                    TerminalReason::PromptTooLong
+                } else {
+                    TerminalReason::ApiError
+                },
                 errors: Some(vec![text]),
                 api_error_status: e.status(),
             }
@@ -245,6 +257,8 @@ fn emit_result(core: &SessionCore, emitter: &Emitter, st: &TurnState, end: Endin
                 .map(|(m, u)| (m.clone(), serde_json::to_value(u).unwrap_or(Value::Null)))
                 .collect(),
         ),
+        // The transcript recorder fills in what it was told the conversation excludes.
+        excluded: Vec::new(),
     };
     for frame in core.persistence.before_result(&saved) {
         emitter.emit(frame);

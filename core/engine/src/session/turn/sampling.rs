@@ -78,7 +78,20 @@ pub(super) async fn sample_with_fallback(
     sample(ctx, conv, request, st).await
 }
 
-fn build_request(ctx: &TurnContext, conv: &Conversation, model: &str) -> ModelRequest {
+/// The tokens a request with `extra_chars` more of history would hold, as dcl estimates
+/// them (a quarter of the characters of system prompt, tools and messages).
+pub(super) fn estimate_tokens(ctx: &TurnContext, conv: &Conversation, extra_chars: usize) -> u64 {
+    let system = system_prompt(ctx).map_or(0, |s| s.len());
+    let tools = serde_json::to_string(&ctx.tool_specs()).map_or(0, |s| s.len());
+    let messages = conv
+        .size_handle()
+        .load(std::sync::atomic::Ordering::Relaxed);
+    (system + tools + messages + extra_chars).div_ceil(4) as u64
+}
+
+/// The system prompt of the turn's requests: the agent's or the session's (with the
+/// output style), the memory files, and the structured-output note.
+fn system_prompt(ctx: &TurnContext) -> Option<String> {
     let core = &ctx.core;
     let live = core.state.live();
     let (custom, append) = match &ctx.system_prompt {
@@ -92,6 +105,10 @@ fn build_request(ctx: &TurnContext, conv: &Conversation, model: &str) -> ModelRe
         crate::prompt::system_prompt(custom, append, !core.services.qoder(), &core.services.cwd),
         &core.services.memory,
     );
+    // The output style shapes the main thread's answers; an agent's prompt is its own.
+    if ctx.system_prompt.is_none() {
+        system = crate::prompt::with_output_style(system, &core.services.output_style);
+    }
     if ctx.tools.offers(STRUCTURED_OUTPUT_TOOL) && core.json_schema().is_some() {
         let note = format!(
             "When you have the final answer, call the {STRUCTURED_OUTPUT_TOOL} tool exactly once with it; its input schema is the required output format."
@@ -101,6 +118,12 @@ fn build_request(ctx: &TurnContext, conv: &Conversation, model: &str) -> ModelRe
             None => note,
         });
     }
+    system
+}
+
+fn build_request(ctx: &TurnContext, conv: &Conversation, model: &str) -> ModelRequest {
+    let live = ctx.core.state.live();
+    let system = system_prompt(ctx);
     let max_tokens = models::max_output_tokens(model).min(32_000) as u32;
     let budget = match live.effort.as_deref() {
         Some(level) => crate::session::effort::thinking_budget(level, max_tokens),

@@ -234,6 +234,7 @@ async fn run_child(ctx: TurnContext, prompt: String) -> Result<String, String> {
         Finish::ApiError(e) => Err(format!("The agent failed: {e}")),
         Finish::Budget(b) => Err(format!("The agent stopped at the budget (${b})")),
         Finish::StructuredOutputMissing => Err("The agent gave no answer".into()),
+        Finish::CommandFailed(why) => Err(format!("The agent failed: {why}")),
     }
 }
 
