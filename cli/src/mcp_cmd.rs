@@ -223,10 +223,16 @@ fn rendered(e: &clap::Error) -> String {
     first.strip_prefix("error: ").unwrap_or(first).to_string()
 }
 
+/// dcl home, where sessions read the user's `mcp.json`: `DCL_CONFIG_DIR`, else `~/.dcl`.
 fn home_dir() -> Result<PathBuf, String> {
-    match std::env::var_os("HOME") {
-        Some(h) if !h.is_empty() => Ok(PathBuf::from(h)),
-        _ => Err("HOME is not set: cannot find the user MCP config (~/.dcl/mcp.json)".into()),
+    let set = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    match (set("DCL_CONFIG_DIR"), set("HOME")) {
+        (Some(d), _) => Ok(PathBuf::from(d)),
+        (None, Some(h)) => Ok(PathBuf::from(h).join(".dcl")),
+        _ => Err(
+            "neither DCL_CONFIG_DIR nor HOME is set: cannot find the user MCP config (~/.dcl/mcp.json)"
+                .into(),
+        ),
     }
 }
 

@@ -26,6 +26,7 @@ impl Dirs {
             .args(args)
             .current_dir(self.cwd.path())
             .env("HOME", self.home.path())
+            .env_remove("DCL_CONFIG_DIR")
             .env("MCP_TIMEOUT", "5000")
             .output()
             .unwrap()
@@ -261,4 +262,26 @@ fn bad_arguments_are_clear_errors() {
     assert!(d.fails(&["list"]).contains(".mcp.json"));
     // Nothing was written by the failed adds.
     assert!(!d.cwd.path().join(".dcl/mcp.local.json").exists());
+}
+
+#[test]
+fn user_scope_follows_dcl_home_as_sessions_read_it() {
+    let d = Dirs::new();
+    let dcl_home = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dcl"))
+        .args(["mcp", "add", "-s", "user", "elsewhere", "node", "x.js"])
+        .current_dir(d.cwd.path())
+        .env("HOME", d.home.path())
+        .env("DCL_CONFIG_DIR", dcl_home.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = d.json(&dcl_home.path().join("mcp.json"));
+    assert_eq!(v["mcpServers"]["elsewhere"]["command"], "node");
+    // Twin: without DCL_CONFIG_DIR the user scope is ~/.dcl, untouched by the add above.
+    assert!(!d.home.path().join(".dcl/mcp.json").exists());
 }

@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | `local` | `<cwd>/.dcl/mcp.local.json` | private to you, this project |
 //! | `project` | `<cwd>/.mcp.json` | shared with the project (checked in) |
-//! | `user` | `<home>/.dcl/mcp.json` | yours, every project |
+//! | `user` | `<dcl home>/mcp.json` (`DCL_CONFIG_DIR`, else `~/.dcl`) | yours, every project |
 //!
 //! A name in several scopes resolves local > project > user. Writes keep every other key
 //! and server of the file untouched and replace the file atomically (temp file + rename,
@@ -49,12 +49,12 @@ impl Scope {
         }
     }
 
-    /// The file of this scope.
+    /// The file of this scope; `home` is dcl home (the folder sessions read `mcp.json` from).
     pub fn path(self, home: &Path, cwd: &Path) -> PathBuf {
         match self {
             Scope::Local => cwd.join(".dcl").join("mcp.local.json"),
             Scope::Project => cwd.join(".mcp.json"),
-            Scope::User => home.join(".dcl").join("mcp.json"),
+            Scope::User => home.join("mcp.json"),
         }
     }
 }

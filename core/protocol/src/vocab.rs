@@ -195,6 +195,7 @@ vocab! {
         SessionStart = "SessionStart",
         SessionEnd = "SessionEnd",
         PreCompact = "PreCompact",
+        PostCompact = "PostCompact",
         Notification = "Notification",
         PermissionRequest = "PermissionRequest",
         PermissionDenied = "PermissionDenied",

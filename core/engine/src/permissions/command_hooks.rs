@@ -32,6 +32,7 @@ pub const EVENTS: &[&str] = &[
     "SessionStart",
     "SessionEnd",
     "PreCompact",
+    "PostCompact",
     "Notification",
     "PermissionRequest",
     "PermissionDenied",
