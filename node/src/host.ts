@@ -176,6 +176,9 @@ export class HostSession {
     const request: Json = { subtype: "initialize", hooks: Object.keys(hooks).length ? hooks : null };
     if (this.#mcp.size && !this.#sdkInConfig) request.sdkMcpServers = [...this.#mcp.keys()];
     if (this.options.agents) request.agents = this.options.agents;
+    if (this.options.agent !== undefined) request.agent = this.options.agent;
+    if (this.options.forwardSubagentText) request.forwardSubagentText = true;
+    if (this.options.agentProgressSummaries) request.agentProgressSummaries = true;
     if (Array.isArray(this.options.skills)) request.skills = [...this.options.skills];
     if (this.options.promptSuggestions) request.promptSuggestions = true;
     return request;

@@ -16,6 +16,16 @@ export interface Options {
   abortController?: AbortController;
   additionalDirectories?: string[];
   agents?: Record<string, Record<string, unknown>>;
+  /** The main thread runs as this agent (one of `agents` or a file-defined one). */
+  agent?: string;
+  /** Subagents' text reaches this stream too (their messages carry `parent_tool_use_id`). */
+  forwardSubagentText?: boolean;
+  /** Periodic progress frames for running subagents. */
+  agentProgressSummaries?: boolean;
+  /** Plugin folders (`{type: "local", path}`), as `--plugin-dir`. */
+  plugins?: { type: "local"; path: string }[];
+  /** `false`: no transcript is written. */
+  persistSession?: boolean;
   allowedTools?: string[];
   canUseTool?: CanUseTool;
   cwd?: string;
@@ -104,25 +114,20 @@ const NO_MEANING = new Set([
 
 /** The SDKs' options dcl does not act on yet: accepted, reported as a warning. */
 const NOT_YET = new Set([
-  "agent",
   "toolAliases",
   "toolConfig",
   "betas",
   "onUserDialog",
   "supportedDialogKinds",
   "perTaskStopAffordance",
-  "persistSession",
   "sessionStore",
   "sessionStoreFlush",
-  "forwardSubagentText",
   "verbatimPrompts",
   "taskBudget",
   "mcpServersDelivery",
   "planModeInstructions",
   "permissionPrompts",
-  "plugins",
   "pluginDelivery",
-  "agentProgressSummaries",
   "sandbox",
   "managedSettings",
   "title",
@@ -135,6 +140,11 @@ const NOT_YET = new Set([
 const KNOWN = new Set([
   "additionalDirectories",
   "agents",
+  "agent",
+  "persistSession",
+  "forwardSubagentText",
+  "plugins",
+  "agentProgressSummaries",
   "allowedTools",
   "canUseTool",
   "cwd",
@@ -359,6 +369,16 @@ export function sessionOptions(
   if (opts.resumeSessionAt !== undefined) out.resumeSessionAt = opts.resumeSessionAt;
   if (opts.resumeDropsTurn !== undefined) out.resumeDropsTurn = opts.resumeDropsTurn;
   if (opts.includeHookEvents) out.includeHookEvents = true;
+  if (opts.persistSession === false) out.persistSession = false;
+  if (opts.plugins !== undefined) {
+    if (!Array.isArray(opts.plugins)) fail("plugins", "expected an array of {type: 'local', path}");
+    const dirs: string[] = [];
+    for (const p of opts.plugins) {
+      if (p?.type !== "local" || typeof p.path !== "string") fail("plugins", `only {type: "local", path} plugins are supported, not ${JSON.stringify(p)}`);
+      dirs.push(path.resolve(opts.cwd ?? ".", p.path));
+    }
+    out.pluginDirs = dirs;
+  }
   extraArgs(opts, out, ignored);
   if (ignored.length) out.ignoredFlags = ignored;
   return { json: out, ignored };

@@ -109,8 +109,10 @@ test("bad options: InvalidOptionsError names the option (dcl's check and the pac
   const c = await collectSettled(query({ prompt: "hi", options: mockOptions(box, { cwd: path.join(box.root, "missing") }) }));
   assert.ok(c.error instanceof dcl.InvalidOptionsError, String(c.error));
   assert.equal(c.error.option, "cwd");
+  // A session that cannot be resumed is an error result after initialize, as with the CLI.
   const d = await collectSettled(query({ prompt: "hi", options: mockOptions(box, { resume: "abc" }) }));
-  assert.equal(d.error?.option, "resume");
+  assert.ok(d.error instanceof dcl.ResultError, String(d.error));
+  assert.match(JSON.stringify(results(d.messages)[0]), /abc/);
 });
 
 test("an error result is yielded, then thrown as ResultError", async () => {

@@ -471,6 +471,7 @@ export type HookEventName =
   | "SessionStart"
   | "SessionEnd"
   | "PreCompact"
+  | "PostCompact"
   | "Notification"
   | "PermissionRequest"
   | "PermissionDenied";
