@@ -173,3 +173,19 @@ def test_parse_message_errors() -> None:
         dcl.parse_message({"no": "type"})
     assert dcl.parse_message({"type": "keep_alive"}) is None
     assert dcl.parse_message({"type": "tool_start", "name": "x"}) is None
+
+
+def test_plugins_persist_session_and_agent_options(tmp_path: Path) -> None:
+    kit = tmp_path / "kit"
+    opts = dcl.Options(cwd=str(tmp_path), plugins=[{"type": "local", "path": "kit"}], persist_session=False)
+    out = session_options(opts)
+    assert out["pluginDirs"] == [str(kit)]
+    assert out["persistSession"] is False
+    # Twins: the defaults add neither key.
+    plain = session_options(dcl.Options(cwd=str(tmp_path)))
+    assert "pluginDirs" not in plain and "persistSession" not in plain
+    with pytest.raises(ValueError, match="plugins"):
+        session_options(dcl.Options(plugins=[{"type": "marketplace", "name": "x"}]))
+    # camelCase names from a mapping reach the same fields.
+    o = dcl.Options.from_any({"forwardSubagentText": True, "persistSession": False, "agent": "reviewer"})
+    assert o.forward_subagent_text and o.persist_session is False and o.agent == "reviewer"

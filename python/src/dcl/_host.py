@@ -166,6 +166,10 @@ class HostSession:
                 name: {k: v for k, v in (a if isinstance(a, Mapping) else vars(a)).items() if v is not None}
                 for name, a in self.options.agents.items()
             }
+        if self.options.agent is not None:
+            request["agent"] = self.options.agent
+        if self.options.forward_subagent_text:
+            request["forwardSubagentText"] = True
         if isinstance(self.options.skills, list):
             request["skills"] = list(self.options.skills)
         return request

@@ -79,6 +79,14 @@ class Options:
     output_format: Optional[Dict[str, Any]] = None
     """``{"type": "json_schema", "schema": {...}}`` for structured output."""
     agents: Optional[Dict[str, Any]] = None
+    agent: Optional[str] = None
+    """The main thread runs as this agent (one of ``agents`` or a file-defined one)."""
+    forward_subagent_text: bool = False
+    """Subagents' text reaches this stream too (with ``parent_tool_use_id``)."""
+    plugins: List[Dict[str, Any]] = field(default_factory=list)
+    """Plugin folders, ``[{"type": "local", "path": ...}]`` (as ``--plugin-dir``)."""
+    persist_session: bool = True
+    """``False``: no transcript is written."""
     skills: Union[List[str], str, None] = None
     continue_conversation: bool = False
     resume: Optional[str] = None
@@ -166,6 +174,8 @@ _ALIASES: Dict[str, str] = {
     "continue": "continue_conversation",
     "continueConversation": "continue_conversation",
     "forkSession": "fork_session",
+    "forwardSubagentText": "forward_subagent_text",
+    "persistSession": "persist_session",
     "includeHookEvents": "include_hook_events",
     "enableFileCheckpointing": "enable_file_checkpointing",
     "planMode": "plan_mode",
@@ -195,7 +205,6 @@ _IGNORED = {
     "load_timeout_ms",
     "client_app",
     "verbatim_prompts",
-    "forward_subagent_text",
 }
 
 # Flags dcl knows (same spelling as its CLI) that extra_args may carry.
@@ -415,6 +424,15 @@ def session_options(
 
     if opts.include_hook_events:
         out["includeHookEvents"] = True
+    if not opts.persist_session:
+        out["persistSession"] = False
+    if opts.plugins:
+        dirs = []
+        for p in opts.plugins:
+            if not isinstance(p, Mapping) or p.get("type") != "local" or not isinstance(p.get("path"), (str, os.PathLike)):
+                raise ValueError(f'plugins: only {{"type": "local", "path": ...}} plugins are supported, not {p!r}')
+            dirs.append(os.path.abspath(os.path.join(os.fspath(opts.cwd or "."), os.fspath(p["path"]))))
+        out["pluginDirs"] = dirs
     _extra_args(opts, out, ignored)
     if ignored:
         out["ignoredFlags"] = ignored
