@@ -1,0 +1,262 @@
+//! What runs in the forked child before `exec` (a `pre_exec` hook): only raw,
+//! async-signal-safe system calls on data the parent prepared (a multi-threaded process
+//! was forked, so nothing may allocate or take a lock here).
+//!
+//! The child becomes the *keeper*: it unshares a user + PID (+ mount, + network)
+//! namespace, forks the command as PID 1 of the new namespace, and stays outside it,
+//! waiting. When the command (the namespace's init) dies, the kernel kills everything
+//! left in the namespace, whatever `setsid`, `nohup` or double forks did. The keeper
+//! relays the command's exit status with `_exit`, and kills the command when dcl dies
+//! (the liveness pipe reads EOF: the write end is held only by dcl).
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::RawFd;
+
+/// Everything the child needs, formatted in the parent.
+#[derive(Debug, Default)]
+pub(crate) struct Plan {
+    /// Unshare user + PID + mount namespaces (containment).
+    pub namespaces: bool,
+    /// `"<uid> <uid> 1\n"` and the same for the gid: the caller keeps its own ids.
+    pub uid_map: Vec<u8>,
+    pub gid_map: Vec<u8>,
+    /// Mount a fresh `/proc` for the new PID namespace.
+    pub mount_proc: bool,
+    /// Also a network namespace (only a down-then-up loopback inside).
+    pub network_ns: bool,
+    /// Paths overmounted so they read as empty: directories with a tmpfs, files with
+    /// `/dev/null`.
+    pub hide_dirs: Vec<CString>,
+    pub hide_files: Vec<CString>,
+    /// A landlock ruleset to restrict the command with.
+    pub landlock_fd: Option<RawFd>,
+    /// The read end of the liveness pipe.
+    pub liveness_fd: Option<RawFd>,
+}
+
+const PROC_SETGROUPS: &[u8] = b"/proc/self/setgroups\0";
+const PROC_UID_MAP: &[u8] = b"/proc/self/uid_map\0";
+const PROC_GID_MAP: &[u8] = b"/proc/self/gid_map\0";
+const DENY: &[u8] = b"deny";
+const ROOT: &[u8] = b"/\0";
+const PROC: &[u8] = b"/proc\0";
+const PROC_FS: &[u8] = b"proc\0";
+const TMPFS: &[u8] = b"tmpfs\0";
+const DEV_NULL: &[u8] = b"/dev/null\0";
+const TMPFS_OPTS: &[u8] = b"size=16k,mode=0500\0";
+const LO: &[u8] = b"lo\0";
+
+fn cstr(bytes: &[u8]) -> *const libc::c_char {
+    bytes.as_ptr().cast()
+}
+
+fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(ret)
+    }
+}
+
+/// Writes `data` to a /proc file. Async-signal-safe.
+fn write_file(path: &[u8], data: &[u8]) -> io::Result<()> {
+    // SAFETY: `path` is NUL-terminated; open/write/close are async-signal-safe.
+    unsafe {
+        let fd = check(libc::open(cstr(path), libc::O_WRONLY | libc::O_CLOEXEC))?;
+        let n = libc::write(fd, data.as_ptr().cast(), data.len());
+        let e = io::Error::last_os_error();
+        libc::close(fd);
+        if n < 0 || n as usize != data.len() {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+impl Plan {
+    /// The `pre_exec` body. Returns in the command's process (which then execs); the
+    /// keeper never returns.
+    ///
+    /// # Safety
+    /// Must only be called in a freshly forked child, before exec.
+    pub(crate) unsafe fn run_in_child(&self) -> io::Result<()> {
+        if self.namespaces {
+            let mut flags = libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS;
+            if self.network_ns {
+                flags |= libc::CLONE_NEWNET;
+            }
+            // SAFETY: plain system calls on static or parent-formatted data.
+            unsafe { check(libc::unshare(flags))? };
+            // Without `deny`, an unprivileged process may not write gid_map.
+            write_file(PROC_SETGROUPS, DENY)?;
+            write_file(PROC_UID_MAP, &self.uid_map)?;
+            write_file(PROC_GID_MAP, &self.gid_map)?;
+        }
+        // SAFETY: fork in a single-threaded child; the branches only make raw calls.
+        let pid = unsafe { check(libc::fork())? };
+        if pid == 0 {
+            // SAFETY: as above.
+            return unsafe { self.become_command() };
+        }
+        // SAFETY: as above; never returns.
+        unsafe { self.keep(pid) }
+    }
+
+    /// In the command's process: the namespace's PID 1.
+    unsafe fn become_command(&self) -> io::Result<()> {
+        // SAFETY: raw system calls on NUL-terminated static or parent-formatted strings.
+        unsafe {
+            // The keeper is single-threaded, so its death is exactly this parent's death.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+            if self.namespaces {
+                // Nothing mounted here may propagate back to the host (best effort: a
+                // mount namespace owned by a user namespace already receives only).
+                libc::mount(
+                    std::ptr::null(),
+                    cstr(ROOT),
+                    std::ptr::null(),
+                    libc::MS_REC | libc::MS_PRIVATE,
+                    std::ptr::null(),
+                );
+                if self.mount_proc {
+                    check(libc::mount(
+                        cstr(PROC_FS),
+                        cstr(PROC),
+                        cstr(PROC_FS),
+                        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                        std::ptr::null(),
+                    ))?;
+                }
+                for dir in &self.hide_dirs {
+                    check(libc::mount(
+                        cstr(TMPFS),
+                        dir.as_ptr(),
+                        cstr(TMPFS),
+                        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC | libc::MS_RDONLY,
+                        cstr(TMPFS_OPTS).cast(),
+                    ))?;
+                }
+                for file in &self.hide_files {
+                    check(libc::mount(
+                        cstr(DEV_NULL),
+                        file.as_ptr(),
+                        std::ptr::null(),
+                        libc::MS_BIND,
+                        std::ptr::null(),
+                    ))?;
+                }
+                if self.network_ns {
+                    loopback_up();
+                }
+            }
+            if let Some(fd) = self.landlock_fd {
+                check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
+                check(libc::syscall(libc::SYS_landlock_restrict_self, fd, 0) as libc::c_int)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// In the keeper: wait for the command or for dcl's death, then relay and exit.
+    unsafe fn keep(&self, pid: libc::pid_t) -> ! {
+        // SAFETY: raw system calls only; every path ends in `_exit`.
+        unsafe {
+            // tokio's SIGCHLD handler (inherited) would write into a closed pipe.
+            libc::signal(libc::SIGCHLD, libc::SIG_DFL);
+            let pidfd = libc::syscall(libc::SYS_pidfd_open, pid, 0) as libc::c_int;
+            // Hold nothing of dcl's: its stdio, sockets, the liveness write end, and the
+            // pipe std uses to report exec errors (spawn() returns when all copies close,
+            // so the command's exec, or its failure, is what the parent sees).
+            let mut keep = [self.liveness_fd.unwrap_or(-1), pidfd];
+            keep.sort_unstable();
+            close_all_but(&keep);
+            let mut fds = [
+                libc::pollfd {
+                    fd: self.liveness_fd.unwrap_or(-1),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+                libc::pollfd {
+                    fd: pidfd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+            ];
+            // Without a pidfd, look at the child every 100 ms.
+            let timeout = if pidfd >= 0 { -1 } else { 100 };
+            loop {
+                let mut status: libc::c_int = 0;
+                let r = libc::waitpid(pid, &mut status, libc::WNOHANG);
+                if r == pid {
+                    relay(status);
+                }
+                if r < 0 {
+                    libc::_exit(127);
+                }
+                fds[0].revents = 0;
+                fds[1].revents = 0;
+                let n = libc::poll(fds.as_mut_ptr(), 2, timeout);
+                if n > 0 && fds[0].revents != 0 {
+                    // dcl is gone: nothing it started may outlive it.
+                    libc::kill(pid, libc::SIGKILL);
+                    libc::kill(-libc::getpgrp(), libc::SIGKILL);
+                    libc::_exit(137);
+                }
+            }
+        }
+    }
+}
+
+/// Exits the way the command did: its code, or by its signal.
+unsafe fn relay(status: libc::c_int) -> ! {
+    // SAFETY: raw system calls.
+    unsafe {
+        if libc::WIFSIGNALED(status) {
+            let sig = libc::WTERMSIG(status);
+            libc::signal(sig, libc::SIG_DFL);
+            libc::kill(libc::getpid(), sig);
+            libc::_exit(128 + sig);
+        }
+        libc::_exit(libc::WEXITSTATUS(status))
+    }
+}
+
+/// Closes every descriptor except those in `keep` (sorted; negatives ignored).
+unsafe fn close_all_but(keep: &[RawFd]) {
+    let mut from: libc::c_uint = 0;
+    for &fd in keep {
+        if fd < 0 {
+            continue;
+        }
+        let fd = fd as libc::c_uint;
+        if fd > from {
+            // SAFETY: raw system call.
+            unsafe { libc::syscall(libc::SYS_close_range, from, fd - 1, 0) };
+        }
+        from = fd + 1;
+    }
+    // SAFETY: raw system call.
+    unsafe { libc::syscall(libc::SYS_close_range, from, libc::c_uint::MAX, 0) };
+}
+
+/// Brings the new network namespace's loopback up, so servers a command starts for
+/// itself (tests on 127.0.0.1) work; nothing outside is reachable. Best effort.
+unsafe fn loopback_up() {
+    // SAFETY: raw socket/ioctl calls on a zeroed ifreq.
+    unsafe {
+        let sock = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        if sock < 0 {
+            return;
+        }
+        let mut req: libc::ifreq = std::mem::zeroed();
+        for (i, b) in LO.iter().enumerate() {
+            req.ifr_name[i] = *b as libc::c_char;
+        }
+        if libc::ioctl(sock, libc::SIOCGIFFLAGS, &mut req) == 0 {
+            req.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
+            libc::ioctl(sock, libc::SIOCSIFFLAGS, &req);
+        }
+        libc::close(sock);
+    }
+}
