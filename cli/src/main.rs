@@ -40,13 +40,20 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     init_logging_with(args.cli_flag("--debug"));
-    match run(args) {
+    // Where tool processes cannot get PID namespaces, what they orphan (a `setsid`
+    // daemon) is re-parented to dcl rather than init, and ended when dcl exits.
+    let subreaper = dcl_sandbox::subreaper::become_subreaper();
+    let code = match run(args) {
         Ok(code) => code,
         Err(message) => {
             eprintln!("Error: {message}");
             ExitCode::from(1)
         }
+    };
+    if subreaper {
+        dcl_sandbox::subreaper::kill_adopted();
     }
+    code
 }
 
 fn init_logging() {

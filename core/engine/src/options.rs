@@ -136,6 +136,10 @@ pub struct SessionOptions {
     /// Record file checkpoints so `rewind_files` can undo edits (`--enable-file-checkpointing`).
     #[serde(default)]
     pub enable_file_checkpointing: bool,
+    /// `--sandbox`: Bash and background shells run in the OS sandbox, as the settings'
+    /// `sandbox.enabled: true` asks (either one turns it on).
+    #[serde(default)]
+    pub sandbox: bool,
     /// Flags that were accepted for compatibility but have no effect yet; each is
     /// reported to the host as a warning.
     #[serde(default)]

@@ -3,11 +3,13 @@
 //! was forked, so nothing may allocate or take a lock here).
 //!
 //! The child becomes the *keeper*: it unshares a user + PID (+ mount, + network)
-//! namespace, forks the command as PID 1 of the new namespace, and stays outside it,
-//! waiting. When the command (the namespace's init) dies, the kernel kills everything
-//! left in the namespace, whatever `setsid`, `nohup` or double forks did. The keeper
-//! relays the command's exit status with `_exit`, and kills the command when dcl dies
-//! (the liveness pipe reads EOF: the write end is held only by dcl).
+//! namespace, forks PID 1 of the new namespace, and stays outside it, waiting. When PID 1
+//! dies, the kernel kills everything left in the namespace, whatever `setsid`, `nohup` or
+//! double forks did. PID 1 is either the command itself, or (`lingering`) a small init
+//! that forks the command and keeps the namespace — and a daemon the command left with
+//! its output redirected — until the scope ends. The keeper relays the command's exit
+//! status with `_exit`, and kills PID 1 when dcl dies (the liveness pipe reads EOF: the
+//! write end is held only by dcl).
 
 use std::ffi::CString;
 use std::io;
@@ -33,6 +35,11 @@ pub(crate) struct Plan {
     pub landlock_fd: Option<RawFd>,
     /// The read end of the liveness pipe.
     pub liveness_fd: Option<RawFd>,
+    /// The namespace outlives the command (a small init keeps it) until `scope_fd`
+    /// reads EOF or the caller kills the process group.
+    pub lingering: bool,
+    /// The read end of the scope's pipe (a session's), for a lingering namespace.
+    pub scope_fd: Option<RawFd>,
 }
 
 const PROC_SETGROUPS: &[u8] = b"/proc/self/setgroups\0";
@@ -76,7 +83,7 @@ fn write_file(path: &[u8], data: &[u8]) -> io::Result<()> {
 
 impl Plan {
     /// The `pre_exec` body. Returns in the command's process (which then execs); the
-    /// keeper never returns.
+    /// keeper (and, when lingering, the namespace's init) never return.
     ///
     /// # Safety
     /// Must only be called in a freshly forked child, before exec.
@@ -93,64 +100,92 @@ impl Plan {
             write_file(PROC_UID_MAP, &self.uid_map)?;
             write_file(PROC_GID_MAP, &self.gid_map)?;
         }
+        let lingering = self.lingering && self.namespaces;
+        // The init tells the keeper the command's status through this pipe.
+        let mut status_pipe = [-1 as libc::c_int; 2];
+        if lingering {
+            // SAFETY: raw system call into a local array.
+            unsafe { check(libc::pipe2(status_pipe.as_mut_ptr(), libc::O_CLOEXEC))? };
+        }
         // SAFETY: fork in a single-threaded child; the branches only make raw calls.
         let pid = unsafe { check(libc::fork())? };
         if pid == 0 {
             // SAFETY: as above.
-            return unsafe { self.become_command() };
+            unsafe {
+                if lingering {
+                    libc::close(status_pipe[0]);
+                    return self.become_init(status_pipe[1]);
+                }
+                // The keeper is single-threaded: its death is exactly this parent's death.
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                self.prepare_namespace()?;
+                return self.confine();
+            }
         }
         // SAFETY: as above; never returns.
-        unsafe { self.keep(pid) }
+        unsafe {
+            if lingering {
+                libc::close(status_pipe[1]);
+            }
+            self.keep(pid, status_pipe[0])
+        }
     }
 
-    /// In the command's process: the namespace's PID 1.
-    unsafe fn become_command(&self) -> io::Result<()> {
+    /// Mounts and network set-up, in a process of the new namespaces.
+    unsafe fn prepare_namespace(&self) -> io::Result<()> {
+        if !self.namespaces {
+            return Ok(());
+        }
         // SAFETY: raw system calls on NUL-terminated static or parent-formatted strings.
         unsafe {
-            // The keeper is single-threaded, so its death is exactly this parent's death.
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
-            if self.namespaces {
-                // Nothing mounted here may propagate back to the host (best effort: a
-                // mount namespace owned by a user namespace already receives only).
-                libc::mount(
+            // Nothing mounted here may propagate back to the host (best effort: a mount
+            // namespace owned by a user namespace already only receives).
+            libc::mount(
+                std::ptr::null(),
+                cstr(ROOT),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            );
+            if self.mount_proc {
+                check(libc::mount(
+                    cstr(PROC_FS),
+                    cstr(PROC),
+                    cstr(PROC_FS),
+                    libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
                     std::ptr::null(),
-                    cstr(ROOT),
-                    std::ptr::null(),
-                    libc::MS_REC | libc::MS_PRIVATE,
-                    std::ptr::null(),
-                );
-                if self.mount_proc {
-                    check(libc::mount(
-                        cstr(PROC_FS),
-                        cstr(PROC),
-                        cstr(PROC_FS),
-                        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-                        std::ptr::null(),
-                    ))?;
-                }
-                for dir in &self.hide_dirs {
-                    check(libc::mount(
-                        cstr(TMPFS),
-                        dir.as_ptr(),
-                        cstr(TMPFS),
-                        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC | libc::MS_RDONLY,
-                        cstr(TMPFS_OPTS).cast(),
-                    ))?;
-                }
-                for file in &self.hide_files {
-                    check(libc::mount(
-                        cstr(DEV_NULL),
-                        file.as_ptr(),
-                        std::ptr::null(),
-                        libc::MS_BIND,
-                        std::ptr::null(),
-                    ))?;
-                }
-                if self.network_ns {
-                    loopback_up();
-                }
+                ))?;
             }
-            if let Some(fd) = self.landlock_fd {
+            for dir in &self.hide_dirs {
+                check(libc::mount(
+                    cstr(TMPFS),
+                    dir.as_ptr(),
+                    cstr(TMPFS),
+                    libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC | libc::MS_RDONLY,
+                    cstr(TMPFS_OPTS).cast(),
+                ))?;
+            }
+            for file in &self.hide_files {
+                check(libc::mount(
+                    cstr(DEV_NULL),
+                    file.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND,
+                    std::ptr::null(),
+                ))?;
+            }
+            if self.network_ns {
+                loopback_up();
+            }
+        }
+        Ok(())
+    }
+
+    /// The landlock domain, last before exec (it also forbids further mounts).
+    unsafe fn confine(&self) -> io::Result<()> {
+        if let Some(fd) = self.landlock_fd {
+            // SAFETY: raw system calls.
+            unsafe {
                 check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
                 check(libc::syscall(libc::SYS_landlock_restrict_self, fd, 0) as libc::c_int)?;
             }
@@ -158,8 +193,81 @@ impl Plan {
         Ok(())
     }
 
-    /// In the keeper: wait for the command or for dcl's death, then relay and exit.
-    unsafe fn keep(&self, pid: libc::pid_t) -> ! {
+    /// PID 1 of a namespace that outlives its command: forks the command, reaps
+    /// whatever is orphaned to it, and reports the command's status on `status_fd`.
+    /// It exits — and the kernel kills what is left in the namespace — when nothing is
+    /// left, when it is killed (the caller's group kill), or when the scope's pipe
+    /// reads EOF (the session ended, or dcl died).
+    unsafe fn become_init(&self, status_fd: RawFd) -> io::Result<()> {
+        // SAFETY: raw system calls; every path of the init ends in `_exit`.
+        unsafe {
+            self.prepare_namespace()?;
+            let mut chld: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut chld);
+            libc::sigaddset(&mut chld, libc::SIGCHLD);
+            libc::sigprocmask(libc::SIG_BLOCK, &chld, std::ptr::null_mut());
+            let sfd = libc::signalfd(-1, &chld, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK);
+            let command = check(libc::fork())?;
+            if command == 0 {
+                let empty: libc::sigset_t = std::mem::zeroed();
+                libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+                return self.confine();
+            }
+            libc::signal(libc::SIGCHLD, libc::SIG_DFL);
+            let mut keep = [
+                status_fd,
+                sfd,
+                self.scope_fd.unwrap_or(-1),
+                self.liveness_fd.unwrap_or(-1),
+            ];
+            keep.sort_unstable();
+            close_all_but(&keep);
+            let mut fds = [
+                pollfd(sfd),
+                pollfd(self.scope_fd.unwrap_or(-1)),
+                pollfd(self.liveness_fd.unwrap_or(-1)),
+            ];
+            // Without a signalfd, look for exits every 100 ms.
+            let timeout = if sfd >= 0 { -1 } else { 100 };
+            let mut reported = false;
+            loop {
+                loop {
+                    let mut status: libc::c_int = 0;
+                    let r = libc::waitpid(-1, &mut status, libc::WNOHANG);
+                    if r == command && !reported {
+                        let bytes = status.to_ne_bytes();
+                        libc::write(status_fd, bytes.as_ptr().cast(), bytes.len());
+                        libc::close(status_fd);
+                        reported = true;
+                    }
+                    if r < 0 {
+                        // No children left: nothing in the namespace needs it any more.
+                        libc::_exit(0);
+                    }
+                    if r == 0 {
+                        break;
+                    }
+                }
+                for f in &mut fds {
+                    f.revents = 0;
+                }
+                let n = libc::poll(fds.as_mut_ptr(), 3, timeout);
+                if n > 0 {
+                    if fds[1].revents != 0 || fds[2].revents != 0 {
+                        libc::_exit(137);
+                    }
+                    if fds[0].revents != 0 {
+                        let mut info = [0u8; 128];
+                        while libc::read(sfd, info.as_mut_ptr().cast(), info.len()) > 0 {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// In the keeper: wait for the command (or the init's report) or for dcl's death,
+    /// then relay and exit.
+    unsafe fn keep(&self, pid: libc::pid_t, status_fd: RawFd) -> ! {
         // SAFETY: raw system calls only; every path ends in `_exit`.
         unsafe {
             // tokio's SIGCHLD handler (inherited) would write into a closed pipe.
@@ -168,20 +276,13 @@ impl Plan {
             // Hold nothing of dcl's: its stdio, sockets, the liveness write end, and the
             // pipe std uses to report exec errors (spawn() returns when all copies close,
             // so the command's exec, or its failure, is what the parent sees).
-            let mut keep = [self.liveness_fd.unwrap_or(-1), pidfd];
+            let mut keep = [self.liveness_fd.unwrap_or(-1), pidfd, status_fd];
             keep.sort_unstable();
             close_all_but(&keep);
             let mut fds = [
-                libc::pollfd {
-                    fd: self.liveness_fd.unwrap_or(-1),
-                    events: libc::POLLIN,
-                    revents: 0,
-                },
-                libc::pollfd {
-                    fd: pidfd,
-                    events: libc::POLLIN,
-                    revents: 0,
-                },
+                pollfd(self.liveness_fd.unwrap_or(-1)),
+                pollfd(pidfd),
+                pollfd(status_fd),
             ];
             // Without a pidfd, look at the child every 100 ms.
             let timeout = if pidfd >= 0 { -1 } else { 100 };
@@ -189,22 +290,45 @@ impl Plan {
                 let mut status: libc::c_int = 0;
                 let r = libc::waitpid(pid, &mut status, libc::WNOHANG);
                 if r == pid {
+                    // The init died: a status it reported first is the command's.
+                    let mut bytes = [0u8; 4];
+                    if status_fd >= 0 && libc::read(status_fd, bytes.as_mut_ptr().cast(), 4) == 4 {
+                        relay(libc::c_int::from_ne_bytes(bytes));
+                    }
                     relay(status);
                 }
                 if r < 0 {
                     libc::_exit(127);
                 }
-                fds[0].revents = 0;
-                fds[1].revents = 0;
-                let n = libc::poll(fds.as_mut_ptr(), 2, timeout);
+                for f in &mut fds {
+                    f.revents = 0;
+                }
+                let n = libc::poll(fds.as_mut_ptr(), 3, timeout);
                 if n > 0 && fds[0].revents != 0 {
                     // dcl is gone: nothing it started may outlive it.
                     libc::kill(pid, libc::SIGKILL);
                     libc::kill(-libc::getpgrp(), libc::SIGKILL);
                     libc::_exit(137);
                 }
+                if n > 0 && fds[2].revents & libc::POLLIN != 0 {
+                    // The command ended; its namespace stays with the init.
+                    let mut bytes = [0u8; 4];
+                    if libc::read(status_fd, bytes.as_mut_ptr().cast(), 4) == 4 {
+                        relay(libc::c_int::from_ne_bytes(bytes));
+                    }
+                    // EOF without a status: the init is dying; wait for it.
+                    fds[2].fd = -1;
+                }
             }
         }
+    }
+}
+
+fn pollfd(fd: RawFd) -> libc::pollfd {
+    libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
     }
 }
 

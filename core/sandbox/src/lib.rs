@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Once};
 
 pub use explain::sandbox_note;
+pub use liveness::Scope;
 pub use settings::{SandboxSettings, SettingsError};
 
 /// Setting up a session's sandbox failed.
@@ -198,9 +199,29 @@ pub enum Applied {
 static WARN_ONCE: Once = Once::new();
 
 /// Hooks `cmd` (before `spawn`) so it is contained, and sandboxed when `sandbox` is
-/// given. The caller still puts it in its own process group and kills that group when
-/// the call or session ends: that kill reaches the keeper and so the whole namespace.
+/// given: the command is PID 1 of its own namespace, so everything it starts ends when
+/// it exits. The caller still puts it in its own process group and kills that group
+/// when the call or session ends: that kill reaches the keeper and so the namespace.
 pub fn apply(cmd: &mut std::process::Command, sandbox: Option<&Sandbox>) -> Applied {
+    hook(cmd, sandbox, None)
+}
+
+/// As [`apply`], but what the command leaves running with its output redirected (a
+/// `nohup server > log &`) lives on in the namespace until `scope` is dropped (the
+/// session ends), the caller kills the process group, or dcl dies.
+pub fn apply_scoped(
+    cmd: &mut std::process::Command,
+    sandbox: Option<&Sandbox>,
+    scope: &Scope,
+) -> Applied {
+    hook(cmd, sandbox, Some(scope))
+}
+
+fn hook(
+    cmd: &mut std::process::Command,
+    sandbox: Option<&Sandbox>,
+    scope: Option<&Scope>,
+) -> Applied {
     let support = probe::support();
     WARN_ONCE.call_once(|| {
         for m in &support.missing {
@@ -213,6 +234,8 @@ pub fn apply(cmd: &mut std::process::Command, sandbox: Option<&Sandbox>) -> Appl
         gid_map: ids::gid_map(),
         mount_proc: support.proc_mount,
         liveness_fd: liveness::read_fd(),
+        lingering: scope.is_some(),
+        scope_fd: scope.map(Scope::read_fd),
         ..child::Plan::default()
     };
     if let Some(sb) = sandbox {
@@ -231,8 +254,9 @@ pub fn apply(cmd: &mut std::process::Command, sandbox: Option<&Sandbox>) -> Appl
     };
     let plan = Arc::new(plan);
     // SAFETY: `run_in_child` makes only async-signal-safe system calls on data formatted
-    // here; the landlock ruleset fd stays open in the parent (the `Sandbox` owns it) for
-    // as long as `spawn` runs, because the caller holds `sandbox`.
+    // here; the descriptors it names (landlock ruleset, scope and liveness pipes) stay
+    // open in the parent for as long as `spawn` runs, because the caller holds their
+    // owners (`sandbox`, `scope`, the process-wide pipe).
     unsafe {
         cmd.pre_exec(move || plan.run_in_child());
     }

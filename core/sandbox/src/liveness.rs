@@ -40,3 +40,34 @@ fn create() -> Option<Pipe> {
         _write: write,
     })
 }
+
+/// A lifetime for lingering namespaces (one per session): while it lives, what a
+/// command left running in its namespace may go on; when it is dropped (the session
+/// ended) or the process dies, each such namespace's init sees EOF and exits, and the
+/// kernel kills what was left in it.
+#[derive(Debug)]
+pub struct Scope {
+    read: OwnedFd,
+    _write: OwnedFd,
+}
+
+impl Scope {
+    pub fn new() -> std::io::Result<Scope> {
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: pipe2 fills two descriptors we then own.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        use std::os::fd::FromRawFd as _;
+        // SAFETY: both descriptors were just created and are owned by nothing else.
+        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        Ok(Scope {
+            read,
+            _write: write,
+        })
+    }
+
+    pub(crate) fn read_fd(&self) -> RawFd {
+        self.read.as_raw_fd()
+    }
+}

@@ -105,3 +105,57 @@ fn the_command_sees_its_own_pid_namespace() {
         assert!(n < 5, "only the namespace's processes are in /proc: {n}");
     }
 }
+
+fn scoped(script: &str, scope: &dcl_sandbox::Scope) -> Command {
+    let mut cmd = Command::new("bash");
+    cmd.arg("-c")
+        .arg(script)
+        .stdin(Stdio::null())
+        .process_group(0);
+    dcl_sandbox::apply_scoped(&mut cmd, None, scope);
+    cmd
+}
+
+#[test]
+fn a_scoped_namespace_keeps_redirected_daemons_until_the_scope_ends() {
+    if !namespaces_or_skip() {
+        return;
+    }
+    let m = marker(5);
+    let scope = dcl_sandbox::Scope::new().unwrap();
+    let script =
+        format!("setsid nohup sleep {m} >/dev/null 2>&1 & (sleep {m} &) >/dev/null 2>&1; exit 3");
+    let out = scoped(&script, &scope).output().unwrap();
+    // The command's own status, as soon as it exits (the daemons hold no pipe).
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(
+        wait_started(&m, 2),
+        "the daemons live on while the scope does"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(survivors(&m).len(), 2);
+    drop(scope);
+    assert_eq!(gone_within(&m, Duration::from_secs(5)), Vec::<i32>::new());
+}
+
+#[test]
+fn a_scoped_namespace_ends_with_its_process_group() {
+    if !namespaces_or_skip() {
+        return;
+    }
+    let m = marker(6);
+    let scope = dcl_sandbox::Scope::new().unwrap();
+    let script = format!("setsid sleep {m} >/dev/null 2>&1 & echo started");
+    let out = scoped(&script, &scope).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "started");
+    assert!(wait_started(&m, 1));
+    // What the callers do at the end of a call or KillShell: kill the keeper's group.
+    // The keeper is gone already, but the init still carries its group id.
+    let left = survivors(&m);
+    let pgid = unsafe { libc::getpgid(left[0]) };
+    assert!(pgid > 0);
+    unsafe { libc::killpg(pgid, libc::SIGKILL) };
+    // setsid moved the sleep to its own group, yet it dies with the init.
+    assert_eq!(gone_within(&m, Duration::from_secs(5)), Vec::<i32>::new());
+    drop(scope);
+}
