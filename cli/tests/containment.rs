@@ -29,6 +29,28 @@ fn survivors(marker: &str) -> Vec<i32> {
     out
 }
 
+/// PIDs running exactly `sleep <marker>` (not the shells whose script names it).
+fn sleeping(marker: &str) -> Vec<i32> {
+    let want = format!("sleep {marker} ");
+    survivors(marker)
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|c| String::from_utf8_lossy(&c).replace('\0', " ") == want)
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+fn wait_started(marker: &str, count: usize) -> usize {
+    let start = Instant::now();
+    while sleeping(marker).len() < count && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    sleeping(marker).len()
+}
+
 fn wait_for(marker: &str, pred: impl Fn(usize) -> bool, limit: Duration) -> Vec<i32> {
     let start = Instant::now();
     loop {
@@ -97,16 +119,20 @@ fn bypass() -> Vec<&'static str> {
     [STREAM, &["--permission-mode", "bypassPermissions"]].concat()
 }
 
-/// A background shell that runs `setsid` (and the other detaching forms), then stays.
-fn start_background_shell(d: &mut Dcl, m: &str) {
+/// A background shell that runs `setsid` (and the other detaching forms), then stays;
+/// `total` sleeps of `m` are running afterwards (six of them the shell's).
+fn start_background_shell(d: &mut Dcl, m: &str, total: usize) {
     let script = format!(
         "setsid sleep {m} >/dev/null 2>&1 & {}; sleep {m}",
         detaching(m)
     );
     bash(d, json!({"command": script, "run_in_background": true}));
     d.until_type("result");
-    let running = wait_for(m, |n| n >= 6, Duration::from_secs(10));
-    assert_eq!(running.len(), 6, "the background shell's processes started");
+    assert_eq!(
+        wait_started(m, total),
+        total,
+        "the background shell's processes started"
+    );
 }
 
 #[test]
@@ -120,7 +146,7 @@ fn nothing_outlives_a_session_that_ends() {
     // A call whose detached children are running when its shell exits.
     bash(
         &mut d,
-        json!({"command": format!("{}; sleep 0.3; pgrep -fc 'sleep {m}'", detaching(&m))}),
+        json!({"command": format!("{}; sleep 0.3; pgrep -fxc 'sleep {m}'", detaching(&m))}),
     );
     d.until_type("result");
     assert_eq!(
@@ -128,7 +154,9 @@ fn nothing_outlives_a_session_that_ends() {
         "4",
         "all four detached while the call ran"
     );
-    start_background_shell(&mut d, &m);
+    // Their output was redirected, so they live on in the session (like a dev server
+    // started with `nohup … > log &`) until it ends.
+    start_background_shell(&mut d, &m, 10);
     assert_eq!(d.finish(), 0);
     assert_eq!(
         wait_for(&m, |n| n == 0, Duration::from_secs(5)),
@@ -143,18 +171,14 @@ fn killed_by(signal: nix::sys::signal::Signal, tag: u32) {
     let m = marker(tag);
     let _c = Cleanup(m.clone());
     let mut d = Dcl::start(&bypass());
-    start_background_shell(&mut d, &m);
+    start_background_shell(&mut d, &m, 6);
     // And a call still running when the signal comes.
     bash(
         &mut d,
         json!({"command": format!("{}; sleep {m}", detaching(&m))}),
     );
     d.until_type("tool_start");
-    assert_eq!(
-        wait_for(&m, |n| n >= 11, Duration::from_secs(10)).len(),
-        11,
-        "every process started"
-    );
+    assert_eq!(wait_started(&m, 11), 11, "every process started");
     let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(d.child.id() as i32), signal);
     let _ = d.child.wait();
     assert_eq!(
@@ -182,7 +206,7 @@ fn kill_shell_ends_what_the_background_shell_started() {
     let m = marker(4);
     let _c = Cleanup(m.clone());
     let mut d = Dcl::start(&bypass());
-    start_background_shell(&mut d, &m);
+    start_background_shell(&mut d, &m, 6);
     d.user(r#"FAKE_TOOL KillShell {"shell_id":"bash_1"}"#);
     d.until_type("result");
     assert_eq!(

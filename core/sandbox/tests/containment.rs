@@ -20,7 +20,7 @@ fn contained(script: &str) -> Command {
 use std::os::unix::process::CommandExt as _;
 
 const DETACHING: &str = "nohup sleep M >/dev/null 2>&1 & setsid sleep M & (sleep M &) ; \
-     bash -c '(sleep M &) &' ; setsid bash -c 'sleep M & disown' ; sleep 0.3; pgrep -fc 'sleep M'";
+     bash -c '(sleep M &) &' ; setsid bash -c 'sleep M & disown' ; sleep 0.3; pgrep -fxc 'sleep M'";
 
 #[test]
 fn detached_children_end_with_the_command() {

@@ -185,3 +185,15 @@ fn excluded_and_disabled_commands_are_not_covered() {
     let open = Sandbox::new(SandboxSettings::default(), &f.cwd, &[], None).unwrap();
     assert!(!open.covers("ls", true));
 }
+
+#[test]
+fn the_namespace_loopback_works_for_the_command_itself() {
+    let Some(f) = fixture() else { return };
+    let script = "python3 -c '
+import socket
+s = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(1)
+c = socket.create_connection(s.getsockname(), 3); print(\"local ok\")'";
+    let o = run(&f, script, true);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("local ok"));
+}
