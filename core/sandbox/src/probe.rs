@@ -43,7 +43,7 @@ fn detect() -> Support {
         missing.push(
             "user/PID namespaces are unavailable (unshare refused): tool processes are \
              contained by process groups only, so a process that calls setsid can outlive \
-             the session"
+             the session, and the sandbox (if on) has no mount or network namespace"
                 .to_string(),
         );
     }
@@ -55,7 +55,7 @@ fn detect() -> Support {
     if namespaces && !proc_mount {
         missing.push(
             "a fresh /proc cannot be mounted: tools see the host's /proc (ps shows host \
-             PIDs)"
+             PIDs), and a sandboxed command can read dcl's /proc/<pid>/environ"
                 .to_string(),
         );
     }

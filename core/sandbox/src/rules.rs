@@ -1,9 +1,8 @@
 //! The landlock ruleset of a sandbox: writes (create, delete, rename, truncate, device
 //! ioctls) only beneath the writable directories and on the terminal-like devices every
 //! program expects to write. Reads are not handled here: landlock can only allow, and
-//! the read-denied paths are hidden by mounts instead (see `child`). A landlock domain
-//! also stops ptrace-style access to processes outside it, so `/proc/<dcl>/environ`
-//! cannot be read even where a fresh /proc cannot be mounted.
+//! the read-denied paths are hidden by mounts instead (see `child`). Signals and abstract
+//! unix sockets are scoped to the domain (ABI 6).
 
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;

@@ -1,5 +1,7 @@
 //! Containment: what a contained command starts ends with it, however it detached.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on broken fixtures
+
 mod common;
 
 use std::process::{Command, Stdio};

@@ -1,6 +1,8 @@
 //! The sandbox's mechanisms, each with an attack and its positive twin (the same
 //! command outside the sandbox does what the sandbox refuses).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on broken fixtures
+
 mod common;
 
 use std::os::unix::process::CommandExt as _;

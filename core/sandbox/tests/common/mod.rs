@@ -1,5 +1,5 @@
 //! Helpers shared by the mechanism tests.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used)]
 
 use std::time::{Duration, Instant};
 
