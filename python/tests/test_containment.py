@@ -33,7 +33,8 @@ asyncio.run(main())
 """
 
 
-def survivors(marker: str) -> List[int]:
+def survivors(marker: str, exact: bool = False) -> List[int]:
+    """PIDs whose argv contains ``marker`` (``exact``: that are ``sleep <marker>``)."""
     out = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -43,15 +44,15 @@ def survivors(marker: str) -> List[int]:
                 cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if marker in cmdline:
+        if (cmdline == f"sleep {marker} ") if exact else (marker in cmdline):
             out.append(int(name))
     return out
 
 
-def wait_for(marker: str, pred, limit: float) -> List[int]:
+def wait_for(marker: str, pred, limit: float, exact: bool = False) -> List[int]:
     end = time.monotonic() + limit
     while True:
-        left = survivors(marker)
+        left = survivors(marker, exact)
         if pred(len(left)) or time.monotonic() > end:
             return left
         time.sleep(0.05)
@@ -80,8 +81,10 @@ def test_killed_host_leaves_no_tool_process(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
     )
     try:
-        running = wait_for(m, lambda n: n >= 11, 30)
-        assert len(running) == 11, (running, host.poll())
+        # Six sleeps of the background shell, five of the running foreground call.
+        running = wait_for(m, lambda n: n >= 11, 30, exact=True)
+        time.sleep(0.1)
+        assert len(survivors(m, exact=True)) == 11, (running, host.poll())
         host.send_signal(signal.SIGKILL)
         host.wait(10)
         left = wait_for(m, lambda n: n == 0, 5)
@@ -94,3 +97,42 @@ def test_killed_host_leaves_no_tool_process(tmp_path: Path) -> None:
                 pass
         if host.poll() is None:
             host.kill()
+
+
+async def test_session_end_in_process_ends_lingering_processes(workdir: Path) -> None:
+    if not namespaces_available():
+        pytest.skip("user/PID namespaces are unavailable here")
+    import dcl
+
+    m = f"1000.{os.getpid()}78"
+    calls = [
+        # A daemon with redirected output lives on after its call…
+        ({"command": f"setsid nohup sleep {m} >/dev/null 2>&1 & echo started"}, False),
+        # …and a background shell that ran setsid.
+        ({"command": f"setsid sleep {m} >/dev/null 2>&1 & sleep {m}", "run_in_background": True}, True),
+    ]
+
+    async def prompts():
+        for tool, _ in calls:
+            yield {"type": "user", "message": {"role": "user",
+                   "content": "FAKE_TOOL Bash " + json.dumps(tool)}}
+
+    options = dcl.Options(model="mock-model", cwd=str(workdir), permission_mode="bypassPermissions")
+    results = 0
+    during: List[int] = []
+    try:
+        async for message in dcl.query(prompt=prompts(), options=options):
+            if isinstance(message, dcl.ResultMessage):
+                results += 1
+                if results == len(calls):
+                    during = wait_for(m, lambda n: n >= 3, 10, exact=True)
+        assert len(during) == 3, f"the daemon and the background shell ran: {during}"
+        # The session is over; the processes it left must be gone with it.
+        left = wait_for(m, lambda n: n == 0, 5)
+        assert left == [], f"survivors after the session ended: {left}"
+    finally:
+        for pid in survivors(m):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
