@@ -112,10 +112,16 @@ async def test_session_end_in_process_ends_lingering_processes(workdir: Path) ->
         ({"command": f"setsid sleep {m} >/dev/null 2>&1 & sleep {m}", "run_in_background": True}, True),
     ]
 
+    import asyncio
+
+    checked = asyncio.Event()
+
     async def prompts():
         for tool, _ in calls:
             yield {"type": "user", "message": {"role": "user",
                    "content": "FAKE_TOOL Bash " + json.dumps(tool)}}
+        # The input stays open (the session alive) until the processes were counted.
+        await checked.wait()
 
     options = dcl.Options(model="mock-model", cwd=str(workdir), permission_mode="bypassPermissions")
     results = 0
@@ -126,6 +132,7 @@ async def test_session_end_in_process_ends_lingering_processes(workdir: Path) ->
                 results += 1
                 if results == len(calls):
                     during = wait_for(m, lambda n: n >= 3, 10, exact=True)
+                    checked.set()
         assert len(during) == 3, f"the daemon and the background shell ran: {during}"
         # The session is over; the processes it left must be gone with it.
         left = wait_for(m, lambda n: n == 0, 5)
