@@ -42,7 +42,7 @@ fn main() -> ExitCode {
     init_logging_with(args.cli_flag("--debug"));
     // Where tool processes cannot get PID namespaces, what they orphan (a `setsid`
     // daemon) is re-parented to dcl rather than init, and ended when dcl exits.
-    let subreaper = dcl_sandbox::subreaper::become_subreaper();
+    dcl_sandbox::subreaper::use_as_fallback();
     let code = match run(args) {
         Ok(code) => code,
         Err(message) => {
@@ -50,7 +50,7 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     };
-    if subreaper {
+    if dcl_sandbox::subreaper::active() {
         dcl_sandbox::subreaper::kill_adopted();
     }
     code

@@ -231,22 +231,30 @@ impl Plan {
             let timeout = if sfd >= 0 { -1 } else { 100 };
             let mut reported = false;
             loop {
-                loop {
+                let mut pending = None;
+                let r = loop {
                     let mut status: libc::c_int = 0;
                     let r = libc::waitpid(-1, &mut status, libc::WNOHANG);
                     if r == command && !reported {
-                        let bytes = status.to_ne_bytes();
-                        libc::write(status_fd, bytes.as_ptr().cast(), bytes.len());
-                        libc::close(status_fd);
-                        reported = true;
+                        pending = Some(status);
                     }
-                    if r < 0 {
-                        // No children left: nothing in the namespace needs it any more.
-                        libc::_exit(0);
+                    if r <= 0 {
+                        break r;
                     }
-                    if r == 0 {
-                        break;
-                    }
+                };
+                if let Some(status) = pending {
+                    // The status, and whether this init is about to exit (nothing else in
+                    // the namespace): then the keeper reaps it rather than orphaning it.
+                    let mut msg = [0u8; 5];
+                    msg[..4].copy_from_slice(&status.to_ne_bytes());
+                    msg[4] = u8::from(r < 0);
+                    libc::write(status_fd, msg.as_ptr().cast(), msg.len());
+                    libc::close(status_fd);
+                    reported = true;
+                }
+                if r < 0 {
+                    // No children left: nothing in the namespace needs it any more.
+                    libc::_exit(0);
                 }
                 for f in &mut fds {
                     f.revents = 0;
@@ -291,9 +299,9 @@ impl Plan {
                 let r = libc::waitpid(pid, &mut status, libc::WNOHANG);
                 if r == pid {
                     // The init died: a status it reported first is the command's.
-                    let mut bytes = [0u8; 4];
-                    if status_fd >= 0 && libc::read(status_fd, bytes.as_mut_ptr().cast(), 4) == 4 {
-                        relay(libc::c_int::from_ne_bytes(bytes));
+                    let mut msg = [0u8; 5];
+                    if status_fd >= 0 && libc::read(status_fd, msg.as_mut_ptr().cast(), 5) == 5 {
+                        relay(libc::c_int::from_ne_bytes([msg[0], msg[1], msg[2], msg[3]]));
                     }
                     relay(status);
                 }
@@ -311,10 +319,16 @@ impl Plan {
                     libc::_exit(137);
                 }
                 if n > 0 && fds[2].revents & libc::POLLIN != 0 {
-                    // The command ended; its namespace stays with the init.
-                    let mut bytes = [0u8; 4];
-                    if libc::read(status_fd, bytes.as_mut_ptr().cast(), 4) == 4 {
-                        relay(libc::c_int::from_ne_bytes(bytes));
+                    // The command ended. An init that is exiting is reaped here (else it
+                    // would linger as the host's zombie); one that stays keeps the rest
+                    // of the namespace alive on its own.
+                    let mut msg = [0u8; 5];
+                    if libc::read(status_fd, msg.as_mut_ptr().cast(), 5) == 5 {
+                        if msg[4] == 1 {
+                            let mut ignored: libc::c_int = 0;
+                            libc::waitpid(pid, &mut ignored, 0);
+                        }
+                        relay(libc::c_int::from_ne_bytes([msg[0], msg[1], msg[2], msg[3]]));
                     }
                     // EOF without a status: the init is dying; wait for it.
                     fds[2].fd = -1;

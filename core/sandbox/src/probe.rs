@@ -72,6 +72,9 @@ fn detect() -> Support {
         works(p)
     };
     let landlock_abi = landlock_abi();
+    if !namespaces {
+        crate::subreaper::engage_if_wanted();
+    }
     Support {
         namespaces,
         proc_mount,

@@ -2,6 +2,30 @@
 //! so processes its tools orphan (a `setsid` daemon whose shell exited) are re-parented
 //! to dcl instead of init, and [`kill_adopted`] ends them when the session ends.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static WANTED: AtomicBool = AtomicBool::new(false);
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+/// Asks for the fallback: when the probe finds no PID namespaces, this process becomes a
+/// child subreaper. (With namespaces it stays not one: orphans then have an init of
+/// their own, and dcl would only collect the zombies of exited inits.)
+pub fn use_as_fallback() {
+    WANTED.store(true, Ordering::SeqCst);
+}
+
+/// Whether this process became a subreaper (so [`kill_adopted`] is due at exit).
+pub fn active() -> bool {
+    ACTIVE.load(Ordering::SeqCst)
+}
+
+/// Called by the probe when namespaces are missing.
+pub(crate) fn engage_if_wanted() {
+    if WANTED.load(Ordering::SeqCst) && become_subreaper() {
+        ACTIVE.store(true, Ordering::SeqCst);
+    }
+}
+
 /// Makes this process a child subreaper. Returns whether the kernel accepted it.
 pub fn become_subreaper() -> bool {
     // SAFETY: a prctl with integer arguments.
