@@ -369,3 +369,33 @@ fn a_normal_build_works_in_the_sandbox() {
     assert!(!err && text.contains("built ok"), "{text}");
     d.finish();
 }
+
+#[test]
+fn sandbox_settings_not_acted_on_are_named_in_the_initialize_answer() {
+    let settings = json!({"sandbox": {
+        "enabled": true,
+        "network": {"allowedDomains": ["example.com"]},
+        "autoAllowBashIfSandboxed": true
+    }})
+    .to_string();
+    let (mut d, _home) = sandboxed(&["--settings", &settings]);
+    let init = d
+        .seen
+        .iter()
+        .rfind(|v| v["type"] == "control_response")
+        .unwrap()
+        .to_string();
+    assert!(init.contains("allowedDomains"), "{init}");
+    assert!(init.contains("the sandbox's network stays off"), "{init}");
+    assert!(init.contains("autoAllowBashIfSandboxed"), "{init}");
+    d.finish();
+    // A bad block is refused (the session does not open) rather than ignored.
+    let bad = json!({"sandbox": {"enabled": "yes"}}).to_string();
+    let mut d2 = Dcl::start(&[&bypass()[..], &["--settings", &bad]].concat());
+    assert_ne!(d2.finish(), 0);
+    let stderr = d2.stderr();
+    assert!(
+        stderr.contains("sandbox.enabled: must be true or false"),
+        "{stderr}"
+    );
+}
