@@ -6,6 +6,9 @@ use std::os::unix::process::CommandExt as _;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+/// One way of starting the command: a name and what it does to the `Command`.
+type Variant<'a> = (&'a str, &'a dyn Fn(&mut Command));
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let n: u32 = std::env::args()
         .nth(1)
@@ -19,7 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let sandbox = dcl_sandbox::Sandbox::new(settings, dir.path(), &[], None)?;
     let scope = dcl_sandbox::Scope::new()?;
     println!("support: {:?}", dcl_sandbox::probe::support());
-    let variants: [(&str, &dyn Fn(&mut Command)); 4] = [
+    let variants: [Variant; 4] = [
         ("plain", &|_| {}),
         ("contained", &|c| {
             dcl_sandbox::apply(c, None);
