@@ -33,6 +33,8 @@ pub(crate) struct Plan {
     pub hide_files: Vec<CString>,
     /// A landlock ruleset to restrict the command with.
     pub landlock_fd: Option<RawFd>,
+    /// A seccomp program to install last.
+    pub seccomp: Option<std::sync::Arc<seccompiler::BpfProgram>>,
     /// The read end of the liveness pipe.
     pub liveness_fd: Option<RawFd>,
     /// The namespace outlives the command (a small init keeps it) until `scope_fd`
@@ -181,13 +183,30 @@ impl Plan {
         Ok(())
     }
 
-    /// The landlock domain, last before exec (it also forbids further mounts).
+    /// The landlock domain (it also forbids further mounts) and the seccomp filter,
+    /// last before exec.
     unsafe fn confine(&self) -> io::Result<()> {
-        if let Some(fd) = self.landlock_fd {
-            // SAFETY: raw system calls.
-            unsafe {
-                check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
+        if self.landlock_fd.is_none() && self.seccomp.is_none() {
+            return Ok(());
+        }
+        // SAFETY: raw system calls; the program was compiled in the parent.
+        unsafe {
+            check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
+            if let Some(fd) = self.landlock_fd {
                 check(libc::syscall(libc::SYS_landlock_restrict_self, fd, 0) as libc::c_int)?;
+            }
+            if let Some(prog) = &self.seccomp {
+                let fprog = libc::sock_fprog {
+                    len: prog.len() as libc::c_ushort,
+                    filter: prog.as_ptr() as *mut libc::sock_filter,
+                };
+                const SECCOMP_SET_MODE_FILTER: libc::c_long = 1;
+                check(libc::syscall(
+                    libc::SYS_seccomp,
+                    SECCOMP_SET_MODE_FILTER,
+                    0,
+                    &fprog as *const libc::sock_fprog,
+                ) as libc::c_int)?;
             }
         }
         Ok(())

@@ -20,6 +20,7 @@ pub mod probe;
 mod rules;
 pub mod settings;
 pub mod subreaper;
+mod syscalls;
 
 use std::ffi::CString;
 use std::os::fd::{AsRawFd as _, OwnedFd};
@@ -49,6 +50,7 @@ pub struct Sandbox {
     hide_files: Vec<CString>,
     network_ns: bool,
     ruleset: Option<OwnedFd>,
+    seccomp: Option<Arc<seccompiler::BpfProgram>>,
     tmp: tempfile::TempDir,
     warnings: Vec<String>,
 }
@@ -123,10 +125,17 @@ impl Sandbox {
         let (ruleset, ruleset_warnings) =
             rules::build(&write_dirs, support.landlock_abi, !network_ns);
         warnings.extend(ruleset_warnings);
-        if !network_ns && ruleset.as_ref().is_none_or(|r| !r.blocks_tcp) {
+        let seccomp = match syscalls::build(!network_ns) {
+            Ok(p) => Some(Arc::new(p)),
+            Err(e) => {
+                warnings.push(format!("sandbox: no seccomp filter ({e})"));
+                None
+            }
+        };
+        if !network_ns && seccomp.is_none() && ruleset.as_ref().is_none_or(|r| !r.blocks_tcp) {
             warnings.push(
-                "sandbox: no network namespace and no landlock TCP rules here, so the \
-                 network stays on"
+                "sandbox: no network namespace, seccomp filter or landlock TCP rules here, \
+                 so the network stays on"
                     .to_string(),
             );
         }
@@ -141,6 +150,7 @@ impl Sandbox {
             hide_files,
             network_ns,
             ruleset: ruleset.map(|r| r.fd),
+            seccomp,
             tmp,
             warnings,
         })
@@ -243,6 +253,7 @@ fn hook(
         plan.hide_dirs = sb.hide_dirs.clone();
         plan.hide_files = sb.hide_files.clone();
         plan.landlock_fd = sb.ruleset.as_ref().map(|fd| fd.as_raw_fd());
+        plan.seccomp = sb.seccomp.clone();
         for (k, v) in sb.env() {
             cmd.env(k, v);
         }

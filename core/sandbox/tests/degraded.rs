@@ -1,5 +1,6 @@
 //! Where namespaces are unavailable (forced here with `DCL_NO_NAMESPACES`), the sandbox
-//! still confines writes and TCP with landlock alone, and says what it cannot do.
+//! still confines writes (landlock) and the network (landlock TCP rules, seccomp socket
+//! families), and says what it cannot do.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on broken fixtures
 
@@ -71,7 +72,8 @@ fn landlock_alone_still_refuses_writes_and_tcp() {
     let script = format!(
         "echo x > {out}/f; echo w=$?; \
          python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), 3)' 2>/dev/null; echo n=$?; \
-         cat /proc/{pid}/environ 2>/dev/null; echo e=$?; echo ok > inside && echo i=0",
+         cat /proc/{pid}/environ 2>/dev/null; echo e=$?; \
+         python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)' 2>/dev/null; echo u=$?; echo ok > inside && echo i=0",
         out = outside.display(),
         pid = holder.id()
     );
@@ -91,10 +93,15 @@ fn landlock_alone_still_refuses_writes_and_tcp() {
     let _ = holder.wait();
     assert!(confined.contains("w=1"), "{confined}");
     assert!(confined.contains("n=1"), "{confined}");
+    // No UDP socket either (seccomp), so no DNS or QUIC around landlock's TCP rules.
+    assert!(confined.contains("u=1"), "{confined}");
     // Not asserted: without a PID namespace and a fresh /proc, another process's
     // environ stays readable here (landlock's ptrace scoping did not stop it on this
     // kernel); README says so.
     assert!(confined.contains("i=0"), "{confined}");
     // Twin: contained only, the same script writes and connects.
-    assert!(twin.contains("w=0") && twin.contains("n=0"), "{twin}");
+    assert!(
+        twin.contains("w=0") && twin.contains("n=0") && twin.contains("u=0"),
+        "{twin}"
+    );
 }

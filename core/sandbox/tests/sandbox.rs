@@ -199,3 +199,22 @@ c = socket.create_connection(s.getsockname(), 3); print(\"local ok\")'";
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("local ok"));
 }
+
+#[test]
+fn other_processes_cannot_be_traced() {
+    let Some(f) = fixture() else { return };
+    // PTRACE_ATTACH (16) to a child of the shell, then PTRACE_DETACH (17).
+    let script = "sleep 30 & python3 -c 'import ctypes, os, sys; \
+         l = ctypes.CDLL(None, use_errno=True); p = int(sys.argv[1]); \
+         r = l.ptrace(16, p, 0, 0); e = ctypes.get_errno(); \
+         print(\"attach\", r, os.strerror(e) if r else \"ok\"); r == 0 and l.ptrace(17, p, 0, 0)' $!; \
+         kill $!";
+    let confined = text(&run(&f, script, true));
+    assert!(
+        confined.contains("attach -1 Operation not permitted"),
+        "{confined}"
+    );
+    // Twin: contained but not sandboxed, the same attach works.
+    let twin = text(&run(&f, script, false));
+    assert!(twin.contains("attach 0 ok"), "{twin}");
+}
