@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use args::Args;
 
 fn main() -> ExitCode {
+    deny_same_user_inspection();
     let argv: Vec<String> = std::env::args().skip(1).collect();
     // `dcl mcp …` has flags of its own (and server arguments like `-v`): route it first.
     if argv.first().map(String::as_str) == Some("mcp") {
@@ -110,5 +111,16 @@ fn consume_qoder_auth_payload(env: &BTreeMap<String, String>) {
     }
     if let Err(e) = std::fs::remove_file(path) {
         tracing::debug!("cannot delete the Qoder auth payload file: {e}");
+    }
+}
+
+/// Other processes of the same user — the tools dcl runs among them — must not read this
+/// process's memory or `/proc/<pid>/environ`, which hold the API keys dcl withholds from
+/// them. Non-dumpable makes those files root-owned; children get their own flag back at
+/// `exec`. Only the CLI does this: an in-process binding must not change its host.
+fn deny_same_user_inspection() {
+    #[cfg(target_os = "linux")]
+    if let Err(e) = nix::sys::prctl::set_dumpable(false) {
+        eprintln!("warning: could not make dcl non-dumpable: {e}");
     }
 }

@@ -269,7 +269,7 @@ mod tests {
         let a = parse(&[
             "--betas",
             "x",
-            "--plugin-dir",
+            "--proxy",
             "p",
             "--frobnicate",
             "7",
@@ -283,7 +283,7 @@ mod tests {
             vec![
                 "--permission-prompt-tool mcp__x__ask (only stdio)",
                 "--betas",
-                "--plugin-dir",
+                "--proxy",
                 "--frobnicate 7"
             ]
         );

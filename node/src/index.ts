@@ -13,3 +13,5 @@ export type { Options, PermissionMode } from "./options";
 export * from "./errors";
 export type * from "./types";
 export { versions } from "./versions";
+export { listSessions, getSessionInfo, getSessionMessages } from "./sessions";
+export type { ListSessionsOptions, GetSessionMessagesOptions, SDKSessionInfo, SessionMessage, SessionHomeOptions } from "./sessions";

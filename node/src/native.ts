@@ -32,6 +32,7 @@ export interface NativeBinding {
   open(optionsJson: string): NativeSession | NativeOpenFailure;
   openArgs(argv: string[], env: Record<string, string>, cwd?: string | null): NativeSession | NativeOpenFailure;
   versions(): { dcl: string; protocol: string };
+  sessions(requestJson: string): Promise<string>;
   _panicForTest(place: string): Promise<void> | void;
 }
 

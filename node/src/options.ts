@@ -52,9 +52,16 @@ export interface Options {
   strictMcpConfig?: boolean;
   /** Unset or `""`: no system prompt (as with the SDK); a string (or lines); or a preset with `append`. */
   systemPrompt?: string | string[] | { type: "preset"; preset?: string; append?: string };
+  /** Resume the newest saved session of `cwd`. */
   continue?: boolean;
+  /** Resume this saved session (its history, totals, model and permission mode). */
   resume?: string;
+  /** With `resume`/`continue`: go on under a new session id, leaving the source as it was. */
   forkSession?: boolean;
+  /** Resume the chain only up to this message uuid. */
+  resumeSessionAt?: string;
+  /** Resume without this turn (its prompt's uuid); refused unless it is the last turn. */
+  resumeDropsTurn?: string;
   includeHookEvents?: boolean;
   /** Ignored in-process (there is no executable to run), accepted so SDK code carries over. */
   pathToClaudeCodeExecutable?: string;
@@ -116,8 +123,6 @@ const NOT_YET = new Set([
   "plugins",
   "pluginDelivery",
   "agentProgressSummaries",
-  "resumeSessionAt",
-  "resumeDropsTurn",
   "sandbox",
   "managedSettings",
   "title",
@@ -163,6 +168,8 @@ const KNOWN = new Set([
   "continue",
   "resume",
   "forkSession",
+  "resumeSessionAt",
+  "resumeDropsTurn",
   "includeHookEvents",
   "planMode",
   "controlRequestTimeoutMs",
@@ -178,6 +185,7 @@ const KNOWN = new Set([
 const EXTRA_FLAGS: Record<string, [string, "flag" | "str" | "int" | "float"]> = {
   "replay-user-messages": ["replayUserMessages", "flag"],
   "include-partial-messages": ["includePartialMessages", "flag"],
+  "include-hook-events": ["includeHookEvents", "flag"],
   "mock-script": ["mockScript", "str"],
   "api-format": ["apiFormat", "str"],
   "base-url": ["baseUrl", "str"],
@@ -263,9 +271,6 @@ export function sessionOptions(
     }
     fail(key, `unknown option \`${key}\``);
   }
-  if (opts.resume || opts.continue) {
-    fail(opts.resume ? "resume" : "continue", "resuming a session is not supported yet by this dcl build");
-  }
   if (opts.canUseTool && opts.permissionPromptToolName && opts.permissionPromptToolName !== "stdio") {
     fail("canUseTool", "canUseTool cannot be used with permissionPromptToolName; use one or the other");
   }
@@ -348,8 +353,12 @@ export function sessionOptions(
   if (opts.apiKey !== undefined) out.apiKey = opts.apiKey;
   if (opts.apiFormat !== undefined) out.apiFormat = opts.apiFormat;
 
-  if (opts.forkSession) ignored.push("--fork-session");
-  if (opts.includeHookEvents) ignored.push("--include-hook-events");
+  if (opts.resume !== undefined) out.resume = opts.resume;
+  if (opts.continue) out.continueConversation = true;
+  if (opts.forkSession) out.forkSession = true;
+  if (opts.resumeSessionAt !== undefined) out.resumeSessionAt = opts.resumeSessionAt;
+  if (opts.resumeDropsTurn !== undefined) out.resumeDropsTurn = opts.resumeDropsTurn;
+  if (opts.includeHookEvents) out.includeHookEvents = true;
   extraArgs(opts, out, ignored);
   if (ignored.length) out.ignoredFlags = ignored;
   return { json: out, ignored };

@@ -91,12 +91,6 @@ pub fn open_args(
     cwd: Option<String>,
 ) -> Either<Session, OpenFailure> {
     let parsed = args::Args::parse(argv);
-    if parsed.given("--resume") || parsed.has("--continue") || parsed.has("-c") {
-        return Either::B(OpenFailure::invalid(
-            Some("resume"),
-            "Resuming a session (--resume / --continue) is not supported yet by this dcl build",
-        ));
-    }
     for (flag, want) in [
         ("--input-format", "stream-json"),
         ("--output-format", "stream-json"),
@@ -209,6 +203,36 @@ impl Session {
     pub fn close(&self) {
         self.bridge.close();
     }
+}
+
+/// Lists or reads the sessions on disk (`listSessions`, `getSessionMessages`): a
+/// `dcl_store::requests::SessionsRequest` as JSON in, JSON out, read on libuv's thread pool
+/// so Node's thread never waits on the disk.
+pub struct SessionsTask(String);
+
+impl Task for SessionsTask {
+    type Output = String;
+    type JsValue = String;
+
+    fn compute(&mut self) -> Result<String> {
+        std::panic::catch_unwind(AssertUnwindSafe(|| dcl_store::requests::answer(&self.0)))
+            .map_err(|p| {
+                Error::from_reason(format!(
+                    "dcl panicked while reading sessions: {}",
+                    panic_text(p.as_ref())
+                ))
+            })?
+            .map_err(|e| Error::new(Status::InvalidArg, e.to_string()))
+    }
+
+    fn resolve(&mut self, _env: Env, output: String) -> Result<String> {
+        Ok(output)
+    }
+}
+
+#[napi(ts_return_type = "Promise<string>")]
+pub fn sessions(request_json: String) -> AsyncTask<SessionsTask> {
+    AsyncTask::new(SessionsTask(request_json))
 }
 
 /// dcl's version and the protocol level it speaks (what `dcl -v` prints).

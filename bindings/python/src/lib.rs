@@ -138,6 +138,111 @@ fn open_session(py: Python<'_>, options_json: &str) -> PyResult<Session> {
     }
 }
 
+impl Session {
+    fn reader(&self, take: Take) -> Reader {
+        Reader {
+            bridge: Arc::clone(&self.bridge),
+            ended: Arc::clone(&self.ended),
+            take,
+        }
+    }
+}
+
+/// What one awaitable `recv` hands over.
+#[derive(Clone, Copy)]
+enum Take {
+    One,
+    Batch(usize),
+}
+
+/// Reads for one asyncio future, cancel-safe by construction: the runtime only waits for
+/// lines to be *ready*; the line is taken on the event loop's thread, and only while the
+/// future is still pending. A future cancelled between the wake-up and the delivery
+/// (`asyncio.wait_for` timing out) therefore takes nothing, and the next `recv` gets the
+/// line. Taking on the runtime and handing over later would lose it.
+#[derive(Clone)]
+struct Reader {
+    bridge: Arc<Bridge>,
+    ended: Arc<AtomicBool>,
+    take: Take,
+}
+
+impl Reader {
+    /// A future of the running loop, already resolved when a line is ready.
+    fn future<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let event_loop = pyo3_async_runtimes::get_running_loop(py)?;
+        let fut = event_loop.call_method0("create_future")?;
+        match self.take_now(py)? {
+            Some(value) => {
+                fut.call_method1("set_result", (value,))?;
+            }
+            None => self.arm(event_loop.unbind(), fut.clone().unbind())?,
+        }
+        Ok(fut)
+    }
+
+    /// The value for the future when lines (or the end) are ready, else `None`.
+    fn take_now(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let max = match self.take {
+            Take::One => 1,
+            Take::Batch(n) => n,
+        };
+        let Some(lines) = self.bridge.try_recv_batch(max) else {
+            return Ok(None);
+        };
+        if lines.is_empty() {
+            self.ended.store(true, Ordering::SeqCst);
+        }
+        let value = match self.take {
+            Take::One => lines.into_iter().next().into_pyobject(py)?.unbind(),
+            Take::Batch(_) => lines.into_pyobject(py)?.unbind(),
+        };
+        Ok(Some(value))
+    }
+
+    /// Waits on the runtime for readiness, then delivers on the loop's thread.
+    fn arm(self, event_loop: Py<PyAny>, fut: Py<PyAny>) -> PyResult<()> {
+        let rt = dcl_bridge::runtime().map_err(|e| PyValueError::new_err(e.to_string()))?;
+        rt.spawn(async move {
+            self.bridge.readable().await;
+            Python::attach(|py| {
+                let deliver = self.deliver(py, event_loop.clone_ref(py), fut)?;
+                // A closed loop refuses the call: nobody is waiting for the line then, and
+                // it stays queued.
+                event_loop
+                    .bind(py)
+                    .call_method1("call_soon_threadsafe", (deliver,))
+                    .map(drop)
+            })
+            .ok();
+        });
+        Ok(())
+    }
+
+    /// The callback run on the loop: take and resolve, or wait again if another reader
+    /// took the line first; nothing at all if the future was cancelled meanwhile.
+    fn deliver<'py>(
+        self,
+        py: Python<'py>,
+        event_loop: Py<PyAny>,
+        fut: Py<PyAny>,
+    ) -> PyResult<Bound<'py, pyo3::types::PyCFunction>> {
+        pyo3::types::PyCFunction::new_closure(py, None, None, move |args, _kwargs| {
+            let py = args.py();
+            let f = fut.bind(py);
+            if f.call_method0("done")?.is_truthy()? {
+                return Ok(());
+            }
+            match self.take_now(py)? {
+                Some(value) => f.call_method1("set_result", (value,)).map(drop),
+                None => self
+                    .clone()
+                    .arm(event_loop.clone_ref(py), fut.clone_ref(py)),
+            }
+        })
+    }
+}
+
 #[pymethods]
 impl Session {
     /// Opens a session from options JSON (`SessionOptions`: camelCase keys, unknown keys
@@ -166,31 +271,15 @@ impl Session {
     /// Awaitable of the next outbound line (`str`), or `None` once the session has
     /// ended. Cancelling the awaitable loses no line.
     fn recv<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let bridge = Arc::clone(&self.bridge);
-        let ended = Arc::clone(&self.ended);
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            let line = bridge.recv().await;
-            if line.is_none() {
-                ended.store(true, Ordering::SeqCst);
-            }
-            Ok(line)
-        })
+        self.reader(Take::One).future(py)
     }
 
     /// Every outbound line that is ready, as a list (at least one, at most `max`): one
     /// asyncio wake-up per burst instead of one per line. An empty list means the session
-    /// has ended.
+    /// has ended. Cancelling the awaitable loses no line.
     #[pyo3(signature = (max = 256))]
     fn recv_batch<'py>(&self, py: Python<'py>, max: usize) -> PyResult<Bound<'py, PyAny>> {
-        let bridge = Arc::clone(&self.bridge);
-        let ended = Arc::clone(&self.ended);
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
-            let lines = bridge.recv_batch(max).await;
-            if lines.is_empty() {
-                ended.store(true, Ordering::SeqCst);
-            }
-            Ok(lines)
-        })
+        self.reader(Take::Batch(max.max(1))).future(py)
     }
 
     /// The next outbound line, waiting without the GIL; `None` once the session has
@@ -264,48 +353,8 @@ impl Session {
 #[pyfunction]
 fn sessions(py: Python<'_>, request_json: &str) -> PyResult<String> {
     let request = request_json.to_string();
-    py.detach(move || sessions_request(&request))
-        .map_err(PyValueError::new_err)
-}
-
-fn sessions_request(request: &str) -> Result<String, String> {
-    use serde_json::Value;
-    let v: Value = serde_json::from_str(request).map_err(|e| format!("bad request: {e}"))?;
-    let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-    let env: std::collections::BTreeMap<String, String> = v
-        .get("env")
-        .and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .filter_map(|(k, x)| x.as_str().map(|x| (k.clone(), x.to_string())))
-                .collect()
-        })
-        .unwrap_or_default();
-    let directory = text("directory");
-    let cwd = match &directory {
-        Some(d) => std::path::PathBuf::from(d),
-        None => std::env::current_dir()
-            .map_err(|e| format!("cannot read the current directory: {e}"))?,
-    };
-    let data_dir = text("dataDir").map(std::path::PathBuf::from);
-    let homes = dcl_store::Homes::resolve(data_dir.as_deref(), |k| env.get(k).cloned(), &cwd);
-    let store = dcl_store::Store::new(homes, &cwd);
-    let out = match text("op").as_deref() {
-        Some("list") => serde_json::to_value(store.list(directory.is_none())),
-        Some("messages") => {
-            let id = text("sessionId").ok_or("sessionId is required")?;
-            match store.messages(&id) {
-                Ok(m) => Ok(Value::Array(m)),
-                Err(
-                    dcl_store::StoreError::SessionNotFound { .. }
-                    | dcl_store::StoreError::InvalidId { .. },
-                ) => Ok(Value::Array(Vec::new())),
-                Err(e) => return Err(e.to_string()),
-            }
-        }
-        other => return Err(format!("unknown op {other:?}")),
-    };
-    out.map(|v| v.to_string()).map_err(|e| e.to_string())
+    py.detach(move || dcl_store::requests::answer(&request))
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// Opens a session from options JSON; see `Session.open`.

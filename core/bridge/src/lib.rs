@@ -188,6 +188,21 @@ impl Bridge {
             .collect()
     }
 
+    /// The lines [`Bridge::recv_batch`] would return now, without waiting: `None` when
+    /// nothing is ready yet, an empty batch once the session has ended.
+    pub fn try_recv_batch(&self, max: usize) -> Option<Vec<String>> {
+        self.session
+            .try_recv_batch(max)
+            .map(|b| b.iter().map(dcl_protocol::to_line).collect())
+    }
+
+    /// Waits until [`Bridge::try_recv_batch`] has something (lines or the end), taking
+    /// nothing. For hosts whose waits may be abandoned between the wake-up and the
+    /// delivery (an asyncio future cancelled meanwhile): they take on their own thread.
+    pub async fn readable(&self) {
+        self.session.readable().await
+    }
+
     /// The next outbound message, typed.
     pub async fn recv_message(&self) -> Option<Message> {
         self.session.recv().await

@@ -14,6 +14,8 @@ use serde_json::{Map, Value};
 pub enum AgentSource {
     BuiltIn,
     File(PathBuf),
+    /// A plugin's `agents/` folder (the agent is named `plugin:name`).
+    Plugin(String),
     Flag,
     Initialize,
 }
@@ -178,26 +180,49 @@ impl AgentCatalog {
         }
         let mut warnings = Vec::new();
         for dir in dirs {
-            let Ok(entries) = std::fs::read_dir(dir) else {
-                continue;
-            };
-            let mut files: Vec<PathBuf> = entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "md") && p.is_file())
-                .collect();
-            files.sort();
-            for path in files {
-                match std::fs::read_to_string(&path)
-                    .map_err(|e| format!("{}: {e}", path.display()))
-                    .and_then(|t| parse_agent_file(&path, &t))
-                {
-                    Ok(a) => catalog.insert(a),
-                    Err(e) => warnings.push(format!("agent file skipped: {e}")),
-                }
+            let (found, mut w) = Self::read_dir(dir);
+            for a in found {
+                catalog.insert(a);
             }
+            warnings.append(&mut w);
         }
         (catalog, warnings)
+    }
+
+    /// Adds a plugin's agent files, named `plugin:name` as the reference lists them.
+    pub fn add_plugin_dir(&mut self, plugin: &str, dir: &Path) -> Vec<String> {
+        let (found, warnings) = Self::read_dir(dir);
+        for mut a in found {
+            a.name = format!("{plugin}:{}", a.name);
+            a.source = AgentSource::Plugin(plugin.to_string());
+            self.insert(a);
+        }
+        warnings
+    }
+
+    /// The agent files of one folder, in name order, and what could not be read.
+    fn read_dir(dir: &Path) -> (Vec<AgentSpec>, Vec<String>) {
+        let mut found = Vec::new();
+        let mut warnings = Vec::new();
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return (found, warnings);
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "md") && p.is_file())
+            .collect();
+        files.sort();
+        for path in files {
+            match std::fs::read_to_string(&path)
+                .map_err(|e| format!("{}: {e}", path.display()))
+                .and_then(|t| parse_agent_file(&path, &t))
+            {
+                Ok(a) => found.push(a),
+                Err(e) => warnings.push(format!("agent file skipped: {e}")),
+            }
+        }
+        (found, warnings)
     }
 
     pub fn insert(&mut self, agent: AgentSpec) {
@@ -309,7 +334,7 @@ mod tests {
         )
         .unwrap();
         std::fs::write(agents.join("broken.md"), "no front matter").unwrap();
-        let (mut c, warnings) = AgentCatalog::load(&[agents]);
+        let (mut c, warnings) = AgentCatalog::load(std::slice::from_ref(&agents));
         assert_eq!(c.get(GENERAL_PURPOSE).unwrap().description, "mine");
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         let mut defs = Map::new();
@@ -323,5 +348,12 @@ mod tests {
         let mut bad = Map::new();
         bad.insert("x".into(), serde_json::json!({"prompt": 3}));
         assert!(c.add_definitions(&bad, AgentSource::Flag).is_err());
+        let w = c.add_plugin_dir("kit", &agents);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(
+            c.get("kit:general-purpose").unwrap().source,
+            AgentSource::Plugin("kit".into())
+        );
+        assert_eq!(c.get(GENERAL_PURPOSE).unwrap().description, "mine");
     }
 }

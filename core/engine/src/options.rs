@@ -69,6 +69,10 @@ pub struct SessionOptions {
     pub include_partial_messages: bool,
     #[serde(default)]
     pub replay_user_messages: bool,
+    /// `--include-hook-events`: stream `system/hook_started`, `hook_progress` and
+    /// `hook_response` for every settings-file command hook (stream-json).
+    #[serde(default)]
+    pub include_hook_events: bool,
     /// Emit the legacy `text` / `tool_start` / `tool_result` / `usage` lines (default on;
     /// `DCL_NO_LEGACY_EVENTS` set turns them off).
     pub legacy_events: Option<bool>,
@@ -140,6 +144,12 @@ pub struct SessionOptions {
     /// `sandbox.enabled: true` asks (either one turns it on).
     #[serde(default)]
     pub sandbox: bool,
+    /// `--plugin-dir`s: plugin folders to load (relative to `cwd`).
+    #[serde(default)]
+    pub plugin_dirs: Vec<PathBuf>,
+    /// `--plugin-dir-no-mcp`s: plugin folders loaded without their MCP servers.
+    #[serde(default)]
+    pub plugin_dirs_no_mcp: Vec<PathBuf>,
     /// Flags that were accepted for compatibility but have no effect yet; each is
     /// reported to the host as a warning.
     #[serde(default)]

@@ -148,9 +148,29 @@ impl Settings {
             path: flag_path,
             settings: flag_layer,
         });
+        trusted_layers(&mut layers, cwd);
         let mut folders = paths.user_folders.clone();
         folders.extend(paths.project_folders.iter().cloned());
         Ok(Settings { layers, folders })
+    }
+
+    /// The command hooks of every layer, lowest precedence first: hooks add up across
+    /// layers (the reference runs them all) rather than a later layer's list replacing
+    /// an earlier one's. Returns what could not be used as warnings.
+    pub fn command_hooks(&self) -> (crate::permissions::command_hooks::CommandHooks, Vec<String>) {
+        use crate::permissions::command_hooks::CommandHooks;
+        let mut all = CommandHooks::default();
+        let mut warnings = Vec::new();
+        for layer in &self.layers {
+            let (hooks, w) = CommandHooks::from_settings(layer.settings.get("hooks"));
+            let at = layer
+                .path
+                .as_ref()
+                .map_or_else(|| layer.source.to_string(), |p| p.display().to_string());
+            warnings.extend(w.into_iter().map(|w| format!("{at}: {w}")));
+            all.extend(hooks);
+        }
+        (all, warnings)
     }
 
     /// Every settings file that was read, in precedence order.
@@ -315,6 +335,28 @@ pub fn open_sandbox(
 fn untrusted_project_layer(settings: &mut Map<String, Value>, path: &Path) {
     for w in crate::permissions::trusted::filter_project_layer(settings) {
         tracing::warn!("{}: {w}", path.display());
+    }
+}
+
+/// Command hooks in a committed project layer run code on the user's machine, so they
+/// run only in a project a user or flag layer trusts (`trustedProjects`); otherwise
+/// they are dropped with a warning.
+fn trusted_layers(layers: &mut [Layer], cwd: &Path) {
+    let trusted = crate::permissions::trusted::project_is_trusted(
+        layers
+            .iter()
+            .filter(|l| matches!(l.source, "user" | "flag"))
+            .map(|l| &l.settings),
+        cwd,
+    );
+    if trusted {
+        return;
+    }
+    for l in layers.iter_mut().filter(|l| l.source == "project") {
+        if let Some(w) = crate::permissions::trusted::drop_untrusted_hooks(&mut l.settings) {
+            let at = l.path.as_ref().map(|p| p.display().to_string());
+            tracing::warn!("{}: {w}", at.unwrap_or_default());
+        }
     }
 }
 // --- end trusted layers ---

@@ -182,6 +182,31 @@ vocab! {
         Error = "error",
         Cancelled = "cancelled",
     }
+
+    /// `system/hook_*.hook_event`: the reference's hook event names.
+    HookEventName {
+        PreToolUse = "PreToolUse",
+        PostToolUse = "PostToolUse",
+        PostToolUseFailure = "PostToolUseFailure",
+        UserPromptSubmit = "UserPromptSubmit",
+        Stop = "Stop",
+        SubagentStart = "SubagentStart",
+        SubagentStop = "SubagentStop",
+        SessionStart = "SessionStart",
+        SessionEnd = "SessionEnd",
+        PreCompact = "PreCompact",
+        Notification = "Notification",
+        PermissionRequest = "PermissionRequest",
+        PermissionDenied = "PermissionDenied",
+    }
+    /// `ModelInfo.supportedEffortLevels` (the TS SDK's set; dcl reads `xhigh` as `max`).
+    EffortLevel {
+        Low = "low",
+        Medium = "medium",
+        High = "high",
+        Xhigh = "xhigh",
+        Max = "max",
+    }
 }
 
 #[cfg(test)]

@@ -313,11 +313,18 @@ fn initialize_answer_decodes_with_every_field() {
             Some("ANTHROPIC_API_KEY")
         );
         assert!(init.pid.is_some());
-        // Keys dcl does not model (e.g. `aliases` extras on models) survive in `extra`.
+        // The typed catalogue fields decode; keys dcl does not model (`supportsAutoMode`)
+        // survive in `extra`.
+        assert!(init.models.iter().any(|m| {
+            m.supports_adaptive_thinking == Some(true)
+                && m.supported_effort_levels
+                    .as_ref()
+                    .is_some_and(|l| !l.is_empty())
+        }));
         assert!(
             init.models
                 .iter()
-                .any(|m| m.extra.contains_key("supportsAdaptiveThinking"))
+                .any(|m| m.extra.contains_key("supportsAutoMode"))
         );
     }
     assert!(checked > 10, "initialize answers decoded: {checked}");

@@ -8,6 +8,7 @@
 //! - [`resume`]: `--resume`, `--continue`, `--resume-session-at`, `--resume-drops-turn`,
 //!   `--fork-session`.
 //! - [`listing`]: listing and reading sessions; [`mirror`]: `--session-mirror` frames.
+//! - [`requests`]: the bindings' JSON door to listing and reading.
 //!
 //! [`Store`] ties them together for one session's home and working directory.
 
@@ -21,6 +22,7 @@ pub mod listing;
 pub mod loader;
 pub mod mirror;
 pub mod redact;
+pub mod requests;
 pub mod resume;
 pub mod sanitize;
 pub mod writer;

@@ -418,6 +418,13 @@ export type PermissionUpdate =
  */
 export type ElicitationAction = "accept" | "decline" | "cancel";
 /**
+ * `ModelInfo.supportedEffortLevels` (the TS SDK's set; dcl reads `xhigh` as `max`).
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "EffortLevel".
+ */
+export type EffortLevel = "low" | "medium" | "high" | "xhigh" | "max";
+/**
  * A permission mode as dcl reports it (`permissionMode`, `current_permission_mode`,
  * `set_permission_mode`'s answer). dcl normalizes Qoder's spellings on input.
  *
@@ -447,6 +454,26 @@ export type StatusKind = "requesting" | "compacting";
  * via the `definition` "InformationalLevel".
  */
 export type InformationalLevel = "info" | "notice" | "warning" | "error";
+/**
+ * `system/hook_*.hook_event`: the reference's hook event names.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "HookEventName".
+ */
+export type HookEventName =
+  | "PreToolUse"
+  | "PostToolUse"
+  | "PostToolUseFailure"
+  | "UserPromptSubmit"
+  | "Stop"
+  | "SubagentStart"
+  | "SubagentStop"
+  | "SessionStart"
+  | "SessionEnd"
+  | "PreCompact"
+  | "Notification"
+  | "PermissionRequest"
+  | "PermissionDenied";
 /**
  * `system/hook_response.outcome`.
  *
@@ -646,21 +673,21 @@ export interface SystemInformational {
   [k: string]: unknown;
 }
 /**
- * `system/hook_started` (with `--include-hook-events`).
+ * `system/hook_started` (with `--include-hook-events`): a command hook began.
  */
 export interface SystemHookStarted {
   subtype: "hook_started";
   [k: string]: unknown;
 }
 /**
- * `system/hook_progress` (with `--include-hook-events`).
+ * `system/hook_progress` (with `--include-hook-events`): a running hook's output so far.
  */
 export interface SystemHookProgress {
   subtype: "hook_progress";
   [k: string]: unknown;
 }
 /**
- * `system/hook_response` (with `--include-hook-events`).
+ * `system/hook_response` (with `--include-hook-events`): a hook ended.
  */
 export interface SystemHookResponse {
   subtype: "hook_response";
@@ -2124,11 +2151,80 @@ export interface ModelInfo {
   displayName: string;
   description: string;
   supportsEffort?: boolean | null;
-  supportedEffortLevels?: string[] | null;
+  supportedEffortLevels?: EffortLevel[] | null;
+  /**
+   * Claude: whether the model decides by itself when and how much to think.
+   */
+  supportsAdaptiveThinking?: boolean | null;
+  supportsFastMode?: boolean | null;
   /**
    * Qoder.
    */
   isEnabled?: boolean | null;
+  /**
+   * Qoder: context-window tiers by label (`200K`, `1M`).
+   */
+  context_config?: {
+    [k: string]: ModelContextWindow;
+  } | null;
+  /**
+   * Qoder: how thinking can be set for this model.
+   */
+  thinking_config?: ModelThinkingConfig | null;
+  [k: string]: unknown;
+}
+/**
+ * One context-window tier of a Qoder catalogue entry.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ModelContextWindow".
+ */
+export interface ModelContextWindow {
+  token_count: number;
+  is_default?: boolean | null;
+  [k: string]: unknown;
+}
+/**
+ * Qoder `thinking_config`: what "off" and "on" mean for a model.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ModelThinkingConfig".
+ */
+export interface ModelThinkingConfig {
+  disabled?: ModelThinkingDisabled | null;
+  enabled?: ModelThinkingEnabled | null;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ModelThinkingDisabled".
+ */
+export interface ModelThinkingDisabled {
+  description?: string | null;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ModelThinkingEnabled".
+ */
+export interface ModelThinkingEnabled {
+  description?: string | null;
+  /**
+   * By effort level (`low`, `medium`, `high`, `max`).
+   */
+  efforts?: {
+    [k: string]: ModelEffort;
+  } | null;
+  is_default?: boolean | null;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ModelEffort".
+ */
+export interface ModelEffort {
+  description?: string | null;
+  is_default?: boolean | null;
   [k: string]: unknown;
 }
 /**
@@ -2769,54 +2865,60 @@ export interface SystemInformational1 {
   [k: string]: unknown;
 }
 /**
- * `system/hook_started` (with `--include-hook-events`).
+ * `system/hook_started` (with `--include-hook-events`): a command hook began.
  *
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemHookStarted".
  */
 export interface SystemHookStarted1 {
-  hook_id?: string | null;
-  hook_name?: string | null;
-  hook_event?: string | null;
+  hook_id: string;
+  /**
+   * `Event:subject` (`PreToolUse:Bash`, `SessionStart:startup`) or the event alone.
+   */
+  hook_name: string;
+  hook_event: HookEventName;
   session_id: string;
   uuid: string;
   [k: string]: unknown;
 }
 /**
- * `system/hook_progress` (with `--include-hook-events`).
+ * `system/hook_progress` (with `--include-hook-events`): a running hook's output so far.
  *
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemHookProgress".
  */
 export interface SystemHookProgress1 {
-  hook_id?: string | null;
-  hook_name?: string | null;
-  hook_event?: string | null;
-  stdout?: string | null;
-  stderr?: string | null;
-  output?: string | null;
+  hook_id: string;
+  hook_name: string;
+  hook_event: HookEventName;
+  stdout: string;
+  stderr: string;
+  /**
+   * Both streams, stdout first.
+   */
+  output: string;
   session_id: string;
   uuid: string;
   [k: string]: unknown;
 }
 /**
- * `system/hook_response` (with `--include-hook-events`).
+ * `system/hook_response` (with `--include-hook-events`): a hook ended.
  *
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "SystemHookResponse".
  */
 export interface SystemHookResponse1 {
-  hook_id?: string | null;
-  hook_name?: string | null;
-  hook_event?: string | null;
-  output?: string | null;
-  stdout?: string | null;
-  stderr?: string | null;
-  exit_code?: number | null;
+  hook_id: string;
+  hook_name: string;
+  hook_event: HookEventName;
+  output: string;
+  stdout: string;
+  stderr: string;
   /**
-   * `success`, `error`, `cancelled`.
+   * Absent when the hook was killed (timeout, cancel) or never started.
    */
-  outcome?: HookOutcome | null;
+  exit_code?: number | null;
+  outcome: HookOutcome;
   session_id: string;
   uuid: string;
   [k: string]: unknown;

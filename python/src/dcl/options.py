@@ -202,6 +202,7 @@ _IGNORED = {
 _EXTRA_FLAGS: Dict[str, Tuple[str, str]] = {
     "replay-user-messages": ("replayUserMessages", "flag"),
     "include-partial-messages": ("includePartialMessages", "flag"),
+    "include-hook-events": ("includeHookEvents", "flag"),
     "mock-script": ("mockScript", "str"),
     "api-format": ("apiFormat", "str"),
     "base-url": ("baseUrl", "str"),
@@ -412,11 +413,8 @@ def session_options(
     if opts.api_format is not None:
         out["apiFormat"] = opts.api_format
 
-    for flag, on in (
-        ("--include-hook-events", opts.include_hook_events),
-    ):
-        if on:
-            ignored.append(flag)
+    if opts.include_hook_events:
+        out["includeHookEvents"] = True
     _extra_args(opts, out, ignored)
     if ignored:
         out["ignoredFlags"] = ignored

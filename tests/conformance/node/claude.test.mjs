@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { createSdkMcpServer, query, tool } from '@anthropic-ai/claude-agent-sdk';
 import { DCL, HERE, checkDcl, childEnv } from './lib.mjs';
 import { defineFeatures } from './features.mjs';
+import { defineModels } from './models.mjs';
 import { defineScenarios } from './scenarios.mjs';
 
 const require = createRequire(import.meta.url);
@@ -37,3 +38,5 @@ defineFeatures('claude', { query, tool, createSdkMcpServer }, baseOptions, {
   categoryKind: true, // required in this SDK's SDKControlGetContextUsageResponse
   structuredOutput: true,
 });
+
+defineModels('claude', query, baseOptions, 'claude');

@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { accessToken, createSdkMcpServer, query, tool } from '@qoder-ai/qoder-agent-sdk';
 import { DCL, HERE, checkDcl, childEnv } from './lib.mjs';
 import { defineFeatures } from './features.mjs';
+import { defineModels } from './models.mjs';
 import { defineScenarios } from './scenarios.mjs';
 
 test('qoder: installed SDK is 1.0.39 with no downloaded CLI/worker runtime', () => {
@@ -38,3 +39,5 @@ defineFeatures('qoder', { query, tool, createSdkMcpServer }, baseOptions, {
   structuredOutput: '@qoder-ai/qoder-agent-sdk 1.0.39 has no structured output: Options has no '
     + 'outputFormat and its result message type has no structured_output',
 });
+
+defineModels('qoder', query, baseOptions, 'qoder');

@@ -21,15 +21,15 @@ class Sdk:
     name: str
     mod: ModuleType  # the package: message types, HookMatcher, tool, ... are re-exported there
 
-    def options(self, dcl_bin: str, cwd: Path, **kw: Any) -> Any:
+    def options(self, dcl_bin: str, cwd: Path, model: str = "mock-model", **kw: Any) -> Any:
         if self.name == "claude":
             return self.mod.ClaudeAgentOptions(
-                cli_path=dcl_bin, model="mock-model", cwd=str(cwd), **kw
+                cli_path=dcl_bin, model=model, cwd=str(cwd), **kw
             )
         return self.mod.QoderAgentOptions(
             cli_path=dcl_bin,
             auth=self.mod.access_token(QODER_DUMMY_TOKEN),
-            model="mock-model",
+            model=model,
             cwd=str(cwd),
             **kw,
         )

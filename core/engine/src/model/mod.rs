@@ -7,6 +7,7 @@
 
 pub mod accumulate;
 pub mod anthropic;
+pub mod capabilities;
 mod error;
 pub mod events;
 pub mod http;

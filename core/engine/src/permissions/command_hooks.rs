@@ -27,6 +27,7 @@ pub const EVENTS: &[&str] = &[
     "PostToolUseFailure",
     "UserPromptSubmit",
     "Stop",
+    "SubagentStart",
     "SubagentStop",
     "SessionStart",
     "SessionEnd",
@@ -57,7 +58,8 @@ impl Matcher {
         match (&self.pattern, subject) {
             (None, _) => true,
             (Some(re), Some(s)) => re.is_match(s),
-            (Some(_), None) => false,
+            // An event without a subject (UserPromptSubmit, Stop) ignores matchers.
+            (Some(_), None) => true,
         }
     }
 }
@@ -141,6 +143,18 @@ impl CommandHooks {
         (out, warnings)
     }
 
+    /// Appends another layer's hooks after these (lower precedence first).
+    pub fn extend(&mut self, other: CommandHooks) {
+        for (event, matchers) in other.events {
+            self.events.entry(event).or_default().extend(matchers);
+        }
+    }
+
+    /// Whether no hook is configured for `event`.
+    pub fn is_empty_for(&self, event: &str) -> bool {
+        self.events.get(event).is_none_or(Vec::is_empty)
+    }
+
     /// The hooks to run for an event and subject (tool name), in settings order.
     pub fn matching(&self, event: &str, subject: Option<&str>) -> Vec<&CommandHook> {
         self.events
@@ -168,13 +182,40 @@ pub struct HookRun {
     pub error: Option<String>,
 }
 
+/// [`HookRun::error`] of a hook the turn's cancellation killed.
+pub const CANCELLED: &str = "the hook was cancelled";
+
+/// How often a running hook's output so far is reported.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+/// Reads a pipe to its end, keeping the first [`MAX_OUTPUT_BYTES`]; the rest is read and
+/// dropped so a chatty hook never blocks on a full pipe.
+async fn pump(pipe: Option<impl tokio::io::AsyncRead + Unpin>, buf: &std::sync::Mutex<Vec<u8>>) {
+    let Some(mut pipe) = pipe else {
+        return;
+    };
+    let mut chunk = [0u8; 8192];
+    while let Ok(n) = pipe.read(&mut chunk).await {
+        if n == 0 {
+            break;
+        }
+        let mut b = buf
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let room = MAX_OUTPUT_BYTES.saturating_sub(b.len());
+        b.extend_from_slice(&chunk[..n.min(room)]);
+    }
+}
+
 /// Runs one command hook with `input` on stdin, in `cwd`, with exactly `env`.
+/// `progress` gets (stdout, stderr) so far while it runs, when they changed.
 pub async fn run(
     hook: &CommandHook,
     input: &Value,
     cwd: &Path,
     env: &BTreeMap<String, String>,
     cancel: &CancellationToken,
+    progress: &(dyn Fn(&str, &str) + Sync),
 ) -> HookRun {
     let mut result = HookRun {
         exit_code: None,
@@ -217,36 +258,48 @@ pub async fn run(
     };
     let payload = input.to_string();
     let mut stdin = child.stdin.take();
-    let mut stdout = child.stdout.take();
-    let mut stderr = child.stderr.take();
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let out_buf = std::sync::Mutex::new(Vec::new());
+    let err_buf = std::sync::Mutex::new(Vec::new());
     let io = async {
         if let Some(mut s) = stdin.take() {
             // A hook that does not read its input is fine.
             let _ = s.write_all(payload.as_bytes()).await;
             drop(s);
         }
-        let read = |pipe: Option<tokio::process::ChildStdout>| async move {
-            let mut buf = Vec::new();
-            if let Some(p) = pipe {
-                let _ = p.take(MAX_OUTPUT_BYTES as u64).read_to_end(&mut buf).await;
+        tokio::join!(pump(stdout, &out_buf), pump(stderr, &err_buf));
+        child.wait().await
+    };
+    let snapshot = |buf: &std::sync::Mutex<Vec<u8>>| {
+        let b = buf
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        String::from_utf8_lossy(&b).into_owned()
+    };
+    // Output so far is reported while the hook runs (`hook_progress`), when it changed.
+    let with_progress = async {
+        tokio::pin!(io);
+        let mut ticks = tokio::time::interval(PROGRESS_EVERY);
+        ticks.tick().await;
+        let mut reported = (0, 0);
+        loop {
+            tokio::select! {
+                status = &mut io => break status,
+                _ = ticks.tick() => {
+                    let (o, e) = (snapshot(&out_buf), snapshot(&err_buf));
+                    if (o.len(), e.len()) != reported {
+                        reported = (o.len(), e.len());
+                        progress(&o, &e);
+                    }
+                }
             }
-            buf
-        };
-        let read_err = |pipe: Option<tokio::process::ChildStderr>| async move {
-            let mut buf = Vec::new();
-            if let Some(p) = pipe {
-                let _ = p.take(MAX_OUTPUT_BYTES as u64).read_to_end(&mut buf).await;
-            }
-            buf
-        };
-        let (out, err) = tokio::join!(read(stdout.take()), read_err(stderr.take()));
-        let status = child.wait().await;
-        (out, err, status)
+        }
     };
     tokio::select! {
-        (out, err, status) = io => {
-            result.stdout = String::from_utf8_lossy(&out).into_owned();
-            result.stderr = String::from_utf8_lossy(&err).into_owned();
+        status = with_progress => {
+            result.stdout = snapshot(&out_buf);
+            result.stderr = snapshot(&err_buf);
             match status {
                 Ok(s) => result.exit_code = s.code(),
                 Err(e) => result.error = Some(format!("the hook could not be waited for: {e}")),
@@ -254,12 +307,14 @@ pub async fn run(
         }
         _ = tokio::time::sleep(hook.timeout) => {
             kill();
+            result.stdout = snapshot(&out_buf);
+            result.stderr = snapshot(&err_buf);
             result.error = Some(format!("the hook timed out after {:?}", hook.timeout));
             return result;
         }
         _ = cancel.cancelled() => {
             kill();
-            result.error = Some("the hook was cancelled".into());
+            result.error = Some(CANCELLED.into());
             return result;
         }
     }
@@ -292,7 +347,7 @@ pub async fn run_event(
 ) -> Vec<HookRun> {
     let mut runs = Vec::new();
     for hook in hooks.matching(event, subject) {
-        let r = run(hook, input, cwd, env, cancel).await;
+        let r = run(hook, input, cwd, env, cancel, &|_, _| {}).await;
         let stop = r.blocked.is_some()
             || r.output
                 .as_ref()
@@ -359,6 +414,7 @@ mod tests {
             dir.path(),
             &env(),
             &cancel,
+            &|_, _| {},
         )
         .await;
         assert_eq!(r.blocked.as_deref(), Some("no rm here"));
@@ -368,6 +424,7 @@ mod tests {
             dir.path(),
             &env(),
             &cancel,
+            &|_, _| {},
         )
         .await;
         assert_eq!(r.exit_code, Some(0));
@@ -375,7 +432,15 @@ mod tests {
             r.output,
             Some(json!({"decision":"block","reason":"saw Bash"}))
         );
-        let r = run(&hook("exit 1"), &input, dir.path(), &env(), &cancel).await;
+        let r = run(
+            &hook("exit 1"),
+            &input,
+            dir.path(),
+            &env(),
+            &cancel,
+            &|_, _| {},
+        )
+        .await;
         assert_eq!((r.exit_code, r.blocked.is_none()), (Some(1), true));
     }
 
@@ -387,7 +452,7 @@ mod tests {
             command: "sleep 5".into(),
             timeout: Duration::from_millis(200),
         };
-        let r = run(&slow, &json!({}), dir.path(), &env(), &cancel).await;
+        let r = run(&slow, &json!({}), dir.path(), &env(), &cancel, &|_, _| {}).await;
         assert!(
             r.error.as_deref().is_some_and(|e| e.contains("timed out")),
             "{r:?}"
@@ -396,7 +461,7 @@ mod tests {
             command: "echo \"${ANTHROPIC_API_KEY:-unset} $CLAUDE_PROJECT_DIR\"".into(),
             timeout: Duration::from_secs(10),
         };
-        let r = run(&show, &json!({}), dir.path(), &env(), &cancel).await;
+        let r = run(&show, &json!({}), dir.path(), &env(), &cancel, &|_, _| {}).await;
         assert!(r.stdout.starts_with("unset "), "{r:?}");
         let (hooks, _) = CommandHooks::from_settings(Some(&json!({"Stop": [{"hooks": [
             {"type": "command", "command": "exit 2"},

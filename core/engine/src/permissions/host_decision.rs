@@ -54,6 +54,36 @@ impl SettingsFiles {
             local: cwd.join(".dcl/settings.local.json"),
         }
     }
+
+    /// The files a session with these homes writes (WIRE.md "dcl home", "client home",
+    /// "project folders"). Each destination has two files, the client's (`~/.claude`,
+    /// `.claude/`; Qoder `~/.qoder`, `.qoder/`) and dcl's (dcl home, `.dcl/`), and dcl's
+    /// wins where both set a key. So dcl's file is written when it exists (or dcl home was
+    /// chosen explicitly), else the client's: the reference CLI sees the rule too, and no
+    /// layer above it hides what was written.
+    pub fn for_homes(homes: &dcl_store::Homes, cwd: &Path) -> Self {
+        let pick =
+            |client: Option<PathBuf>, dcl: Option<PathBuf>, prefer_dcl: bool| match (client, dcl) {
+                (Some(c), Some(d)) => Some(if prefer_dcl || d.is_file() { d } else { c }),
+                (c, d) => d.or(c),
+            };
+        let user = pick(
+            homes.client_home.as_ref().map(|h| h.join("settings.json")),
+            homes.dcl_home.as_ref().map(|h| h.join("settings.json")),
+            homes.dcl_home_explicit,
+        );
+        let folders = homes.project_folders(cwd);
+        let in_project = |name: &str| {
+            let client = folders.first().map(|f| f.join(name));
+            let dcl = folders.last().map(|f| f.join(name));
+            pick(client, dcl, false).unwrap_or_else(|| cwd.join(".dcl").join(name))
+        };
+        SettingsFiles {
+            user,
+            project: in_project("settings.json"),
+            local: in_project("settings.local.json"),
+        }
+    }
 }
 
 /// An update that could not be applied (the rest still are).
@@ -69,6 +99,12 @@ pub enum UpdateError {
     },
     #[error("{path} is not a JSON object; left unchanged")]
     NotAnObject { path: PathBuf },
+    #[error("{path} is reached through a symbolic link; not written")]
+    Symlinked { path: PathBuf },
+    #[error(
+        "updatedPermissions entry {index}: project settings cannot hold bypassPermissions (dcl ignores it there); applied to this session only"
+    )]
+    BypassInProject { index: usize },
 }
 
 /// Applies every update: each changes `session`, and a settings destination is also
@@ -116,6 +152,14 @@ pub fn apply_updates(
             }
         };
         change.apply_to_session(session);
+        // A committed project file cannot turn bypassPermissions on (trusted layers), so
+        // writing it there would only look applied.
+        if destination == "projectSettings"
+            && matches!(change, Change::Mode(PermissionMode::BypassPermissions))
+        {
+            errors.push(UpdateError::BypassInProject { index });
+            continue;
+        }
         if let Some(path) = file
             && let Err(e) = edit_settings_file(&path, |obj| change.apply_to_settings(obj))
         {
@@ -328,6 +372,14 @@ pub fn edit_settings_file(
     change(&mut obj);
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(write_err)?;
+    // The folder must be where it says: a symlinked `.dcl/` (or settings file) planted
+    // earlier would send the host's write somewhere else.
+    let is_link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+    if is_link(dir) || is_link(path) {
+        return Err(UpdateError::Symlinked {
+            path: path.to_path_buf(),
+        });
+    }
     let mut text = serde_json::to_string_pretty(&Value::Object(obj))
         .map_err(|e| write_err(std::io::Error::other(e)))?;
     text.push('\n');

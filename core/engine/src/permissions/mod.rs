@@ -85,6 +85,10 @@ pub struct Policy {
     pub mode: PermissionMode,
     pub allow: RuleSet,
     pub deny: RuleSet,
+    /// `ask` rules (settings `permissions.ask`, a host's `behavior: "ask"` updates): a
+    /// call any of whose parts matches asks, whatever the allow rules and read-only
+    /// classification say (deny rules and bypassPermissions still come first).
+    pub ask: RuleSet,
     /// Directories edits may touch without asking in acceptEdits mode, and reads
     /// may touch without asking in every mode: the cwd and `--add-dir`s (resolved).
     pub allowed_dirs: Vec<PathBuf>,
@@ -111,8 +115,15 @@ impl Policy {
             mode,
             allow: RuleSet::parse(allowed_tools),
             deny: RuleSet::parse(disallowed_tools),
+            ask: RuleSet::parse(&[]),
             allowed_dirs,
         }
+    }
+
+    /// The same policy with these `ask` rules.
+    pub fn with_ask(mut self, ask_rules: &[String]) -> Self {
+        self.ask = RuleSet::parse(ask_rules);
+        self
     }
 
     fn inside_allowed(&self, p: &std::path::Path) -> bool {
@@ -175,9 +186,15 @@ impl Policy {
             }
         }
         if self.mode == PermissionMode::BypassPermissions
-            || tool.is_some_and(|t| t.always_allowed())
+            || tool.is_some_and(|t| t.allowed_without_asking(input))
         {
             return Verdict::Allow;
+        }
+        if self.ask.denies(&view) {
+            return Verdict::Ask {
+                blocked_path: touched.first().cloned(),
+                decision_reason_type: Some("rule"),
+            };
         }
 
         let (read_only, read_paths): (bool, &[PathBuf]) = match kind {

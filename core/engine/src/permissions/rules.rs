@@ -25,6 +25,8 @@ pub enum RuleKind {
     Path,
     /// `domain:host` (`WebFetch`).
     Domain,
+    /// A skill name, or a `prefix:*` of names (`Skill`).
+    Skill,
     /// Anything else: content is not understood, so a content rule never matches.
     Other,
 }
@@ -37,6 +39,7 @@ pub fn rule_kind(tool_name: &str) -> RuleKind {
             RuleKind::Path
         }
         "WebFetch" => RuleKind::Domain,
+        "Skill" => RuleKind::Skill,
         _ => RuleKind::Other,
     }
 }
@@ -254,6 +257,7 @@ impl RuleSet {
                 }
                 RuleKind::Path => path_rule_binds(r, call, Binding::DenyContaining),
                 RuleKind::Domain => domain_rule_matches(r, call.input),
+                RuleKind::Skill => skill_rule_matches(r, call.input),
                 RuleKind::Other => false,
             }
         })
@@ -319,6 +323,7 @@ impl RuleSet {
                 .iter()
                 .any(|r| path_rule_binds(r, call, Binding::Allow)),
             RuleKind::Domain => named.iter().any(|r| domain_rule_matches(r, call.input)),
+            RuleKind::Skill => named.iter().any(|r| skill_rule_matches(r, call.input)),
             RuleKind::Other => false,
         }
     }
@@ -453,6 +458,26 @@ fn domain_rule_matches(rule: &Rule, input: &Value) -> bool {
     match domain.strip_prefix("*.") {
         Some(base) => host.ends_with(&format!(".{base}")),
         None => host == domain || host.ends_with(&format!(".{domain}")),
+    }
+}
+
+/// `Skill(name)` names one skill (a leading `/` is the same name); `Skill(prefix:*)` all
+/// whose names start with `prefix`.
+fn skill_rule_matches(rule: &Rule, input: &Value) -> bool {
+    let Some(content) = rule.content.as_deref().map(str::trim) else {
+        return true;
+    };
+    let Some(skill) = input.get("skill").and_then(Value::as_str) else {
+        return false;
+    };
+    let skill = skill.trim().trim_start_matches('/');
+    let content = content.trim_start_matches('/');
+    match content
+        .strip_suffix(":*")
+        .or_else(|| content.strip_suffix('*'))
+    {
+        Some(prefix) => skill.starts_with(prefix),
+        None => skill == content,
     }
 }
 
@@ -715,6 +740,29 @@ mod tests {
         assert_eq!(suggested_prefix_rule("ls -la").as_deref(), Some("ls:*"));
         assert_eq!(suggested_prefix_rule("ls && rm x"), None);
         assert_eq!(suggested_prefix_rule("rm $(x)"), None);
+    }
+
+    #[test]
+    fn skill_rules_name_skills() {
+        let s = set(&["Skill(deploy)", "Skill(kit:*)"]);
+        let skill = |name: &str| serde_json::json!({"skill": name});
+        let cwd = Path::new("/w");
+        fn call<'a>(input: &'a Value, cwd: &'a Path) -> CallView<'a> {
+            CallView {
+                tool_name: "Skill",
+                input,
+                paths: &[],
+                analysis: None,
+                cwd,
+            }
+        }
+        assert!(s.allows(&call(&skill("deploy"), cwd)));
+        assert!(s.allows(&call(&skill("/deploy"), cwd)));
+        assert!(s.allows(&call(&skill("kit:review"), cwd)));
+        assert!(!s.allows(&call(&skill("deploy-prod"), cwd)));
+        assert!(!s.allows(&call(&serde_json::json!({}), cwd)));
+        assert!(s.denies(&call(&skill("deploy"), cwd)));
+        assert!(!s.denies(&call(&skill("other"), cwd)));
     }
 
     #[test]

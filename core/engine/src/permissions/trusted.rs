@@ -2,6 +2,7 @@
 //! `.claude/settings.json`) come with the code, so they cannot grant themselves power.
 //! They cannot turn on bypassPermissions, and cannot set environment variables that
 //! change what every shell runs at start-up. User, local, flag and host settings can.
+//! Their command hooks run only in a project a user or flag layer trusts.
 
 use serde_json::{Map, Value};
 
@@ -48,6 +49,53 @@ pub fn filter_project_layer(settings: &mut Map<String, Value>) -> Vec<String> {
     warnings
 }
 
+/// The settings key (user and flag layers only) listing the project directories whose
+/// committed settings may run command hooks; relative entries are taken against the cwd.
+pub const TRUSTED_PROJECTS: &str = "trustedProjects";
+
+/// Whether `cwd` is (inside) a directory one of `layers` lists under `trustedProjects`.
+/// Pass only layers the repository cannot write (user, flag).
+pub fn project_is_trusted<'a>(
+    layers: impl IntoIterator<Item = &'a Map<String, Value>>,
+    cwd: &std::path::Path,
+) -> bool {
+    let real_cwd = super::paths::resolve_real(cwd);
+    layers.into_iter().any(|l| {
+        l.get(TRUSTED_PROJECTS)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .filter(|d| !d.trim().is_empty())
+            .any(|d| real_cwd.starts_with(super::paths::resolve_real(&cwd.join(d))))
+    })
+}
+
+/// Removes a project layer's `hooks` (an untrusted project); the warning, if any were.
+pub fn drop_untrusted_hooks(settings: &mut Map<String, Value>) -> Option<String> {
+    // Plugin folders carry hooks and MCP servers of their own: the same code-running power.
+    let mut dropped = Vec::new();
+    for key in ["hooks", "pluginDirs"] {
+        if let Some(v) = settings.shift_remove(key) {
+            let empty = match &v {
+                Value::Object(m) => m.is_empty(),
+                Value::Array(a) => a.is_empty(),
+                Value::Null => true,
+                _ => false,
+            };
+            if !empty {
+                dropped.push(key);
+            }
+        }
+    }
+    (!dropped.is_empty()).then(|| {
+        format!(
+            "project settings' {} not used: this project is not trusted (list it in `{TRUSTED_PROJECTS}` of your user settings or --settings to use them)",
+            dropped.join(" and ")
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,5 +123,26 @@ mod tests {
             .unwrap();
         assert!(filter_project_layer(&mut ok).is_empty());
         assert_eq!(ok["permissions"]["defaultMode"], "acceptEdits");
+    }
+
+    #[test]
+    fn project_hooks_need_a_trusting_user_or_flag_layer() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path().join("repo");
+        std::fs::create_dir_all(cwd.join("sub")).unwrap();
+        let layer = |v: Value| v.as_object().cloned().unwrap();
+        let none = layer(json!({"model": "x"}));
+        let other = layer(json!({"trustedProjects": [dir.path().join("elsewhere")]}));
+        let this = layer(json!({"trustedProjects": [cwd]}));
+        let dot = layer(json!({"trustedProjects": ["."]}));
+        assert!(!project_is_trusted([&none, &other], &cwd));
+        assert!(project_is_trusted([&none, &this], &cwd));
+        assert!(project_is_trusted([&this], &cwd.join("sub")));
+        assert!(project_is_trusted([&dot], &cwd));
+        let mut s = layer(json!({"hooks": {"Stop": []}, "model": "m"}));
+        assert!(drop_untrusted_hooks(&mut s).is_some());
+        assert_eq!(Value::Object(s), json!({"model": "m"}));
+        let mut s = layer(json!({"model": "m"}));
+        assert!(drop_untrusted_hooks(&mut s).is_none());
     }
 }

@@ -2,10 +2,10 @@
 
 use dcl_protocol::{
     AccountInfo, AgentInfo, AppliedSettings, ApplyFlagSettingsResponse, CancelAsyncMessageResponse,
-    ControlRequestEnvelope, ControlResponse, EmptyResponse, Extra, GetSettingsResponse,
-    HostRequest, InitializeRequest, InitializeResponse, InterruptResponse, McpStatusResponse,
-    ModelInfo, ReloadPluginsResponse, RequestParseError, SetModelResponse,
-    SetPermissionModeResponse, SettingsSource, SystemStatus,
+    ControlRequestEnvelope, ControlResponse, EmptyResponse, Extra, GetModelsResponse,
+    GetSettingsResponse, HostRequest, InitializeRequest, InitializeResponse, InterruptResponse,
+    McpStatusResponse, RequestParseError, SetModelResponse, SetPermissionModeResponse,
+    SettingsSource, SystemStatus,
 };
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -175,18 +175,14 @@ impl Actor {
                 });
                 return;
             }
-            HostRequest::ReloadPlugins(_) => answer(ReloadPluginsResponse {
-                mcp_servers: self
-                    .core
-                    .services
-                    .mcp
-                    .status()
-                    .into_iter()
-                    .map(mcp_server_status)
-                    .collect(),
-                commands: super::turn::builtin::command_infos(),
-                ..ReloadPluginsResponse::default()
-            }),
+            HostRequest::ReloadPlugins(_) => {
+                self.answer_later(id.clone(), async move |core: Arc<SessionCore>| {
+                    serde_json::to_value(super::extensions::reload(core).await)
+                        .map(Some)
+                        .map_err(|e| format!("reload_plugins: {e}"))
+                });
+                return;
+            }
             HostRequest::McpToggle(r) => {
                 self.answer_later(id.clone(), async move |core: Arc<SessionCore>| {
                     core.services
@@ -215,6 +211,10 @@ impl Actor {
                 tracing::debug!("ignoring a server-initiated MCP message from {}", r.server_name);
                 answer(EmptyResponse::default())
             }
+            HostRequest::GetModels(_) => answer(GetModelsResponse {
+                models: self.catalogue(),
+                extra: Extra::new(),
+            }),
             HostRequest::McpSetServers(_) => Err(
                 "mcp_set_servers is not supported: configure MCP servers with `dcl mcp add`, or provide them from the host through initialize.sdkMcpServers"
                     .to_string(),
@@ -236,6 +236,7 @@ impl Actor {
             return Err("Already initialized".to_string());
         }
         let (hooks, mut warnings) = HookRegistry::from_initialize(&init)?;
+        warnings.extend(self.initialize_model(&init)?);
         if init.enable_file_checkpointing == Some(true) {
             self.core.services.checkpoints.enable();
         }
@@ -278,6 +279,17 @@ impl Actor {
         {
             return Err(format!("initialize.agent {name:?}: no such agent"));
         }
+        if let Some(allowed) = &init.skills {
+            super::extensions::restrict_skills(&self.core, allowed.clone());
+        }
+        warnings.extend(crate::extensions::read(
+            &self.core.services.extensions,
+            |e| {
+                let mut all = e.warnings.clone();
+                all.extend(e.not_acted_on.iter().cloned());
+                all
+            },
+        ));
         warnings.extend(
             self.core
                 .services
@@ -294,7 +306,7 @@ impl Actor {
         for w in &warnings {
             tracing::warn!("initialize: {w}");
         }
-        let (model, mode, agents) = self.core.state.with(|s| {
+        let (mode, agents) = self.core.state.with(|s| {
             s.hooks = hooks;
             if let Some(name) = &init.agent {
                 s.main_agent = Some(name.clone());
@@ -302,6 +314,7 @@ impl Actor {
             s.forward_subagent_text = init.forward_subagent_text == Some(true);
             s.agent_progress = init.agent_progress_summaries == Some(true);
             s.prompt_suggestions = init.prompt_suggestions == Some(true);
+            s.model_policy = init.model_policy_provider == Some(true);
             if let Some(sp) = &init.system_prompt {
                 s.live.system_prompt = Some(sp.joined());
             }
@@ -318,7 +331,7 @@ impl Actor {
                     extra: Extra::new(),
                 })
                 .collect();
-            (s.live.model.clone(), s.live.permission_mode, agents)
+            (s.live.permission_mode, agents)
         });
         self.initialized = true;
         self.core.services.initialized.send_replace(true);
@@ -327,10 +340,10 @@ impl Actor {
         }
         let mut response = InitializeResponse {
             agents,
-            commands: super::turn::builtin::command_infos(),
+            commands: super::extensions::command_infos(&self.core),
             ..InitializeResponse::default()
         }
-        .with_models(model_list(&model))
+        .with_models(self.catalogue())
         .with_account(AccountInfo::new(
             "none",
             self.core.services.clients.api_key_source(),
@@ -352,37 +365,64 @@ fn answer(payload: impl Serialize) -> Result<Option<Value>, String> {
         .map_err(|e| format!("response serialization failed: {e}"))
 }
 
-fn model_list(current: &str) -> Vec<ModelInfo> {
-    let mut list = vec![ModelInfo::resolved(
-        models::MOCK_MODEL,
-        models::MOCK_MODEL,
-        "Mock model",
-        "dcl's built-in deterministic offline model",
-    )];
-    for (alias, id, name) in [
-        ("sonnet", "claude-sonnet-4-5", "Sonnet"),
-        ("opus", "claude-opus-4-1", "Opus"),
-        ("haiku", "claude-haiku-4-5", "Haiku"),
-    ] {
-        list.push(ModelInfo::resolved(
-            alias,
-            id,
-            name,
-            format!("Claude {name}"),
-        ));
+impl Actor {
+    /// `initialize.model` and `initialize.reasoningEffort` (TS hosts): the session's model
+    /// and effort, unless `--model` / `--effort` already chose them (the flag wins, as with
+    /// `jsonSchema`; a warning says so). `context_window` is not acted on and says so.
+    fn initialize_model(&self, init: &InitializeRequest) -> Result<Vec<String>, String> {
+        // Validate everything before changing anything.
+        let effort = match init.extra.get("reasoningEffort") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(level)) => Some(
+                super::effort::parse(level)
+                    .map_err(|e| format!("initialize.reasoningEffort: {e}"))?,
+            ),
+            Some(_) => return Err("initialize.reasoningEffort must be a string".into()),
+        };
+        let mut warnings = Vec::new();
+        let opts = &self.core.services.opts;
+        let default = self.core.services.clients.default_model();
+        if let Some(m) = init.model.as_deref() {
+            let asked = models::resolve_alias(Some(m), default);
+            match opts.model.as_deref() {
+                Some(flag) if models::resolve_alias(Some(flag), default) != asked => warnings
+                    .push(format!(
+                        "initialize.model {m:?} differs from the configured model {flag:?} (--model or DCL_MODEL), which is used"
+                    )),
+                Some(_) => {}
+                None => self.core.state.with(|s| s.live.model = asked),
+            }
+        }
+        if let Some(level) = effort {
+            match opts.effort.as_deref() {
+                Some(flag) if super::effort::parse(flag).ok().as_ref() != Some(&level) => warnings
+                    .push(format!(
+                        "initialize.reasoningEffort {level:?} differs from --effort {flag:?}; --effort is used"
+                    )),
+                Some(_) => {}
+                None => self.core.state.with(|s| s.live.effort = Some(level)),
+            }
+        }
+        if init.extra.contains_key("context_window") {
+            warnings.push("initialize.context_window is not supported by dcl; ignored".into());
+        }
+        Ok(warnings)
     }
-    if !list
-        .iter()
-        .any(|m| m.resolved_model.as_deref() == Some(current))
-    {
-        list.push(ModelInfo::resolved(
-            current,
-            current,
-            current,
-            "configured model",
-        ));
+
+    /// `initialize.models` and Qoder `get_models`: the catalogue as this session sees it.
+    fn catalogue(&self) -> Vec<dcl_protocol::ModelInfo> {
+        let (current, thinking) = self
+            .core
+            .state
+            .with(|s| (s.live.model.clone(), super::effort::current_level(&s.live)));
+        let services = &self.core.services;
+        models::catalogue(&models::CatalogueView {
+            clients: &services.clients,
+            current: &current,
+            thinking: thinking.as_deref(),
+            qoder: services.qoder(),
+        })
     }
-    list
 }
 
 /// Keys `apply_flag_settings` may change, and where they land in the settings.

@@ -13,6 +13,13 @@ pub fn from_thinking_tokens(tokens: Option<u64>) -> Option<String> {
     Some(level.to_string())
 }
 
+/// The session's thinking level: its effort, else the level its thinking budget maps to.
+pub(crate) fn current_level(live: &super::state::LiveSettings) -> Option<String> {
+    live.effort
+        .clone()
+        .or_else(|| from_thinking_tokens(live.max_thinking_tokens.map(u64::from)))
+}
+
 /// Validates an effort name (`xhigh` is accepted as the SDKs send it, meaning `max`).
 pub fn parse(level: &str) -> Result<String, String> {
     match level.trim().to_ascii_lowercase().as_str() {

@@ -97,6 +97,24 @@ impl Outbox {
         }
     }
 
+    /// Waits until an item is queued (or nobody reads any more), taking nothing: a host
+    /// whose waits can be abandoned mid-delivery (asyncio) takes the item itself, on its
+    /// own thread, once it knows the wait is still wanted.
+    pub async fn readable(&self) {
+        loop {
+            let notified = self.readable.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            {
+                let q = self.lock();
+                if q.reader_gone || !q.lines.is_empty() {
+                    return;
+                }
+            }
+            notified.await;
+        }
+    }
+
     pub fn try_pop(&self) -> Option<Outbound> {
         let item = self.lock().lines.pop_front();
         if item.is_some() {

@@ -6,9 +6,12 @@ use std::time::Duration;
 
 use super::host::HostError;
 use super::turn::TurnContext;
+use crate::permissions::command_hooks;
+use crate::tools::environment::{self as tool_environment, redact_text};
 use dcl_protocol::{
-    HookCallbackRequest, HookCallbackTag, HookMatcherConfig, HookOutput, InformationalLevel,
-    InitializeRequest, SystemInformational,
+    HookCallbackRequest, HookCallbackTag, HookEventName, HookMatcherConfig, HookOutcome,
+    HookOutput, InformationalLevel, InitializeRequest, SystemHookProgress, SystemHookResponse,
+    SystemHookStarted, SystemInformational,
 };
 use regex::Regex;
 use serde_json::{Map, Value, json};
@@ -150,7 +153,37 @@ pub struct HookVerdict {
     pub system_messages: Vec<String>,
 }
 
-/// Runs every hook matching `event` (and `subject`, the tool name) concurrently.
+/// The input field an event's matchers test, for events whose subject is not a tool
+/// name. Firing a new event is one `hooks::run` call (plus its name in [`FIRED_EVENTS`]);
+/// a matcher field, if it has one, is one line here.
+const MATCHER_FIELDS: &[(&str, &str)] = &[
+    ("SessionStart", "source"),
+    ("SessionEnd", "reason"),
+    ("PreCompact", "trigger"),
+    ("SubagentStart", "agent_type"),
+    ("SubagentStop", "agent_type"),
+    ("Notification", "notification_type"),
+];
+
+/// What one hook came to.
+enum Ran {
+    Callback {
+        callback_id: String,
+        block_on_failure: bool,
+        answer: Result<Value, HostError>,
+    },
+    Command(CommandHookRun),
+}
+
+/// A settings-file hook's run, its output already scrubbed of withheld secrets.
+struct CommandHookRun {
+    command: String,
+    run: command_hooks::HookRun,
+}
+
+/// Runs every hook matching `event` (and `subject`, the tool name) concurrently: the
+/// host's callbacks and the settings files' command hooks together, as the reference
+/// does, their outputs folded into one verdict (the most restrictive decision wins).
 pub(crate) async fn run(
     ctx: &TurnContext,
     event: &str,
@@ -160,11 +193,33 @@ pub(crate) async fn run(
 ) -> HookVerdict {
     let core = &ctx.core;
     let cancel = &ctx.cancel;
+    let derived: Option<String> = subject.map(str::to_string).or_else(|| {
+        MATCHER_FIELDS
+            .iter()
+            .find(|(e, _)| *e == event)
+            .and_then(|(_, field)| input.get(*field)?.as_str().map(str::to_string))
+    });
+    let subject = derived.as_deref();
     let regs: Vec<Registration> = core
         .state
         .with(|s| s.hooks.matching(event, subject).cloned().collect());
+    // The settings' hooks, then the plugins' (re-read by `reload_plugins`).
+    let mut commands: Vec<command_hooks::CommandHook> = core
+        .services
+        .command_hooks
+        .matching(event, subject)
+        .into_iter()
+        .cloned()
+        .collect();
+    commands.extend(crate::extensions::read(&core.services.extensions, |e| {
+        e.command_hooks
+            .matching(event, subject)
+            .into_iter()
+            .cloned()
+            .collect::<Vec<_>>()
+    }));
     let mut verdict = HookVerdict::default();
-    if regs.is_empty() {
+    if regs.is_empty() && commands.is_empty() {
         return verdict;
     }
     for (k, v) in base_input(ctx, event) {
@@ -174,7 +229,7 @@ pub(crate) async fn run(
     let calls = regs
         .iter()
         .flat_map(|r| r.callback_ids.iter().map(move |id| (r, id.clone())));
-    let futures = calls.map(|(reg, callback_id)| {
+    let callbacks = calls.map(|(reg, callback_id)| {
         let request = HookCallbackRequest {
             subtype: HookCallbackTag::HookCallback,
             callback_id: callback_id.clone(),
@@ -185,50 +240,133 @@ pub(crate) async fn run(
         let timeout = reg.timeout.unwrap_or(DEFAULT_TIMEOUT);
         let block_on_failure = reg.block_on_failure;
         async move {
-            let request = match serde_json::to_value(&request) {
-                Ok(v) => v,
-                Err(e) => {
-                    return (
-                        callback_id,
-                        block_on_failure,
-                        Err(HostError::Refused(e.to_string())),
-                    );
-                }
+            let answer = match serde_json::to_value(&request) {
+                Ok(request) => match tokio::time::timeout(
+                    timeout,
+                    core.services
+                        .host
+                        .request(&core.services.emitter, request, cancel),
+                )
+                .await
+                {
+                    Ok(a) => a,
+                    Err(_) => Err(HostError::Timeout(timeout)),
+                },
+                Err(e) => Err(HostError::Refused(e.to_string())),
             };
-            let answer = match tokio::time::timeout(
-                timeout,
-                core.services
-                    .host
-                    .request(&core.services.emitter, request, cancel),
-            )
-            .await
-            {
-                Ok(a) => a,
-                Err(_) => Err(HostError::Timeout(timeout)),
-            };
-            (callback_id, block_on_failure, answer)
+            Ran::Callback {
+                callback_id,
+                block_on_failure,
+                answer,
+            }
         }
     });
-    for (callback_id, block_on_failure, answer) in futures::future::join_all(futures).await {
-        match answer {
-            Ok(payload) => match serde_json::from_value::<HookOutput>(payload) {
-                Ok(out) => fold(&mut verdict, event, subject, out),
+    let label = match subject {
+        Some(s) => format!("{event}:{s}"),
+        None => event.to_string(),
+    };
+    let env = core
+        .services
+        .shell
+        .tool_environment()
+        .apply(&tool_environment::dcl_environment(&core.services.env));
+    let secrets = core
+        .services
+        .shell
+        .tool_environment()
+        .withheld_secrets(&tool_environment::dcl_environment(&core.services.env));
+    // Hooks run in the project directory (CLAUDE_PROJECT_DIR), not where a `cd` went.
+    let cwd = core.services.cwd.clone();
+    // The frames' `hook_event` is a closed vocabulary; every event dcl fires is in it.
+    let stream_as = HookEventName::parse(event)
+        .filter(|_| core.services.opts.include_hook_events && core.services.stream_json());
+    let emitter = &ctx.emitter;
+    let commands = commands.iter().map(|hook| {
+        let (input, env, secrets, cwd, label) = (&input, &env, &secrets, &cwd, &label);
+        async move {
+            let hook_id = uuid::Uuid::new_v4().to_string();
+            if let Some(e) = stream_as {
+                emitter.system(SystemHookStarted::new(&hook_id, label, e));
+            }
+            let progress = |out: &str, err: &str| {
+                if let Some(e) = stream_as {
+                    emitter.system(SystemHookProgress::new(
+                        &hook_id,
+                        label,
+                        e,
+                        redact_text(out, secrets),
+                        redact_text(err, secrets),
+                    ));
+                }
+            };
+            let mut run = command_hooks::run(hook, input, cwd, env, cancel, &progress).await;
+            run.stdout = redact_text(&run.stdout, secrets);
+            run.stderr = redact_text(&run.stderr, secrets);
+            run.blocked = run.blocked.map(|b| redact_text(&b, secrets));
+            if let Some(e) = stream_as {
+                let outcome = if run.error.as_deref() == Some(command_hooks::CANCELLED) {
+                    HookOutcome::Cancelled
+                } else if run.exit_code == Some(0) {
+                    HookOutcome::Success
+                } else {
+                    HookOutcome::Error
+                };
+                let stderr = match &run.error {
+                    Some(e) if run.stderr.is_empty() => e.clone(),
+                    _ => run.stderr.clone(),
+                };
+                emitter.system(SystemHookResponse::new(
+                    &hook_id,
+                    label,
+                    e,
+                    run.stdout.clone(),
+                    stderr,
+                    run.exit_code.map(i64::from),
+                    outcome,
+                ));
+            }
+            Ran::Command(CommandHookRun {
+                command: hook.command.clone(),
+                run,
+            })
+        }
+    });
+    let (from_host, from_settings) = futures::join!(
+        futures::future::join_all(callbacks),
+        futures::future::join_all(commands)
+    );
+    let mut errors = Vec::new();
+    for ran in from_host.into_iter().chain(from_settings) {
+        match ran {
+            Ran::Callback {
+                callback_id,
+                block_on_failure,
+                answer,
+            } => match answer {
+                Ok(payload) => match serde_json::from_value::<HookOutput>(payload) {
+                    Ok(out) => fold(&mut verdict, event, subject, out),
+                    Err(e) => failure(
+                        &mut verdict,
+                        event,
+                        &callback_id,
+                        block_on_failure,
+                        &format!("unreadable hook output: {e}"),
+                    ),
+                },
+                Err(HostError::Cancelled) => {}
                 Err(e) => failure(
                     &mut verdict,
                     event,
                     &callback_id,
                     block_on_failure,
-                    &format!("unreadable hook output: {e}"),
+                    &e.to_string(),
                 ),
             },
-            Err(HostError::Cancelled) => {}
-            Err(e) => failure(
-                &mut verdict,
-                event,
-                &callback_id,
-                block_on_failure,
-                &e.to_string(),
-            ),
+            Ran::Command(c) => {
+                if let Some(e) = fold_command(&mut verdict, event, subject, c) {
+                    errors.push(format!("{label} hook error: {e}"));
+                }
+            }
         }
     }
     for m in &verdict.system_messages {
@@ -237,8 +375,74 @@ pub(crate) async fn run(
             InformationalLevel::Notice,
         ));
     }
+    // The reference shows a failing (non-blocking) hook to the user and goes on.
+    for e in errors {
+        tracing::warn!("{e}");
+        ctx.emitter.system(SystemInformational::warning(e));
+    }
     verdict
 }
+
+/// Folds one command hook's run: exit 2 blocks with stderr as the reason; exit 0 with a
+/// JSON object on stdout is a hook output like a callback's (plain stdout of a
+/// UserPromptSubmit or SessionStart hook is context for the model); anything else is a
+/// non-blocking error, returned for the user to see.
+fn fold_command(
+    verdict: &mut HookVerdict,
+    event: &str,
+    subject: Option<&str>,
+    c: CommandHookRun,
+) -> Option<String> {
+    let CommandHookRun { command, run } = c;
+    if let Some(reason) = run.blocked {
+        verdict.block.get_or_insert(reason);
+        return None;
+    }
+    if run.exit_code == Some(0) {
+        match run.output {
+            Some(out) => match serde_json::from_value::<HookOutput>(out) {
+                Ok(out) => fold(verdict, event, subject, out),
+                Err(e) => return Some(format!("`{command}`: unreadable hook output: {e}")),
+            },
+            None => {
+                let text = run.stdout.trim();
+                if !text.is_empty() && matches!(event, "UserPromptSubmit" | "SessionStart") {
+                    verdict.additional_context.push(text.to_string());
+                }
+            }
+        }
+        return None;
+    }
+    if run.error.as_deref() == Some(command_hooks::CANCELLED) {
+        return None;
+    }
+    let detail = match (&run.error, run.stderr.trim()) {
+        (Some(e), "") => e.clone(),
+        (Some(e), err) => format!("{e}: {err}"),
+        (None, err) => format!(
+            "exit code {}{}",
+            run.exit_code
+                .map_or_else(|| "none".to_string(), |c| c.to_string()),
+            if err.is_empty() {
+                String::new()
+            } else {
+                format!(": {err}")
+            }
+        ),
+    };
+    Some(format!("`{command}`: {}", clip(&detail)))
+}
+
+/// A hook's error as shown to the user: its first [`MAX_SHOWN_ERROR`] characters.
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(MAX_SHOWN_ERROR) {
+        Some((i, _)) => format!("{}… (truncated)", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+/// How much of a failing hook's stderr a warning shows.
+const MAX_SHOWN_ERROR: usize = 4000;
 
 fn failure(verdict: &mut HookVerdict, event: &str, callback_id: &str, block: bool, error: &str) {
     tracing::warn!("{event} hook {callback_id} failed: {error}");
@@ -263,6 +467,11 @@ fn fold(verdict: &mut HookVerdict, event: &str, subject: Option<&str>, out: Hook
     }
     if let Some(m) = &out.system_message {
         verdict.system_messages.push(format!("{label} says: {m}"));
+    }
+    if out.decision.as_deref() == Some("approve") && verdict.permission.is_none() {
+        // The reference's older PreToolUse spelling of "allow".
+        verdict.permission = Some("allow".to_string());
+        verdict.permission_reason = out.reason.clone();
     }
     if out.decision.as_deref() == Some("block") {
         verdict.block.get_or_insert_with(|| {
@@ -327,6 +536,14 @@ fn base_input(ctx: &TurnContext, event: &str) -> Map<String, Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_fired_event_has_a_hook_frame_name_and_a_settings_name() {
+        for e in FIRED_EVENTS {
+            assert!(HookEventName::parse(e).is_some(), "{e}");
+            assert!(command_hooks::EVENTS.contains(e), "{e}");
+        }
+    }
 
     #[test]
     fn matchers() {

@@ -25,10 +25,19 @@ pub(crate) fn emit_init(core: &SessionCore) {
         .with_permission_mode(mode_name(live.permission_mode))
         .with_api_key_source(services.clients.api_key_source());
     init.agents = core.state.with(|s| s.agents.names());
-    init.slash_commands = super::turn::builtin::COMMANDS
-        .iter()
-        .map(|(n, _)| n.to_string())
-        .collect();
+    init.slash_commands = super::extensions::command_names(core);
+    let plugin_errors;
+    (init.skills, init.plugins, plugin_errors) =
+        crate::extensions::read(&services.extensions, |e| {
+            (e.skills.names(), e.plugin_infos(), e.plugin_errors.clone())
+        });
+    // The reference omits the key when every plugin loaded.
+    if !plugin_errors.is_empty() {
+        init.extra.insert(
+            "plugin_errors".into(),
+            serde_json::Value::Array(plugin_errors),
+        );
+    }
     if services.qoder() {
         init = init.with_qoder(qoder_capabilities());
     }

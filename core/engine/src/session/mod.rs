@@ -10,6 +10,7 @@ mod control;
 pub mod conversation;
 pub mod effort;
 pub mod emit;
+mod extensions;
 pub(crate) mod hooks;
 pub mod host;
 mod init;
@@ -161,25 +162,40 @@ impl Session {
     /// Every outbound message that is ready, waiting for the first (at most `max`): one
     /// wake-up per burst for hosts where waking is costly. Empty once the session has ended.
     pub async fn recv_batch(&self, max: usize) -> Vec<Message> {
-        let mut out = Vec::new();
+        loop {
+            if let Some(batch) = self.try_recv_batch(max) {
+                return batch;
+            }
+            self.outbox.readable().await;
+        }
+    }
+
+    /// What [`Session::recv_batch`] would return now, without waiting: `None` when nothing
+    /// is ready yet, an empty batch once the session has ended.
+    pub fn try_recv_batch(&self, max: usize) -> Option<Vec<Message>> {
         if self.ended.load(Ordering::SeqCst) {
-            return out;
+            return Some(Vec::new());
         }
-        let mut next = Some(self.outbox.pop().await);
-        while let Some(item) = next {
-            match item {
-                Outbound::Line(m) => out.push(*m),
-                Outbound::End => {
+        let mut out = Vec::new();
+        while out.len() < max.max(1) {
+            match self.outbox.try_pop() {
+                Some(Outbound::Line(m)) => out.push(*m),
+                Some(Outbound::End) => {
                     self.ended.store(true, Ordering::SeqCst);
-                    break;
+                    return Some(out);
                 }
+                None => break,
             }
-            if out.len() >= max.max(1) {
-                break;
-            }
-            next = self.outbox.try_pop();
         }
-        out
+        (!out.is_empty()).then_some(out)
+    }
+
+    /// Waits until [`Session::try_recv_batch`] has something to give (a message, or the
+    /// end), taking nothing: dropping or abandoning this wait can never lose a message.
+    pub async fn readable(&self) {
+        if !self.ended.load(Ordering::SeqCst) {
+            self.outbox.readable().await;
+        }
     }
 
     /// Interrupts the running turn (as an `interrupt` control request would, unanswered).

@@ -20,6 +20,8 @@ use super::state::{LiveSettings, McpPending, SessionState, SessionStats, StateCe
 use super::{effort, mcp, models, persist};
 use crate::options::{Dialect, OptionsError, OutputFormat, SessionOptions};
 use crate::permissions::PermissionMode;
+use crate::permissions::command_hooks::CommandHooks;
+use crate::permissions::host_decision::SettingsFiles;
 use crate::settings::{Settings, SettingsPaths};
 use crate::tools::{ShellState, Tool};
 
@@ -49,6 +51,12 @@ pub(crate) struct SessionServices {
     pub initialized: tokio::sync::watch::Sender<bool>,
     /// File checkpoints (off until a switch turns them on).
     pub checkpoints: Arc<super::checkpoints::Checkpoints>,
+    /// The settings files' command hooks (project layers only when trusted).
+    pub command_hooks: Arc<CommandHooks>,
+    /// Where `updatedPermissions` with a settings destination are written.
+    pub settings_files: SettingsFiles,
+    /// Skills, custom commands and plugins (re-read by `reload_plugins`).
+    pub extensions: crate::extensions::SharedExtensions,
 }
 
 impl SessionServices {
@@ -151,6 +159,31 @@ impl SessionCore {
             None => None,
         };
         let checkpoint_home = homes.dcl_home.clone();
+        let source_on = |s: &str| {
+            opts.setting_sources
+                .as_ref()
+                .is_none_or(|list| list.iter().any(|x| x == s))
+        };
+        let extensions = super::extensions::open(
+            &opts,
+            &homes,
+            &cwd,
+            &settings,
+            source_on("user"),
+            source_on("project"),
+        );
+        let settings_files = SettingsFiles::for_homes(&homes, &cwd);
+        let (command_hooks, hook_warnings) = settings.command_hooks();
+        for w in hook_warnings {
+            tracing::warn!("{w}");
+        }
+        for event in command_hooks.events.keys() {
+            if !super::hooks::FIRED_EVENTS.contains(&event.as_str()) {
+                tracing::warn!(
+                    "settings hooks for {event} are accepted but dcl never fires that event"
+                );
+            }
+        }
         let opened = persist::open(&opts, homes, &cwd, &env_map, requested_id);
         let resumed = opened.state.clone().unwrap_or_default();
         let permission_mode = match opts
@@ -188,14 +221,20 @@ impl SessionCore {
         let clients = Clients::new(&opts, &env)?;
         let model = models::resolve_alias(model_name.as_deref(), clients.default_model());
         let session_id = opened.session_id.clone();
-        let tools = select_tools(&opts);
-        let mcp_plan = mcp::plan(&opts, home.as_deref(), &cwd)
+        let tools = select_tools(
+            &opts,
+            vec![Arc::new(crate::tools::skill::SkillTool::new(
+                extensions.clone(),
+            ))],
+        );
+        let mut mcp_plan = mcp::plan(&opts, home.as_deref(), &cwd)
             .map_err(|e| OptionsError::new("mcpConfig", e))?;
-        let source_on = |s: &str| {
-            opts.setting_sources
-                .as_ref()
-                .is_none_or(|list| list.iter().any(|x| x == s))
-        };
+        let loaded = extensions.read().map_err(|e| e.to_string())?;
+        if !opts.strict_mcp_config {
+            for (name, server) in super::extensions::plugin_servers(&loaded) {
+                mcp_plan.configured.entry(name).or_insert(server);
+            }
+        }
         let memory = crate::memory::load(
             home.as_deref(),
             &cwd,
@@ -209,9 +248,13 @@ impl SessionCore {
             source_on("user"),
             source_on("project"),
         ));
-        for w in agent_warnings {
+        for w in agent_warnings
+            .into_iter()
+            .chain(super::extensions::add_plugin_agents(&mut agents, &loaded))
+        {
             tracing::warn!("{w}");
         }
+        drop(loaded);
         if let Some(defs) = &opts.agents {
             agents
                 .add_definitions(defs, crate::agents::AgentSource::Flag)
@@ -303,12 +346,13 @@ impl SessionCore {
                     .unwrap_or_default(),
             },
             stats: SessionStats::default(),
-            session_allow: Vec::new(),
+            session_permissions: Default::default(),
             hooks: HookRegistry::default(),
             settings,
             json_schema: opts.json_schema.clone(),
             output_schema,
             prompt_suggestions: false,
+            model_policy: false,
             session_started: false,
             pending_context: Vec::new(),
             mcp: McpPending {
@@ -338,6 +382,8 @@ impl SessionCore {
             checkpoints.enable();
         }
         let services = SessionServices {
+            command_hooks: Arc::new(command_hooks),
+            settings_files,
             checkpoints: checkpoints.clone(),
             shell: {
                 let shell = ShellState::new(cwd.clone());
@@ -355,6 +401,7 @@ impl SessionCore {
             tools,
             clients,
             initialized: tokio::sync::watch::Sender::new(false),
+            extensions,
             opts,
         };
         let mut conversation = Conversation::restore(opened.items);
@@ -377,11 +424,14 @@ impl SessionCore {
     pub fn allowed_dirs(&self) -> Vec<PathBuf> {
         let mut dirs = self.services.opts.add_dirs.clone();
         dirs.extend(self.state.with(|s| {
-            s.settings
+            let mut d: Vec<PathBuf> = s
+                .settings
                 .get_strings("permissions.additionalDirectories")
                 .into_iter()
                 .map(PathBuf::from)
-                .collect::<Vec<_>>()
+                .collect();
+            d.extend(s.session_permissions.directories.iter().cloned());
+            d
         }));
         dirs
     }
@@ -537,9 +587,12 @@ fn startup(handle: tokio::task::JoinHandle<()>) -> McpStartup {
 }
 
 /// The built-in tools this session offers: `--tools` restricts, whole-tool
-/// `--disallowedTools` rules hide. Unknown names in `--tools` are skipped with a warning.
-fn select_tools(opts: &SessionOptions) -> Vec<Arc<dyn Tool>> {
-    let all = crate::tools::builtin_tools();
+/// `--disallowedTools` rules hide. Unknown names in `--tools` are skipped with a warning;
+/// `mcp__…` names are not built-in tools and need none (MCP tools are offered as their
+/// servers list them).
+fn select_tools(opts: &SessionOptions, session_tools: Vec<Arc<dyn Tool>>) -> Vec<Arc<dyn Tool>> {
+    let mut all = crate::tools::builtin_tools();
+    all.extend(session_tools);
     let deny = crate::permissions::RuleSet::parse(&opts.disallowed_tools);
     let wanted: Option<Vec<String>> = opts.tools.as_ref().map(|list| {
         list.iter()
@@ -553,7 +606,10 @@ fn select_tools(opts: &SessionOptions) -> Vec<Arc<dyn Tool>> {
         .is_none_or(|w| w.iter().any(|n| n == "default"));
     if let Some(w) = &wanted {
         for name in w {
-            if name != "default" && !all.iter().any(|t| t.name() == name) {
+            if name != "default"
+                && !name.starts_with("mcp__")
+                && !all.iter().any(|t| t.name() == name)
+            {
                 tracing::warn!("--tools: unknown tool {name:?} skipped");
             }
         }

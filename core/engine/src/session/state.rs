@@ -95,8 +95,8 @@ pub struct SessionState {
     pub live: LiveSettings,
     pub totals: Totals,
     pub stats: SessionStats,
-    /// Rules the host added during the session (`updatedPermissions`).
-    pub session_allow: Vec<String>,
+    /// Rules and directories the host added during the session (`updatedPermissions`).
+    pub session_permissions: crate::permissions::host_decision::SessionPermissions,
     pub hooks: HookRegistry,
     pub settings: Settings,
     /// The `--json-schema` / `initialize.jsonSchema` of this session.
@@ -105,6 +105,8 @@ pub struct SessionState {
     pub output_schema: Option<std::sync::Arc<crate::structured::OutputSchema>>,
     /// `initialize.promptSuggestions`: suggest the next prompt after each turn.
     pub prompt_suggestions: bool,
+    /// `initialize.modelPolicyProvider` (Qoder): ask the host before each model call.
+    pub model_policy: bool,
     /// Becomes true with the first turn (SessionStart fires once).
     pub session_started: bool,
     /// Blocks of `shouldQuery: false` messages, prepended to the next turn's prompt.

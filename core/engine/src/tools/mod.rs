@@ -10,6 +10,7 @@ pub mod grep;
 mod net;
 pub mod notebook_edit;
 pub mod read;
+pub mod skill;
 mod support;
 pub mod todo_write;
 pub mod web_fetch;
@@ -58,9 +59,36 @@ pub struct ToolContext {
     /// Commands started by Bash with `run_in_background`. Every process group still in
     /// it is killed when the last reference is dropped, so nothing outlives the session.
     pub background: Arc<BackgroundShells>,
+    /// Rules granted for the rest of the turn (a skill's or a command's `allowed-tools`);
+    /// the turn's permission policy reads them as allow rules.
+    pub grants: Arc<Mutex<Vec<String>>>,
 }
 
 impl ToolContext {
+    /// Adds allow rules for the rest of the turn.
+    pub fn grant(&self, rules: &[String]) {
+        if rules.is_empty() {
+            return;
+        }
+        match self.grants.lock() {
+            Ok(mut g) => g.extend(rules.iter().cloned()),
+            Err(poisoned) => poisoned.into_inner().extend(rules.iter().cloned()),
+        }
+    }
+
+    /// The rules granted so far in this turn.
+    pub fn granted(&self) -> Vec<String> {
+        Self::granted_in(&self.grants)
+    }
+
+    /// The rules in a turn's grant list.
+    pub fn granted_in(grants: &Mutex<Vec<String>>) -> Vec<String> {
+        match grants.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
     /// A context with fresh session state (shell directory, todos, background shells).
     pub fn new(cwd: PathBuf) -> Self {
         let shell = Arc::new(ShellState::new(cwd.clone()));
@@ -71,6 +99,7 @@ impl ToolContext {
             cwd,
             env: Arc::new(BTreeMap::new()),
             cancel: CancellationToken::new(),
+            grants: Arc::default(),
         }
     }
 
@@ -218,6 +247,11 @@ pub trait Tool: Send + Sync {
     /// approved (BashOutput, KillShell). Deny rules still apply.
     fn always_allowed(&self) -> bool {
         false
+    }
+    /// [`Tool::always_allowed`] for this particular call (Skill: a skill that grants no
+    /// tools). Deny rules still apply.
+    fn allowed_without_asking(&self, _input: &Value) -> bool {
+        self.always_allowed()
     }
     /// Runs the tool. Invalid input is an error result, never a panic.
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput>;

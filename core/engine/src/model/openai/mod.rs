@@ -43,7 +43,7 @@ pub use chunks::{
     ChunkConverter, SYNTHETIC_SIGNATURE_PREFIX, chunk_event_stream, map_finish_reason, map_usage,
     synthetic_signature,
 };
-pub use request::{reasoning_effort, request_body};
+pub use request::{reasoning_effort, request_body, takes_thinking};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 

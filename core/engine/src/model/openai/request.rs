@@ -29,6 +29,12 @@ fn is_qwen_hybrid_thinking(model: &str) -> bool {
         .any(|p| m.starts_with(p))
 }
 
+/// Whether [`request_body`] passes a thinking budget on for `model` (as `reasoning_effort`
+/// or Qwen's `thinking_budget`); elsewhere it is dropped.
+pub fn takes_thinking(model: &str) -> bool {
+    is_openai_reasoning_model(model) || is_qwen_hybrid_thinking(model)
+}
+
 /// `reasoning_effort` for a thinking budget.
 pub fn reasoning_effort(budget_tokens: u32) -> &'static str {
     match budget_tokens {

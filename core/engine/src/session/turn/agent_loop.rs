@@ -42,6 +42,7 @@ pub(crate) async fn run_turn(
     if let Some(done) = super::builtin::handle(ctx, conv, &mut st, &prompt) {
         return done;
     }
+    let prompt = super::custom_commands::expand(ctx, &mut st, prompt);
     let mut user_blocks: Vec<ContentBlock> =
         core.state.with(|s| std::mem::take(&mut s.pending_context));
     user_blocks.extend(prompt.message.message.content.clone().into_blocks());

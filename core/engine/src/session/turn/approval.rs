@@ -3,14 +3,14 @@
 //! nobody can be asked.
 
 use dcl_protocol::{
-    CanUseToolRequest, CanUseToolTag, Extra, PermissionDecision, SystemPermissionDenied,
-    ToolUseBlock,
+    CanUseToolRequest, CanUseToolTag, Extra, PermissionDecision, SystemInformational,
+    SystemPermissionDenied, ToolUseBlock,
 };
 use serde_json::{Map, Value, json};
 
 use super::TurnContext;
 use super::orchestrator::HookPermission;
-use crate::permissions::{self, PermissionMode, Policy, Verdict};
+use crate::permissions::{self, PermissionMode, Policy, Verdict, host_decision};
 use crate::session::hooks;
 use crate::session::host::HostError;
 use crate::session::services::STRUCTURED_OUTPUT_TOOL;
@@ -27,13 +27,18 @@ pub(super) enum Decision {
 fn policy(ctx: &TurnContext) -> Policy {
     let core = &ctx.core;
     let opts = &core.services.opts;
-    let (mode, allowed, denied) = core.state.with(|s| {
+    let (mode, allowed, denied, ask) = core.state.with(|s| {
+        let granted = &s.session_permissions;
         let mut allowed = opts.allowed_tools.clone();
         allowed.extend(s.settings.get_strings("permissions.allow"));
-        allowed.extend(s.session_allow.iter().cloned());
+        allowed.extend(granted.allow.iter().cloned());
+        allowed.extend(crate::tools::ToolContext::granted_in(&ctx.grants));
         let mut denied = opts.disallowed_tools.clone();
         denied.extend(s.settings.get_strings("permissions.deny"));
-        (s.live.permission_mode, allowed, denied)
+        denied.extend(granted.deny.iter().cloned());
+        let mut ask = s.settings.get_strings("permissions.ask");
+        ask.extend(granted.ask.iter().cloned());
+        (s.live.permission_mode, allowed, denied, ask)
     });
     Policy::new(
         mode,
@@ -42,6 +47,7 @@ fn policy(ctx: &TurnContext) -> Policy {
         &core.services.cwd,
         &core.allowed_dirs(),
     )
+    .with_ask(&ask)
 }
 
 /// Combines a PreToolUse hook's permission with the policy's verdict: a hook's "allow"
@@ -155,14 +161,21 @@ async fn permission_request_hooks(
         hook_input,
     )
     .await;
+    // A blocking answer (a settings hook's exit code 2, `decision: "block"`) denies.
+    if let Some(reason) = v.block {
+        return Some(Decision::Deny(reason));
+    }
     let d = v.permission_request_decision?;
     match d.get("behavior").and_then(Value::as_str) {
-        Some("allow") => Some(Decision::Allow(
+        Some("allow") => Some(Decision::Allow({
+            if let Some(updates) = d.get("updatedPermissions").and_then(Value::as_array) {
+                apply_permission_updates(ctx, updates);
+            }
             d.get("updatedInput")
                 .filter(|u| u.as_object().is_some_and(|o| !o.is_empty()))
                 .cloned()
-                .unwrap_or_else(|| input.clone()),
-        )),
+                .unwrap_or_else(|| input.clone())
+        })),
         Some("deny") => Some(Decision::Deny(
             d.get("message")
                 .and_then(Value::as_str)
@@ -249,40 +262,30 @@ async fn ask_host(
     }
 }
 
-/// Applies the session-scoped parts of a host's `updatedPermissions`.
+/// Applies a host's `updatedPermissions`: every entry changes this session, and one
+/// with a settings destination (`userSettings`, `projectSettings`, `localSettings`) is
+/// also written to that file, atomically. Only the host's answer (or a hook it or the
+/// user configured) reaches here, never the model's input: the write is the host's
+/// explicit decision, so protected-file asks do not apply to it. What could not be
+/// applied is said on the stream as a warning.
 fn apply_permission_updates(ctx: &TurnContext, updates: &[Value]) {
-    for u in updates {
-        match u.get("type").and_then(Value::as_str) {
-            Some("setMode") => {
-                if let Some(mode) = u.get("mode").and_then(Value::as_str) {
-                    match PermissionMode::parse(mode) {
-                        Ok(m) => ctx.core.state.with(|s| s.live.permission_mode = m),
-                        Err(e) => tracing::warn!("updatedPermissions: {e}"),
-                    }
-                }
-            }
-            Some("addRules") if u.get("behavior").and_then(Value::as_str) == Some("allow") => {
-                let rules = u
-                    .get("rules")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                let added: Vec<String> = rules
-                    .iter()
-                    .filter_map(|r| {
-                        let name = r.get("toolName").and_then(Value::as_str)?;
-                        Some(match r.get("ruleContent").and_then(Value::as_str) {
-                            Some(c) => format!("{name}({c})"),
-                            None => name.to_string(),
-                        })
-                    })
-                    .collect();
-                ctx.core.state.with(|s| s.session_allow.extend(added));
-            }
-            other => tracing::warn!(
-                "updatedPermissions entry {other:?} is not applied by this dcl build"
-            ),
+    let core = &ctx.core;
+    let files = &core.services.settings_files;
+    let (errors, mode) = core.state.with(|s| {
+        let errors = host_decision::apply_updates(updates, &mut s.session_permissions, files);
+        let mode = s.session_permissions.mode.take();
+        if let Some(m) = mode {
+            s.live.permission_mode = m;
         }
+        (errors, mode)
+    });
+    if let Some(m) = mode {
+        tracing::debug!("updatedPermissions: permission mode is now {}", m.as_str());
+    }
+    for e in errors {
+        tracing::warn!("{e}");
+        ctx.emitter
+            .system(SystemInformational::warning(e.to_string()));
     }
 }
 

@@ -13,6 +13,7 @@
 mod agent_loop;
 mod approval;
 pub(crate) mod builtin;
+mod custom_commands;
 pub(crate) mod interactive;
 mod orchestrator;
 mod result;
@@ -70,6 +71,8 @@ pub(crate) struct TurnContext {
     pub max_turns: Option<u32>,
     /// Counts the calls of a background subagent that reports progress.
     pub progress: Option<Arc<subagent::Progress>>,
+    /// Allow rules for this turn only (a command's or a skill's `allowed-tools`).
+    pub grants: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl TurnContext {
@@ -93,6 +96,7 @@ impl TurnContext {
             model: None,
             max_turns: None,
             progress: None,
+            grants: Arc::default(),
         };
         if let Some(a) = agent {
             ctx.tools = ToolSet::for_agent(&a, true);

@@ -218,6 +218,7 @@ async fn prepare(
         cancel: ctx.cancel.clone(),
         todos: services.shell.todos.clone(),
         background: services.shell.background.clone(),
+        grants: ctx.grants.clone(),
     };
     let tool = ctx.tool(&tu.name);
     let mut prepared = Prepared {

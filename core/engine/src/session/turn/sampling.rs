@@ -41,8 +41,28 @@ pub(super) async fn sample_with_fallback(
     conv: &mut Conversation,
     st: &mut TurnState,
 ) -> Result<Reply, SampleError> {
-    let request = build_request(ctx, conv, &st.model);
+    // Qoder's model policy may pick another model (or effort) for this one call; the
+    // turn's own model stays what the next call's policy request reports.
+    let policy = if ctx.core.state.with(|s| s.model_policy) {
+        models::ask_policy(&ctx.core, &ctx.kind, &st.model, &ctx.cancel)
+            .await
+            .map_err(|e| SampleError::Api(ModelError::Config(e)))?
+    } else {
+        models::PolicyChoice::default()
+    };
+    let base = st.model.clone();
+    if let Some(m) = &policy.model {
+        st.model = m.clone();
+    }
+    let mut request = build_request(ctx, conv, &st.model);
+    if let Some(level) = &policy.effort {
+        request.thinking = crate::session::effort::thinking_budget(level, request.max_tokens)
+            .map(|t| ThinkingConfig { budget_tokens: t });
+    }
     let outcome = sample(ctx, conv, request, st).await;
+    if policy.model.is_some() {
+        st.model = base;
+    }
     let Err(SampleError::Api(e)) = &outcome else {
         return outcome;
     };

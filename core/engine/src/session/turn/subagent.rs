@@ -171,6 +171,7 @@ fn child_context(
         model,
         max_turns: agent.max_turns,
         progress: None,
+        grants: Arc::default(),
         core,
     }
 }
