@@ -97,10 +97,24 @@ impl Plan {
             }
             // SAFETY: plain system calls on static or parent-formatted data.
             unsafe { check(libc::unshare(flags))? };
+            // A non-dumpable process (dcl makes itself one, so tools cannot read its
+            // /proc files) has root-owned /proc/self files: an unprivileged keeper could
+            // not write its maps. Dumpable only for these writes, then as before.
+            // SAFETY: prctl with integer arguments.
+            let was_dumpable = unsafe { libc::prctl(libc::PR_GET_DUMPABLE, 0, 0, 0, 0) };
+            if was_dumpable == 0 {
+                // SAFETY: as above.
+                unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0) };
+            }
             // Without `deny`, an unprivileged process may not write gid_map.
-            write_file(PROC_SETGROUPS, DENY)?;
-            write_file(PROC_UID_MAP, &self.uid_map)?;
-            write_file(PROC_GID_MAP, &self.gid_map)?;
+            let written = write_file(PROC_SETGROUPS, DENY)
+                .and_then(|()| write_file(PROC_UID_MAP, &self.uid_map))
+                .and_then(|()| write_file(PROC_GID_MAP, &self.gid_map));
+            if was_dumpable == 0 {
+                // SAFETY: as above.
+                unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
+            }
+            written?;
         }
         let lingering = self.lingering && self.namespaces;
         // The init tells the keeper the command's status through this pipe.
