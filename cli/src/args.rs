@@ -152,6 +152,7 @@ pub const FLAGS: &[Flag] = &[
     flag("--plugin-dir-no-mcp", &[], Value, "<dir> the same, without the plugin's MCP servers (repeatable)", Each("pluginDirsNoMcp")),
     flag("--proxy", &[], Value, "", NotActedOn),
     flag("--data-dir", &[], Value, "<dir> dcl home: settings, agents, checkpoints (else DCL_CONFIG_DIR, ~/.dcl)", Text("dataDir")),
+    flag("--sandbox", &[], Switch, "run Bash and background shells in the OS sandbox (as settings sandbox.enabled)", Set("sandbox", Literal::True)),
     flag("--enable-file-checkpointing", &[], Switch, "record file checkpoints so rewind_files can undo edits", Set("enableFileCheckpointing", Literal::True)),
     flag("--resume-session-at", &[], Value, "<uuid> resume the chain up to this message", Text("resumeSessionAt")),
     flag("--resume-drops-turn", &[], Value, "<uuid> resume without this turn (it must be the last)", Text("resumeDropsTurn")),

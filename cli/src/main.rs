@@ -41,13 +41,20 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     init_logging_with(args.cli_flag("--debug"));
-    match run(args) {
+    // Where tool processes cannot get PID namespaces, what they orphan (a `setsid`
+    // daemon) is re-parented to dcl rather than init, and ended when dcl exits.
+    dcl_sandbox::subreaper::use_as_fallback();
+    let code = match run(args) {
         Ok(code) => code,
         Err(message) => {
             eprintln!("Error: {message}");
             ExitCode::from(1)
         }
+    };
+    if dcl_sandbox::subreaper::active() {
+        dcl_sandbox::subreaper::kill_adopted();
     }
+    code
 }
 
 fn init_logging() {

@@ -140,6 +140,10 @@ pub struct SessionOptions {
     /// Record file checkpoints so `rewind_files` can undo edits (`--enable-file-checkpointing`).
     #[serde(default)]
     pub enable_file_checkpointing: bool,
+    /// `--sandbox`: Bash and background shells run in the OS sandbox, as the settings'
+    /// `sandbox.enabled: true` asks (either one turns it on).
+    #[serde(default)]
+    pub sandbox: bool,
     /// `--plugin-dir`s: plugin folders to load (relative to `cwd`).
     #[serde(default)]
     pub plugin_dirs: Vec<PathBuf>,

@@ -324,6 +324,39 @@ impl Settings {
     }
 }
 
+// --- sandbox (issue 10) ---
+impl Settings {
+    /// The merged `sandbox` block; `--sandbox` (`flag`) turns it on as `enabled: true` does.
+    pub fn sandbox(
+        &self,
+        flag: bool,
+    ) -> Result<dcl_sandbox::SandboxSettings, dcl_sandbox::SettingsError> {
+        let mut s = dcl_sandbox::SandboxSettings::from_value(self.get("sandbox").as_ref())?;
+        s.enabled |= flag;
+        Ok(s)
+    }
+}
+
+/// The sandbox for a session in `cwd` with `write_dirs` (`--add-dir`s, relative ones
+/// against `cwd`), or `None` when it is off. The deny list is read against the home
+/// directory tool processes get (`HOME` in `tool_env`).
+pub fn open_sandbox(
+    settings: dcl_sandbox::SandboxSettings,
+    cwd: &Path,
+    write_dirs: &[std::path::PathBuf],
+    tool_env: &std::collections::BTreeMap<String, String>,
+) -> Result<Option<std::sync::Arc<dcl_sandbox::Sandbox>>, String> {
+    if !settings.enabled {
+        return Ok(None);
+    }
+    let dirs: Vec<std::path::PathBuf> = write_dirs.iter().map(|d| cwd.join(d)).collect();
+    let home = tool_env.get("HOME").map(std::path::PathBuf::from);
+    dcl_sandbox::Sandbox::new(settings, cwd, &dirs, home.as_deref())
+        .map(|s| Some(std::sync::Arc::new(s)))
+        .map_err(|e| e.to_string())
+}
+// --- end sandbox ---
+
 // --- trusted layers (permissions helper): keep this function and its one call ---
 /// A committed project layer cannot grant itself power (bypassPermissions, start-up
 /// `env`): what it tried is dropped with a warning.

@@ -75,6 +75,25 @@ fn procs_with(marker: &str) -> Vec<i32> {
     out
 }
 
+/// Live processes whose parent is one of `parents`.
+fn children_of(parents: &[i32]) -> Vec<i32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<i32>().ok());
+        if ppid.is_some_and(|p| parents.contains(&p)) && pid_alive(pid) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
 fn pid_alive(pid: i32) -> bool {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     !stat.is_empty()
@@ -425,7 +444,14 @@ async fn shutdown_leaves_no_process_behind() {
         )
         .await
         .unwrap();
-    let grandchild: i32 = text_of(&r).parse().unwrap();
+    // The server reports the PID inside its own PID namespace (dcl-sandbox); find the
+    // host PID as the server's child instead.
+    let _: i32 = text_of(&r).parse().unwrap();
+    let servers = procs_with(&marker);
+    let grandchild = children_of(&servers)
+        .into_iter()
+        .next()
+        .expect("the server's sleep is running");
     assert!(pid_alive(grandchild));
     let t = Instant::now();
     m.shutdown().await;

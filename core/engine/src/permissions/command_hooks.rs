@@ -239,6 +239,8 @@ pub async fn run(
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
+    // Its own PID namespace: nothing the hook starts outlives it (issue 10).
+    dcl_sandbox::apply(cmd.as_std_mut(), None);
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {

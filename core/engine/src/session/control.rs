@@ -299,6 +299,11 @@ impl Actor {
                 .map(|f| format!("{f}: accepted for compatibility but not supported yet; ignored")),
         );
         warnings.extend(self.core.services.output_style.warning.clone());
+        // Containment or sandbox mechanisms this machine lacks (issue 10).
+        warnings.extend(dcl_sandbox::probe::support().missing.iter().cloned());
+        if let Some(sb) = self.core.services.shell.sandbox() {
+            warnings.extend(sb.warnings().iter().cloned());
+        }
         for w in &warnings {
             tracing::warn!("initialize: {w}");
         }

@@ -302,6 +302,24 @@ impl SessionCore {
             settings.get("toolEnvironment").as_ref(),
         )
         .map_err(|e| OptionsError::new("settings", format!("toolEnvironment: {e}")))?;
+        // The OS sandbox (issue 10): a bad `sandbox` block is refused like `toolEnvironment`.
+        let sandbox = crate::settings::open_sandbox(
+            settings
+                .sandbox(opts.sandbox)
+                .map_err(|e| OptionsError::new("settings", e.to_string()))?,
+            &cwd,
+            &[
+                opts.add_dirs.clone(),
+                settings
+                    .get_strings("permissions.additionalDirectories")
+                    .into_iter()
+                    .map(std::path::PathBuf::from)
+                    .collect(),
+            ]
+            .concat(),
+            &tool_env.apply(&crate::tools::environment::dcl_environment(&env)),
+        )
+        .map_err(|e| OptionsError::new("sandbox", e))?;
         let mcp_manager = mcp::manager(
             mcp::ControlRpc {
                 host: host.clone(),
@@ -388,6 +406,7 @@ impl SessionCore {
             shell: {
                 let shell = ShellState::new(cwd.clone());
                 shell.set_tool_environment(tool_env);
+                shell.set_sandbox(sandbox);
                 Arc::new(shell)
             },
             cwd,

@@ -149,6 +149,21 @@ impl BackgroundShells {
         cwd: &Path,
         env: &BTreeMap<String, String>,
     ) -> io::Result<String> {
+        self.start_confined(command, cwd, env, None, None)
+    }
+
+    /// [`BackgroundShells::start`], in `sandbox` when given. Either way the command runs
+    /// in its own PID namespace, which ends — with everything in it, `setsid` or not —
+    /// at KillShell, when the registry drops, when `scope` drops (session end) or when
+    /// dcl dies; without a scope, already when the command exits.
+    pub fn start_confined(
+        &self,
+        command: &str,
+        cwd: &Path,
+        env: &BTreeMap<String, String>,
+        sandbox: Option<&dcl_sandbox::Sandbox>,
+        scope: Option<&dcl_sandbox::Scope>,
+    ) -> io::Result<String> {
         let n = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("bash_{n}");
         let dir = self.output_dir()?;
@@ -171,6 +186,10 @@ impl BackgroundShells {
             .process_group(0)
             // Outliving the call is the point; the registry kills it at session end.
             .kill_on_drop(false);
+        match scope {
+            Some(scope) => dcl_sandbox::apply_scoped(cmd.as_std_mut(), sandbox, scope),
+            None => dcl_sandbox::apply(cmd.as_std_mut(), sandbox),
+        };
         let mut child = cmd.spawn()?;
         let pgid = child
             .id()

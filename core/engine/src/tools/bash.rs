@@ -62,8 +62,14 @@ struct BashInput {
     timeout: Option<f64>,
     #[serde(default, deserialize_with = "lenient_bool")]
     run_in_background: Option<bool>,
-    // `description` is only read by `describe`; `dangerouslyDisableSandbox` changes
-    // nothing as there is no sandbox yet. Both are accepted (unknown fields are ignored).
+    /// Run outside the session's sandbox, when `sandbox.allowUnsandboxedCommands` lets it.
+    #[serde(
+        default,
+        rename = "dangerouslyDisableSandbox",
+        deserialize_with = "lenient_bool"
+    )]
+    dangerously_disable_sandbox: Option<bool>,
+    // `description` is only read by `describe` (unknown fields are ignored).
 }
 
 impl Tool for BashTool {
@@ -95,7 +101,7 @@ impl Tool for BashTool {
                     "type": "boolean"
                 },
                 "dangerouslyDisableSandbox": {
-                    "description": "Set to true to run this command without a sandbox. dcl has no sandbox yet, so this has no effect.",
+                    "description": "Set to true to run this command without the sandbox (when the session has one and its settings allow unsandboxed commands).",
                     "type": "boolean"
                 }
             }),
@@ -119,12 +125,27 @@ impl Tool for BashTool {
                 Ok(input) => input,
                 Err(e) => return e,
             };
+            // The session's sandbox, unless this command is excluded from it.
+            let sandbox = ctx.shell.sandbox().filter(|sb| {
+                sb.covers(
+                    &input.command,
+                    input.dangerously_disable_sandbox == Some(true),
+                )
+            });
             if input.run_in_background == Some(true) {
-                return start_in_background(&input.command, ctx);
+                return start_in_background(&input.command, ctx, sandbox.as_deref());
             }
             let timeout = Duration::from_millis(timeout_ms(input.timeout) as u64);
-            match run(&input.command, timeout, ctx).await {
+            match run(&input.command, timeout, ctx, sandbox.as_deref()).await {
                 Ok(mut run) => {
+                    // A failure the sandbox caused says so.
+                    if let (Some(sb), Ending::Exited(code)) = (&sandbox, run.ending)
+                        && code != 0
+                        && let Some(note) =
+                            dcl_sandbox::sandbox_note(sb, &format!("{}{}", run.stdout, run.stderr))
+                    {
+                        run.stderr = format!("{}\n{note}", run.stderr);
+                    }
                     // Withheld secrets never reach the model, even printed from a file.
                     let secrets = super::environment::withheld_secrets(ctx);
                     run.stdout = super::environment::redact_text(&run.stdout, &secrets);
@@ -138,12 +159,19 @@ impl Tool for BashTool {
 }
 
 /// Starts the command detached (see `BackgroundShells`) and answers at once with its id.
-fn start_in_background(command: &str, ctx: &ToolContext) -> ToolOutput {
+fn start_in_background(
+    command: &str,
+    ctx: &ToolContext,
+    sandbox: Option<&dcl_sandbox::Sandbox>,
+) -> ToolOutput {
     let cwd = shell_cwd(ctx);
-    match ctx
-        .background
-        .start(command, &cwd, &super::environment::for_tools(ctx))
-    {
+    match ctx.background.start_confined(
+        command,
+        &cwd,
+        &super::environment::for_tools(ctx),
+        sandbox,
+        ctx.shell.scope.as_deref(),
+    ) {
         Ok(id) => {
             let text = format!(
                 "Command running in background with ID: {id}. Read its output with BashOutput \
@@ -189,10 +217,16 @@ struct Run {
 
 /// Runs the command to completion, timeout or cancellation; kills its process group in
 /// the latter two cases (and when the call itself is dropped).
-async fn run(command: &str, timeout: Duration, ctx: &ToolContext) -> std::io::Result<Run> {
+async fn run(
+    command: &str,
+    timeout: Duration,
+    ctx: &ToolContext,
+    sandbox: Option<&dcl_sandbox::Sandbox>,
+) -> std::io::Result<Run> {
     let cwd = shell_cwd(ctx);
-    let cwd_file = CwdFile::new();
-    let mut child = spawn_shell(command, &cwd, &cwd_file, ctx)?;
+    // Inside the sandbox only its private temp dir is writable for the EXIT trap.
+    let cwd_file = CwdFile::new(sandbox.map(dcl_sandbox::Sandbox::temp_dir));
+    let mut child = spawn_shell(command, &cwd, &cwd_file, ctx, sandbox)?;
     let mut group = GroupGuard::new(&child);
 
     let stdout = Capture::default();
@@ -262,6 +296,7 @@ fn spawn_shell(
     cwd: &Path,
     cwd_file: &CwdFile,
     ctx: &ToolContext,
+    sandbox: Option<&dcl_sandbox::Sandbox>,
 ) -> std::io::Result<Child> {
     let mut cmd = Command::new("bash");
     cmd.arg("-c")
@@ -276,6 +311,11 @@ fn spawn_shell(
         // Its own group, so killpg reaches everything the command starts.
         .process_group(0)
         .kill_on_drop(true);
+    // Its own PID namespace (everything it starts ends with it) and the sandbox.
+    match &ctx.shell.scope {
+        Some(scope) => dcl_sandbox::apply_scoped(cmd.as_std_mut(), sandbox, scope),
+        None => dcl_sandbox::apply(cmd.as_std_mut(), sandbox),
+    };
     cmd.spawn()
 }
 
@@ -293,10 +333,9 @@ fn wrap_command(command: &str, cwd_file: &Path) -> String {
 struct CwdFile(PathBuf);
 
 impl CwdFile {
-    fn new() -> Self {
-        CwdFile(
-            std::env::temp_dir().join(format!("dcl-bash-cwd-{}", uuid::Uuid::new_v4().simple())),
-        )
+    fn new(dir: Option<&Path>) -> Self {
+        let dir = dir.map_or_else(std::env::temp_dir, Path::to_path_buf);
+        CwdFile(dir.join(format!("dcl-bash-cwd-{}", uuid::Uuid::new_v4().simple())))
     }
 
     fn path(&self) -> &Path {
@@ -789,17 +828,19 @@ mod tests {
     async fn background_child_with_redirected_output_is_left_running() {
         let dir = tempfile::tempdir().unwrap();
         let secs = unique_sleep_seconds();
-        let command = format!("nohup sleep {secs} >/dev/null 2>&1 & echo $!");
-        let out = bash(&ctx_in(dir.path()), json!({"command": command})).await;
-        let pid = Pid::from_raw(text(&out).parse().unwrap());
+        let command = format!("nohup sleep {secs} >/dev/null 2>&1 & echo started");
+        let ctx = ctx_in(dir.path());
+        let out = bash(&ctx, json!({"command": command})).await;
+        assert_eq!(text(&out), "started");
         tokio::time::sleep(PIPE_GRACE * 2).await;
         let marker = format!("sleep {secs}");
         assert!(
             !live_processes_with(&marker).is_empty(),
             "detached job was killed"
         );
-        // Clean up the one process this test started.
-        nix::sys::signal::kill(pid, Signal::SIGKILL).unwrap();
+        // It lives in the session's scope: the session's end ends it (`$!` would be a
+        // PID inside the command's namespace, so nothing is killed by PID here).
+        drop(ctx);
         assert_no_process_with(&marker).await;
     }
 

@@ -125,6 +125,11 @@ pub struct ShellState {
     pub todos: Arc<Mutex<Vec<Value>>>,
     /// The session's background shells (see `ToolContext::background`).
     pub background: Arc<BackgroundShells>,
+    /// The OS sandbox Bash and background shells run in (`sandbox.enabled`), if on.
+    sandbox: Mutex<Option<Arc<dcl_sandbox::Sandbox>>>,
+    /// What a Bash call leaves running (a redirected `server &`) lives until this
+    /// session scope drops; `None` if no pipe could be made (then it ends with the call).
+    pub scope: Option<Arc<dcl_sandbox::Scope>>,
 }
 
 impl ShellState {
@@ -134,6 +139,26 @@ impl ShellState {
             tool_env: Mutex::new(Arc::new(environment::ToolEnvironment::default())),
             todos: Arc::new(Mutex::new(Vec::new())),
             background: Arc::new(BackgroundShells::new()),
+            sandbox: Mutex::new(None),
+            scope: dcl_sandbox::Scope::new()
+                .inspect_err(|e| tracing::warn!("containment: no session scope ({e})"))
+                .ok()
+                .map(Arc::new),
+        }
+    }
+
+    /// The session's sandbox, when it is on.
+    pub fn sandbox(&self) -> Option<Arc<dcl_sandbox::Sandbox>> {
+        match self.sandbox.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    pub fn set_sandbox(&self, sandbox: Option<Arc<dcl_sandbox::Sandbox>>) {
+        match self.sandbox.lock() {
+            Ok(mut g) => *g = sandbox,
+            Err(poisoned) => *poisoned.into_inner() = sandbox,
         }
     }
 

@@ -48,6 +48,8 @@ pub(crate) fn spawn(spec: Spawn<'_>) -> Result<(LineTransport, ChildGuard), Stri
     if let Some(cwd) = &spec.cwd {
         cmd.current_dir(cwd);
     }
+    // Its own PID namespace: what the server starts ends with it (issue 10).
+    dcl_sandbox::apply(cmd.as_std_mut(), None);
     let mut child = cmd
         .spawn()
         .map_err(|e| format!("cannot start {:?}: {e}", spec.command))?;
