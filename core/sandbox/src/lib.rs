@@ -17,6 +17,7 @@ mod explain;
 mod ids;
 mod liveness;
 pub mod probe;
+pub mod proxy;
 mod rules;
 pub mod settings;
 pub mod subreaper;
@@ -51,6 +52,8 @@ pub struct Sandbox {
     network_ns: bool,
     ruleset: Option<OwnedFd>,
     seccomp: Option<Arc<seccompiler::BpfProgram>>,
+    /// The way out to `network.allowedDomains`, when they name any.
+    proxy: Option<proxy::Proxy>,
     tmp: tempfile::TempDir,
     warnings: Vec<String>,
 }
@@ -114,18 +117,41 @@ impl Sandbox {
             hide_dirs.clear();
             hide_files.clear();
         }
-        let network_ns = support.network_ns;
+        let mut network_ns = support.network_ns;
+        let mut proxy = None;
         if !settings.allowed_domains.is_empty() {
-            warnings.push(format!(
-                "sandbox.network.allowedDomains ({}) is not acted on yet: the sandbox's \
-                 network stays off",
-                settings.allowed_domains.join(", ")
-            ));
+            // The proxy runs in dcl's own network; a command reaches it only outside a
+            // network namespace, so landlock's TCP rules must be what confines it.
+            if support.landlock_abi >= 4 {
+                match proxy::Proxy::start(proxy::AllowList::new(&settings.allowed_domains)) {
+                    Ok(p) => {
+                        proxy = Some(p);
+                        network_ns = false;
+                    }
+                    Err(e) => warnings.push(format!(
+                        "sandbox: the proxy for network.allowedDomains did not start ({e}); the network stays off"
+                    )),
+                }
+            } else {
+                warnings.push(
+                    "sandbox: network.allowedDomains needs landlock TCP rules (ABI 4), which this kernel lacks; the network stays off"
+                        .to_string(),
+                );
+            }
         }
-        let (ruleset, ruleset_warnings) =
-            rules::build(&write_dirs, support.landlock_abi, !network_ns);
+        let (ruleset, ruleset_warnings) = rules::build(
+            &write_dirs,
+            support.landlock_abi,
+            !network_ns,
+            proxy.as_ref().map(proxy::Proxy::port),
+        );
         warnings.extend(ruleset_warnings);
-        let seccomp = match syscalls::build(!network_ns) {
+        let inet = match (&proxy, network_ns) {
+            (Some(_), _) => syscalls::Inet::StreamOnly,
+            (None, true) => syscalls::Inet::Any,
+            (None, false) => syscalls::Inet::Off,
+        };
+        let seccomp = match syscalls::build(inet) {
             Ok(p) => Some(Arc::new(p)),
             Err(e) => {
                 warnings.push(format!("sandbox: no seccomp filter ({e})"));
@@ -151,6 +177,7 @@ impl Sandbox {
             network_ns,
             ruleset: ruleset.map(|r| r.fd),
             seccomp,
+            proxy,
             tmp,
             warnings,
         })
@@ -180,10 +207,30 @@ impl Sandbox {
         &self.warnings
     }
 
-    /// The variables a sandboxed command gets on top of its environment.
-    pub fn env(&self) -> Vec<(&'static str, &Path)> {
-        let t = self.tmp.path();
-        vec![("TMPDIR", t), ("TMP", t), ("TEMP", t)]
+    /// The variables a sandboxed command gets on top of its environment: its temp dir,
+    /// and the proxy to `network.allowedDomains` when there is one.
+    pub fn env(&self) -> Vec<(&'static str, std::ffi::OsString)> {
+        let t = self.tmp.path().as_os_str();
+        let mut env = vec![("TMPDIR", t.into()), ("TMP", t.into()), ("TEMP", t.into())];
+        if let Some(p) = &self.proxy {
+            let url = std::ffi::OsString::from(p.url());
+            for k in [
+                "HTTP_PROXY",
+                "HTTPS_PROXY",
+                "ALL_PROXY",
+                "http_proxy",
+                "https_proxy",
+                "all_proxy",
+            ] {
+                env.push((k, url.clone()));
+            }
+        }
+        env
+    }
+
+    /// The port of the proxy to `network.allowedDomains`, when there is one.
+    pub fn proxy_port(&self) -> Option<u16> {
+        self.proxy.as_ref().map(proxy::Proxy::port)
     }
 
     /// Whether `command` runs sandboxed: not when `excludedCommands` names it, or when
@@ -256,6 +303,10 @@ fn hook(
         plan.seccomp = sb.seccomp.clone();
         for (k, v) in sb.env() {
             cmd.env(k, v);
+        }
+        if sb.proxy.is_some() {
+            // Every host goes through the proxy, which checks it; nothing bypasses it.
+            cmd.env_remove("NO_PROXY").env_remove("no_proxy");
         }
     }
     let applied = if plan.namespaces {

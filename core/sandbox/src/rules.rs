@@ -8,8 +8,8 @@ use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
-    RulesetAttr, RulesetCreatedAttr, Scope,
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, NetPort, PathBeneath, PathFd,
+    Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
 };
 
 /// Devices a confined program may still write (and ioctl).
@@ -31,12 +31,13 @@ pub(crate) struct Built {
 }
 
 /// Builds the ruleset for this kernel's landlock `abi`; `block_tcp` refuses every TCP
-/// connect (the fallback for network off). `None` plus a warning where landlock is
-/// missing.
+/// connect (the fallback for network off) except to `allow_port` (the sandbox's proxy).
+/// `None` plus a warning where landlock is missing.
 pub(crate) fn build(
     write_dirs: &[PathBuf],
     abi: i32,
     block_tcp: bool,
+    allow_port: Option<u16>,
 ) -> (Option<Built>, Vec<String>) {
     let mut warnings = Vec::new();
     if abi < 1 {
@@ -48,7 +49,7 @@ pub(crate) fn build(
         return (None, warnings);
     }
     let block_tcp = block_tcp && abi >= 4;
-    match try_build(write_dirs, block_tcp) {
+    match try_build(write_dirs, block_tcp, allow_port) {
         Ok(fd) => (
             fd.map(|fd| Built {
                 fd,
@@ -69,6 +70,7 @@ pub(crate) fn build(
 fn try_build(
     write_dirs: &[PathBuf],
     block_tcp: bool,
+    allow_port: Option<u16>,
 ) -> Result<Option<OwnedFd>, landlock::RulesetError> {
     // ABI 5's write rights; later ones (unix socket resolution) would break SSH agents,
     // language servers, … without adding to what the sandbox promises.
@@ -82,6 +84,9 @@ fn try_build(
         ruleset = ruleset.handle_access(AccessNet::ConnectTcp)?;
     }
     let mut created = ruleset.create()?;
+    if let Some(port) = allow_port.filter(|_| block_tcp) {
+        created = created.add_rule(NetPort::new(port, AccessNet::ConnectTcp))?;
+    }
     for dir in write_dirs {
         if let Ok(fd) = PathFd::new(dir) {
             created = created.add_rule(PathBeneath::new(fd, write))?;

@@ -218,3 +218,88 @@ fn other_processes_cannot_be_traced() {
     let twin = text(&run(&f, script, false));
     assert!(twin.contains("attach 0 ok"), "{twin}");
 }
+
+/// A one-line HTTP server on 127.0.0.1 answering every request with `hello`.
+fn hello_server() -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut conn in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let mut seen = Vec::new();
+            while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                match conn.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => seen.extend_from_slice(&buf[..n]),
+                }
+            }
+            let _ = conn.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\nConnection: close\r\n\r\nhello\n",
+            );
+        }
+    });
+    port
+}
+
+fn with_domains(f: &mut Fixture, domains: &[&str]) -> bool {
+    if dcl_sandbox::probe::support().landlock_abi < 4 {
+        eprintln!("SKIP: allowedDomains needs landlock TCP rules (ABI 4)");
+        return false;
+    }
+    let settings = SandboxSettings {
+        enabled: true,
+        allowed_domains: domains.iter().map(|d| d.to_string()).collect(),
+        ..Default::default()
+    };
+    f.sandbox = Sandbox::new(settings, &f.cwd, &[], Some(&f.home)).unwrap();
+    assert_eq!(f.sandbox.warnings(), &[] as &[String]);
+    assert!(f.sandbox.proxy_port().is_some());
+    true
+}
+
+#[test]
+fn an_allowed_host_is_reached_through_the_proxy_and_raw_sockets_still_fail() {
+    let Some(mut f) = fixture() else { return };
+    if !with_domains(&mut f, &["127.0.0.1"]) {
+        return;
+    }
+    let port = hello_server();
+    let o = run(&f, &format!("curl -sS -m 5 http://127.0.0.1:{port}/"), true);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "hello\n",
+        "{}",
+        text(&o)
+    );
+    // Going around the proxy: a raw TCP connect, a UDP socket.
+    let py = format!(
+        "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), 3); print(\"connected\")'"
+    );
+    let o = run(&f, &py, true);
+    assert!(!text(&o).contains("connected\n"), "{}", text(&o));
+    let udp = "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM); print(\"udp\")'";
+    let o = run(&f, udp, true);
+    assert!(!text(&o).contains("udp\n"), "{}", text(&o));
+    // Twin: unsandboxed, the raw connect works.
+    assert!(text(&run(&f, &py, false)).contains("connected"));
+}
+
+#[test]
+fn a_host_not_allowed_is_refused_by_the_proxy_with_a_reason() {
+    let Some(mut f) = fixture() else { return };
+    if !with_domains(&mut f, &["example.com", "*.crates.io"]) {
+        return;
+    }
+    let port = hello_server();
+    let o = run(&f, &format!("curl -sS -m 5 http://127.0.0.1:{port}/"), true);
+    let out = text(&o);
+    assert!(!out.contains("hello"), "{out}");
+    assert!(
+        out.contains("not in sandbox.network.allowedDomains"),
+        "{out}"
+    );
+    // HTTPS goes through CONNECT and gets the same refusal.
+    let o = run(&f, "curl -sS -m 5 https://localhost:1/", true);
+    assert!(!o.status.success(), "{}", text(&o));
+}
