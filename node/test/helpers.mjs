@@ -123,6 +123,13 @@ export function childProcesses(pid = process.pid) {
   return out;
 }
 
+/** The containment keeper of a tool process (core/sandbox names it so): a fork that
+ * waits for the tool's shell, never a dcl CLI. */
+export const TOOL_KEEPER = "dcl-tool-keeper";
+
+/** Whether a child's command name is a dcl or Claude CLI (what in-process must never start). */
+export const isCliProcess = (comm) => comm !== TOOL_KEEPER && /dcl|claude/.test(comm);
+
 /** Samples the children every few ms while `fn` runs; returns what `fn` gave and every child seen. */
 export async function watchChildren(fn, everyMs = 5) {
   const seen = new Map();

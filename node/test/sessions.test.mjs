@@ -6,7 +6,7 @@ import path from "node:path";
 import { test } from "node:test";
 
 import { AbortError, ResultError, createSdkMcpServer, query, tool } from "../dist/esm/index.mjs";
-import { DONE_RE, HELLO, collect, collectSettled, mockOptions, results, sandbox, watchChildren } from "./helpers.mjs";
+import { DONE_RE, HELLO, collect, collectSettled, isCliProcess, mockOptions, results, sandbox, watchChildren } from "./helpers.mjs";
 
 test("interrupt() ends the running turn with error_during_execution", async () => {
   const box = sandbox();
@@ -129,5 +129,5 @@ test("no dcl child process at any point: queries, callbacks, hooks and MCP all i
   assert.deepEqual(children, []);
   // The Bash tool's shell is a child of this process, as it would be of the dcl CLI: never a dcl.
   const withBash = await watchChildren(() => collect(query({ prompt: "FAKE_BASH", options: mockOptions(box, { allowedTools: ["Bash"] }) })), 1);
-  assert.ok(!withBash.children.some((c) => /dcl/.test(c)), withBash.children.join(","));
+  assert.ok(!withBash.children.some(isCliProcess), withBash.children.join(","));
 });
