@@ -192,9 +192,8 @@ pub struct Extensions {
     pub skills: SkillCatalog,
     pub commands: CommandCatalog,
     pub plugins: Vec<Plugin>,
-    /// Plugin hooks as one settings `hooks` value.
-    pub hooks: Map<String, Value>,
-    /// The same, ready to run: the session's hook runner adds them after the settings'.
+    /// The plugins' `hooks/hooks.json`, merged in plugin order: the session's hook runner
+    /// runs them after the settings' hooks.
     pub command_hooks: crate::permissions::command_hooks::CommandHooks,
     pub mcp_servers: BTreeMap<String, ServerConfig>,
     /// What could not be read (each also logged); counted as `reload_plugins.error_count`.
@@ -225,6 +224,7 @@ impl Extensions {
             ..Extensions::default()
         };
         ext.load_plugins();
+        let mut plugin_hooks = Map::new();
         for plugin in ext.plugins.clone() {
             let origin = Origin::Plugin {
                 name: plugin.name.clone(),
@@ -240,7 +240,7 @@ impl Extensions {
                 Ok(h) => {
                     for (event, list) in h {
                         if let Value::Array(list) = list {
-                            plugins::merge_hooks(&mut ext.hooks, &event, list);
+                            plugins::merge_hooks(&mut plugin_hooks, &event, list);
                         }
                     }
                 }
@@ -280,7 +280,7 @@ impl Extensions {
                 ),
         );
         let (hooks, hook_warnings) = crate::permissions::command_hooks::CommandHooks::from_settings(
-            Some(&Value::Object(ext.hooks.clone())),
+            Some(&Value::Object(plugin_hooks)),
         );
         ext.command_hooks = hooks;
         ext.warnings.extend(hook_warnings);
@@ -357,21 +357,6 @@ impl Extensions {
             .enabled_plugins
             .iter()
             .any(|(key, on)| key.split('@').next() == Some(name) && on.as_bool() == Some(false))
-    }
-
-    /// A settings `hooks` value (`{event: [matcher…]}`) with the plugins' hooks appended
-    /// to each event's list, for the session's command-hook runner.
-    pub fn hooks_with(&self, settings_hooks: Option<&Value>) -> Option<Value> {
-        let mut merged = match settings_hooks {
-            Some(Value::Object(m)) => m.clone(),
-            _ => Map::new(),
-        };
-        for (event, list) in &self.hooks {
-            if let Value::Array(list) = list {
-                plugins::merge_hooks(&mut merged, event, list.clone());
-            }
-        }
-        (!merged.is_empty() || settings_hooks.is_some()).then_some(Value::Object(merged))
     }
 
     /// The plugins' `agents/` folders, with the plugin that owns each.
@@ -452,12 +437,12 @@ mod tests {
     }
 
     #[test]
-    fn plugin_hooks_join_the_settings_hooks_and_are_ready_to_run() {
+    fn plugin_hooks_are_ready_to_run_in_plugin_order() {
         let dir = tempfile::tempdir().unwrap();
         let kit = dir.path().join("kit");
         write(
             &kit.join("hooks/hooks.json"),
-            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "p"}]}]}}"#,
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "p"}, {"type": "command", "command": "q"}]}]}}"#,
         );
         let sources = ExtensionSources {
             plugin_dirs: vec![(kit, true)],
@@ -466,18 +451,15 @@ mod tests {
         let ext = Extensions::load(sources.clone());
         assert!(ext.warnings.is_empty(), "{:?}", ext.warnings);
         assert!(ext.not_acted_on.is_empty(), "{:?}", ext.not_acted_on);
-        assert_eq!(ext.command_hooks.matching("Stop", None).len(), 1);
-        let settings =
-            serde_json::json!({"Stop": [{"hooks": [{"type": "command", "command": "s"}]}]});
-        let merged = ext.hooks_with(Some(&settings)).unwrap();
-        let commands: Vec<&str> = merged["Stop"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["hooks"][0]["command"].as_str().unwrap())
-            .collect();
-        assert_eq!(commands, vec!["s", "p"]);
-        assert_eq!(Extensions::default().hooks_with(None), None);
+        let stop = ext.command_hooks.matching("Stop", None);
+        let commands: Vec<&str> = stop.iter().map(|h| h.command.as_str()).collect();
+        assert_eq!(commands, vec!["p", "q"]);
+        assert!(
+            Extensions::default()
+                .command_hooks
+                .matching("Stop", None)
+                .is_empty()
+        );
         drop(sources);
     }
 
