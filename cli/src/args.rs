@@ -143,7 +143,9 @@ pub const FLAGS: &[Flag] = &[
     flag("--verbose", &[], Switch, "", Satisfied("stream-json output is always complete")),
     flag("--disable-builtin-skills", &[], Switch, "", Satisfied("dcl has no built-in skills; skills from folders and plugins stay")),
     flag("--no-session-persistence", &[], Switch, "write no transcript for this session", Set("persistSession", Literal::False)),
-    flag("--await-initialize", &[], Switch, "", Satisfied("options sent in initialize are always applied")),
+    flag("--await-initialize", &[], Switch, "open the session when initialize arrives, with the settings, MCP servers, tool rules and plugins it delivers", Set("awaitInitialize", Literal::True)),
+    flag("--await-claim", &[], Switch, "a prewarmed spare: the session opens at claim_session, in the claim's cwd", Set("awaitClaim", Literal::True)),
+    flag("--initialize-fields", &[], Value, "", Satisfied("every field initialize delivers is applied")),
     flag("--thinking-display", &[], Value, "", NotActedOn),
     flag("--betas", &[], Value, "", NotActedOn),
     flag("--agent", &[], Value, "<name> the agent the main thread runs as", Text("agent")),
@@ -163,15 +165,15 @@ pub const FLAGS: &[Flag] = &[
     flag("--permission-prompts", &[], Value, "", NotActedOn),
     flag("--channels", &[], Value, "", NotActedOn),
     flag("--project-config-root", &[], Value, "", NotActedOn),
-    flag("--initialize-fields", &[], Value, "", NotActedOn),
     flag("--max-output-tokens", &[], Value, "", NotActedOn),
     flag("--context-window", &[], Value, "", NotActedOn),
 
     flag("--session-mirror", &[], Switch, "emit transcript_mirror frames for a session store", Set("sessionMirror", Literal::True)),
     flag("--fork-session", &[], Switch, "resume into a new session id", Set("forkSession", Literal::True)),
     flag("--enable-builtin-skills", &[], Switch, "", NotActedOn),
-    flag("--managed-settings", &[], Switch, "", NotActedOn),
-    flag("--managed-settings-in-initialize", &[], Switch, "", NotActedOn),
+    flag("--managed-settings", &[], Value, "<json|file> policy settings above every other layer", Text("managedSettings")),
+    flag("--managed-settings-in-initialize", &[], Switch, "", Satisfied("initialize.managedSettings is applied (with --await-initialize)")),
+    flag("--legacy-events", &[], Switch, "emit the legacy lines even when an SDK drives dcl", Set("legacyEvents", Literal::True)),
 ];
 
 /// The row for `name` (or one of its aliases).

@@ -1,6 +1,7 @@
 //! `dcl`: the stream-json endpoint the agent SDKs drive, and a CLI for people (`-p`).
 
 mod args;
+mod awaiting;
 mod line_reader;
 mod mcp_cmd;
 mod options;

@@ -8,22 +8,33 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::collections::HashMap;
+
 use dcl_bridge::{Bridge, BridgeError};
 use dcl_engine::SessionOptions;
 use dcl_engine::options::DEFAULT_MAX_LINE_BYTES;
-use dcl_protocol::Message;
-use tokio::sync::mpsc;
+use dcl_protocol::{
+    ControlRequestEnvelope, ControlResponse, ControlResponseEnvelope, InitializeRequest, Message,
+};
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::awaiting;
 
 use crate::line_reader::{self, Line};
 
 pub fn run(opts: SessionOptions) -> Result<ExitCode, String> {
     let rt = dcl_bridge::runtime().map_err(|e| e.to_string())?;
     let max_line = opts.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES);
-    let bridge = Arc::new(dcl_bridge::open_with(opts).map_err(|e| e.to_string())?);
     // Bounded: a host that writes faster than the session reads waits in its pipe.
     let (line_tx, line_rx) = mpsc::channel::<String>(64);
+    if opts.await_initialize || opts.await_claim {
+        spawn_stdin_reader(line_tx, max_line);
+        return Ok(rt.block_on(serve_awaiting(opts, line_rx)));
+    }
+    let bridge = Arc::new(dcl_bridge::open_with(opts).map_err(|e| e.to_string())?);
     spawn_stdin_reader(line_tx, max_line);
-    let code = rt.block_on(serve(bridge, line_rx));
+    let code = rt.block_on(async move { serve(Front::new(bridge), line_rx, None).await });
     Ok(code)
 }
 
@@ -61,24 +72,136 @@ fn spawn_stdin_reader(tx: mpsc::Sender<String>, max_line: u64) {
     }
 }
 
-async fn serve(bridge: Arc<Bridge>, mut lines: mpsc::Receiver<String>) -> ExitCode {
-    let writer = tokio::spawn(write_output(bridge.clone()));
+/// The session the host talks to, and the task writing its lines to stdout.
+struct Front {
+    bridge: Arc<Bridge>,
+    writer: tokio::task::JoinHandle<bool>,
+    /// Answers to requests the front end made itself, taken off the output.
+    own: Arc<OwnRequests>,
+}
+
+type OwnRequests = std::sync::Mutex<HashMap<String, oneshot::Sender<ControlResponse>>>;
+
+impl Front {
+    fn new(bridge: Arc<Bridge>) -> Front {
+        let own = Arc::new(OwnRequests::default());
+        let writer = tokio::spawn(write_output(bridge.clone(), own.clone()));
+        Front {
+            bridge,
+            writer,
+            own,
+        }
+    }
+}
+
+/// `--await-initialize` / `--await-claim`: lines are held until `initialize` arrives; the
+/// session is then opened with what it delivers, and is fed the held lines in order.
+async fn serve_awaiting(mut opts: SessionOptions, mut lines: mpsc::Receiver<String>) -> ExitCode {
+    let mut sigterm = signal(tokio::signal::unix::SignalKind::terminate());
+    let mut sigint = signal(tokio::signal::unix::SignalKind::interrupt());
+    let mut held = Vec::new();
+    let mut init = None;
+    let mut ended = false;
+    while init.is_none() && !ended {
+        tokio::select! {
+            line = lines.recv() => match line {
+                Some(line) => match awaiting::initialize_in(&line) {
+                    Some(Ok(i)) => init = Some(i),
+                    Some(Err((id, e))) => {
+                        write_line(&Message::ControlResponse(ControlResponseEnvelope {
+                            response: ControlResponse::error(id, e),
+                            extra: Default::default(),
+                        }));
+                    }
+                    None => held.push(line),
+                },
+                None => ended = true,
+            },
+            _ = recv_signal(&mut sigterm) => return ExitCode::from(143),
+            _ = recv_signal(&mut sigint) => return ExitCode::from(143),
+        }
+    }
+    if let Some(i) = &init
+        && let Err(e) = dcl_engine::delivery::absorb_initialize(&mut opts, &i.request)
+    {
+        return refuse_initialize(&i.request_id, &e.to_string());
+    }
+    let spare = init.as_ref().filter(|_| opts.await_claim).map(|i| Spare {
+        options: opts.clone(),
+        initialize: i.request.clone(),
+        parked: i.at,
+    });
+    let bridge = match dcl_bridge::open_with(opts) {
+        Ok(b) => Arc::new(b),
+        Err(e) => {
+            return match &init {
+                Some(i) => refuse_initialize(&i.request_id, &e.to_string()),
+                None => {
+                    eprintln!("Error: {e}");
+                    ExitCode::from(1)
+                }
+            };
+        }
+    };
+    if let Some(i) = init {
+        held.push(i.line);
+    }
+    for line in &held {
+        feed(&bridge, line).await;
+    }
+    let front = Front::new(bridge);
+    if ended {
+        front.bridge.end_input();
+    }
+    serve(front, lines, spare).await
+}
+
+/// Answers `initialize` with an error (the session could not be opened) and exits 1.
+fn refuse_initialize(request_id: &str, error: &str) -> ExitCode {
+    eprintln!("Error: {error}");
+    write_line(&Message::ControlResponse(ControlResponseEnvelope {
+        response: ControlResponse::error(request_id, error),
+        extra: Default::default(),
+    }));
+    ExitCode::from(1)
+}
+
+/// A prewarmed spare waiting for `claim_session`.
+struct Spare {
+    options: SessionOptions,
+    initialize: InitializeRequest,
+    parked: std::time::Instant,
+}
+
+async fn serve(
+    mut front: Front,
+    mut lines: mpsc::Receiver<String>,
+    mut spare: Option<Spare>,
+) -> ExitCode {
     let mut sigterm = signal(tokio::signal::unix::SignalKind::terminate());
     let mut sigint = signal(tokio::signal::unix::SignalKind::interrupt());
     let mut input_open = true;
-    let mut writer = writer;
     loop {
         tokio::select! {
             line = lines.recv(), if input_open => match line {
-                Some(line) => feed(&bridge, &line).await,
+                Some(line) => {
+                    if spare.is_some()
+                        && let Some(req) = awaiting::control_request(&line, "claim_session")
+                        && let Some(s) = spare.take()
+                    {
+                        front = claim(front, s, req).await;
+                        continue;
+                    }
+                    feed(&front.bridge, &line).await
+                }
                 None => {
                     input_open = false;
-                    bridge.end_input();
+                    front.bridge.end_input();
                 }
             },
-            _ = recv_signal(&mut sigterm) => return shutdown(&bridge, writer).await,
-            _ = recv_signal(&mut sigint) => return shutdown(&bridge, writer).await,
-            done = &mut writer => {
+            _ = recv_signal(&mut sigterm) => return shutdown(&front.bridge, front.writer).await,
+            _ = recv_signal(&mut sigint) => return shutdown(&front.bridge, front.writer).await,
+            done = &mut front.writer => {
                 return match done {
                     Ok(last_error) => exit_code(last_error),
                     Err(_) => ExitCode::from(1),
@@ -86,6 +209,114 @@ async fn serve(bridge: Arc<Bridge>, mut lines: mpsc::Receiver<String>) -> ExitCo
             }
         }
     }
+}
+
+/// `claim_session`: the spare session is closed unused and the claimed one opened in its
+/// place and initialized with the spare's request; the claim's answer carries that answer.
+/// A claim that cannot be honoured is an `error` answer and the spare stays in service.
+async fn claim(front: Front, spare: Spare, req: ControlRequestEnvelope) -> Front {
+    let respond = |response: ControlResponse| {
+        write_line(&Message::ControlResponse(ControlResponseEnvelope {
+            response,
+            extra: Default::default(),
+        }))
+    };
+    let parsed: Result<awaiting::ClaimSession, _> = serde_json::from_value(req.request.clone());
+    let planned = parsed
+        .map_err(|e| format!("malformed claim_session request: {e}"))
+        .and_then(|c| awaiting::claimed_options(&spare.options, &c).map(|o| (c, o)));
+    let (claim, (options, mut warnings)) = match planned {
+        Ok(p) => p,
+        Err(e) => {
+            respond(ControlResponse::error(req.request_id, e));
+            return front;
+        }
+    };
+    let cwd = options.cwd.clone();
+    let bridge = match dcl_bridge::open_with(options) {
+        Ok(b) => Arc::new(b),
+        Err(e) => {
+            respond(ControlResponse::error(
+                req.request_id,
+                format!("claim_session: the claimed session cannot open: {e}"),
+            ));
+            return front;
+        }
+    };
+    // The spare never ran a turn; nothing it would still say concerns the host.
+    front.bridge.close();
+    front.writer.abort();
+    let next = Front::new(bridge);
+    let mut init = spare.initialize;
+    let mut names = init.sdk_mcp_servers.take().unwrap_or_default();
+    names.extend(claim.sdk_mcp_servers.iter().cloned());
+    names.sort();
+    names.dedup();
+    init.sdk_mcp_servers = (!names.is_empty()).then_some(names);
+    let own_id = format!("dcl-claim-{}", uuid::Uuid::new_v4());
+    let (tx, rx) = oneshot::channel();
+    if let Ok(mut own) = next.own.lock() {
+        own.insert(own_id.clone(), tx);
+    }
+    let sent = serde_json::to_value(&init)
+        .map_err(|e| e.to_string())
+        .and_then(|mut v| {
+            if let Value::Object(m) = &mut v {
+                m.insert("subtype".into(), Value::String("initialize".into()));
+            }
+            next.bridge
+                .send_message(Message::ControlRequest(ControlRequestEnvelope::new(
+                    own_id, v,
+                )))
+                .map_err(|e| e.to_string())
+        });
+    let answered = match sent {
+        Ok(()) => rx
+            .await
+            .map_err(|_| "the claimed session ended".to_string()),
+        Err(e) => Err(e),
+    };
+    let initialize = match answered {
+        Ok(ControlResponse::Success { response, .. }) => response.unwrap_or(Value::Null),
+        Ok(ControlResponse::Error { error, .. }) => {
+            respond(ControlResponse::error(
+                req.request_id,
+                format!("claim_session: initialize failed: {error}"),
+            ));
+            return next;
+        }
+        Err(e) => {
+            respond(ControlResponse::error(req.request_id, e));
+            return next;
+        }
+    };
+    if let Some(Value::Array(w)) = initialize.get("warnings") {
+        warnings.extend(w.iter().filter_map(Value::as_str).map(str::to_string));
+    }
+    let mut answer = serde_json::Map::new();
+    answer.insert(
+        "cwd".into(),
+        json!(cwd.map(|c| c.display().to_string()).unwrap_or_default()),
+    );
+    answer.insert("session_id".into(), json!(next.bridge.session_id()));
+    answer.insert(
+        "parked_ms".into(),
+        json!(spare.parked.elapsed().as_millis() as u64),
+    );
+    // The claimed session's host servers connect as its turns need them (dcl does not
+    // wait for them here).
+    answer.insert("sdk_mcp_settled".into(), json!(false));
+    if claim.include_initialize {
+        answer.insert("initialize".into(), initialize);
+    }
+    if !warnings.is_empty() {
+        answer.insert("warnings".into(), json!(warnings));
+    }
+    respond(ControlResponse::success(
+        req.request_id,
+        Some(Value::Object(answer)),
+    ));
+    next
 }
 
 async fn feed(bridge: &Bridge, line: &str) {
@@ -114,23 +345,39 @@ fn preview(line: &str) -> String {
     }
 }
 
-/// Writes every outbound line; returns whether the last result was an error.
-async fn write_output(bridge: Arc<Bridge>) -> bool {
+/// Writes every outbound line; returns whether the last result was an error. Answers to
+/// the front end's own requests are handed to their waiter instead.
+async fn write_output(bridge: Arc<Bridge>, own: Arc<OwnRequests>) -> bool {
     let mut last_error = false;
-    let stdout = std::io::stdout();
     while let Some(message) = bridge.recv_message().await {
+        if let Message::ControlResponse(env) = &message {
+            let waiter = own
+                .lock()
+                .ok()
+                .and_then(|mut o| o.remove(env.response.request_id()));
+            if let Some(tx) = waiter {
+                let _ = tx.send(env.response.clone());
+                continue;
+            }
+        }
         if let Message::Result(r) = &message {
             last_error = r.is_error;
         }
-        let line = dcl_protocol::to_line(&message);
-        let mut out = stdout.lock();
-        if writeln!(out, "{line}").and_then(|_| out.flush()).is_err() {
+        if !write_line(&message) {
             // The reader is gone (broken pipe): nobody can see more output.
             bridge.close();
             break;
         }
     }
     last_error
+}
+
+/// One line on stdout; `false` when stdout is gone.
+fn write_line(message: &Message) -> bool {
+    let line = dcl_protocol::to_line(message);
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    writeln!(out, "{line}").and_then(|_| out.flush()).is_ok()
 }
 
 async fn shutdown(bridge: &Bridge, writer: tokio::task::JoinHandle<bool>) -> ExitCode {

@@ -2,6 +2,7 @@
 //! and permissions. It owns no tokio runtime: callers spawn it on theirs.
 
 pub mod agents;
+pub mod delivery;
 pub mod extensions;
 pub mod memory;
 pub mod model;

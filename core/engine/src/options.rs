@@ -154,6 +154,20 @@ pub struct SessionOptions {
     /// reported to the host as a warning.
     #[serde(default)]
     pub ignored_flags: Vec<String>,
+    /// `--managed-settings`: policy settings (inline JSON or a path) above every layer.
+    pub managed_settings: Option<String>,
+    /// `--await-initialize`: the front end opens the session only when `initialize` has
+    /// arrived, with what it delivers (`settings`, `mcpServers`, …) folded in.
+    #[serde(default)]
+    pub await_initialize: bool,
+    /// `--await-claim`: a prewarmed spare; the session the host uses opens at
+    /// `claim_session`, with the claim's cwd, env and options.
+    #[serde(default)]
+    pub await_claim: bool,
+    /// The `initialize` fields already folded into these options (by
+    /// [`crate::delivery::absorb_initialize`]), answered as applied.
+    #[serde(default)]
+    pub delivered_in_initialize: Vec<String>,
 }
 
 /// Keys and the environment carry secrets: `Debug` shows neither.
@@ -204,6 +218,8 @@ impl From<String> for OptionsError {
 pub mod env_vars {
     /// Set (to anything): speak the Qoder dialect.
     pub const QODER_ENTRYPOINT: &str = "QODER_AGENT_SDK_ENTRYPOINT";
+    /// Set by every Claude-protocol SDK (`sdk-py`, `sdk-ts`, `sdk-java`, `sdk-go`, …).
+    pub const CLAUDE_ENTRYPOINT: &str = "CLAUDE_CODE_ENTRYPOINT";
     /// Seconds to wait for a host answer.
     pub const HOST_TIMEOUT_SECS: &str = "DCL_HOST_TIMEOUT_SECS";
     /// Set (to anything): no legacy lines.
@@ -274,7 +290,18 @@ impl SessionOptions {
                 format!("host timeout {secs}: expected a non-negative number of seconds"),
             ));
         }
-        if self.legacy_events.is_none() && env.contains_key(env_vars::NO_LEGACY_EVENTS) {
+        // WIRE.md "legacy lines": every SDK of the protocol announces itself with an
+        // entrypoint variable and strict ones stop at a `type` they do not know; old
+        // scripts set neither.
+        if self.legacy_events.is_none()
+            && [
+                env_vars::NO_LEGACY_EVENTS,
+                env_vars::CLAUDE_ENTRYPOINT,
+                env_vars::QODER_ENTRYPOINT,
+            ]
+            .iter()
+            .any(|k| env.contains_key(*k))
+        {
             self.legacy_events = Some(false);
         }
         if self.model.is_none() {

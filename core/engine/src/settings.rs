@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 /// One source of settings, as `get_settings` reports it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Layer {
-    /// `user`, `project`, `local` or `flag`.
+    /// `user`, `project`, `local`, `flag` or `managed`.
     pub source: &'static str,
     pub path: Option<PathBuf>,
     pub settings: Map<String, Value>,
@@ -152,6 +152,30 @@ impl Settings {
         let mut folders = paths.user_folders.clone();
         folders.extend(paths.project_folders.iter().cloned());
         Ok(Settings { layers, folders })
+    }
+
+    /// Adds the managed (policy) layer — `--managed-settings` or `initialize.managedSettings`,
+    /// inline JSON or a path relative to `cwd` — above every other layer, so nothing a
+    /// user, project or `apply_flag_settings` sets can override it.
+    pub fn with_managed(mut self, managed: Option<&str>, cwd: &Path) -> Result<Settings, String> {
+        let Some(arg) = managed.map(str::trim).filter(|a| !a.is_empty()) else {
+            return Ok(self);
+        };
+        let (settings, path) = if arg.starts_with('{') {
+            (
+                parse_object(arg).map_err(|e| format!("--managed-settings: {e}"))?,
+                None,
+            )
+        } else {
+            let p = cwd.join(arg);
+            (read_object(&p)?, Some(p))
+        };
+        self.layers.push(Layer {
+            source: "managed",
+            path,
+            settings,
+        });
+        Ok(self)
     }
 
     /// The command hooks of every layer, lowest precedence first: hooks add up across
@@ -401,6 +425,11 @@ fn parse_object(text: &str) -> Result<Map<String, Value>, String> {
         Ok(_) => Err("settings must be a JSON object".into()),
         Err(e) => Err(format!("invalid JSON: {e}")),
     }
+}
+
+/// Deep merge of `from` over `into`, as a later settings layer merges.
+pub fn merge_into(into: &mut Map<String, Value>, from: &Map<String, Value>) {
+    merge(into, from);
 }
 
 /// Deep merge: objects merge by key, anything else is replaced.

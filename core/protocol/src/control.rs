@@ -422,6 +422,13 @@ pub struct InitializeRequest {
     pub mcp_servers: Option<Map<String, Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<Map<String, Value>>,
+    /// Policy settings that win over every other layer (TS `managedSettingsDelivery:
+    /// 'initialize'`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub managed_settings: Option<Map<String, Value>>,
+    /// `[{type: "local", path, skipMcpDiscovery?}]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugins: Option<Vec<Value>>,
     /// Qoder: enable file checkpoints (`rewind_files`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enable_file_checkpointing: Option<bool>,

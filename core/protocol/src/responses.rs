@@ -219,6 +219,25 @@ pub struct InitializeResponse {
     /// What was accepted but not acted on (options, flags); absent when nothing was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warnings: Option<Vec<String>>,
+    /// Whether the `hooks` of the request were registered (present when it had hooks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hooks_applied: Option<bool>,
+    /// Whether the request's `settings` are in force (present when it carried them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings_applied: Option<bool>,
+    /// Whether the request's `disallowedTools` are in force.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disallowed_tools_applied: Option<bool>,
+    /// Whether the request's `managedSettings` are in force.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub managed_settings_applied: Option<bool>,
+    /// Whether the request's external `mcpServers` were loaded (the newest TS SDK ends the
+    /// session when this key is missing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_servers_applied: Option<bool>,
+    /// Whether the request's `plugins` were loaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugins_applied: Option<bool>,
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -241,6 +260,12 @@ impl Default for InitializeResponse {
             current_permission_mode: None,
             capabilities: None,
             warnings: None,
+            hooks_applied: None,
+            settings_applied: None,
+            disallowed_tools_applied: None,
+            managed_settings_applied: None,
+            mcp_servers_applied: None,
+            plugins_applied: None,
             extra: Extra::new(),
         }
     }

@@ -1302,6 +1302,17 @@ export interface InitializeRequest1 {
     [k: string]: unknown;
   } | null;
   /**
+   * Policy settings that win over every other layer (TS `managedSettingsDelivery:
+   * 'initialize'`).
+   */
+  managedSettings?: {
+    [k: string]: unknown;
+  } | null;
+  /**
+   * `[{type: "local", path, skipMcpDiscovery?}]`.
+   */
+  plugins?: unknown[] | null;
+  /**
    * Qoder: enable file checkpoints (`rewind_files`).
    */
   enableFileCheckpointing?: boolean | null;
@@ -2112,6 +2123,31 @@ export interface InitializeResponse {
    * What was accepted but not acted on (options, flags); absent when nothing was.
    */
   warnings?: string[] | null;
+  /**
+   * Whether the `hooks` of the request were registered (present when it had hooks).
+   */
+  hooks_applied?: boolean | null;
+  /**
+   * Whether the request's `settings` are in force (present when it carried them).
+   */
+  settings_applied?: boolean | null;
+  /**
+   * Whether the request's `disallowedTools` are in force.
+   */
+  disallowed_tools_applied?: boolean | null;
+  /**
+   * Whether the request's `managedSettings` are in force.
+   */
+  managed_settings_applied?: boolean | null;
+  /**
+   * Whether the request's external `mcpServers` were loaded (the newest TS SDK ends the
+   * session when this key is missing).
+   */
+  mcp_servers_applied?: boolean | null;
+  /**
+   * Whether the request's `plugins` were loaded.
+   */
+  plugins_applied?: boolean | null;
   [k: string]: unknown;
 }
 /**

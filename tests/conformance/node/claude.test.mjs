@@ -13,10 +13,10 @@ import { defineScenarios } from './scenarios.mjs';
 
 const require = createRequire(import.meta.url);
 
-test('claude: installed SDK is 0.3.332 with no native CLI (so dcl is what runs)', () => {
+test('claude: installed SDK is 0.3.333 with no native CLI (so dcl is what runs)', () => {
   const pkgDir = path.join(HERE, 'node_modules', '@anthropic-ai', 'claude-agent-sdk');
   const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
-  assert.equal(pkg.version, '0.3.332');
+  assert.equal(pkg.version, '0.3.333');
   const natives = Object.keys(pkg.optionalDependencies ?? {});
   assert.ok(natives.length > 0);
   for (const name of natives) {

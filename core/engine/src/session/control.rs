@@ -262,6 +262,7 @@ impl Actor {
         }
         self.core
             .start_sdk_servers(init.sdk_mcp_servers.clone().unwrap_or_default());
+        let delivery = self.initialize_delivery(&init, &mut warnings)?;
         if let Some(defs) = &init.agents {
             let mut catalog = self.core.state.with(|s| s.agents.clone());
             catalog.add_definitions(defs, crate::agents::AgentSource::Initialize)?;
@@ -357,7 +358,68 @@ impl Actor {
         if self.core.services.qoder() {
             response = response.with_capabilities(qoder_capabilities());
         }
+        response.hooks_applied = init.hooks.as_ref().map(|h| !h.is_empty()).filter(|h| *h);
+        response.settings_applied = delivery.settings;
+        response.disallowed_tools_applied = delivery.disallowed_tools;
+        response.managed_settings_applied = delivery.managed_settings;
+        response.mcp_servers_applied = delivery.mcp_servers;
+        response.plugins_applied = delivery.plugins;
         answer(response)
+    }
+}
+
+/// The `*_applied` answers for what `initialize` delivered (`None`: not carried).
+#[derive(Default)]
+struct Delivery {
+    settings: Option<bool>,
+    disallowed_tools: Option<bool>,
+    managed_settings: Option<bool>,
+    mcp_servers: Option<bool>,
+    plugins: Option<bool>,
+}
+
+impl Actor {
+    /// What `initialize` delivered: fields the front end folded into the options before the
+    /// session was built (`--await-initialize`) are in force. Without that, external
+    /// `mcpServers` still start now; settings, tool rules and plugins shape the session as
+    /// it is built, so they are answered as not applied, with a warning saying why.
+    fn initialize_delivery(
+        &self,
+        init: &InitializeRequest,
+        warnings: &mut Vec<String>,
+    ) -> Result<Delivery, String> {
+        let opts = &self.core.services.opts;
+        let applied = |field: &str, carried: bool| crate::delivery::applied(opts, field, carried);
+        let mut d = Delivery {
+            settings: applied("settings", init.settings.is_some()),
+            disallowed_tools: applied("disallowedTools", init.disallowed_tools.is_some()),
+            managed_settings: applied("managedSettings", init.managed_settings.is_some()),
+            mcp_servers: applied("mcpServers", init.mcp_servers.is_some()),
+            plugins: applied("plugins", init.plugins.is_some()),
+        };
+        if d.mcp_servers == Some(false)
+            && let Some(servers) = &init.mcp_servers
+        {
+            let config = serde_json::json!({ "mcpServers": servers }).to_string();
+            let parsed = dcl_mcp::parse_mcp_config(&config, &self.core.services.cwd)
+                .map_err(|e| format!("initialize.mcpServers: {e}"))?;
+            self.core
+                .start_delivered_servers(parsed.into_iter().collect());
+            d.mcp_servers = Some(true);
+        }
+        for (field, state) in [
+            ("settings", d.settings),
+            ("disallowedTools", d.disallowed_tools),
+            ("managedSettings", d.managed_settings),
+            ("plugins", d.plugins),
+        ] {
+            if state == Some(false) {
+                warnings.push(format!(
+                    "initialize.{field} arrived after the session was built and is not applied; start dcl with --await-initialize to deliver it in initialize"
+                ));
+            }
+        }
+        Ok(d)
     }
 }
 

@@ -137,7 +137,9 @@ impl SessionCore {
             opts.setting_sources.as_deref(),
             opts.settings.as_deref(),
         )
-        .map_err(|e| OptionsError::new("settings", e))?;
+        .map_err(|e| OptionsError::new("settings", e))?
+        .with_managed(opts.managed_settings.as_deref(), &cwd)
+        .map_err(|e| OptionsError::new("managedSettings", e))?;
         let mut env_map = opts.env.clone();
         if let Some(Value::Object(extra)) = settings.get("env") {
             for (k, v) in extra {
@@ -492,6 +494,27 @@ impl SessionCore {
             .collect();
         let m = self.services.mcp.clone();
         let started = startup(tokio::spawn(async move { m.start_scoped(servers).await }));
+        self.state.with(|s| s.mcp.startups.push(started));
+    }
+
+    /// Starts external servers an `initialize` delivered after the session was built
+    /// (`type: "sdk"` entries join the host-provided ones).
+    pub fn start_delivered_servers(&self, servers: Vec<(String, dcl_mcp::ServerConfig)>) {
+        let mut sdk = Vec::new();
+        let mut external = BTreeMap::new();
+        for (name, config) in servers {
+            if matches!(config, dcl_mcp::ServerConfig::Sdk { .. }) {
+                sdk.push(name);
+            } else {
+                external.insert(name, (config, "dynamic".to_string()));
+            }
+        }
+        self.start_sdk_servers(sdk);
+        if external.is_empty() {
+            return;
+        }
+        let m = self.services.mcp.clone();
+        let started = startup(tokio::spawn(async move { m.start_scoped(external).await }));
         self.state.with(|s| s.mcp.startups.push(started));
     }
 
