@@ -216,6 +216,49 @@ fn an_untrusted_projects_hooks_do_not_run_until_the_user_trusts_it() {
 }
 
 #[test]
+fn the_clients_own_trust_record_or_an_explicit_project_source_trusts_the_project() {
+    let planted = json!({"hooks": {"SessionStart": [{"hooks": [
+        {"type": "command", "command": "touch ran.txt"}]}]}});
+    let project = |cwd: &std::path::Path| {
+        write(&cwd.join(".claude/settings.json"), &planted.to_string());
+    };
+    // The reference CLI's record of an accepted trust dialog, for a parent folder.
+    let (cwd, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let sub = cwd.path().join("sub");
+    project(&sub);
+    let record = |accepted: bool| json!({"projects": {cwd.path().display().to_string(): {"hasTrustDialogAccepted": accepted}}});
+    write(
+        &home.path().join(".claude.json"),
+        &record(false).to_string(),
+    );
+    dcl(&sub, home.path(), "hello", &[]);
+    assert!(
+        !sub.join("ran.txt").exists(),
+        "a declined dialog trusted the project"
+    );
+    write(&home.path().join(".claude.json"), &record(true).to_string());
+    let run = dcl(&sub, home.path(), "hello", &[]);
+    assert!(sub.join("ran.txt").exists(), "{}", run.stderr);
+    // A record for another folder trusts nothing here.
+    let (other, home2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    project(other.path());
+    write(
+        &home2.path().join(".claude.json"),
+        &record(true).to_string(),
+    );
+    dcl(other.path(), home2.path(), "hello", &[]);
+    assert!(!other.path().join("ran.txt").exists());
+    // An SDK host that names the project layer has chosen to load it.
+    dcl(
+        other.path(),
+        home2.path(),
+        "hello",
+        &["--setting-sources", "user,project"],
+    );
+    assert!(other.path().join("ran.txt").exists());
+}
+
+#[test]
 fn include_hook_events_streams_each_hooks_frames() {
     let (cwd, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let script = block_rm_script(home.path());

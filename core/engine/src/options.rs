@@ -304,6 +304,16 @@ impl SessionOptions {
         {
             self.legacy_events = Some(false);
         }
+        // WIRE.md: `auto`, `default` and `""` name the configured default model, which
+        // starts with `DCL_MODEL` (then the settings, then the provider's default).
+        if self
+            .model
+            .as_deref()
+            .map(str::trim)
+            .is_some_and(|m| matches!(m, "" | "auto" | "default"))
+        {
+            self.model = None;
+        }
         if self.model.is_none() {
             self.model = env_text(env, env_vars::MODEL).map(str::to_string);
         }
@@ -431,6 +441,42 @@ mod tests {
         assert_eq!(opts.max_line_bytes, Some(1024));
         assert_eq!(opts.input_queue, Some(7));
         assert_eq!(opts.outbox_lines, Some(9));
+    }
+
+    #[test]
+    fn auto_and_default_models_mean_the_configured_default() {
+        for name in ["auto", "default", "", " auto "] {
+            let mut v = with_env(&[("DCL_MODEL", "mock-model")]);
+            v["model"] = serde_json::json!(name);
+            let opts = SessionOptions::from_value(v).unwrap();
+            assert_eq!(opts.model.as_deref(), Some("mock-model"), "{name:?}");
+            // Without DCL_MODEL the session resolves settings, then the provider default.
+            let opts = SessionOptions::from_value(serde_json::json!({ "model": name })).unwrap();
+            assert_eq!(opts.model, None, "{name:?}");
+        }
+        let mut v = with_env(&[("DCL_MODEL", "mock-model")]);
+        v["model"] = serde_json::json!("opus");
+        assert_eq!(
+            SessionOptions::from_value(v).unwrap().model.as_deref(),
+            Some("opus")
+        );
+    }
+
+    #[test]
+    fn an_sdk_entrypoint_turns_the_legacy_lines_off() {
+        for var in ["CLAUDE_CODE_ENTRYPOINT", "QODER_AGENT_SDK_ENTRYPOINT"] {
+            let opts = SessionOptions::from_value(with_env(&[(var, "sdk-java")])).unwrap();
+            assert_eq!(opts.legacy_events, Some(false), "{var}");
+        }
+        // Old scripts set neither: the lines stay on (None reads as on).
+        assert_eq!(SessionOptions::from_json("{}").unwrap().legacy_events, None);
+        // An explicit choice wins over the entrypoint.
+        let mut v = with_env(&[("CLAUDE_CODE_ENTRYPOINT", "sdk-go")]);
+        v["legacyEvents"] = serde_json::json!(true);
+        assert_eq!(
+            SessionOptions::from_value(v).unwrap().legacy_events,
+            Some(true)
+        );
     }
 
     #[test]

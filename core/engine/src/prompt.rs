@@ -62,9 +62,11 @@ impl OutputStyle {
     }
 
     /// The default style, with the reason the configured one was not used.
-    pub fn unavailable(warning: String) -> OutputStyle {
+    /// A configured style dcl has no file for: reported under its configured name (as the
+    /// reference does), with the warning, and the default instructions (none).
+    pub fn unavailable(name: &str, warning: String) -> OutputStyle {
         OutputStyle {
-            name: "default".into(),
+            name: name.to_string(),
             instructions: None,
             warning: Some(warning),
         }

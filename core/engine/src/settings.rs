@@ -43,6 +43,9 @@ pub struct SettingsPaths {
     pub user_folders: Vec<PathBuf>,
     /// Project folders: the client's (`.claude/`, Qoder `.qoder/`), then `.dcl/`.
     pub project_folders: Vec<PathBuf>,
+    /// The client's own trust records (`~/.claude.json`, or `.claude.json` in
+    /// `CLAUDE_CONFIG_DIR`; Qoder `~/.qoder.json` / `$QODER_CONFIG_DIR/.qoder.json`).
+    pub trust_records: Vec<PathBuf>,
 }
 
 impl SettingsPaths {
@@ -56,6 +59,7 @@ impl SettingsPaths {
                 .map(Path::to_path_buf)
                 .collect(),
             project_folders: homes.project_folders(cwd),
+            trust_records: client_trust_record(homes).into_iter().collect(),
         }
     }
 
@@ -72,6 +76,7 @@ impl SettingsPaths {
                 .collect(),
             user_folders,
             project_folders: vec![cwd.join(".claude"), cwd.join(".dcl")],
+            trust_records: home.map(|h| h.join(".claude.json")).into_iter().collect(),
         }
     }
 
@@ -148,7 +153,14 @@ impl Settings {
             path: flag_path,
             settings: flag_layer,
         });
-        trusted_layers(&mut layers, cwd);
+        // An SDK host that names the project layer has chosen to load that project; the
+        // client's own trust dialog record says the user accepted it.
+        let chosen = sources.is_some_and(|list| list.iter().any(|x| x.trim() == "project"));
+        let recorded = paths
+            .trust_records
+            .iter()
+            .any(|r| crate::permissions::trusted::recorded_trust(r, cwd));
+        trusted_layers(&mut layers, cwd, chosen || recorded);
         let mut folders = paths.user_folders.clone();
         folders.extend(paths.project_folders.iter().cloned());
         Ok(Settings { layers, folders })
@@ -266,14 +278,20 @@ impl Settings {
         let read = file.as_ref().map(std::fs::read_to_string);
         match (file, read) {
             (Some(path), Some(Ok(text))) => crate::prompt::OutputStyle::custom(&name, &text, &path),
-            (Some(path), Some(Err(e))) => crate::prompt::OutputStyle::unavailable(format!(
-                "outputStyle {name:?}: cannot read {}: {e}; using the default style",
-                path.display()
-            )),
-            _ => crate::prompt::OutputStyle::unavailable(format!(
-                "outputStyle {name:?}: no such style (known: {}); using the default style",
-                self.available_output_styles().join(", ")
-            )),
+            (Some(path), Some(Err(e))) => crate::prompt::OutputStyle::unavailable(
+                &name,
+                format!(
+                    "outputStyle {name:?}: cannot read {}: {e}; using the default style's instructions",
+                    path.display()
+                ),
+            ),
+            _ => crate::prompt::OutputStyle::unavailable(
+                &name,
+                format!(
+                    "outputStyle {name:?}: no such style (known: {}); using the default style's instructions",
+                    self.available_output_styles().join(", ")
+                ),
+            ),
         }
     }
 
@@ -393,14 +411,15 @@ fn untrusted_project_layer(settings: &mut Map<String, Value>, path: &Path) {
 /// Command hooks in a committed project layer run code on the user's machine, so they
 /// run only in a project a user or flag layer trusts (`trustedProjects`); otherwise
 /// they are dropped with a warning.
-fn trusted_layers(layers: &mut [Layer], cwd: &Path) {
-    let trusted = crate::permissions::trusted::project_is_trusted(
-        layers
-            .iter()
-            .filter(|l| matches!(l.source, "user" | "flag"))
-            .map(|l| &l.settings),
-        cwd,
-    );
+fn trusted_layers(layers: &mut [Layer], cwd: &Path, trusted_elsewhere: bool) {
+    let trusted = trusted_elsewhere
+        || crate::permissions::trusted::project_is_trusted(
+            layers
+                .iter()
+                .filter(|l| matches!(l.source, "user" | "flag"))
+                .map(|l| &l.settings),
+            cwd,
+        );
     if trusted {
         return;
     }
@@ -424,6 +443,20 @@ fn parse_object(text: &str) -> Result<Map<String, Value>, String> {
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => Err("settings must be a JSON object".into()),
         Err(e) => Err(format!("invalid JSON: {e}")),
+    }
+}
+
+/// Where the client records that the user trusted a folder.
+fn client_trust_record(homes: &Homes) -> Option<PathBuf> {
+    let file = match homes.dialect {
+        dcl_store::Dialect::Qoder => ".qoder.json",
+        dcl_store::Dialect::Claude => ".claude.json",
+    };
+    let home = homes.client_home.as_ref()?;
+    if homes.client_home_explicit {
+        Some(home.join(file))
+    } else {
+        home.parent().map(|h| h.join(file))
     }
 }
 
@@ -697,7 +730,9 @@ Be terse.",
         let default = load("default");
         assert!(default.instructions.is_none());
         let unknown = load("Nope");
-        assert_eq!(unknown.name, "default");
+        // Named as configured (the reference reports it so), with no instructions.
+        assert_eq!(unknown.name, "Nope");
+        assert!(unknown.instructions.is_none());
         assert!(unknown.warning.unwrap().contains("no such style"));
         std::fs::remove_file(cwd.path().join(".dcl/output-styles/Terse.md")).unwrap();
         assert_eq!(load("Terse").instructions.as_deref(), Some("Be terse."));

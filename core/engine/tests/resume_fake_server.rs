@@ -137,3 +137,59 @@ async fn resume_and_fork_carry_history_and_cost_on_a_fake_server() {
     assert!(transcript_lines(data.path(), &fork_id) > 0);
     server.assert_no_violations();
 }
+
+/// The user entries of a session's transcript, in order.
+fn user_contents(data: &Path, id: &str) -> Vec<Value> {
+    for dir in std::fs::read_dir(data.join("projects")).unwrap().flatten() {
+        let p = dir.path().join(format!("{id}.jsonl"));
+        if p.is_file() {
+            return std::fs::read_to_string(p)
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str::<Value>(l).unwrap())
+                .filter(|e| e["type"] == "user")
+                .map(|e| e["message"]["content"].clone())
+                .collect();
+        }
+    }
+    panic!("no transcript for {id}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn user_content_is_kept_as_the_host_sent_it_through_resume_and_fork() {
+    use dcl_protocol::{ContentBlock, MessageContent, UserMessage};
+    let server = FakeAnthropicServer::start(vec![reply("a"), reply("b"), reply("c")])
+        .await
+        .unwrap();
+    let (cwd, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let base = options(&server.base_url(), cwd.path(), data.path());
+    let session = Session::spawn(&tokio::runtime::Handle::current(), base.clone()).unwrap();
+    let id = session.session_id();
+    one_turn(&session, "as a string").await;
+    session
+        .send(dcl_protocol::Message::User(UserMessage::new(
+            MessageContent::Blocks(vec![ContentBlock::text("as blocks")]),
+        )))
+        .unwrap();
+    until_result(&session).await;
+    session.close();
+    let expected = vec![
+        Value::String("as a string".into()),
+        serde_json::json!([{"type": "text", "text": "as blocks"}]),
+    ];
+    assert_eq!(user_contents(data.path(), &id), expected);
+    // A fork writes the history again under its own id: the shapes survive.
+    let fork = SessionOptions {
+        resume: Some(id.clone()),
+        fork_session: true,
+        ..base
+    };
+    let session = Session::spawn(&tokio::runtime::Handle::current(), fork).unwrap();
+    let forked = session.session_id();
+    assert_ne!(forked, id);
+    one_turn(&session, "third").await;
+    session.close();
+    let mut all = expected;
+    all.push(Value::String("third".into()));
+    assert_eq!(user_contents(data.path(), &forked), all);
+}

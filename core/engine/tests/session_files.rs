@@ -134,7 +134,8 @@ async fn built_in_and_unknown_output_styles() {
     };
     let session = Session::spawn(&tokio::runtime::Handle::current(), unknown).unwrap();
     let answer = initialize(&session).await;
-    assert_eq!(answer["output_style"], "default");
+    // Reported under the configured name, as the reference does, with the warning.
+    assert_eq!(answer["output_style"], "Nope");
     assert!(
         answer["warnings"].to_string().contains("no such style"),
         "{answer}"

@@ -71,6 +71,31 @@ pub fn project_is_trusted<'a>(
     })
 }
 
+/// Whether the client's trust record (`{"projects": {"<absolute path>":
+/// {"hasTrustDialogAccepted": true}}}`) accepts `cwd`: the folder itself or one it is in.
+/// A missing or unreadable record trusts nothing.
+pub fn recorded_trust(record: &std::path::Path, cwd: &std::path::Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(record) else {
+        return false;
+    };
+    let Ok(Value::Object(root)) = serde_json::from_str::<Value>(&text) else {
+        tracing::warn!(
+            "{}: not a JSON object; its trust records are ignored",
+            record.display()
+        );
+        return false;
+    };
+    let real_cwd = super::paths::resolve_real(cwd);
+    root.get("projects")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(_, p)| p.get("hasTrustDialogAccepted").and_then(Value::as_bool) == Some(true))
+        .map(|(dir, _)| std::path::Path::new(dir))
+        .filter(|dir| dir.is_absolute())
+        .any(|dir| real_cwd.starts_with(super::paths::resolve_real(dir)))
+}
+
 /// Removes a project layer's `hooks` (an untrusted project); the warning, if any were.
 pub fn drop_untrusted_hooks(settings: &mut Map<String, Value>) -> Option<String> {
     // Plugin folders carry hooks and MCP servers of their own: the same code-running power.

@@ -40,6 +40,10 @@ pub enum Entry {
     User {
         content: Vec<ContentBlock>,
         origin: UserOrigin,
+        /// The host sent this prompt's `content` as a string: the transcript keeps it one
+        /// (WIRE.md "transcript user entries"; the SDKs find a turn by comparing it).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        as_text: bool,
     },
     /// One content block of a model response (`message.content` holds exactly that block).
     Assistant { message: Box<AssistantPayload> },
@@ -328,6 +332,7 @@ mod tests {
             uuid: super::super::emit::new_uuid(),
             prompt_uuid: prompt.into(),
             entry: Entry::User {
+                as_text: false,
                 content: vec![ContentBlock::text(text)],
                 origin: UserOrigin::Prompt,
             },
@@ -480,6 +485,7 @@ mod tests {
             uuid: "r".into(),
             prompt_uuid: "p1".into(),
             entry: Entry::User {
+                as_text: false,
                 content: vec![ContentBlock::tool_result(
                     "tu_1",
                     dcl_protocol::ToolResultContent::Text("ok".into()),

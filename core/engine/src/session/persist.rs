@@ -70,6 +70,7 @@ impl Persistence {
             uuid: new_uuid(),
             prompt_uuid,
             entry: Entry::User {
+                as_text: false,
                 content,
                 origin: UserOrigin::ToolResult {
                     tool_use_result: None,
@@ -294,6 +295,7 @@ pub(crate) fn to_items(entries: &[Value]) -> Vec<Item> {
         let message = e.get("message").cloned().unwrap_or(Value::Null);
         let entry = match kind {
             "user" => {
+                let as_text = matches!(message.get("content"), Some(Value::String(_)));
                 let content: Vec<ContentBlock> = match message.get("content") {
                     Some(Value::String(s)) => vec![ContentBlock::text(s.clone())],
                     Some(v @ Value::Array(_)) => match serde_json::from_value(v.clone()) {
@@ -319,7 +321,11 @@ pub(crate) fn to_items(entries: &[Value]) -> Vec<Item> {
                     prompt = uuid.to_string();
                     UserOrigin::Prompt
                 };
-                Entry::User { content, origin }
+                Entry::User {
+                    content,
+                    origin,
+                    as_text,
+                }
             }
             "assistant" => match serde_json::from_value::<AssistantPayload>(message) {
                 Ok(m) => Entry::Assistant {
@@ -442,8 +448,17 @@ impl Recorder for TranscriptRecorder {
                     let msg = serde_json::to_value(message)?;
                     t.assistant(&item.uuid, msg, Map::new())
                 }
-                Entry::User { content, origin } => {
-                    let msg = json!({"role": "user", "content": content});
+                Entry::User {
+                    content,
+                    origin,
+                    as_text,
+                } => {
+                    let msg = match (as_text, content.as_slice()) {
+                        (true, [only]) if only.as_text().is_some() => {
+                            json!({"role": "user", "content": only.as_text()})
+                        }
+                        _ => json!({"role": "user", "content": content}),
+                    };
                     let mut extra = Map::new();
                     match origin {
                         UserOrigin::ToolResult {

@@ -51,6 +51,10 @@ pub(crate) async fn run_turn(
     let prompt = super::custom_commands::expand(ctx, &mut st, prompt);
     let mut user_blocks: Vec<ContentBlock> =
         core.state.with(|s| std::mem::take(&mut s.pending_context));
+    let as_text = matches!(
+        prompt.message.message.content,
+        dcl_protocol::MessageContent::Text(_)
+    );
     user_blocks.extend(prompt.message.message.content.clone().into_blocks());
     match prompt_hooks(ctx, &prompt).await {
         PromptHooks::Proceed(context) => {
@@ -73,6 +77,7 @@ pub(crate) async fn run_turn(
         conv,
         prompt.uuid.clone(),
         Entry::User {
+            as_text: as_text && user_blocks.len() == 1,
             content: user_blocks,
             origin: UserOrigin::Prompt,
         },

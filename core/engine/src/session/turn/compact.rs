@@ -226,6 +226,7 @@ pub(crate) async fn run(
             uuid: new_uuid(),
             prompt_uuid: ctx.prompt_uuid.clone(),
             entry: Entry::User {
+                as_text: false,
                 content: vec![ContentBlock::text(format!(
                     "{}{body}",
                     dcl_store::entry::COMPACT_SUMMARY_PREFIX

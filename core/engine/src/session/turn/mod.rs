@@ -164,6 +164,7 @@ impl TurnContext {
             conv,
             uuid,
             Entry::User {
+                as_text: false,
                 content: blocks,
                 origin,
             },
@@ -176,6 +177,7 @@ impl TurnContext {
             conv,
             new_uuid(),
             Entry::User {
+                as_text: false,
                 content: vec![ContentBlock::text(text)],
                 origin,
             },

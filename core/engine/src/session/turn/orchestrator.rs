@@ -164,6 +164,7 @@ pub(super) async fn run_calls(
                     conv,
                     crate::session::emit::new_uuid(),
                     crate::session::conversation::Entry::User {
+                        as_text: false,
                         content: vec![block],
                         origin: UserOrigin::ToolResult {
                             tool_use_result: None,

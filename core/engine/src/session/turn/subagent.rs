@@ -208,6 +208,7 @@ async fn run_child(ctx: TurnContext, prompt: String) -> Result<String, String> {
         &mut conv,
         new_uuid(),
         Entry::User {
+            as_text: false,
             content: blocks,
             origin: UserOrigin::Prompt,
         },
