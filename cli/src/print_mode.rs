@@ -1,6 +1,6 @@
 //! `dcl -p "<prompt>"`: one turn for people and scripts, with text, json or stream-json output.
 
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 
 use dcl_engine::SessionOptions;
@@ -11,7 +11,10 @@ use crate::args::Args;
 
 pub fn run(args: &Args, opts: SessionOptions, output: OutputFormat) -> Result<ExitCode, String> {
     let prompt = if args.positionals.is_empty() {
-        if !args.has("-p") && !args.has("--print") {
+        // A prompt piped in with neither `-p` nor `--input-format` is a print-mode run, as
+        // with the reference (SDKs' one-shot helpers do this); only a terminal on stdin
+        // asks for the interactive mode dcl does not have.
+        if !args.has("-p") && !args.has("--print") && std::io::stdin().is_terminal() {
             return Err(
                 "no prompt: use `dcl -p \"<prompt>\"` or `--input-format stream-json` (interactive mode is not supported)".into(),
             );

@@ -612,3 +612,79 @@ fn dont_ask_mode_denies_with_a_permission_denied_line() {
     assert!(d.seen.iter().all(|v| v["type"] != "control_request"));
     d.finish();
 }
+
+/// The `type`s a strict SDK of the reference protocol knows (the Java and Go SDKs stop
+/// reading at the first line whose `type` is not one of these).
+const STRICT_TYPES: &[&str] = &[
+    "system",
+    "assistant",
+    "user",
+    "result",
+    "stream_event",
+    "control_request",
+    "control_response",
+    "control_cancel_request",
+    "tool_progress",
+    "auth_status",
+    "keep_alive",
+];
+
+/// A strict client: reads lines until the first unknown `type`, as other-language SDKs do.
+fn strict_client(entrypoint: Option<&str>) -> (Vec<String>, Option<String>) {
+    let env: Vec<(&str, &str)> = entrypoint
+        .map(|e| vec![("CLAUDE_CODE_ENTRYPOINT", e)])
+        .unwrap_or_default();
+    let mut d = Dcl::start_with_env(STREAM, &env);
+    d.user("please FAKE_BASH");
+    d.until_type("result");
+    assert_eq!(d.finish(), 0);
+    let mut known = Vec::new();
+    for line in &d.seen {
+        let t = line["type"].as_str().unwrap_or_default().to_string();
+        if !STRICT_TYPES.contains(&t.as_str()) {
+            return (known, Some(t));
+        }
+        known.push(t);
+    }
+    (known, None)
+}
+
+#[test]
+fn a_strict_sdk_reads_to_the_result_when_it_announces_itself() {
+    for entrypoint in ["sdk-java", "sdk-go", "sdk-rust"] {
+        let (types, unknown) = strict_client(Some(entrypoint));
+        assert_eq!(unknown, None, "{entrypoint}: stopped at an unknown type");
+        assert_eq!(types.last().map(String::as_str), Some("result"));
+    }
+    // The twin: an old script (no entrypoint) still gets the legacy lines.
+    let (_, unknown) = strict_client(None);
+    assert!(
+        matches!(
+            unknown.as_deref(),
+            Some("text" | "tool_start" | "tool_result" | "usage")
+        ),
+        "{unknown:?}"
+    );
+}
+
+#[test]
+fn a_prompt_piped_without_p_is_a_print_mode_run() {
+    let home = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dcl"))
+        .args(["--model", "mock-model", "--output-format", "json"])
+        .current_dir(cwd.path())
+        .env("HOME", home.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"say hi\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["type"], "result");
+    assert_eq!(result["result"], "Hello from the fake model.");
+}

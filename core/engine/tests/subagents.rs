@@ -94,6 +94,12 @@ async fn a_subagent_runs_as_a_child_turn_and_its_final_text_is_the_result() {
         "without forwardSubagentText the child's text stays off the stream: {child:#?}"
     );
     assert!(
+        !child
+            .iter()
+            .any(|v| v["type"] == "user" && v["message"]["content"].is_string()),
+        "without forwardSubagentText the child's prompt stays off the stream: {child:#?}"
+    );
+    assert!(
         !seen
             .iter()
             .any(|v| v["type"] == "result" && v["parent_tool_use_id"].is_string()),
@@ -153,6 +159,13 @@ async fn forwarded_text_carries_the_parent_and_hooks_fire() {
         seen.iter().any(|v| v["type"] == "assistant"
             && v["parent_tool_use_id"] == id.as_str()
             && v["message"]["content"][0]["text"] == "I'll run it."),
+        "{seen:#?}"
+    );
+    // The nested transcript starts with the subagent's prompt, under its parent.
+    assert!(
+        seen.iter().any(|v| v["type"] == "user"
+            && v["parent_tool_use_id"] == id.as_str()
+            && v["message"]["content"] == "please FAKE_BASH"),
         "{seen:#?}"
     );
     session.close();

@@ -295,6 +295,11 @@ impl TurnEmitter {
         &self.inner
     }
 
+    /// Whether a subagent's whole conversation (its prompt and text) reaches the host.
+    pub fn forwards_text(&self) -> bool {
+        self.forward_text
+    }
+
     pub fn parent_tool_use_id(&self) -> Option<&str> {
         self.parent_tool_use_id.as_deref()
     }

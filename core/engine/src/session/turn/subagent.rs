@@ -213,6 +213,13 @@ async fn run_child(ctx: TurnContext, prompt: String) -> Result<String, String> {
             origin: UserOrigin::Prompt,
         },
     );
+    if ctx.emitter.forwards_text() {
+        // `forwardSubagentText`: the nested transcript starts with the subagent's prompt.
+        let mut shown =
+            dcl_protocol::UserMessage::new(dcl_protocol::MessageContent::Text(prompt.clone()));
+        shown.uuid = Some(new_uuid());
+        ctx.emitter.emit(dcl_protocol::Message::User(shown));
+    }
     let model = ctx
         .model
         .clone()
