@@ -458,4 +458,101 @@ mod tests {
         assert_eq!(a.value(&["--system-prompt"]), Some("-x"));
         assert_eq!(a.value(&["--append-system-prompt"]), Some("-y"));
     }
+
+    /// Every session flag the SDKs put on argv, with the arity they give it (read from
+    /// their sources: claude-agent-sdk 0.2.189 and qoder-agent-sdk 1.0.16 on PyPI,
+    /// @anthropic-ai/claude-agent-sdk 0.3.333 and @qoder-ai/qoder-agent-sdk 1.0.39 on npm;
+    /// `tests/sdk-latest.sh` reports flags a newer release adds).
+    const SDK_VALUE_FLAGS: &[&str] = &[
+        "--add-dir",
+        "--agent",
+        "--allowed-mcp-server-names",
+        "--allowedTools",
+        "--allowed-tools",
+        "--append-system-prompt",
+        "--betas",
+        "--channels",
+        "--debug-file",
+        "--disallowedTools",
+        "--disallowed-tools",
+        "--effort",
+        "--extensions",
+        "--fallback-model",
+        "--initialize-fields",
+        "--input-format",
+        "--json-schema",
+        "--managed-settings",
+        "--max-budget-usd",
+        "--max-thinking-tokens",
+        "--max-turns",
+        "--mcp-config",
+        "--model",
+        "--output-format",
+        "--permission-mode",
+        "--permission-prompt-tool",
+        "--permission-prompts",
+        "--plugin-dir",
+        "--plugin-dir-no-mcp",
+        "--project-config-root",
+        "--proxy",
+        "--resume",
+        "--resume-drops-turn",
+        "--resume-session-at",
+        "--session-id",
+        "--setting-sources",
+        "--settings",
+        "--system-prompt",
+        "--system-prompt-file",
+        "--task-budget",
+        "--thinking",
+        "--thinking-display",
+        "--tools",
+    ];
+    const SDK_SWITCHES: &[&str] = &[
+        "--allow-dangerously-skip-permissions",
+        "--await-claim",
+        "--await-initialize",
+        "--continue",
+        "--dangerously-skip-permissions",
+        "--debug",
+        "--debug-to-stderr",
+        "--disable-builtin-skills",
+        "--fork-session",
+        "--include-hook-events",
+        "--include-partial-messages",
+        "--managed-settings-in-initialize",
+        "--no-session-persistence",
+        "--print",
+        "--session-mirror",
+        "--strict-mcp-config",
+        "--verbose",
+        "--yolo",
+    ];
+
+    #[test]
+    fn every_flag_the_sdks_send_parses_with_its_real_arity_both_ways() {
+        for flag in SDK_VALUE_FLAGS {
+            let row = lookup(flag).unwrap_or_else(|| panic!("{flag} is not in the table"));
+            assert_eq!(row.arity, Arity::Value, "{flag}");
+            // `--flag value`: the value is taken, the prompt stays positional.
+            let spaced = parse(&[flag, "{\"k\": 1}", "prompt"]);
+            assert_eq!(spaced.row_value(row), Some("{\"k\": 1}"), "{flag}");
+            assert_eq!(spaced.positionals, ["prompt"], "{flag}");
+            let joined = format!("{flag}={{\"k\": 1}}");
+            let equals = parse(&[&joined, "prompt"]);
+            assert_eq!(equals.row_value(row), Some("{\"k\": 1}"), "{flag}");
+            assert_eq!(equals.positionals, ["prompt"], "{flag}");
+            assert!(
+                spaced.unknown.is_empty() && equals.unknown.is_empty(),
+                "{flag}"
+            );
+        }
+        for flag in SDK_SWITCHES {
+            let row = lookup(flag).unwrap_or_else(|| panic!("{flag} is not in the table"));
+            assert_eq!(row.arity, Arity::Switch, "{flag}");
+            let a = parse(&[flag, "prompt"]);
+            assert!(a.given_row(row), "{flag}");
+            assert_eq!(a.positionals, ["prompt"], "{flag}");
+        }
+    }
 }

@@ -13,10 +13,11 @@ import { defineScenarios } from './scenarios.mjs';
 
 const require = createRequire(import.meta.url);
 
-test('claude: installed SDK is 0.3.333 with no native CLI (so dcl is what runs)', () => {
+test('claude: installed SDK is the pinned one with no native CLI (so dcl is what runs)', () => {
   const pkgDir = path.join(HERE, 'node_modules', '@anthropic-ai', 'claude-agent-sdk');
   const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
-  assert.equal(pkg.version, '0.3.333');
+  const pins = JSON.parse(fs.readFileSync(path.join(HERE, 'package.json'), 'utf8')).dependencies;
+  assert.equal(pkg.version, pins['@anthropic-ai/claude-agent-sdk']);
   const natives = Object.keys(pkg.optionalDependencies ?? {});
   assert.ok(natives.length > 0);
   for (const name of natives) {

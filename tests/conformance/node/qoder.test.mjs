@@ -13,10 +13,11 @@ import { defineFeatures } from './features.mjs';
 import { defineModels } from './models.mjs';
 import { defineScenarios } from './scenarios.mjs';
 
-test('qoder: installed SDK is 1.0.39 with no downloaded CLI/worker runtime', () => {
+test('qoder: installed SDK is the pinned one with no downloaded CLI/worker runtime', () => {
   const pkgDir = path.join(HERE, 'node_modules', '@qoder-ai', 'qoder-agent-sdk');
   const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
-  assert.equal(pkg.version, '1.0.39');
+  const pins = JSON.parse(fs.readFileSync(path.join(HERE, 'package.json'), 'utf8')).dependencies;
+  assert.equal(pkg.version, pins['@qoder-ai/qoder-agent-sdk']);
   const bundled = path.join(pkgDir, 'dist', '_bundled');
   const files = fs.existsSync(bundled) ? fs.readdirSync(bundled) : [];
   assert.deepEqual(files, [], `postinstall downloads present in ${bundled}`);

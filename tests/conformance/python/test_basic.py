@@ -13,6 +13,7 @@ and sets ``QODER_AGENT_SDK_ENTRYPOINT=sdk-py``, which selects dcl's Qoder dialec
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import time
 from pathlib import Path
@@ -35,8 +36,16 @@ async def response(client: Any, what: str) -> list[Any]:
 
 def test_no_bundled_cli() -> None:
     """The sdist installs carry no CLI, so only dcl can be what runs."""
-    assert claude_agent_sdk.__version__ == "0.2.189"
-    assert qoder_agent_sdk.__version__ == "1.0.16"
+    # The pins (tests/sdk-latest.sh points DCL_SDK_REQUIREMENTS at the newest releases).
+    pins = dict(
+        line.split("==", 1)
+        for line in Path(
+            os.environ.get("DCL_SDK_REQUIREMENTS") or Path(__file__).with_name("requirements.txt")
+        ).read_text().split()
+        if "==" in line
+    )
+    assert claude_agent_sdk.__version__ == pins["claude-agent-sdk"]
+    assert qoder_agent_sdk.__version__ == pins["qoder-agent-sdk"]
     found = bundled_cli_files("claude_agent_sdk", ("claude", "claude.exe"))
     found += bundled_cli_files(
         "qoder_agent_sdk", ("qodercli", "qodercli.exe", "qoder", "qoder.exe")
