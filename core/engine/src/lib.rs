@@ -5,7 +5,9 @@ pub mod agents;
 pub mod delivery;
 pub mod extensions;
 pub mod memory;
-pub mod model;
+/// The model clients live in their own crate (they know only the protocol); the engine
+/// re-exports them under their old path.
+pub use dcl_model as model;
 pub mod options;
 pub mod permissions;
 pub mod prompt;

@@ -307,9 +307,9 @@ pub fn event_stream(bytes: ByteStream) -> EventStream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Delta;
-    use crate::model::test_env as env;
-    use crate::model::{ApiMessage, Role, ThinkingConfig, ToolSpec};
+    use crate::Delta;
+    use crate::test_env as env;
+    use crate::{ApiMessage, Role, ThinkingConfig, ToolSpec};
     use bytes::Bytes;
     use dcl_protocol::ContentBlock;
     use futures::StreamExt;
@@ -504,7 +504,7 @@ data: {\"type\":\"message_stop\"}\n\
             err,
             ModelError::api_stream_error("overloaded_error", "Overloaded")
         );
-        assert_eq!(err.kind(), crate::model::ErrorKind::Overloaded);
+        assert_eq!(err.kind(), crate::ErrorKind::Overloaded);
         assert!(err.is_retryable());
         assert!(err.to_string().contains("overloaded"));
     }

@@ -516,7 +516,7 @@ fn delta_name(d: &Delta) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::events::{ApiErrorBody, MessageDeltaBody};
+    use crate::events::{ApiErrorBody, MessageDeltaBody};
     use serde_json::json;
 
     fn start(input: u64) -> StreamEvent {

@@ -10,8 +10,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::{HttpConfig, redact_url};
 use super::transport::Transport;
-use crate::model::sse::ByteStream;
-use crate::model::{BoxFuture, EventStream, ModelClient, ModelError, ModelRequest};
+use crate::sse::ByteStream;
+use crate::{BoxFuture, EventStream, ModelClient, ModelError, ModelRequest};
 
 /// What one API format adds to the shared transport. Implemented by the format's config
 /// type, which derefs to its [`HttpConfig`].
@@ -82,7 +82,7 @@ impl<F: ApiFormat> ModelClient for HttpClient<F> {
 macro_rules! deref_to_http_config {
     ($config:ty) => {
         impl std::ops::Deref for $config {
-            type Target = $crate::model::http::HttpConfig;
+            type Target = $crate::http::HttpConfig;
             fn deref(&self) -> &Self::Target {
                 &self.http
             }
@@ -101,9 +101,9 @@ pub(crate) use deref_to_http_config;
 mod tests {
     use futures::StreamExt;
 
-    use crate::model::anthropic::{AnthropicClient, AnthropicConfig};
-    use crate::model::openai::{OpenAiClient, OpenAiConfig};
-    use crate::model::{ApiMessage, ErrorKind, ModelClient, ModelRequest, Role, test_env};
+    use crate::anthropic::{AnthropicClient, AnthropicConfig};
+    use crate::openai::{OpenAiClient, OpenAiConfig};
+    use crate::{ApiMessage, ErrorKind, ModelClient, ModelRequest, Role, test_env};
     use dcl_protocol::ContentBlock;
     use dcl_test_support::openai::{ChatStream, FakeOpenAiServer};
     use dcl_test_support::{FakeAnthropicServer, FakeResponse, sse_text};
@@ -129,10 +129,7 @@ mod tests {
         l.local_addr().unwrap().port()
     }
 
-    async fn text_of(
-        client: &dyn ModelClient,
-        model: &str,
-    ) -> Result<usize, crate::model::ModelError> {
+    async fn text_of(client: &dyn ModelClient, model: &str) -> Result<usize, crate::ModelError> {
         let stream = client
             .stream(request(model), CancellationToken::new())
             .await?;

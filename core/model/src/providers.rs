@@ -520,7 +520,7 @@ pub fn default_max_output_tokens(model: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::test_env as env;
+    use crate::test_env as env;
 
     fn ov(format: Option<&str>, base: Option<&str>, key: Option<&str>) -> Overrides {
         Overrides {

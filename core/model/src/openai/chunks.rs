@@ -6,9 +6,9 @@ use dcl_protocol::Usage;
 use futures::Stream;
 use serde_json::{Map, Value, json};
 
-use crate::model::events::{MessageDeltaBody, MessageStart};
-use crate::model::sse::{self, EventMapper, SseEvent, snippet};
-use crate::model::{Delta, ErrorKind, ErrorText, EventStream, ModelError, StreamEvent};
+use crate::events::{MessageDeltaBody, MessageStart};
+use crate::sse::{self, EventMapper, SseEvent, snippet};
+use crate::{Delta, ErrorKind, ErrorText, EventStream, ModelError, StreamEvent};
 
 /// Prefix of the signatures [`synthetic_signature`] makes, so they can be told apart
 /// from real ones (an Anthropic endpoint would refuse them).
@@ -596,7 +596,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::accumulate::Accumulator;
+    use crate::accumulate::Accumulator;
     use dcl_protocol::{ContentBlock, KnownBlock};
     use futures::StreamExt;
 
@@ -646,7 +646,7 @@ mod tests {
             .collect()
     }
 
-    fn accumulate(events: &[StreamEvent]) -> crate::model::accumulate::AssistantTurn {
+    fn accumulate(events: &[StreamEvent]) -> crate::accumulate::AssistantTurn {
         let mut acc = Accumulator::new();
         for e in events {
             acc.push(e).unwrap();
@@ -820,7 +820,7 @@ mod tests {
             .to_string()],
         )
         .unwrap_err();
-        assert_eq!(err.kind(), crate::model::ErrorKind::Overloaded);
+        assert_eq!(err.kind(), crate::ErrorKind::Overloaded);
         assert_eq!(err.to_string(), "API stream error: server_error: busy");
         let err = convert(&[
             json!({"error": {"message": "nope", "type": "invalid_request_error"}}).to_string(),

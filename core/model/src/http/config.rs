@@ -50,13 +50,13 @@ impl HttpConfig {
 
     /// Reads, from the session's map (never the process env): the timeouts
     /// (`DCL_REQUEST_TIMEOUT_MS` or `API_TIMEOUT_MS`, `DCL_IDLE_TIMEOUT_MS`; see
-    /// [`crate::model::retry`]) and the proxy for the base URL ([`proxy_for`]). Unset
+    /// [`crate::retry`]) and the proxy for the base URL ([`proxy_for`]). Unset
     /// values keep what the config has.
     pub fn apply_env_map(&mut self, env: &BTreeMap<String, String>) {
-        if let Some(t) = crate::model::retry::request_timeout(env) {
+        if let Some(t) = crate::retry::request_timeout(env) {
             self.request_timeout = t;
         }
-        if let Some(t) = crate::model::retry::idle_timeout(env) {
+        if let Some(t) = crate::retry::idle_timeout(env) {
             self.idle_timeout = t;
         }
         let (proxy, no_proxy) = proxy_for(&self.base_url, env);
@@ -140,7 +140,7 @@ impl std::fmt::Debug for HttpConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::test_env as env;
+    use crate::test_env as env;
 
     #[test]
     fn proxy_comes_from_the_map_by_scheme() {

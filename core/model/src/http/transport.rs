@@ -14,8 +14,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::client::ApiFormat;
 use super::config::{HttpConfig, redact_url};
-use crate::model::sse::{self, snippet};
-use crate::model::{EventStream, ModelError, ModelRequest};
+use crate::sse::{self, snippet};
+use crate::{EventStream, ModelError, ModelRequest};
 
 /// The most of an error body we read: enough for any JSON error, bounded for a bad proxy.
 const MAX_ERROR_BODY: usize = 64 * 1024;

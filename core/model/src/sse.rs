@@ -224,7 +224,7 @@ pub(crate) fn snippet(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::events::MessageDeltaBody;
+    use crate::events::MessageDeltaBody;
 
     /// Records every event; done at an event named `stop`.
     #[derive(Default)]

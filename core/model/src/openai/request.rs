@@ -3,11 +3,11 @@
 use dcl_protocol::{ContentBlock, KnownBlock, ToolResultContent};
 use serde_json::{Value, json};
 
-use crate::model::{ModelRequest, Role};
+use crate::{ModelRequest, Role};
 
 /// Whether `model` is one of OpenAI's own (they take `max_completion_tokens`).
 fn is_openai_model(model: &str) -> bool {
-    crate::model::providers::provider_for_model(model).is_some_and(|p| p.id == "openai")
+    crate::providers::provider_for_model(model).is_some_and(|p| p.id == "openai")
 }
 
 /// OpenAI reasoning models, which take `reasoning_effort`.
@@ -270,7 +270,7 @@ fn assistant_message(blocks: &[ContentBlock]) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ApiMessage, ThinkingConfig, ToolSpec};
+    use crate::{ApiMessage, ThinkingConfig, ToolSpec};
     use dcl_protocol::{DocumentBlock, Extra, ImageBlock};
 
     fn sample_request() -> ModelRequest {

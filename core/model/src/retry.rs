@@ -158,8 +158,8 @@ pub async fn prime(mut stream: EventStream) -> Result<EventStream, ModelError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::events::MessageStart;
-    use crate::model::test_env as env;
+    use crate::events::MessageStart;
+    use crate::test_env as env;
 
     fn http(status: u16, retry_after: Option<f64>) -> ModelError {
         ModelError::Http {

@@ -35,8 +35,8 @@ use serde_json::Value;
 use super::http::{
     ApiFormat, HttpClient, HttpConfig, Redacted, deref_to_http_config, env_value, secret_header,
 };
-use crate::model::sse::ByteStream;
-use crate::model::{EventStream, ModelError, ModelRequest};
+use crate::sse::ByteStream;
+use crate::{EventStream, ModelError, ModelRequest};
 
 use chunks::completion_to_events;
 pub use chunks::{
@@ -81,7 +81,7 @@ impl OpenAiConfig {
     /// `OPENAI_PROJECT_ID` as headers; and what [`HttpConfig::apply_env_map`] reads (the
     /// timeouts `DCL_REQUEST_TIMEOUT_MS` or `API_TIMEOUT_MS` and `DCL_IDLE_TIMEOUT_MS`, and
     /// the proxy variables). Empty values are unset. (Which provider serves a model is
-    /// [`crate::model::providers::resolve`]'s business.)
+    /// [`crate::providers::resolve`]'s business.)
     pub fn from_env_map(env: &BTreeMap<String, String>) -> Self {
         let get = |k: &str| env_value(env, k);
         let base = get("DCL_BASE_URL")
@@ -154,7 +154,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::model::test_env as env;
+    use crate::test_env as env;
 
     #[test]
     fn config_from_the_map_and_redaction() {
