@@ -639,3 +639,53 @@ fn a_pre_tool_use_stop_ends_the_turn_before_the_tool_runs() {
     assert!(!d.cwd().join("made.txt").exists());
     d.finish();
 }
+
+/// One turn calling `mcp__a__b__add` on a host server named `a__b`, under bypassPermissions;
+/// returns (whether the host saw a tools/call, the result, the tools system/init listed).
+fn call_on_server_named_a_b(extra: &[&str]) -> (bool, Value, Vec<Value>) {
+    let mut d = Dcl::start(
+        &[
+            STREAM,
+            &[
+                "--mcp-config",
+                r#"{"mcpServers":{"a__b":{"type":"sdk","name":"a__b"}}}"#,
+                "--permission-mode",
+                "bypassPermissions",
+            ],
+            extra,
+        ]
+        .concat(),
+    );
+    d.control("init", json!({"subtype": "initialize"}));
+    d.user(r#"FAKE_TOOL mcp__a__b__add {"a":2,"b":3}"#);
+    let mut called = false;
+    let result = loop {
+        let v = d.next(20).expect("stdout closed");
+        if v["type"] == "control_request" && v["request"]["subtype"] == "mcp_message" {
+            called |= v["request"]["message"]["method"] == "tools/call";
+            answer_mcp(&mut d, &v);
+        } else if v["type"] == "result" {
+            break v;
+        }
+    };
+    let tools = d
+        .of_type("system")
+        .into_iter()
+        .find(|v| v["subtype"] == "init")
+        .and_then(|v| v["tools"].as_array().cloned())
+        .unwrap_or_default();
+    d.finish();
+    (called, result, tools)
+}
+
+#[test]
+fn a_deny_rule_on_a_server_whose_name_holds_the_separator_holds_under_bypass() {
+    let (called, result, tools) = call_on_server_named_a_b(&["--disallowedTools", "mcp__a__b"]);
+    assert!(!called, "the denied server's tool ran: {result}");
+    assert!(!tools.iter().any(|t| t == "mcp__a__b__add"), "{tools:?}");
+    // Twin: without the rule, bypassPermissions runs it.
+    let (called, result, tools) = call_on_server_named_a_b(&[]);
+    assert!(called, "{result}");
+    assert!(tools.iter().any(|t| t == "mcp__a__b__add"), "{tools:?}");
+    assert_eq!(result["result"], "Done. The tool result had 1 chars.");
+}

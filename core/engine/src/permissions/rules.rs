@@ -114,6 +114,23 @@ impl Rule {
         }
     }
 
+    /// Deny semantics of [`Rule::names_tool`]: an MCP rule also names every tool whose
+    /// qualified name continues it at a `__` boundary. `mcp__<server>__<tool>` cannot be
+    /// split where a server name holds `__` itself (`mcp__a__b__c` is tool `b__c` of server
+    /// `a` or tool `c` of server `a__b`), so a deny rule takes every reading: `mcp__a__b`
+    /// denies tool `b` of server `a` and the whole of server `a__b`. Allow rules keep the
+    /// exact reading ([`Rule::names_tool`]) and fail closed (the call asks).
+    pub fn may_name_tool(&self, tool_name: &str) -> bool {
+        if self.names_tool(tool_name) {
+            return true;
+        }
+        self.tool.starts_with("mcp__")
+            && !self.tool.ends_with('*')
+            && tool_name
+                .strip_prefix(self.tool.as_str())
+                .is_some_and(|rest| rest.starts_with("__") && rest.len() > 2)
+    }
+
     /// A Bash rule's command pattern.
     fn command_pattern(&self) -> Option<CommandPattern> {
         let content = self.content.as_deref()?;
@@ -239,7 +256,7 @@ impl RuleSet {
     /// be what it names.
     pub fn denies(&self, call: &CallView) -> bool {
         self.rules.iter().any(|r| {
-            if !r.names_tool(call.tool_name) {
+            if !r.may_name_tool(call.tool_name) {
                 return false;
             }
             if r.content.is_none() {
@@ -332,7 +349,7 @@ impl RuleSet {
     pub fn names_whole_tool(&self, tool_name: &str) -> bool {
         self.rules
             .iter()
-            .any(|r| r.content.is_none() && r.names_tool(tool_name))
+            .any(|r| r.content.is_none() && r.may_name_tool(tool_name))
     }
 }
 
@@ -729,6 +746,36 @@ mod tests {
         ));
         let s = set(&["mcp__my.server"]);
         assert!(tool(&s, "mcp__my_server__x", json!({}), &[], cwd, true));
+    }
+
+    #[test]
+    fn mcp_deny_rules_hold_on_every_server_boundary() {
+        let cwd = Path::new("/");
+        // Server `a__b`: the deny rule names the server, every tool of it is denied.
+        let deny = set(&["mcp__a__b"]);
+        for name in ["mcp__a__b", "mcp__a__b__c", "mcp__a__b__list_files"] {
+            assert!(tool(&deny, name, json!({}), &[], cwd, true), "{name}");
+            assert!(deny.names_whole_tool(name), "{name}");
+        }
+        // The twins: other servers and tools whose names merely start alike.
+        for name in ["mcp__a__bc", "mcp__a__b_", "mcp__a__x", "mcp__ab__c"] {
+            assert!(!tool(&deny, name, json!({}), &[], cwd, true), "{name}");
+        }
+        // Allow rules keep the exact reading: `mcp__a__b` allows tool `b` of server `a`
+        // only, so a call to server `a__b` still asks.
+        let allow = set(&["mcp__a__b"]);
+        assert!(tool(&allow, "mcp__a__b", json!({}), &[], cwd, false));
+        assert!(!tool(&allow, "mcp__a__b__c", json!({}), &[], cwd, false));
+        // A server-wide deny with a dotted name is normalised like the tool names.
+        let dotted = set(&["mcp__my.srv__x"]);
+        assert!(tool(
+            &dotted,
+            "mcp__my_srv__x__y",
+            json!({}),
+            &[],
+            cwd,
+            true
+        ));
     }
 
     #[test]
