@@ -888,6 +888,56 @@ pub struct GenerateSessionTitleResponse {
     pub extra: Extra,
 }
 
+/// `update_queued_message`: `updated`, or `not_queued` when no waiting prompt has that
+/// uuid (it already started, was cancelled, or never was).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct UpdateQueuedMessageResponse {
+    pub outcome: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `list_permission_rules`: the session's live rules and workspace directories.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ListPermissionRulesResponse {
+    pub state: PermissionRulesState,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionRulesState {
+    pub rules: Vec<PermissionRuleEntry>,
+    pub workspace_directories: Vec<WorkspaceDirectory>,
+    pub original_cwd: String,
+    pub managed_only: bool,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One rule with where it comes from (`userSettings`, `projectSettings`, `localSettings`,
+/// `flagSettings`, `cliArg`, `session`) and whether a host may change it there
+/// (`persistent`, `session`, `readonly`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PermissionRuleEntry {
+    /// `allow`, `deny` or `ask`.
+    pub behavior: String,
+    pub source: String,
+    pub rule: String,
+    pub editability: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct WorkspaceDirectory {
+    pub path: String,
+    pub source: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
 /// `(host request subtype, schema name)`: the payload type of dcl's `success` answer to each
 /// request that answers with one (in `$defs` of the exported schema). Requests not listed
 /// answer with no payload or `{}` ([`EmptyResponse`]).
@@ -922,4 +972,6 @@ pub const ANSWER_SCHEMAS: &[(&str, &str)] = &[
     ("get_models", "GetModelsResponse"),
     ("add_directories", "AddDirectoriesResponse"),
     ("generate_session_title", "GenerateSessionTitleResponse"),
+    ("update_queued_message", "UpdateQueuedMessageResponse"),
+    ("list_permission_rules", "ListPermissionRulesResponse"),
 ];

@@ -87,6 +87,8 @@ pub fn schema_document() -> Value {
         GetModelsResponse,
         AddDirectoriesResponse,
         GenerateSessionTitleResponse,
+        UpdateQueuedMessageResponse,
+        ListPermissionRulesResponse,
         // typed system subtypes
         SystemInit,
         SystemStatus,

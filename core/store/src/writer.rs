@@ -263,6 +263,12 @@ impl Transcript {
         self.write(e)
     }
 
+    /// The title the session is listed under (`rename_session`); the last one wins.
+    pub fn custom_title(&mut self, title: &str) -> Result<()> {
+        let e = self.ctx.custom_title(title);
+        self.write(e)
+    }
+
     /// The prompt `list_sessions` shows for this session.
     pub fn last_prompt(&mut self, prompt: &str) -> Result<()> {
         let e = self.ctx.last_prompt(prompt);

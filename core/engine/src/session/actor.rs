@@ -36,6 +36,9 @@ pub(super) struct Actor {
     /// Control answers still being worked out (MCP connects, rewinds); the session ends
     /// only after they are out.
     pub(super) answers: tokio::task::JoinSet<()>,
+    /// SessionEnd's `reason`: `prompt_input_exit` when the host's input ended, `other`
+    /// when the session was closed (dropped, SIGTERM).
+    end_reason: &'static str,
 }
 
 impl Actor {
@@ -54,6 +57,7 @@ impl Actor {
             initialized: false,
             startup_reported: false,
             answers: tokio::task::JoinSet::new(),
+            end_reason: "prompt_input_exit",
         }
     }
 
@@ -89,6 +93,7 @@ impl Actor {
                     // The handle is gone (dropped without a close): stop as if closed.
                     Some(Signal::Close) | None => {
                         self.close().await;
+                        self.end_reason = "other";
                         break;
                     }
                 },
@@ -113,6 +118,7 @@ impl Actor {
         }
         // End of input: requests already taken still get their answers.
         while self.answers.join_next().await.is_some() {}
+        super::requests::session_end(&self.core, self.end_reason).await;
         let services = &self.core.services;
         services.closed.cancel();
         services.mcp.shutdown().await;
