@@ -1014,3 +1014,45 @@ async fn task_created_and_completed_fire_for_a_background_agent() {
     assert_eq!(created[0]["task_description"], "hello");
     assert_eq!(created[0]["task_id"], completed[0]["task_id"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_and_subagent_stop_carry_the_fields_the_newest_sdks_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        opts(dir.path(), Some(recording(&["Stop", "SubagentStop"]))),
+    )
+    .unwrap();
+    run_prompts(
+        &session,
+        &[r#"FAKE_TOOL Agent {"description": "say hi", "prompt": "hello", "subagent_type": "general-purpose"}"#],
+    )
+    .await;
+    session.close();
+    let sub = recorded(dir.path(), "SubagentStop");
+    assert_eq!(sub.len(), 1, "{sub:?}");
+    let agent_id = sub[0]["agent_id"].as_str().unwrap();
+    assert_eq!(sub[0]["agent_type"], "general-purpose");
+    assert_eq!(sub[0]["stop_hook_active"], false);
+    assert_eq!(
+        sub[0]["last_assistant_message"],
+        "Hello from the fake model."
+    );
+    let path = sub[0]["agent_transcript_path"].as_str().unwrap();
+    assert!(
+        path.ends_with(&format!("agent-{agent_id}.jsonl")) && Path::new(path).is_file(),
+        "{path}"
+    );
+    let stop = recorded(dir.path(), "Stop");
+    assert_eq!(stop.len(), 1, "{stop:?}");
+    assert_eq!(stop[0]["stop_hook_active"], false);
+    assert!(stop[0]["last_assistant_message"].is_string());
+    // The main thread's Stop names no agent.
+    assert!(stop[0].get("agent_id").is_none(), "{}", stop[0]);
+    assert!(
+        stop[0]["transcript_path"]
+            .as_str()
+            .unwrap()
+            .ends_with(".jsonl")
+    );
+}

@@ -116,6 +116,16 @@ impl Persistence {
         }
     }
 
+    /// A subagent's transcript file, once it exists (SubagentStop's
+    /// `agent_transcript_path`).
+    pub fn subagent_transcript_path(&self, agent_id: &str) -> Option<std::path::PathBuf> {
+        let r = self.recorder.as_ref()?;
+        match &*lock(&r.state) {
+            RecState::Open(t) => t.subagent_path(agent_id).ok().filter(|p| p.is_file()),
+            _ => None,
+        }
+    }
+
     /// `rename_session`: a `custom-title` entry in the transcript (created if the session
     /// has none yet). Errs when the session keeps no transcript.
     pub fn rename(&self, title: &str) -> Result<(), String> {

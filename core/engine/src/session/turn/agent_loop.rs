@@ -328,7 +328,14 @@ async fn stop_hooks_and_checks(ctx: &TurnContext, st: &mut TurnState) -> AfterSt
         } => {
             input.insert("agent_id".into(), json!(agent_id));
             input.insert("agent_type".into(), json!(agent_type));
-            input.insert("agent_transcript_path".into(), json!(""));
+            // Empty when the session keeps no transcript.
+            let path = ctx
+                .core
+                .persistence
+                .subagent_transcript_path(agent_id)
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            input.insert("agent_transcript_path".into(), json!(path));
             "SubagentStop"
         }
     };
