@@ -238,7 +238,7 @@ impl Actor {
             }));
         }
         self.answer_later(request_id, async move |core: Arc<SessionCore>| {
-            let input = model_switch_input(&core, &from, &resolved, r.model.as_deref());
+            let input = model_switch_input(&core, &from, &resolved, r.model.as_deref(), "sdk");
             let v = hooks::run_outside(&core, "PreModelSwitch", input.clone()).await;
             let refused = match v.permission.as_deref() {
                 Some("deny") | Some("ask") => Some(
@@ -293,11 +293,12 @@ fn apply_model(core: &SessionCore, running: bool, model: &str) {
 /// `prompt_cache_warm` is false and `estimated_cache_write_usd` prices the whole context
 /// as a cache write at the new model's rate (`pricing`: `catalog` when dcl's price table
 /// lists it, else `default`, counted as free).
-fn model_switch_input(
+pub(crate) fn model_switch_input(
     core: &SessionCore,
     from: &str,
     to: &str,
     requested: Option<&str>,
+    source: &str,
 ) -> Map<String, Value> {
     // The mock counts a quarter of the characters; the request size is in bytes.
     let context_tokens = core
@@ -312,7 +313,7 @@ fn model_switch_input(
     m.insert("from_model".into(), json!(from));
     m.insert("to_model".into(), json!(to));
     m.insert("requested_model".into(), json!(requested));
-    m.insert("source".into(), json!("sdk"));
+    m.insert("source".into(), json!(source));
     m.insert("context_tokens".into(), json!(context_tokens));
     m.insert("prompt_cache_warm".into(), json!(false));
     m.insert("cache_ttl".into(), json!("5m"));
