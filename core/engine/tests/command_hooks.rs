@@ -1056,3 +1056,26 @@ async fn stop_and_subagent_stop_carry_the_fields_the_newest_sdks_read() {
             .ends_with(".jsonl")
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_prompt_notification_follows_a_quiet_host_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = opts(dir.path(), Some(recording(&["Notification"])));
+    o.env
+        .insert("DCL_IDLE_NOTIFICATION_MS".into(), "300".into());
+    let session = Session::spawn(&tokio::runtime::Handle::current(), o).unwrap();
+    run_prompts(&session, &["hello"]).await;
+    // Not at once: only after the host stayed quiet.
+    assert!(recorded(dir.path(), "Notification").is_empty());
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let idle = recorded(dir.path(), "Notification");
+    // Once per quiet spell, not every 300 ms.
+    assert_eq!(idle.len(), 1, "{idle:?}");
+    assert_eq!(idle[0]["notification_type"], "idle_prompt");
+    assert_eq!(idle[0]["message"], "Claude is waiting for your input");
+    // A prompt ends the spell; the next quiet one notifies again.
+    run_prompts(&session, &["again"]).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    session.close();
+    assert_eq!(recorded(dir.path(), "Notification").len(), 2);
+}

@@ -39,6 +39,9 @@ pub(super) struct Actor {
     /// SessionEnd's `reason`: `prompt_input_exit` when the host's input ended, `other`
     /// when the session was closed (dropped, SIGTERM).
     end_reason: &'static str,
+    /// When the host, having had its last result, has been silent long enough for an
+    /// `idle_prompt` Notification; `None` while a turn runs or queues.
+    idle_deadline: Option<tokio::time::Instant>,
 }
 
 impl Actor {
@@ -58,6 +61,7 @@ impl Actor {
             startup_reported: false,
             answers: tokio::task::JoinSet::new(),
             end_reason: "prompt_input_exit",
+            idle_deadline: None,
         }
     }
 
@@ -76,6 +80,13 @@ impl Actor {
                     None => std::future::pending().await,
                 }
             };
+            let idle_deadline = self.idle_deadline;
+            let idle = async move {
+                match idle_deadline {
+                    Some(at) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 biased;
                 signal = self.signals.recv() => match signal {
@@ -86,6 +97,7 @@ impl Actor {
                             self.handle_input(input);
                         }
                         self.input_closed = true;
+                        self.idle_deadline = None;
                         self.core.services.host.close_input();
                         // A host that only closes its input still learns why nothing ran.
                         self.report_startup_error(true);
@@ -101,14 +113,23 @@ impl Actor {
                     Some(input) => self.handle_input(input),
                     None => {
                         self.input_closed = true;
+                        self.idle_deadline = None;
                         self.core.services.host.close_input();
                         self.report_startup_error(true);
                     }
                 },
                 // Finished answers are reaped as they end, so the set stays small.
                 Some(_) = self.answers.join_next(), if !self.answers.is_empty() => {}
+                () = idle => {
+                    self.idle_deadline = None;
+                    let core = self.core.clone();
+                    self.answers.spawn(async move { super::requests::idle_notification(&core).await });
+                }
                 done = turn_done => {
                     self.current = None;
+                    self.idle_deadline = (self.queue.is_empty() && !self.input_closed)
+                        .then(|| super::requests::idle_deadline(&self.core))
+                        .flatten();
                     if let Some(Err(e)) = done {
                         tracing::error!("turn task failed: {e}");
                     }
@@ -142,6 +163,7 @@ impl Actor {
     }
 
     fn start_turn(&mut self, prompt: QueuedPrompt) {
+        self.idle_deadline = None;
         let cancel = CancellationToken::new();
         let core = self.core.clone();
         let token = cancel.clone();

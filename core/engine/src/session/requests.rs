@@ -353,6 +353,34 @@ pub(super) async fn session_end(core: &Arc<SessionCore>, reason: &str) {
     }
 }
 
+/// How long after a turn's result, with nothing queued, the host counts as idle: the
+/// reference's 60 s, or `DCL_IDLE_NOTIFICATION_MS`.
+const IDLE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// When an `idle_prompt` Notification is due, counted from now; `None` when no
+/// Notification hook would hear it (the timer is not even armed).
+pub(super) fn idle_deadline(core: &SessionCore) -> Option<tokio::time::Instant> {
+    if !hooks::any_for(core, "Notification") {
+        return None;
+    }
+    let after = core
+        .services
+        .env
+        .get("DCL_IDLE_NOTIFICATION_MS")
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(IDLE_AFTER, std::time::Duration::from_millis);
+    Some(tokio::time::Instant::now() + after)
+}
+
+/// Notification (`idle_prompt`): the last turn ended a while ago and no prompt came since;
+/// worded as the reference words it. Once per idle spell.
+pub(super) async fn idle_notification(core: &Arc<SessionCore>) {
+    let mut input = Map::new();
+    input.insert("message".into(), json!("Claude is waiting for your input"));
+    input.insert("notification_type".into(), json!("idle_prompt"));
+    hooks::run_outside(core, "Notification", input).await;
+}
+
 /// TaskCreated / TaskCompleted for a background agent: `task_subject` is the agent call's
 /// description, `task_description` its prompt.
 pub(crate) async fn task_hook(
