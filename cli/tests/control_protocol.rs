@@ -752,3 +752,41 @@ fn newer_sdk_requests_dcl_cannot_honour_answer_named_errors() {
     assert!(dirs.contains("other") && dirs.contains("session"), "{dirs}");
     d.finish();
 }
+
+#[test]
+fn get_hooks_listing_lists_settings_and_callback_hooks_by_event() {
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "echo checked", "timeout": 5}]}]}})
+    .to_string();
+    let mut d = Dcl::start(&[STREAM, &["--settings", &settings]].concat());
+    init_with(
+        &mut d,
+        json!({"hooks": {"Stop": [{"hookCallbackIds": ["hook_7"]}],
+                         "Setup": [{"hookCallbackIds": ["hook_8"]}]}}),
+    );
+    d.control("h", json!({"subtype": "get_hooks_listing"}));
+    let r = d.response_to("h");
+    assert_eq!(r["response"]["subtype"], "success", "{r}");
+    let listing = &r["response"]["response"];
+    let hooks = listing["hooks"].as_array().unwrap();
+    assert_eq!(hooks.len(), 3, "{hooks:?}");
+    // The SDK's lifecycle order: PreToolUse, Stop, Setup.
+    assert_eq!(hooks[0]["event"], "PreToolUse");
+    assert_eq!(hooks[0]["matcher"], "Bash");
+    assert_eq!(hooks[0]["source"], "flagSettings");
+    assert_eq!(hooks[0]["type"], "command");
+    assert_eq!(hooks[0]["commandText"], "echo checked");
+    assert_eq!(hooks[0]["timeout"], 5);
+    assert_eq!(hooks[1]["event"], "Stop");
+    assert_eq!(hooks[1]["source"], "sessionHook");
+    assert_eq!(hooks[1]["commandText"], "hook_7");
+    let events = listing["events"].as_array().unwrap();
+    let setup = events.iter().find(|e| e["name"] == "Setup").unwrap();
+    assert!(
+        setup["summary"].as_str().unwrap().contains("never fires"),
+        "{setup}"
+    );
+    assert_eq!(listing["eventCatalog"].as_array().unwrap().len(), 34);
+    assert_eq!(listing["policy"]["allDisabled"], false);
+    d.finish();
+}

@@ -89,6 +89,7 @@ pub fn schema_document() -> Value {
         GenerateSessionTitleResponse,
         UpdateQueuedMessageResponse,
         ListPermissionRulesResponse,
+        GetHooksListingResponse,
         // typed system subtypes
         SystemInit,
         SystemStatus,

@@ -2988,6 +2988,90 @@ export interface WorkspaceDirectory {
   [k: string]: unknown;
 }
 /**
+ * `get_hooks_listing`: the hooks a session runs, grouped by event, as the reference's
+ * /hooks menu lists them.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "GetHooksListingResponse".
+ */
+export interface GetHooksListingResponse {
+  /**
+   * Events with at least one hook, in the SDK's order.
+   */
+  events: HookListingEvent[];
+  hooks: HookListingRow[];
+  /**
+   * Every event the SDK names, in its order.
+   */
+  eventCatalog: HookListingCatalogEntry[];
+  policy: HookListingPolicy;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "HookListingEvent".
+ */
+export interface HookListingEvent {
+  name: string;
+  summary: string;
+  supportsMatcher: boolean;
+  hookCount: number;
+  [k: string]: unknown;
+}
+/**
+ * One hook: a settings file's or a plugin's command, or a host callback.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "HookListingRow".
+ */
+export interface HookListingRow {
+  event: string;
+  /**
+   * `""` when the entry has none.
+   */
+  matcher: string;
+  /**
+   * `userSettings`, `projectSettings`, `localSettings`, `flagSettings`, `pluginHook`,
+   * `sessionHook` (a host callback).
+   */
+  source: string;
+  sourceLabel: string;
+  /**
+   * `command` or `callback`.
+   */
+  type: string;
+  displayText: string;
+  commandText: string;
+  contentLabel: string;
+  /**
+   * Seconds.
+   */
+  timeout?: number | null;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "HookListingCatalogEntry".
+ */
+export interface HookListingCatalogEntry {
+  name: string;
+  summary: string;
+  supportsMatcher: boolean;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "HookListingPolicy".
+ */
+export interface HookListingPolicy {
+  disabledByPolicy: boolean;
+  managedOnly: boolean;
+  pluginOnly: boolean;
+  allDisabled: boolean;
+  policyHookCount: number;
+  [k: string]: unknown;
+}
+/**
  * `system/init`: at the start of every turn (Qoder: also before the `initialize` answer).
  *
  * This interface was referenced by `DclProtocol`'s JSON-Schema

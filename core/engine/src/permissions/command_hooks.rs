@@ -75,6 +75,16 @@ pub struct Matcher {
 }
 
 impl Matcher {
+    /// The matcher as written (`""` for one that matches every call).
+    pub fn text(&self) -> &str {
+        self.pattern.as_ref().map_or("", |re| {
+            let s = re.as_str();
+            s.strip_prefix("^(?:")
+                .and_then(|s| s.strip_suffix(")$"))
+                .unwrap_or(s)
+        })
+    }
+
     /// Whether the block applies to this tool (or event subject).
     pub fn applies(&self, subject: Option<&str>) -> bool {
         match (&self.pattern, subject) {

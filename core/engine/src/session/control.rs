@@ -64,6 +64,7 @@ impl Actor {
             HostRequest::RenameSession(r) => self.rename_session(r),
             HostRequest::UpdateQueuedMessage(r) => self.update_queued_message(r),
             HostRequest::ListPermissionRules(_) => self.list_permission_rules(),
+            HostRequest::GetHooksListing(_) => answer(super::hooks::listing(&self.core)),
             HostRequest::SetCwd(r) => self.set_cwd(r),
             HostRequest::RegisterRepoRoot(r) => {
                 self.register_repo_root(id.clone(), r);

@@ -12,9 +12,10 @@ use super::turn::{TurnContext, TurnKind};
 use crate::permissions::command_hooks;
 use crate::tools::environment::{self as tool_environment, redact_text};
 use dcl_protocol::{
-    HookCallbackRequest, HookCallbackTag, HookEventName, HookMatcherConfig, HookOutcome,
-    HookOutput, InformationalLevel, InitializeRequest, SystemHookProgress, SystemHookResponse,
-    SystemHookStarted, SystemInformational,
+    GetHooksListingResponse, HookCallbackRequest, HookCallbackTag, HookEventName,
+    HookListingCatalogEntry, HookListingEvent, HookListingPolicy, HookListingRow,
+    HookMatcherConfig, HookOutcome, HookOutput, InformationalLevel, InitializeRequest,
+    SystemHookProgress, SystemHookResponse, SystemHookStarted, SystemInformational,
 };
 use regex::Regex;
 use serde_json::{Map, Value, json};
@@ -89,6 +90,8 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 struct Registration {
     event: String,
     matcher: Option<Matcher>,
+    /// The matcher as the host sent it (`""` for none), for `get_hooks_listing`.
+    matcher_text: String,
     callback_ids: Vec<String>,
     timeout: Option<Duration>,
     block_on_failure: bool,
@@ -159,6 +162,11 @@ impl HookRegistry {
                 warnings.push(w);
             }
             registrations.push(Registration {
+                matcher_text: matcher
+                    .as_ref()
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
                 matcher: Matcher::parse(&matcher),
                 event,
                 callback_ids: hook_callback_ids,
@@ -597,6 +605,193 @@ fn fold(verdict: &mut HookVerdict, event: &str, subject: Option<&str>, out: Hook
     }
 }
 
+/// Each SDK event in the SDK's order, with the one-line summary `get_hooks_listing` gives.
+const CATALOG: &[(&str, &str)] = &[
+    (
+        "PreToolUse",
+        "Before a tool runs; may deny it or change its input",
+    ),
+    ("PostToolUse", "After a tool succeeded"),
+    ("PostToolUseFailure", "After a tool failed"),
+    (
+        "PostToolBatch",
+        "After every call of one model response has its result",
+    ),
+    (
+        "Notification",
+        "When dcl asks for permission, forwards an elicitation, or the host is idle",
+    ),
+    ("UserPromptSubmit", "When a prompt arrives"),
+    (
+        "UserPromptExpansion",
+        "When a prompt expands a custom slash command or skill",
+    ),
+    ("SessionStart", "When the session's first prompt starts"),
+    ("SessionEnd", "When the session ends"),
+    ("Stop", "When the model stops calling tools"),
+    ("StopFailure", "When a turn ends on an API error"),
+    ("SubagentStart", "When a subagent starts"),
+    ("SubagentStop", "When a subagent stops calling tools"),
+    ("PreCompact", "Before the conversation is compacted"),
+    ("PostCompact", "After the conversation was compacted"),
+    ("PreModelSwitch", "Before set_model changes the model"),
+    (
+        "PostModelSwitch",
+        "After the model changed (set_model or the fallback model)",
+    ),
+    (
+        "PermissionRequest",
+        "Before the host is asked to approve a call",
+    ),
+    ("PermissionDenied", "When a call was denied"),
+    ("Setup", "Init or maintenance run"),
+    ("TeammateIdle", "When an agent-team teammate goes idle"),
+    ("TaskCreated", "When a background agent starts"),
+    ("TaskCompleted", "When a background agent completes"),
+    ("Elicitation", "When an MCP server asks for input"),
+    ("ElicitationResult", "After an MCP elicitation was answered"),
+    (
+        "ConfigChange",
+        "When a permission update wrote a settings file",
+    ),
+    ("WorktreeCreate", "When a git worktree is created"),
+    ("WorktreeRemove", "When a git worktree is removed"),
+    (
+        "InstructionsLoaded",
+        "For each memory file, at the first prompt",
+    ),
+    ("CwdChanged", "When a Bash cd moved the shell's directory"),
+    (
+        "FileChanged",
+        "When Write, Edit or NotebookEdit changed a file",
+    ),
+    (
+        "DirectoryAdded",
+        "When a directory joins the session's workspace",
+    ),
+    ("MessageDisplay", "When a message is displayed"),
+    ("PreSkillShellCommand", "Before a skill's shell line runs"),
+];
+
+/// Whether `event`'s hooks take a matcher in dcl: the tool events, the events with a
+/// matcher field, and FileChanged (the file's name).
+fn supports_matcher(event: &str) -> bool {
+    matches!(
+        event,
+        "PreToolUse"
+            | "PostToolUse"
+            | "PostToolUseFailure"
+            | "PermissionRequest"
+            | "PermissionDenied"
+            | "FileChanged"
+    ) || MATCHER_FIELDS.iter().any(|(e, _)| *e == event)
+}
+
+/// `get_hooks_listing`: the settings files' command hooks (layer by layer, as trusted),
+/// the plugins', and the host's callbacks, by event in the SDK's order.
+pub(crate) fn listing(core: &SessionCore) -> GetHooksListingResponse {
+    let summary = |event: &str| {
+        let base = CATALOG
+            .iter()
+            .find(|(e, _)| *e == event)
+            .map_or("", |(_, s)| *s);
+        match NEVER_FIRED.iter().find(|(e, _)| *e == event) {
+            Some((_, why)) => format!("{base} (dcl never fires this: {why})"),
+            None => base.to_string(),
+        }
+    };
+    let command_row = |event: &str,
+                       m: &command_hooks::Matcher,
+                       h: &command_hooks::CommandHook,
+                       source: &str,
+                       label: &str| HookListingRow {
+        event: event.to_string(),
+        matcher: m.text().to_string(),
+        source: source.into(),
+        source_label: label.into(),
+        kind: "command".into(),
+        display_text: h.command.clone(),
+        command_text: h.command.clone(),
+        content_label: "Command".into(),
+        timeout: Some(h.timeout.as_secs_f64()),
+        extra: Default::default(),
+    };
+    let mut rows = Vec::new();
+    let settings = core.state.with(|s| s.settings.clone());
+    for layer in &settings.layers {
+        let (source, label) = match layer.source {
+            "user" => ("userSettings", "User settings"),
+            "project" => ("projectSettings", "Project settings"),
+            "local" => ("localSettings", "Local settings"),
+            _ => ("flagSettings", "--settings"),
+        };
+        let (hooks, _) = command_hooks::CommandHooks::from_settings(layer.settings.get("hooks"));
+        for (event, matchers) in &hooks.events {
+            for m in matchers {
+                for h in &m.hooks {
+                    rows.push(command_row(event, m, h, source, label));
+                }
+            }
+        }
+    }
+    let plugin_hooks =
+        crate::extensions::read(&core.services.extensions, |e| e.command_hooks.clone());
+    for (event, matchers) in &plugin_hooks.events {
+        for m in matchers {
+            for h in &m.hooks {
+                rows.push(command_row(event, m, h, "pluginHook", "Plugin"));
+            }
+        }
+    }
+    let registrations = core.state.with(|s| s.hooks.registrations.clone());
+    for r in &registrations {
+        for id in &r.callback_ids {
+            rows.push(HookListingRow {
+                event: r.event.clone(),
+                matcher: r.matcher_text.clone(),
+                source: "sessionHook".into(),
+                source_label: "Host callback (initialize.hooks)".into(),
+                kind: "callback".into(),
+                display_text: id.clone(),
+                command_text: id.clone(),
+                content_label: "Callback".into(),
+                timeout: Some(r.timeout.unwrap_or(DEFAULT_TIMEOUT).as_secs_f64()),
+                extra: Default::default(),
+            });
+        }
+    }
+    let order = |event: &str| CATALOG.iter().position(|(e, _)| *e == event);
+    rows.sort_by_key(|r| order(&r.event));
+    let events = CATALOG
+        .iter()
+        .filter_map(|(name, _)| {
+            let count = rows.iter().filter(|r| r.event == *name).count() as u64;
+            (count > 0).then(|| HookListingEvent {
+                name: name.to_string(),
+                summary: summary(name),
+                supports_matcher: supports_matcher(name),
+                hook_count: count,
+                extra: Default::default(),
+            })
+        })
+        .collect();
+    GetHooksListingResponse {
+        events,
+        hooks: rows,
+        event_catalog: CATALOG
+            .iter()
+            .map(|(name, _)| HookListingCatalogEntry {
+                name: name.to_string(),
+                summary: summary(name),
+                supports_matcher: supports_matcher(name),
+                extra: Default::default(),
+            })
+            .collect(),
+        policy: HookListingPolicy::default(),
+        extra: Default::default(),
+    }
+}
+
 /// Fields every hook input carries (the SDK's `BaseHookInput`), and a subagent's id and
 /// type when the event happens inside one.
 fn base_input(ctx: &TurnContext, event: &str) -> Map<String, Value> {
@@ -717,6 +912,9 @@ mod tests {
     #[test]
     fn every_sdk_event_is_fired_or_said_never_to_fire() {
         assert_eq!(HookEventName::ALL.len(), 34);
+        let catalog: Vec<&str> = CATALOG.iter().map(|(e, _)| *e).collect();
+        let all: Vec<&str> = HookEventName::ALL.iter().map(|e| e.as_str()).collect();
+        assert_eq!(catalog, all, "the listing's catalog is the SDK's order");
         for e in HookEventName::ALL {
             let name = e.as_str();
             let fired = FIRED_EVENTS.contains(&name);
