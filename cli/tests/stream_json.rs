@@ -612,3 +612,31 @@ fn dont_ask_mode_denies_with_a_permission_denied_line() {
     assert!(d.seen.iter().all(|v| v["type"] != "control_request"));
     d.finish();
 }
+
+#[test]
+fn session_end_hooks_run_at_the_end_of_input_and_on_sigterm() {
+    let settings = json!({"hooks": {"SessionEnd": [{"hooks": [
+        {"type": "command", "command": "cat > ended.json"}]}]}})
+    .to_string();
+    let read = |d: &Dcl| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(d.cwd().join("ended.json")).unwrap()).unwrap()
+    };
+    let mut d = Dcl::start(&[STREAM, &["--settings", &settings]].concat());
+    d.user("hello");
+    d.until_type("result");
+    assert!(!d.cwd().join("ended.json").exists(), "fired before the end");
+    assert_eq!(d.finish(), 0);
+    let ended = read(&d);
+    assert_eq!(ended["hook_event_name"], "SessionEnd");
+    assert_eq!(ended["reason"], "prompt_input_exit");
+
+    // SIGTERM: the session is closed, and its SessionEnd hooks get what is left of the
+    // shutdown's time.
+    let mut d = Dcl::start(&[STREAM, &["--settings", &settings]].concat());
+    d.user("hello");
+    d.until_type("result");
+    let pid = nix::unistd::Pid::from_raw(d.child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    d.child.wait().unwrap();
+    assert_eq!(read(&d)["reason"], "other");
+}
