@@ -47,6 +47,10 @@ export type Message =
       type: "prompt_suggestion";
       [k: string]: unknown;
     })
+  | (ToolProgressMessage & {
+      type: "tool_progress";
+      [k: string]: unknown;
+    })
   | (TranscriptMirrorMessage & {
       type: "transcript_mirror";
       [k: string]: unknown;
@@ -911,6 +915,24 @@ export interface ControlCancelRequest {
  */
 export interface PromptSuggestionMessage {
   suggestion: string;
+  session_id: string;
+  uuid: string;
+  [k: string]: unknown;
+}
+/**
+ * `tool_progress`: a tool call is still running (the TS SDK's `SDKToolProgressMessage`).
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ToolProgressMessage".
+ */
+export interface ToolProgressMessage {
+  tool_use_id: string;
+  tool_name: string;
+  /**
+   * The Agent call whose subagent made this call; `null` on the main thread.
+   */
+  parent_tool_use_id: string | null;
+  elapsed_time_seconds: number;
   session_id: string;
   uuid: string;
   [k: string]: unknown;

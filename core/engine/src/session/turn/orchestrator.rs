@@ -397,23 +397,26 @@ async fn execute(ctx: &TurnContext, p: &Prepared) -> (ToolOutput, Option<Value>)
         }
         _ => Default::default(),
     };
-    let output = match &p.tool {
-        Some(t) => t.call(input, &p.tool_ctx).await,
-        None if ctx.is_host_tool(&p.tu.name) => {
-            crate::session::mcp::call(
-                &ctx.core.services,
-                &p.tu.name,
-                &p.tu.id,
-                input,
-                &p.tool_ctx.cancel,
-            )
-            .await
+    let call = async {
+        match &p.tool {
+            Some(t) => t.call(input, &p.tool_ctx).await,
+            None if ctx.is_host_tool(&p.tu.name) => {
+                crate::session::mcp::call(
+                    &ctx.core.services,
+                    &p.tu.name,
+                    &p.tu.id,
+                    input,
+                    &p.tool_ctx.cancel,
+                )
+                .await
+            }
+            None => ToolOutput::error(format!(
+                "<tool_use_error>Error: No such tool available: {}</tool_use_error>",
+                p.tu.name
+            )),
         }
-        None => ToolOutput::error(format!(
-            "<tool_use_error>Error: No such tool available: {}</tool_use_error>",
-            p.tu.name
-        )),
     };
+    let output = with_progress(ctx, &p.tu, call).await;
     notes.extend(checkpoints.after(&ctx.prompt_uuid, pending).await);
     if !output.is_error {
         file_changed_hooks(ctx, &p.tu, &edited).await;
@@ -425,6 +428,49 @@ async fn execute(ctx: &TurnContext, p: &Prepared) -> (ToolOutput, Option<Value>)
             .system(dcl_protocol::SystemInformational::warning(note));
     }
     (output, None)
+}
+
+/// How often a running call reports `tool_progress` (`DCL_TOOL_PROGRESS_MS`).
+const TOOL_PROGRESS_EVERY: Duration = Duration::from_secs(5);
+
+/// Runs one call, saying `tool_progress` (elapsed seconds) each [`TOOL_PROGRESS_EVERY`]
+/// while it runs, as the reference does for long calls. Claude stream-json only: the
+/// Qoder SDK does not know the line.
+async fn with_progress(
+    ctx: &TurnContext,
+    tu: &ToolUseBlock,
+    call: impl std::future::Future<Output = ToolOutput>,
+) -> ToolOutput {
+    let services = &ctx.core.services;
+    if !services.stream_json() || services.qoder() {
+        return call.await;
+    }
+    let every = services
+        .env
+        .get("DCL_TOOL_PROGRESS_MS")
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(TOOL_PROGRESS_EVERY, |ms| Duration::from_millis(ms.max(50)));
+    let started = Instant::now();
+    tokio::pin!(call);
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    loop {
+        tokio::select! {
+            out = &mut call => return out,
+            _ = ticks.tick() => {
+                ctx.emitter.emit(dcl_protocol::Message::ToolProgress(
+                    dcl_protocol::ToolProgressMessage {
+                        tool_use_id: tu.id.clone(),
+                        tool_name: tu.name.clone(),
+                        parent_tool_use_id: ctx.emitter.parent_tool_use_id().map(str::to_string),
+                        elapsed_time_seconds: started.elapsed().as_secs_f64().round(),
+                        session_id: String::new(),
+                        uuid: String::new(),
+                        extra: Extra::new(),
+                    },
+                ));
+            }
+        }
+    }
 }
 
 /// FileChanged for each file a successful Write/Edit/NotebookEdit call touched: `add`
