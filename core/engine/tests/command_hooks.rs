@@ -1079,3 +1079,53 @@ async fn an_idle_prompt_notification_follows_a_quiet_host_once() {
     session.close();
     assert_eq!(recorded(dir.path(), "Notification").len(), 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn background_shells_fire_task_created_and_completed_only_on_success() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        opts(
+            dir.path(),
+            Some(recording(&["TaskCreated", "TaskCompleted"])),
+        ),
+    )
+    .unwrap();
+    run_prompts(
+        &session,
+        &[
+            r#"FAKE_TOOL Bash {"command": "echo bg", "run_in_background": true}"#,
+            r#"FAKE_TOOL Bash {"command": "exit 3", "run_in_background": true}"#,
+        ],
+    )
+    .await;
+    // The shells end on their own a moment later.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while recorded(dir.path(), "TaskCreated").len() < 2
+        || recorded(dir.path(), "TaskCompleted").is_empty()
+    {
+        assert!(std::time::Instant::now() < deadline, "no task hooks");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    session.close();
+    let created = recorded(dir.path(), "TaskCreated");
+    let subjects: Vec<&str> = created
+        .iter()
+        .map(|c| c["task_subject"].as_str().unwrap())
+        .collect();
+    assert!(
+        subjects.contains(&"echo bg") && subjects.contains(&"exit 3"),
+        "{subjects:?}"
+    );
+    // Only the one that succeeded completed.
+    let completed = recorded(dir.path(), "TaskCompleted");
+    assert_eq!(completed.len(), 1, "{completed:?}");
+    assert_eq!(completed[0]["task_subject"], "echo bg");
+    assert!(
+        completed[0]["task_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("bash_")
+    );
+}

@@ -84,6 +84,11 @@ impl Session {
         let core = Arc::new(SessionCore::build(options)?);
         // MCP elicitations reach the session's hooks through the host channel.
         core.services.host.attach_session(&core);
+        // Background shells fire TaskCreated / TaskCompleted.
+        core.services
+            .shell
+            .background
+            .set_listener(Arc::new(requests::ShellTaskHooks(Arc::downgrade(&core))));
         let capacity = core
             .services
             .opts

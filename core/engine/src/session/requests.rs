@@ -397,6 +397,36 @@ pub(crate) async fn task_hook(
     hooks::run_outside(core, event, input).await;
 }
 
+/// TaskCreated / TaskCompleted for background shells (`run_in_background`): `task_subject`
+/// is the command. Completed means it exited 0 by itself; a failing or killed shell fires
+/// no TaskCompleted. Weak: the shells belong to the session.
+pub(crate) struct ShellTaskHooks(pub std::sync::Weak<SessionCore>);
+
+impl crate::tools::background::ShellListener for ShellTaskHooks {
+    fn started<'a>(&'a self, id: &'a str, command: &'a str) -> crate::model::BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if let Some(core) = self.0.upgrade() {
+                task_hook(&core, "TaskCreated", id, command, command).await;
+            }
+        })
+    }
+
+    fn exited<'a>(
+        &'a self,
+        id: &'a str,
+        command: &'a str,
+        code: i32,
+    ) -> crate::model::BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if code == 0
+                && let Some(core) = self.0.upgrade()
+            {
+                task_hook(&core, "TaskCompleted", id, command, command).await;
+            }
+        })
+    }
+}
+
 /// An MCP server's elicitation: Elicitation hooks may answer it themselves (`action`,
 /// `content`); otherwise a Notification (`elicitation_dialog`) goes out and the host is
 /// asked. ElicitationResult hooks then see the answer and may change it.
