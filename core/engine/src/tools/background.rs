@@ -232,21 +232,25 @@ impl BackgroundShells {
         let listener = lock(&self.listener).clone();
 
         tokio::spawn(async move {
-            if let Some(l) = &listener {
-                l.started(&shell.id, &shell.command).await;
-            }
-            let code = match child.wait().await {
-                Ok(status) => exit_code(status),
-                Err(_) => -1,
+            let started = async {
+                if let Some(l) = &listener {
+                    l.started(&shell.id, &shell.command).await;
+                }
             };
-            let ended_itself = {
+            // Reaped at once even while a slow start hook runs, so the status is right.
+            let reaped = async {
+                let code = match child.wait().await {
+                    Ok(status) => exit_code(status),
+                    Err(_) => -1,
+                };
                 let mut status = lock(&shell.status);
                 let running = *status == ShellStatus::Running;
                 if running {
                     *status = ShellStatus::Exited(code);
                 }
-                running
+                (code, running)
             };
+            let ((), (code, ended_itself)) = tokio::join!(started, reaped);
             if let (Some(l), true) = (&listener, ended_itself) {
                 l.exited(&shell.id, &shell.command, code).await;
             }

@@ -43,9 +43,9 @@ public enum HookEvent {
   PERMISSION_REQUEST("PermissionRequest"),
   /** When a tool call was denied. */
   PERMISSION_DENIED("PermissionDenied"),
-  /** When a background agent starts. */
+  /** When a background agent or shell starts. */
   TASK_CREATED("TaskCreated"),
-  /** When a background agent completes. */
+  /** When a background agent or shell completes. */
   TASK_COMPLETED("TaskCompleted"),
   /** When an MCP server asks for input; may answer it. */
   ELICITATION("Elicitation"),
