@@ -253,6 +253,9 @@ impl Actor {
                     "set_model: a PreModelSwitch hook refused the switch to {resolved}: {reason}"
                 ));
             }
+            // The turn running when the request came may have ended while the hooks ran
+            // (its end applies pending changes): a running turn holds the conversation.
+            let running = core.conversation.try_lock().is_err();
             apply_model(&core, running, &resolved);
             let v = hooks::run_outside(&core, "PostModelSwitch", input).await;
             // "Reaches the model with the next request the new model serves."
