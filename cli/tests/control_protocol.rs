@@ -640,6 +640,157 @@ fn a_pre_tool_use_stop_ends_the_turn_before_the_tool_runs() {
     d.finish();
 }
 
+#[test]
+fn update_queued_message_rewrites_a_waiting_prompt() {
+    let mut d = Dcl::start(&[STREAM, &["--include-partial-messages"]].concat());
+    d.user("FAKE_SLOW please");
+    d.until(|v| v["type"] == "stream_event" && v["event"]["type"] == "content_block_delta");
+    // Queued behind the slow turn, then rewritten before it starts.
+    d.send(json!({"type":"user","uuid":"q1","message":{"role":"user","content":"FAKE_TOUCH"}}));
+    d.control(
+        "u",
+        json!({"subtype": "update_queued_message", "message_uuid": "q1", "content": "say hi"}),
+    );
+    let r = d.response_to("u");
+    assert_eq!(r["response"]["subtype"], "success", "{r}");
+    assert_eq!(r["response"]["response"]["outcome"], "updated");
+    // Twin: a uuid nobody queued is not_queued, and nothing changes.
+    d.control(
+        "u2",
+        json!({"subtype": "update_queued_message", "message_uuid": "nope", "content": "x"}),
+    );
+    assert_eq!(
+        d.response_to("u2")["response"]["response"]["outcome"],
+        "not_queued"
+    );
+    d.until_type("result");
+    let second = d.until_type("result");
+    assert_eq!(second["result"], "Hello from the fake model.", "{second}");
+    assert!(!d.cwd().join("made.txt").exists());
+    d.finish();
+}
+
+#[test]
+fn list_permission_rules_names_each_rules_source() {
+    let settings =
+        json!({"permissions": {"allow": ["Bash(ls:*)"], "deny": ["Read(./secret)"]}}).to_string();
+    let mut d = Dcl::start(
+        &[
+            STREAM,
+            &[
+                "--settings",
+                &settings,
+                "--allowedTools",
+                "Bash(git status)",
+            ],
+        ]
+        .concat(),
+    );
+    d.control("l", json!({"subtype": "list_permission_rules"}));
+    let r = d.response_to("l");
+    assert_eq!(r["response"]["subtype"], "success", "{r}");
+    let state = &r["response"]["response"]["state"];
+    let rules = state["rules"].as_array().unwrap();
+    let find = |rule: &str| {
+        rules
+            .iter()
+            .find(|e| e["rule"] == rule)
+            .unwrap_or_else(|| panic!("{rule}: {rules:?}"))
+    };
+    assert_eq!(find("Bash(ls:*)")["source"], "flagSettings");
+    assert_eq!(find("Bash(ls:*)")["behavior"], "allow");
+    assert_eq!(find("Read(./secret)")["behavior"], "deny");
+    assert_eq!(find("Bash(git status)")["source"], "cliArg");
+    assert_eq!(state["originalCwd"], json!(d.cwd().display().to_string()));
+    assert_eq!(state["managedOnly"], false);
+    d.finish();
+}
+
+#[test]
+fn newer_sdk_requests_dcl_cannot_honour_answer_named_errors() {
+    let mut d = Dcl::start(STREAM);
+    for (id, req, needle) in [
+        (
+            "c",
+            json!({"subtype": "set_cwd", "path": "/tmp"}),
+            "set_cwd is not supported by dcl",
+        ),
+        (
+            "s",
+            json!({"subtype": "get_status"}),
+            "get_status is not supported by dcl",
+        ),
+        (
+            "e",
+            json!({"subtype": "export_conversation"}),
+            "export_conversation is not supported by dcl",
+        ),
+        (
+            "r",
+            json!({"subtype": "register_repo_root", "directory": ".", "reload_claude_md": true}),
+            "reload_claude_md is not supported by dcl",
+        ),
+    ] {
+        d.control(id, req);
+        let r = d.response_to(id);
+        assert_eq!(r["response"]["subtype"], "error", "{r}");
+        assert!(
+            r["response"]["error"].as_str().unwrap().contains(needle),
+            "{r}"
+        );
+    }
+    // Twin: a plain register_repo_root is acted on.
+    std::fs::create_dir_all(d.cwd().join("other")).unwrap();
+    d.control(
+        "ok",
+        json!({"subtype": "register_repo_root", "directory": "other"}),
+    );
+    assert_eq!(d.response_to("ok")["response"]["subtype"], "success");
+    d.control("l", json!({"subtype": "list_permission_rules"}));
+    let r = d.response_to("l");
+    let dirs = r["response"]["response"]["state"]["workspaceDirectories"].to_string();
+    assert!(dirs.contains("other") && dirs.contains("session"), "{dirs}");
+    d.finish();
+}
+
+#[test]
+fn get_hooks_listing_lists_settings_and_callback_hooks_by_event() {
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "echo checked", "timeout": 5}]}]}})
+    .to_string();
+    let mut d = Dcl::start(&[STREAM, &["--settings", &settings]].concat());
+    init_with(
+        &mut d,
+        json!({"hooks": {"Stop": [{"hookCallbackIds": ["hook_7"]}],
+                         "Setup": [{"hookCallbackIds": ["hook_8"]}]}}),
+    );
+    d.control("h", json!({"subtype": "get_hooks_listing"}));
+    let r = d.response_to("h");
+    assert_eq!(r["response"]["subtype"], "success", "{r}");
+    let listing = &r["response"]["response"];
+    let hooks = listing["hooks"].as_array().unwrap();
+    assert_eq!(hooks.len(), 3, "{hooks:?}");
+    // The SDK's lifecycle order: PreToolUse, Stop, Setup.
+    assert_eq!(hooks[0]["event"], "PreToolUse");
+    assert_eq!(hooks[0]["matcher"], "Bash");
+    assert_eq!(hooks[0]["source"], "flagSettings");
+    assert_eq!(hooks[0]["type"], "command");
+    assert_eq!(hooks[0]["commandText"], "echo checked");
+    assert_eq!(hooks[0]["timeout"], 5);
+    assert_eq!(hooks[1]["event"], "Stop");
+    assert_eq!(hooks[1]["source"], "sessionHook");
+    assert_eq!(hooks[1]["commandText"], "hook_7");
+    let events = listing["events"].as_array().unwrap();
+    let setup = events.iter().find(|e| e["name"] == "Setup").unwrap();
+    assert!(
+        setup["summary"].as_str().unwrap().contains("never fires"),
+        "{setup}"
+    );
+    assert_eq!(listing["eventCatalog"].as_array().unwrap().len(), 34);
+    assert_eq!(listing["policy"]["allDisabled"], false);
+    d.finish();
+}
+
 /// One turn calling `mcp__a__b__add` on a host server named `a__b`, under bypassPermissions;
 /// returns (whether the host saw a tools/call, the result, the tools system/init listed).
 fn call_on_server_named_a_b(extra: &[&str]) -> (bool, Value, Vec<Value>) {

@@ -185,3 +185,92 @@ fn an_error_response_cancels_the_elicitation() {
     }));
     assert!(text.contains("cancelled"), "{text}");
 }
+
+#[test]
+fn an_elicitation_hook_answers_before_the_host_is_asked() {
+    let mut d = start();
+    d.control(
+        "init",
+        json!({"subtype": "initialize", "hooks": {
+            "Elicitation": [{"matcher": "fx", "hookCallbackIds": ["el"]}],
+            "ElicitationResult": [{"hookCallbackIds": ["res"]}]}}),
+    );
+    d.user(r#"FAKE_TOOL mcp__fx__ask {"question":"colour?"}"#);
+    let mut inputs = Vec::new();
+    let tr = loop {
+        let v = d.next(20).expect("stdout closed");
+        assert!(
+            !(v["type"] == "control_request" && v["request"]["subtype"] == "elicitation"),
+            "the host was asked: {v}"
+        );
+        if v["type"] == "control_request" && v["request"]["subtype"] == "hook_callback" {
+            let input = v["request"]["input"].clone();
+            let out = if input["hook_event_name"] == "Elicitation" {
+                json!({"hookSpecificOutput": {"hookEventName": "Elicitation",
+                    "action": "accept", "content": {"answer": "green"}}})
+            } else {
+                json!({})
+            };
+            let id = v["request_id"].as_str().unwrap().to_string();
+            d.send(json!({"type": "control_response", "response":
+                {"subtype": "success", "request_id": id, "response": out}}));
+            inputs.push(input);
+        }
+        if v["type"] == "user" && v.to_string().contains("tool_result") {
+            break v;
+        }
+    };
+    assert!(tr.to_string().contains("green"), "{tr}");
+    let el = &inputs[0];
+    assert_eq!(el["hook_event_name"], "Elicitation");
+    assert_eq!(el["mcp_server_name"], "fx");
+    assert_eq!(el["message"], "colour?");
+    assert_eq!(
+        el["requested_schema"]["properties"]["answer"]["type"],
+        "string"
+    );
+    let res = &inputs[1];
+    assert_eq!(res["hook_event_name"], "ElicitationResult");
+    assert_eq!(res["action"], "accept");
+    assert_eq!(res["content"]["answer"], "green");
+    d.until_type("result");
+    d.finish();
+}
+
+#[test]
+fn an_elicitation_result_command_hook_sees_the_hosts_answer() {
+    let settings = json!({"hooks": {"ElicitationResult": [{"hooks": [
+        {"type": "command", "command": "cat > result.json"}]}]}})
+    .to_string();
+    let config = json!({"mcpServers": {"fx": {"command": fixture()}}}).to_string();
+    let mut d = Dcl::start(
+        &[
+            STREAM,
+            &[
+                "--permission-mode",
+                "bypassPermissions",
+                "--mcp-config",
+                &config,
+                "--settings",
+                &settings,
+            ],
+        ]
+        .concat(),
+    );
+    d.user(r#"FAKE_TOOL mcp__fx__ask {"question":"colour?"}"#);
+    let req =
+        d.until(|v| v["type"] == "control_request" && v["request"]["subtype"] == "elicitation");
+    let id = req["request_id"].as_str().unwrap().to_string();
+    d.send(
+        json!({"type": "control_response", "response": {"subtype": "success",
+        "request_id": id, "response": {"action": "decline"}}}),
+    );
+    d.until_type("result");
+    let seen: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.cwd().join("result.json")).unwrap())
+            .unwrap();
+    assert_eq!(seen["hook_event_name"], "ElicitationResult");
+    assert_eq!(seen["mcp_server_name"], "fx");
+    assert_eq!(seen["action"], "decline");
+    d.finish();
+}

@@ -358,7 +358,7 @@ fn resume_session_at_and_resume_drops_turn_both_ways() {
     let all = entries(&path);
     let new_prompt = all
         .iter()
-        .find(|e| e["type"] == "user" && e["message"]["content"][0]["text"] == "instead of three")
+        .find(|e| e["type"] == "user" && e["message"]["content"] == "instead of three")
         .unwrap();
     assert_eq!(new_prompt["parentUuid"], assistants[1].as_str());
 
@@ -469,7 +469,7 @@ fn a_sigkill_mid_turn_then_continue_goes_on_with_what_was_written() {
     assert_eq!(results[0]["message"]["content"][0]["is_error"], true);
     assert!(
         all.iter()
-            .any(|e| e["message"]["content"][0]["text"] == "are you still there?")
+            .any(|e| e["message"]["content"] == "are you still there?")
     );
 }
 
@@ -599,10 +599,8 @@ fn clear_starts_a_new_session_without_history_and_cost_and_context_are_answered_
     // Each session has its own transcript; the new one starts with the question.
     assert_eq!(chain_uuids(&p.transcript(&old), "user").len(), 1);
     let fresh = entries(&p.transcript(&new));
-    assert_eq!(
-        fresh[0]["message"]["content"][0]["text"],
-        "what was the word?"
-    );
+    // The prompt is kept as the host sent it (a string), as WIRE.md asks.
+    assert_eq!(fresh[0]["message"]["content"], "what was the word?");
     assert_eq!(fresh[0]["parentUuid"], Value::Null);
     let init = lines.iter().find(|l| l["subtype"] == "init").unwrap();
     let cmds: Vec<&str> = init["slash_commands"]

@@ -613,6 +613,63 @@ fn dont_ask_mode_denies_with_a_permission_denied_line() {
     d.finish();
 }
 
+#[test]
+fn session_end_hooks_run_at_the_end_of_input_and_on_sigterm() {
+    let settings = json!({"hooks": {"SessionEnd": [{"hooks": [
+        {"type": "command", "command": "cat > ended.json"}]}]}})
+    .to_string();
+    let read = |d: &Dcl| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(d.cwd().join("ended.json")).unwrap()).unwrap()
+    };
+    let mut d = Dcl::start(&[STREAM, &["--settings", &settings]].concat());
+    d.user("hello");
+    d.until_type("result");
+    assert!(!d.cwd().join("ended.json").exists(), "fired before the end");
+    assert_eq!(d.finish(), 0);
+    let ended = read(&d);
+    assert_eq!(ended["hook_event_name"], "SessionEnd");
+    assert_eq!(ended["reason"], "prompt_input_exit");
+
+    // SIGTERM: the session is closed, and its SessionEnd hooks get what is left of the
+    // shutdown's time.
+    let mut d = Dcl::start(&[STREAM, &["--settings", &settings]].concat());
+    d.user("hello");
+    d.until_type("result");
+    let pid = nix::unistd::Pid::from_raw(d.child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    d.child.wait().unwrap();
+    assert_eq!(read(&d)["reason"], "other");
+}
+
+#[test]
+fn a_long_tool_call_reports_tool_progress() {
+    let mut d = Dcl::start_with_env(
+        &[STREAM, &["--permission-mode", "bypassPermissions"]].concat(),
+        &[("DCL_TOOL_PROGRESS_MS", "300")],
+    );
+    d.user(r#"FAKE_TOOL Bash {"command": "sleep 1.2"}"#);
+    let start = d.until_type("tool_start");
+    d.until_type("result");
+    let progress: Vec<serde_json::Value> =
+        d.of_type("tool_progress").into_iter().cloned().collect();
+    assert!(progress.len() >= 2, "{progress:?}");
+    let first = &progress[0];
+    assert_eq!(first["tool_name"], "Bash");
+    assert_eq!(first["tool_use_id"], start["tool_use_id"]);
+    assert!(first["parent_tool_use_id"].is_null());
+    assert!(first["session_id"].as_str().is_some_and(|s| !s.is_empty()));
+    let elapsed: Vec<f64> = progress
+        .iter()
+        .map(|p| p["elapsed_time_seconds"].as_f64().unwrap())
+        .collect();
+    assert!(elapsed.windows(2).all(|w| w[0] <= w[1]), "{elapsed:?}");
+    // Twin: a quick call reports none.
+    d.user(r#"FAKE_TOOL Bash {"command": "echo quick"}"#);
+    d.until_type("result");
+    assert_eq!(d.of_type("tool_progress").len(), progress.len());
+    d.finish();
+}
+
 /// The `type`s a strict SDK of the reference protocol knows (the Java and Go SDKs stop
 /// reading at the first line whose `type` is not one of these).
 const STRICT_TYPES: &[&str] = &[

@@ -62,20 +62,43 @@ export type CanUseTool = (
   options: CanUseToolOptions,
 ) => Promise<PermissionResult> | PermissionResult;
 
+/** The TS SDK's 34 hook events (0.3.333); dcl never fires Setup, TeammateIdle,
+ * WorktreeCreate, WorktreeRemove, MessageDisplay or PreSkillShellCommand. */
 export type HookEvent =
   | "PreToolUse"
   | "PostToolUse"
   | "PostToolUseFailure"
+  | "PostToolBatch"
   | "Notification"
   | "UserPromptSubmit"
+  | "UserPromptExpansion"
   | "SessionStart"
   | "SessionEnd"
   | "Stop"
+  | "StopFailure"
   | "SubagentStart"
   | "SubagentStop"
   | "PreCompact"
+  | "PostCompact"
+  | "PreModelSwitch"
+  | "PostModelSwitch"
   | "PermissionRequest"
-  | "PermissionDenied";
+  | "PermissionDenied"
+  | "Setup"
+  | "TeammateIdle"
+  | "TaskCreated"
+  | "TaskCompleted"
+  | "Elicitation"
+  | "ElicitationResult"
+  | "ConfigChange"
+  | "WorktreeCreate"
+  | "WorktreeRemove"
+  | "InstructionsLoaded"
+  | "CwdChanged"
+  | "FileChanged"
+  | "DirectoryAdded"
+  | "MessageDisplay"
+  | "PreSkillShellCommand";
 
 export type HookInput = Record<string, unknown> & { hook_event_name: string };
 

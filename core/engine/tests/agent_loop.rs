@@ -378,3 +378,46 @@ async fn an_overloaded_model_falls_back_to_the_fallback_model() {
         && v["content"].as_str().unwrap().contains("claude-fallback")));
     session.close();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn falling_back_fires_post_model_switch_whose_context_reaches_the_fallback() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeAnthropicServer::start(vec![
+        FakeResponse::overloaded(),
+        FakeResponse::sse(SseMessage::new().text("From the fallback.").build()),
+    ])
+    .await
+    .unwrap();
+    let mut opts = options(&server, dir.path(), "default");
+    opts.env.insert("DCL_MAX_RETRIES".into(), "0".into());
+    opts.fallback_model = Some("claude-fallback".into());
+    let answer = r#"{"hookSpecificOutput":{"hookEventName":"PostModelSwitch","additionalContext":"now on the fallback"}}"#;
+    opts.settings = Some(
+        serde_json::json!({"hooks": {"PostModelSwitch": [{"matcher": "claude-fallback", "hooks": [
+            {"type": "command", "command": format!("cat > switch.json; echo '{answer}'")}]}]}})
+        .to_string(),
+    );
+    let session = Session::spawn(&tokio::runtime::Handle::current(), opts).unwrap();
+    session.send(prompt("hi")).unwrap();
+    let (_, result) = until_result(&session).await;
+    session.close();
+    assert_eq!(result["result"], "From the fallback.");
+    let input: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("switch.json")).unwrap())
+            .unwrap();
+    assert_eq!(input["hook_event_name"], "PostModelSwitch");
+    assert_eq!(input["source"], "auto");
+    assert_eq!(input["from_model"], "claude-test");
+    assert_eq!(input["to_model"], "claude-fallback");
+    let bodies = server.message_bodies();
+    assert!(
+        !bodies[0]["messages"]
+            .to_string()
+            .contains("now on the fallback")
+            && bodies[1]["messages"]
+                .to_string()
+                .contains("now on the fallback"),
+        "{}",
+        bodies[1]["messages"]
+    );
+}

@@ -463,3 +463,669 @@ async fn a_permission_request_hook_exiting_2_denies_before_the_host_is_asked() {
     let (asked, made, _) = run("cat >/dev/null; exit 0").await;
     assert!(asked && made);
 }
+
+// --- The SDK's newer events (TS SDK 0.3.333's HOOK_EVENTS), fired through settings
+// command hooks and through the host's callback hooks alike. ---
+
+/// Settings that record every listed event's input, one JSON line each, in `events.jsonl`.
+fn recording(events: &[&str]) -> Value {
+    let hooks: serde_json::Map<String, Value> = events
+        .iter()
+        .map(|e| {
+            (
+                e.to_string(),
+                json!([{"hooks": [{"type": "command",
+                    "command": "cat >> events.jsonl; echo >> events.jsonl"}]}]),
+            )
+        })
+        .collect();
+    json!({ "hooks": hooks })
+}
+
+/// The inputs `recording` hooks saw for `event`.
+fn recorded(dir: &Path, event: &str) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("events.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["hook_event_name"] == event)
+        .collect()
+}
+
+/// Sends each prompt and waits for its result; returns every line.
+async fn run_prompts(session: &Session, prompts: &[&str]) -> Vec<Value> {
+    let mut all = Vec::new();
+    for p in prompts {
+        session.send(prompt(p)).unwrap();
+        let (lines, _) = until_result(session).await;
+        all.extend(lines);
+    }
+    all
+}
+
+/// A session whose host registers a callback hook (`cb_<event>`) for each of `events`;
+/// runs `text`, answers each `hook_callback` with `reply(input)` and each `can_use_tool`
+/// with `allow`. Returns the callbacks' inputs and every line.
+async fn with_callbacks(
+    o: SessionOptions,
+    events: &[&str],
+    text: &str,
+    reply: impl Fn(&Value) -> Value,
+) -> (Vec<Value>, Vec<Value>) {
+    let session = Session::spawn(&tokio::runtime::Handle::current(), o).unwrap();
+    let hooks: serde_json::Map<String, Value> = events
+        .iter()
+        .map(|e| {
+            (
+                e.to_string(),
+                json!([{"hookCallbackIds": [format!("cb_{e}")]}]),
+            )
+        })
+        .collect();
+    session
+        .send(control_request(
+            "init",
+            json!({"subtype": "initialize", "hooks": hooks}),
+        ))
+        .unwrap();
+    session.send(prompt(text)).unwrap();
+    let (mut inputs, mut lines) = (Vec::new(), Vec::new());
+    loop {
+        let v = next(&session).await;
+        if v["type"] == "control_request" && v["request"]["subtype"] == "hook_callback" {
+            let input = v["request"]["input"].clone();
+            session
+                .send(answer(&v["request_id"], reply(&input)))
+                .unwrap();
+            inputs.push(input);
+        }
+        if v["type"] == "control_request" && v["request"]["subtype"] == "can_use_tool" {
+            session
+                .send(answer(&v["request_id"], json!({"behavior": "allow"})))
+                .unwrap();
+        }
+        let done = v["type"] == "result";
+        lines.push(v);
+        if done {
+            break;
+        }
+    }
+    session.close();
+    (inputs, lines)
+}
+
+fn of_event<'a>(inputs: &'a [Value], event: &str) -> Vec<&'a Value> {
+    inputs
+        .iter()
+        .filter(|i| i["hook_event_name"] == event)
+        .collect()
+}
+
+/// Every input carries the SDK's base fields.
+fn assert_base(input: &Value, dir: &Path) {
+    assert!(
+        input["session_id"].as_str().is_some_and(|s| !s.is_empty()),
+        "{input}"
+    );
+    assert!(input["transcript_path"].is_string(), "{input}");
+    assert_eq!(input["cwd"], json!(dir.display().to_string()), "{input}");
+    assert!(input["permission_mode"].is_string(), "{input}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn post_tool_batch_file_changed_and_cwd_changed_fire_from_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        opts(
+            dir.path(),
+            Some(recording(&["PostToolBatch", "FileChanged", "CwdChanged"])),
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "n\n").unwrap();
+    run_prompts(
+        &session,
+        &[
+            "FAKE_PAR notes.txt",
+            "FAKE_WRITE new.txt",
+            r#"FAKE_TOOL Bash {"command": "mkdir -p sub && cd sub"}"#,
+        ],
+    )
+    .await;
+    session.close();
+    let batches = recorded(dir.path(), "PostToolBatch");
+    // One per model response that called tools: the Read+Bash pair, the Write, the cd.
+    assert_eq!(batches.len(), 3, "{batches:?}");
+    let calls = batches[0]["tool_calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0]["tool_name"], "Read");
+    assert_eq!(calls[1]["tool_name"], "Bash");
+    assert!(calls[1]["tool_response"].to_string().contains("second"));
+    assert_base(&batches[0], dir.path());
+    let changed = recorded(dir.path(), "FileChanged");
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert_eq!(changed[0]["event"], "add");
+    assert!(
+        changed[0]["file_path"]
+            .as_str()
+            .unwrap()
+            .ends_with("new.txt")
+    );
+    let cwd = recorded(dir.path(), "CwdChanged");
+    assert_eq!(cwd.len(), 1, "{cwd:?}");
+    assert!(cwd[0]["new_cwd"].as_str().unwrap().ends_with("sub"));
+    assert!(!cwd[0]["old_cwd"].as_str().unwrap().ends_with("sub"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn post_tool_batch_file_changed_and_cwd_changed_reach_callback_hooks() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("old.txt"), "x\n").unwrap();
+    let (inputs, lines) = with_callbacks(
+        opts(dir.path(), None),
+        &["PostToolBatch", "FileChanged", "CwdChanged"],
+        "FAKE_WRITE old.txt",
+        |input| {
+            if input["hook_event_name"] == "PostToolBatch" {
+                json!({"hookSpecificOutput": {"hookEventName": "PostToolBatch",
+                    "additionalContext": "batch looked fine"}})
+            } else {
+                json!({})
+            }
+        },
+    )
+    .await;
+    let changed = of_event(&inputs, "FileChanged");
+    assert_eq!(changed.len(), 1, "{inputs:?}");
+    assert_eq!(changed[0]["event"], "change");
+    assert_base(changed[0], dir.path());
+    assert_eq!(of_event(&inputs, "PostToolBatch").len(), 1);
+    // No `cd`: no CwdChanged.
+    assert!(of_event(&inputs, "CwdChanged").is_empty());
+    assert_eq!(lines.last().unwrap()["subtype"], "success");
+
+    let (inputs, _) = with_callbacks(
+        opts(dir.path(), None),
+        &["CwdChanged"],
+        r#"FAKE_TOOL Bash {"command": "mkdir -p deeper && cd deeper"}"#,
+        |_| json!({}),
+    )
+    .await;
+    let cwd = of_event(&inputs, "CwdChanged");
+    assert_eq!(cwd.len(), 1, "{inputs:?}");
+    assert!(cwd[0]["new_cwd"].as_str().unwrap().ends_with("deeper"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_post_tool_batch_hook_can_stop_the_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, lines) = with_callbacks(
+        opts(dir.path(), None),
+        &["PostToolBatch"],
+        "FAKE_TOUCH",
+        |_| json!({"continue": false, "stopReason": "batch says stop"}),
+    )
+    .await;
+    let result = lines.last().unwrap();
+    assert!(result.to_string().contains("batch says stop"), "{result}");
+    // The call itself ran: the hook comes after the batch.
+    assert!(dir.path().join("made.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_failure_fires_when_the_api_fails_the_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        opts(dir.path(), Some(recording(&["StopFailure", "Stop"]))),
+    )
+    .unwrap();
+    run_prompts(&session, &["FAKE_ERR400", "hello"]).await;
+    session.close();
+    let failed = recorded(dir.path(), "StopFailure");
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0]["error"], "invalid_request");
+    assert!(failed[0]["error_details"].as_str().unwrap().contains("400"));
+    // Twin: the turn that succeeded fired Stop, not StopFailure.
+    assert_eq!(recorded(dir.path(), "Stop").len(), 1);
+
+    let (inputs, _) = with_callbacks(
+        opts(dir.path(), None),
+        &["StopFailure"],
+        "FAKE_ERR529",
+        |_| json!({}),
+    )
+    .await;
+    let failed = of_event(&inputs, "StopFailure");
+    assert_eq!(failed.len(), 1, "{inputs:?}");
+    // The SDK's `SDKAssistantMessageError` category, as the synthetic assistant line has it.
+    assert!(failed[0]["error"].as_str().is_some_and(|e| !e.is_empty()));
+    assert!(failed[0]["error_details"].as_str().unwrap().contains("529"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn user_prompt_expansion_fires_for_a_custom_command_and_can_block_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".dcl/commands")).unwrap();
+    std::fs::write(
+        dir.path().join(".dcl/commands/greet.md"),
+        "Say hello to $ARGUMENTS",
+    )
+    .unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        opts(dir.path(), Some(recording(&["UserPromptExpansion"]))),
+    )
+    .unwrap();
+    run_prompts(&session, &["/greet world", "no command here"]).await;
+    session.close();
+    let seen = recorded(dir.path(), "UserPromptExpansion");
+    // Only the prompt naming a command expands.
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0]["expansion_type"], "slash_command");
+    assert_eq!(seen[0]["command_name"], "greet");
+    assert_eq!(seen[0]["command_args"], "world");
+    assert_eq!(seen[0]["command_source"], "command");
+    assert_eq!(seen[0]["prompt"], "/greet world");
+
+    let (inputs, lines) = with_callbacks(
+        opts(dir.path(), None),
+        &["UserPromptExpansion"],
+        "/greet you",
+        |_| json!({"decision": "block", "reason": "no greetings today"}),
+    )
+    .await;
+    assert_eq!(of_event(&inputs, "UserPromptExpansion").len(), 1);
+    let result = lines.last().unwrap();
+    assert!(
+        result.to_string().contains("no greetings today"),
+        "{result}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn instructions_loaded_fires_once_per_memory_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("CLAUDE.md"), "Be brief.\n").unwrap();
+    std::fs::write(dir.path().join("CLAUDE.local.md"), "Mine.\n").unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        opts(dir.path(), Some(recording(&["InstructionsLoaded"]))),
+    )
+    .unwrap();
+    run_prompts(&session, &["hello", "again"]).await;
+    session.close();
+    let seen = recorded(dir.path(), "InstructionsLoaded");
+    // At the session's start only, not on every prompt.
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    let of = |name: &str| {
+        seen.iter()
+            .find(|s| s["file_path"].as_str().unwrap().ends_with(name))
+            .unwrap_or_else(|| panic!("{name}: {seen:?}"))
+    };
+    assert_eq!(of("/CLAUDE.md")["memory_type"], "Project");
+    assert_eq!(of("CLAUDE.local.md")["memory_type"], "Local");
+    assert_eq!(of("/CLAUDE.md")["load_reason"], "session_start");
+
+    let (inputs, _) = with_callbacks(
+        opts(dir.path(), None),
+        &["InstructionsLoaded"],
+        "hello",
+        |_| json!({}),
+    )
+    .await;
+    assert_eq!(
+        of_event(&inputs, "InstructionsLoaded").len(),
+        2,
+        "{inputs:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notification_fires_when_dcl_asks_the_host_for_permission() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = opts(dir.path(), None);
+    o.permission_mode = Some("default".into());
+    let (inputs, _) = with_callbacks(o, &["Notification"], "FAKE_TOUCH", |_| json!({})).await;
+    let n = of_event(&inputs, "Notification");
+    assert_eq!(n.len(), 1, "{inputs:?}");
+    assert_eq!(n[0]["notification_type"], "permission_prompt");
+    assert!(n[0]["message"].as_str().unwrap().contains("Bash"));
+
+    // Twin: a call the mode allows asks nobody, so nothing is notified.
+    let (inputs, _) = with_callbacks(
+        opts(dir.path(), None),
+        &["Notification"],
+        "FAKE_TOUCH",
+        |_| json!({}),
+    )
+    .await;
+    assert!(of_event(&inputs, "Notification").is_empty(), "{inputs:?}");
+
+    let mut o = opts(dir.path(), Some(recording(&["Notification"])));
+    o.permission_mode = Some("default".into());
+    let session = Session::spawn(&tokio::runtime::Handle::current(), o).unwrap();
+    session.send(prompt("FAKE_TOUCH")).unwrap();
+    loop {
+        let v = next(&session).await;
+        if v["type"] == "control_request" && v["request"]["subtype"] == "can_use_tool" {
+            session
+                .send(answer(
+                    &v["request_id"],
+                    json!({"behavior": "deny", "message": "no"}),
+                ))
+                .unwrap();
+        }
+        if v["type"] == "result" {
+            break;
+        }
+    }
+    session.close();
+    assert_eq!(recorded(dir.path(), "Notification").len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn config_change_and_directory_added_follow_a_hosts_updated_permissions() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("extra")).unwrap();
+    let mut o = opts(
+        dir.path(),
+        Some(recording(&["ConfigChange", "DirectoryAdded"])),
+    );
+    o.permission_mode = Some("default".into());
+    let session = Session::spawn(&tokio::runtime::Handle::current(), o).unwrap();
+    session.send(prompt("FAKE_TOUCH")).unwrap();
+    loop {
+        let v = next(&session).await;
+        if v["type"] == "control_request" && v["request"]["subtype"] == "can_use_tool" {
+            session
+                .send(answer(
+                    &v["request_id"],
+                    json!({"behavior": "allow", "updatedPermissions": [
+                        {"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "touch made.txt && echo made"}],
+                         "behavior": "allow", "destination": "localSettings"},
+                        {"type": "addDirectories", "directories": ["extra"], "destination": "session"}]}),
+                ))
+                .unwrap();
+        }
+        if v["type"] == "result" {
+            break;
+        }
+    }
+    session.close();
+    let changes = recorded(dir.path(), "ConfigChange");
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0]["source"], "local_settings");
+    assert!(
+        changes[0]["file_path"]
+            .as_str()
+            .unwrap()
+            .ends_with("settings.local.json"),
+        "{}",
+        changes[0]
+    );
+    let added = recorded(dir.path(), "DirectoryAdded");
+    assert_eq!(added.len(), 1, "{added:?}");
+    assert_eq!(
+        added[0]["directory"],
+        json!(dir.path().join("extra").display().to_string())
+    );
+    assert_eq!(added[0]["source"], "register_repo_root");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_end_fires_when_the_input_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        opts(dir.path(), Some(recording(&["SessionEnd"]))),
+    )
+    .unwrap();
+    run_prompts(&session, &["hello"]).await;
+    assert!(
+        recorded(dir.path(), "SessionEnd").is_empty(),
+        "fired before the end"
+    );
+    session.end_input();
+    // The stream ends after the SessionEnd hooks.
+    while tokio::time::timeout(std::time::Duration::from_secs(20), session.recv())
+        .await
+        .expect("the session did not end")
+        .is_some()
+    {}
+    let ended = recorded(dir.path(), "SessionEnd");
+    assert_eq!(ended.len(), 1, "{ended:?}");
+    assert_eq!(ended[0]["reason"], "prompt_input_exit");
+    assert_base(&ended[0], dir.path());
+    // The transcript existed by then.
+    assert!(
+        ended[0]["transcript_path"]
+            .as_str()
+            .unwrap()
+            .ends_with(".jsonl"),
+        "{}",
+        ended[0]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn model_switch_hooks_fire_and_a_deny_keeps_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        opts(
+            dir.path(),
+            Some(recording(&["PreModelSwitch", "PostModelSwitch"])),
+        ),
+    )
+    .unwrap();
+    session
+        .send(control_request(
+            "m1",
+            json!({"subtype": "set_model", "model": "opus"}),
+        ))
+        .unwrap();
+    let v = next(&session).await;
+    assert_eq!(v["response"]["subtype"], "success", "{v}");
+    session.close();
+    let pre = recorded(dir.path(), "PreModelSwitch");
+    let post = recorded(dir.path(), "PostModelSwitch");
+    assert_eq!((pre.len(), post.len()), (1, 1), "{pre:?} {post:?}");
+    assert_eq!(pre[0]["from_model"], "mock-model");
+    assert_eq!(pre[0]["requested_model"], "opus");
+    assert_eq!(pre[0]["source"], "sdk");
+    assert_eq!(pre[0]["to_model"], v["response"]["response"]["model"]);
+    assert!(pre[0]["context_tokens"].is_u64());
+
+    // A callback's deny refuses the switch: the answer is an error, the model stays.
+    let session =
+        Session::spawn(&tokio::runtime::Handle::current(), opts(dir.path(), None)).unwrap();
+    session
+        .send(control_request(
+            "init",
+            json!({"subtype": "initialize", "hooks": {"PreModelSwitch": [{"hookCallbackIds": ["no"]}]}}),
+        ))
+        .unwrap();
+    session
+        .send(control_request(
+            "m2",
+            json!({"subtype": "set_model", "model": "opus"}),
+        ))
+        .unwrap();
+    let mut refused = None;
+    while refused.is_none() {
+        let v = next(&session).await;
+        if v["type"] == "control_request" && v["request"]["subtype"] == "hook_callback" {
+            assert_eq!(v["request"]["input"]["hook_event_name"], "PreModelSwitch");
+            session
+                .send(answer(
+                    &v["request_id"],
+                    json!({"hookSpecificOutput": {"hookEventName": "PreModelSwitch",
+                        "permissionDecision": "deny", "permissionDecisionReason": "too costly"}}),
+                ))
+                .unwrap();
+        }
+        if v["type"] == "control_response" && v["response"]["request_id"] == "m2" {
+            refused = Some(v);
+        }
+    }
+    let refused = refused.unwrap();
+    assert_eq!(refused["response"]["subtype"], "error", "{refused}");
+    assert!(refused.to_string().contains("too costly"));
+    session.send(prompt("hello")).unwrap();
+    let (lines, _) = until_result(&session).await;
+    session.close();
+    let init = lines
+        .iter()
+        .find(|l| l["type"] == "system" && l["subtype"] == "init")
+        .unwrap();
+    assert_eq!(init["model"], "mock-model");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn task_created_and_completed_fire_for_a_background_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        opts(
+            dir.path(),
+            Some(recording(&["TaskCreated", "TaskCompleted"])),
+        ),
+    )
+    .unwrap();
+    session
+        .send(prompt(
+            r#"FAKE_TOOL Agent {"description": "say hi", "prompt": "hello", "subagent_type": "general-purpose", "run_in_background": true}"#,
+        ))
+        .unwrap();
+    loop {
+        let v = next(&session).await;
+        if v["type"] == "system" && v["subtype"] == "task_notification" {
+            assert_eq!(v["status"], "completed", "{v}");
+            break;
+        }
+    }
+    session.close();
+    let created = recorded(dir.path(), "TaskCreated");
+    let completed = recorded(dir.path(), "TaskCompleted");
+    assert_eq!((created.len(), completed.len()), (1, 1));
+    assert_eq!(created[0]["task_subject"], "say hi");
+    assert_eq!(created[0]["task_description"], "hello");
+    assert_eq!(created[0]["task_id"], completed[0]["task_id"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_and_subagent_stop_carry_the_fields_the_newest_sdks_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        opts(dir.path(), Some(recording(&["Stop", "SubagentStop"]))),
+    )
+    .unwrap();
+    run_prompts(
+        &session,
+        &[r#"FAKE_TOOL Agent {"description": "say hi", "prompt": "hello", "subagent_type": "general-purpose"}"#],
+    )
+    .await;
+    session.close();
+    let sub = recorded(dir.path(), "SubagentStop");
+    assert_eq!(sub.len(), 1, "{sub:?}");
+    let agent_id = sub[0]["agent_id"].as_str().unwrap();
+    assert_eq!(sub[0]["agent_type"], "general-purpose");
+    assert_eq!(sub[0]["stop_hook_active"], false);
+    assert_eq!(
+        sub[0]["last_assistant_message"],
+        "Hello from the fake model."
+    );
+    let path = sub[0]["agent_transcript_path"].as_str().unwrap();
+    assert!(
+        path.ends_with(&format!("agent-{agent_id}.jsonl")) && Path::new(path).is_file(),
+        "{path}"
+    );
+    let stop = recorded(dir.path(), "Stop");
+    assert_eq!(stop.len(), 1, "{stop:?}");
+    assert_eq!(stop[0]["stop_hook_active"], false);
+    assert!(stop[0]["last_assistant_message"].is_string());
+    // The main thread's Stop names no agent.
+    assert!(stop[0].get("agent_id").is_none(), "{}", stop[0]);
+    assert!(
+        stop[0]["transcript_path"]
+            .as_str()
+            .unwrap()
+            .ends_with(".jsonl")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_prompt_notification_follows_a_quiet_host_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = opts(dir.path(), Some(recording(&["Notification"])));
+    o.env
+        .insert("DCL_IDLE_NOTIFICATION_MS".into(), "300".into());
+    let session = Session::spawn(&tokio::runtime::Handle::current(), o).unwrap();
+    run_prompts(&session, &["hello"]).await;
+    // Not at once: only after the host stayed quiet.
+    assert!(recorded(dir.path(), "Notification").is_empty());
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let idle = recorded(dir.path(), "Notification");
+    // Once per quiet spell, not every 300 ms.
+    assert_eq!(idle.len(), 1, "{idle:?}");
+    assert_eq!(idle[0]["notification_type"], "idle_prompt");
+    assert_eq!(idle[0]["message"], "Claude is waiting for your input");
+    // A prompt ends the spell; the next quiet one notifies again.
+    run_prompts(&session, &["again"]).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    session.close();
+    assert_eq!(recorded(dir.path(), "Notification").len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn background_shells_fire_task_created_and_completed_only_on_success() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        opts(
+            dir.path(),
+            Some(recording(&["TaskCreated", "TaskCompleted"])),
+        ),
+    )
+    .unwrap();
+    run_prompts(
+        &session,
+        &[
+            r#"FAKE_TOOL Bash {"command": "echo bg", "run_in_background": true}"#,
+            r#"FAKE_TOOL Bash {"command": "exit 3", "run_in_background": true}"#,
+        ],
+    )
+    .await;
+    // The shells end on their own a moment later.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while recorded(dir.path(), "TaskCreated").len() < 2
+        || recorded(dir.path(), "TaskCompleted").is_empty()
+    {
+        assert!(std::time::Instant::now() < deadline, "no task hooks");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    session.close();
+    let created = recorded(dir.path(), "TaskCreated");
+    let subjects: Vec<&str> = created
+        .iter()
+        .map(|c| c["task_subject"].as_str().unwrap())
+        .collect();
+    assert!(
+        subjects.contains(&"echo bg") && subjects.contains(&"exit 3"),
+        "{subjects:?}"
+    );
+    // Only the one that succeeded completed.
+    let completed = recorded(dir.path(), "TaskCompleted");
+    assert_eq!(completed.len(), 1, "{completed:?}");
+    assert_eq!(completed[0]["task_subject"], "echo bg");
+    assert!(
+        completed[0]["task_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("bash_")
+    );
+}

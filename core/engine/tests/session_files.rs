@@ -216,3 +216,69 @@ async fn the_session_id_is_the_new_one_after_clear() {
     assert_eq!(result["session_id"], new);
     session.close();
 }
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rename_session_writes_a_custom_title_to_the_transcript() {
+    let place = Place::new();
+    let mut env = BTreeMap::new();
+    env.insert("HOME".to_string(), place.home.path().display().to_string());
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        SessionOptions {
+            cwd: Some(place.cwd.path().to_path_buf()),
+            model: Some("mock-model".into()),
+            data_dir: Some(place.data.path().to_path_buf()),
+            env,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    session.send(prompt("hello")).unwrap();
+    let (_, result) = until_result(&session).await;
+    let id = result["session_id"].as_str().unwrap().to_string();
+    // Refused for another session, so a stale host cannot rename the wrong one.
+    session
+        .send(control_request(
+            "other",
+            json!({"subtype": "rename_session", "title": "x", "session_id": "someone-else"}),
+        ))
+        .unwrap();
+    let v = next(&session).await;
+    assert_eq!(v["response"]["subtype"], "error", "{v}");
+    session
+        .send(control_request(
+            "r",
+            json!({"subtype": "rename_session", "title": "Fix the parser", "source": "host", "session_id": id}),
+        ))
+        .unwrap();
+    let v = next(&session).await;
+    assert_eq!(v["response"]["subtype"], "success", "{v}");
+    session.close();
+    let transcript = files_under(place.data.path())
+        .into_iter()
+        .chain(files_under(place.home.path()))
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy() == format!("{id}.jsonl"))
+        })
+        .expect("the session's transcript");
+    let text = std::fs::read_to_string(&transcript).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "custom-title", "{text}");
+    assert_eq!(last["customTitle"], "Fix the parser");
+    assert_eq!(last["sessionId"], json!(id));
+}

@@ -307,6 +307,14 @@ host_requests! {
     RefreshMemory(EmptyRequest) = "refresh_memory",
     FlushSkillEvolution(EmptyRequest) = "flush_skill_evolution",
     EndSession(EmptyRequest) = "end_session",
+    // --- Claude TS 0.3.x (@anthropic-ai/claude-agent-sdk 0.3.333) ---
+    RenameSession(RenameSessionRequest) = "rename_session",
+    UpdateQueuedMessage(UpdateQueuedMessageRequest) = "update_queued_message",
+    SetCwd(SetCwdRequest) = "set_cwd",
+    GetStatus(EmptyRequest) = "get_status",
+    ExportConversation(EmptyRequest) = "export_conversation",
+    GetPlan(EmptyRequest) = "get_plan",
+    RegisterRepoRoot(RegisterRepoRootRequest) = "register_repo_root",
 }
 
 impl HostRequest {
@@ -592,6 +600,57 @@ pub struct GetContextUsageRequest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CancelAsyncMessageRequest {
     pub message_uuid: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `rename_session`: the session's user-facing title.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RenameSessionRequest {
+    pub title: String,
+    /// `remote` (the default) or `host`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// When given, the title is refused unless this is still the session's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `update_queued_message`: new content for a prompt still waiting for its turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct UpdateQueuedMessageRequest {
+    pub message_uuid: String,
+    /// The prompt's new content (a string or content blocks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<crate::content::MessageContent>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `set_cwd`: move the session to another working directory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SetCwdRequest {
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust_accepted: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trusted_directory: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `register_repo_root`: another directory the session may work in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RegisterRepoRootRequest {
+    pub directory: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reload_claude_md: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reload_plugins: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reload_skills: Option<bool>,
     #[serde(flatten)]
     pub extra: Extra,
 }

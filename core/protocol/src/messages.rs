@@ -236,6 +236,20 @@ pub struct SystemMessage {
     pub fields: Extra,
 }
 
+/// `tool_progress`: a tool call is still running (the TS SDK's `SDKToolProgressMessage`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolProgressMessage {
+    pub tool_use_id: String,
+    pub tool_name: String,
+    /// The Agent call whose subagent made this call; `null` on the main thread.
+    pub parent_tool_use_id: Option<String>,
+    pub elapsed_time_seconds: f64,
+    pub session_id: String,
+    pub uuid: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
 /// `prompt_suggestion`: the next thing the user may want to say.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PromptSuggestionMessage {

@@ -913,6 +913,132 @@ pub struct GenerateSessionTitleResponse {
     pub extra: Extra,
 }
 
+/// `update_queued_message`: `updated`, or `not_queued` when no waiting prompt has that
+/// uuid (it already started, was cancelled, or never was).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct UpdateQueuedMessageResponse {
+    pub outcome: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `list_permission_rules`: the session's live rules and workspace directories.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ListPermissionRulesResponse {
+    pub state: PermissionRulesState,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionRulesState {
+    pub rules: Vec<PermissionRuleEntry>,
+    pub workspace_directories: Vec<WorkspaceDirectory>,
+    pub original_cwd: String,
+    pub managed_only: bool,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One rule with where it comes from (`userSettings`, `projectSettings`, `localSettings`,
+/// `flagSettings`, `cliArg`, `session`) and whether a host may change it there
+/// (`persistent`, `session`, `readonly`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PermissionRuleEntry {
+    /// `allow`, `deny` or `ask`.
+    pub behavior: String,
+    pub source: String,
+    pub rule: String,
+    pub editability: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct WorkspaceDirectory {
+    pub path: String,
+    pub source: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `get_hooks_listing`: the hooks a session runs, grouped by event, as the reference's
+/// /hooks menu lists them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GetHooksListingResponse {
+    /// Events with at least one hook, in the SDK's order.
+    pub events: Vec<HookListingEvent>,
+    pub hooks: Vec<HookListingRow>,
+    /// Every event the SDK names, in its order.
+    pub event_catalog: Vec<HookListingCatalogEntry>,
+    pub policy: HookListingPolicy,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HookListingEvent {
+    pub name: String,
+    pub summary: String,
+    pub supports_matcher: bool,
+    pub hook_count: u64,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One hook: a settings file's or a plugin's command, or a host callback.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HookListingRow {
+    pub event: String,
+    /// `""` when the entry has none.
+    pub matcher: String,
+    /// `userSettings`, `projectSettings`, `localSettings`, `flagSettings`, `pluginHook`,
+    /// `sessionHook` (a host callback).
+    pub source: String,
+    pub source_label: String,
+    /// `command` or `callback`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub display_text: String,
+    pub command_text: String,
+    pub content_label: String,
+    /// Seconds.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "compact_opt_f64"
+    )]
+    pub timeout: Option<f64>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HookListingCatalogEntry {
+    pub name: String,
+    pub summary: String,
+    pub supports_matcher: bool,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HookListingPolicy {
+    pub disabled_by_policy: bool,
+    pub managed_only: bool,
+    pub plugin_only: bool,
+    pub all_disabled: bool,
+    pub policy_hook_count: u64,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
 /// `(host request subtype, schema name)`: the payload type of dcl's `success` answer to each
 /// request that answers with one (in `$defs` of the exported schema). Requests not listed
 /// answer with no payload or `{}` ([`EmptyResponse`]).
@@ -947,4 +1073,7 @@ pub const ANSWER_SCHEMAS: &[(&str, &str)] = &[
     ("get_models", "GetModelsResponse"),
     ("add_directories", "AddDirectoriesResponse"),
     ("generate_session_title", "GenerateSessionTitleResponse"),
+    ("update_queued_message", "UpdateQueuedMessageResponse"),
+    ("list_permission_rules", "ListPermissionRulesResponse"),
+    ("get_hooks_listing", "GetHooksListingResponse"),
 ];

@@ -87,6 +87,9 @@ pub fn schema_document() -> Value {
         GetModelsResponse,
         AddDirectoriesResponse,
         GenerateSessionTitleResponse,
+        UpdateQueuedMessageResponse,
+        ListPermissionRulesResponse,
+        GetHooksListingResponse,
         // typed system subtypes
         SystemInit,
         SystemStatus,

@@ -29,6 +29,7 @@ const LINE_SCHEMAS: &[(&str, &str)] = &[
     ("control_response", "ControlResponseEnvelope"),
     ("control_cancel_request", "ControlCancelRequest"),
     ("prompt_suggestion", "PromptSuggestionMessage"),
+    ("tool_progress", "ToolProgressMessage"),
     ("text", "LegacyTextMessage"),
     ("tool_start", "LegacyToolStartMessage"),
     ("tool_result", "LegacyToolResultMessage"),

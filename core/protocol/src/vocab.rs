@@ -183,22 +183,43 @@ vocab! {
         Cancelled = "cancelled",
     }
 
-    /// `system/hook_*.hook_event`: the reference's hook event names.
+    /// `system/hook_*.hook_event`: the reference's hook event names, all 34 of the TS SDK's
+    /// `HOOK_EVENTS` (0.3.333), in its order; dcl fires a subset (see the engine's hooks).
     HookEventName {
         PreToolUse = "PreToolUse",
         PostToolUse = "PostToolUse",
         PostToolUseFailure = "PostToolUseFailure",
+        PostToolBatch = "PostToolBatch",
+        Notification = "Notification",
         UserPromptSubmit = "UserPromptSubmit",
-        Stop = "Stop",
-        SubagentStart = "SubagentStart",
-        SubagentStop = "SubagentStop",
+        UserPromptExpansion = "UserPromptExpansion",
         SessionStart = "SessionStart",
         SessionEnd = "SessionEnd",
+        Stop = "Stop",
+        StopFailure = "StopFailure",
+        SubagentStart = "SubagentStart",
+        SubagentStop = "SubagentStop",
         PreCompact = "PreCompact",
         PostCompact = "PostCompact",
-        Notification = "Notification",
+        PreModelSwitch = "PreModelSwitch",
+        PostModelSwitch = "PostModelSwitch",
         PermissionRequest = "PermissionRequest",
         PermissionDenied = "PermissionDenied",
+        Setup = "Setup",
+        TeammateIdle = "TeammateIdle",
+        TaskCreated = "TaskCreated",
+        TaskCompleted = "TaskCompleted",
+        Elicitation = "Elicitation",
+        ElicitationResult = "ElicitationResult",
+        ConfigChange = "ConfigChange",
+        WorktreeCreate = "WorktreeCreate",
+        WorktreeRemove = "WorktreeRemove",
+        InstructionsLoaded = "InstructionsLoaded",
+        CwdChanged = "CwdChanged",
+        FileChanged = "FileChanged",
+        DirectoryAdded = "DirectoryAdded",
+        MessageDisplay = "MessageDisplay",
+        PreSkillShellCommand = "PreSkillShellCommand",
     }
     /// `ModelInfo.supportedEffortLevels` (the TS SDK's set; dcl reads `xhigh` as `max`).
     EffortLevel {

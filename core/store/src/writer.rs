@@ -263,6 +263,12 @@ impl Transcript {
         self.write(e)
     }
 
+    /// The title the session is listed under (`rename_session`); the last one wins.
+    pub fn custom_title(&mut self, title: &str) -> Result<()> {
+        let e = self.ctx.custom_title(title);
+        self.write(e)
+    }
+
     /// The prompt `list_sessions` shows for this session.
     pub fn last_prompt(&mut self, prompt: &str) -> Result<()> {
         let e = self.ctx.last_prompt(prompt);
@@ -290,6 +296,11 @@ impl Transcript {
     /// Opens a subagent's transcript beside this session's, writing its `.meta.json`
     /// (`{"agentType":…,"toolUseId":…,…}`) first. The subagent shares this transcript's
     /// redactor and mirror.
+    /// Where [`Transcript::subagent`] keeps `agent_id`'s transcript.
+    pub fn subagent_path(&self, agent_id: &str) -> Result<PathBuf> {
+        self.files.subagent_transcript(agent_id)
+    }
+
     pub fn subagent(&self, agent_id: &str, meta: &Value) -> Result<Transcript> {
         let path = self.files.subagent_transcript(agent_id)?;
         let meta_path = self.files.subagent_meta(agent_id)?;

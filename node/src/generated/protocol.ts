@@ -47,6 +47,10 @@ export type Message =
       type: "prompt_suggestion";
       [k: string]: unknown;
     })
+  | (ToolProgressMessage & {
+      type: "tool_progress";
+      [k: string]: unknown;
+    })
   | (TranscriptMirrorMessage & {
       type: "transcript_mirror";
       [k: string]: unknown;
@@ -291,7 +295,14 @@ export type HostRequest =
   | EmptyRequest12
   | EmptyRequest13
   | EmptyRequest14
-  | EmptyRequest15;
+  | EmptyRequest15
+  | RenameSessionRequest
+  | UpdateQueuedMessageRequest
+  | SetCwdRequest
+  | EmptyRequest16
+  | EmptyRequest17
+  | EmptyRequest18
+  | RegisterRepoRootRequest;
 /**
  * A system prompt given in `initialize`: a string or (TS SDK) an array of strings.
  *
@@ -299,6 +310,13 @@ export type HostRequest =
  * via the `definition` "SystemPromptValue".
  */
 export type SystemPromptValue = string | string[];
+/**
+ * A tool result is either plain text or a list of blocks (MCP tools keep their blocks).
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ToolResultContent".
+ */
+export type ToolResultContent = string | ContentBlock[];
 /**
  * Every dcl -> host control request. Each struct carries its own `subtype` tag, so
  * the enum serializes untagged; decode with [`DclRequest::parse`].
@@ -455,7 +473,8 @@ export type StatusKind = "requesting" | "compacting";
  */
 export type InformationalLevel = "info" | "notice" | "warning" | "error";
 /**
- * `system/hook_*.hook_event`: the reference's hook event names.
+ * `system/hook_*.hook_event`: the reference's hook event names, all 34 of the TS SDK's
+ * `HOOK_EVENTS` (0.3.333), in its order; dcl fires a subset (see the engine's hooks).
  *
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "HookEventName".
@@ -464,17 +483,37 @@ export type HookEventName =
   | "PreToolUse"
   | "PostToolUse"
   | "PostToolUseFailure"
+  | "PostToolBatch"
+  | "Notification"
   | "UserPromptSubmit"
-  | "Stop"
-  | "SubagentStart"
-  | "SubagentStop"
+  | "UserPromptExpansion"
   | "SessionStart"
   | "SessionEnd"
+  | "Stop"
+  | "StopFailure"
+  | "SubagentStart"
+  | "SubagentStop"
   | "PreCompact"
   | "PostCompact"
-  | "Notification"
+  | "PreModelSwitch"
+  | "PostModelSwitch"
   | "PermissionRequest"
-  | "PermissionDenied";
+  | "PermissionDenied"
+  | "Setup"
+  | "TeammateIdle"
+  | "TaskCreated"
+  | "TaskCompleted"
+  | "Elicitation"
+  | "ElicitationResult"
+  | "ConfigChange"
+  | "WorktreeCreate"
+  | "WorktreeRemove"
+  | "InstructionsLoaded"
+  | "CwdChanged"
+  | "FileChanged"
+  | "DirectoryAdded"
+  | "MessageDisplay"
+  | "PreSkillShellCommand";
 /**
  * `system/hook_response.outcome`.
  *
@@ -503,13 +542,6 @@ export type TaskEndStatus = "completed" | "failed" | "stopped";
  * via the `definition` "SessionState".
  */
 export type SessionState = "idle" | "running" | "requires_action";
-/**
- * A tool result is either plain text or a list of blocks (MCP tools keep their blocks).
- *
- * This interface was referenced by `DclProtocol`'s JSON-Schema
- * via the `definition` "ToolResultContent".
- */
-export type ToolResultContent = string | ContentBlock[];
 
 /**
  * Every type of the dcl protocol; see `Message` for one line of stream-json.
@@ -888,6 +920,24 @@ export interface PromptSuggestionMessage {
   [k: string]: unknown;
 }
 /**
+ * `tool_progress`: a tool call is still running (the TS SDK's `SDKToolProgressMessage`).
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ToolProgressMessage".
+ */
+export interface ToolProgressMessage {
+  tool_use_id: string;
+  tool_name: string;
+  /**
+   * The Agent call whose subagent made this call; `null` on the main thread.
+   */
+  parent_tool_use_id: string | null;
+  elapsed_time_seconds: number;
+  session_id: string;
+  uuid: string;
+  [k: string]: unknown;
+}
+/**
  * `transcript_mirror` (with `--session-mirror`): transcript entries dcl has committed to
  * disk, for the SDK's `SessionStore`; `filePath` is the transcript's absolute path.
  *
@@ -1251,6 +1301,55 @@ export interface EmptyRequest15 {
   [k: string]: unknown;
 }
 /**
+ * `rename_session`: the session's user-facing title.
+ */
+export interface RenameSessionRequest {
+  subtype: "rename_session";
+  [k: string]: unknown;
+}
+/**
+ * `update_queued_message`: new content for a prompt still waiting for its turn.
+ */
+export interface UpdateQueuedMessageRequest {
+  subtype: "update_queued_message";
+  [k: string]: unknown;
+}
+/**
+ * `set_cwd`: move the session to another working directory.
+ */
+export interface SetCwdRequest {
+  subtype: "set_cwd";
+  [k: string]: unknown;
+}
+/**
+ * A request with no fields dcl reads (unknown extras are kept).
+ */
+export interface EmptyRequest16 {
+  subtype: "get_status";
+  [k: string]: unknown;
+}
+/**
+ * A request with no fields dcl reads (unknown extras are kept).
+ */
+export interface EmptyRequest17 {
+  subtype: "export_conversation";
+  [k: string]: unknown;
+}
+/**
+ * A request with no fields dcl reads (unknown extras are kept).
+ */
+export interface EmptyRequest18 {
+  subtype: "get_plan";
+  [k: string]: unknown;
+}
+/**
+ * `register_repo_root`: another directory the session may work in.
+ */
+export interface RegisterRepoRootRequest {
+  subtype: "register_repo_root";
+  [k: string]: unknown;
+}
+/**
  * `initialize`: everything the SDK options carry that is not an argv flag.
  *
  * Claude sends `hooks: null` when there are none; Qoder omits `hooks`. Both read as `None`
@@ -1464,7 +1563,7 @@ export interface ApplyFlagSettingsRequest1 {
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "EmptyRequest".
  */
-export interface EmptyRequest16 {
+export interface EmptyRequest19 {
   [k: string]: unknown;
 }
 /**
@@ -1705,6 +1804,124 @@ export interface RewindRequest1 {
    */
   scope: string;
   dry_run?: boolean | null;
+  [k: string]: unknown;
+}
+/**
+ * `rename_session`: the session's user-facing title.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "RenameSessionRequest".
+ */
+export interface RenameSessionRequest1 {
+  title: string;
+  /**
+   * `remote` (the default) or `host`.
+   */
+  source?: string | null;
+  /**
+   * When given, the title is refused unless this is still the session's id.
+   */
+  session_id?: string | null;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "TextBlock".
+ */
+export interface TextBlock1 {
+  text: string;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ThinkingBlock".
+ */
+export interface ThinkingBlock1 {
+  thinking: string;
+  signature: string;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "RedactedThinkingBlock".
+ */
+export interface RedactedThinkingBlock1 {
+  data: string;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ToolUseBlock".
+ */
+export interface ToolUseBlock1 {
+  id: string;
+  name: string;
+  input: unknown;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ToolResultBlock".
+ */
+export interface ToolResultBlock1 {
+  tool_use_id: string;
+  content?: ToolResultContent | null;
+  is_error?: boolean | null;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ImageBlock".
+ */
+export interface ImageBlock1 {
+  source: unknown;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "DocumentBlock".
+ */
+export interface DocumentBlock1 {
+  source: unknown;
+  [k: string]: unknown;
+}
+/**
+ * `update_queued_message`: new content for a prompt still waiting for its turn.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "UpdateQueuedMessageRequest".
+ */
+export interface UpdateQueuedMessageRequest1 {
+  message_uuid: string;
+  /**
+   * The prompt's new content (a string or content blocks).
+   */
+  content?: MessageContent | null;
+  [k: string]: unknown;
+}
+/**
+ * `set_cwd`: move the session to another working directory.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "SetCwdRequest".
+ */
+export interface SetCwdRequest1 {
+  path: string;
+  trust_accepted?: boolean | null;
+  trusted_directory?: string | null;
+  [k: string]: unknown;
+}
+/**
+ * `register_repo_root`: another directory the session may work in.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "RegisterRepoRootRequest".
+ */
+export interface RegisterRepoRootRequest1 {
+  directory: string;
+  reload_claude_md?: boolean | null;
+  reload_plugins?: boolean | null;
+  reload_skills?: boolean | null;
   [k: string]: unknown;
 }
 /**
@@ -2770,6 +2987,149 @@ export interface GenerateSessionTitleResponse {
   [k: string]: unknown;
 }
 /**
+ * `update_queued_message`: `updated`, or `not_queued` when no waiting prompt has that
+ * uuid (it already started, was cancelled, or never was).
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "UpdateQueuedMessageResponse".
+ */
+export interface UpdateQueuedMessageResponse {
+  outcome: string;
+  [k: string]: unknown;
+}
+/**
+ * `list_permission_rules`: the session's live rules and workspace directories.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "ListPermissionRulesResponse".
+ */
+export interface ListPermissionRulesResponse {
+  state: PermissionRulesState;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "PermissionRulesState".
+ */
+export interface PermissionRulesState {
+  rules: PermissionRuleEntry[];
+  workspaceDirectories: WorkspaceDirectory[];
+  originalCwd: string;
+  managedOnly: boolean;
+  [k: string]: unknown;
+}
+/**
+ * One rule with where it comes from (`userSettings`, `projectSettings`, `localSettings`,
+ * `flagSettings`, `cliArg`, `session`) and whether a host may change it there
+ * (`persistent`, `session`, `readonly`).
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "PermissionRuleEntry".
+ */
+export interface PermissionRuleEntry {
+  /**
+   * `allow`, `deny` or `ask`.
+   */
+  behavior: string;
+  source: string;
+  rule: string;
+  editability: string;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "WorkspaceDirectory".
+ */
+export interface WorkspaceDirectory {
+  path: string;
+  source: string;
+  [k: string]: unknown;
+}
+/**
+ * `get_hooks_listing`: the hooks a session runs, grouped by event, as the reference's
+ * /hooks menu lists them.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "GetHooksListingResponse".
+ */
+export interface GetHooksListingResponse {
+  /**
+   * Events with at least one hook, in the SDK's order.
+   */
+  events: HookListingEvent[];
+  hooks: HookListingRow[];
+  /**
+   * Every event the SDK names, in its order.
+   */
+  eventCatalog: HookListingCatalogEntry[];
+  policy: HookListingPolicy;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "HookListingEvent".
+ */
+export interface HookListingEvent {
+  name: string;
+  summary: string;
+  supportsMatcher: boolean;
+  hookCount: number;
+  [k: string]: unknown;
+}
+/**
+ * One hook: a settings file's or a plugin's command, or a host callback.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "HookListingRow".
+ */
+export interface HookListingRow {
+  event: string;
+  /**
+   * `""` when the entry has none.
+   */
+  matcher: string;
+  /**
+   * `userSettings`, `projectSettings`, `localSettings`, `flagSettings`, `pluginHook`,
+   * `sessionHook` (a host callback).
+   */
+  source: string;
+  sourceLabel: string;
+  /**
+   * `command` or `callback`.
+   */
+  type: string;
+  displayText: string;
+  commandText: string;
+  contentLabel: string;
+  /**
+   * Seconds.
+   */
+  timeout?: number | null;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "HookListingCatalogEntry".
+ */
+export interface HookListingCatalogEntry {
+  name: string;
+  summary: string;
+  supportsMatcher: boolean;
+  [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "HookListingPolicy".
+ */
+export interface HookListingPolicy {
+  disabledByPolicy: boolean;
+  managedOnly: boolean;
+  pluginOnly: boolean;
+  allDisabled: boolean;
+  policyHookCount: number;
+  [k: string]: unknown;
+}
+/**
  * `system/init`: at the start of every turn (Qoder: also before the `initialize` answer).
  *
  * This interface was referenced by `DclProtocol`'s JSON-Schema
@@ -3121,66 +3481,5 @@ export interface SystemPlanModeChanged1 {
   plan_mode: PlanModeState;
   session_id: string;
   uuid: string;
-  [k: string]: unknown;
-}
-/**
- * This interface was referenced by `DclProtocol`'s JSON-Schema
- * via the `definition` "TextBlock".
- */
-export interface TextBlock1 {
-  text: string;
-  [k: string]: unknown;
-}
-/**
- * This interface was referenced by `DclProtocol`'s JSON-Schema
- * via the `definition` "ThinkingBlock".
- */
-export interface ThinkingBlock1 {
-  thinking: string;
-  signature: string;
-  [k: string]: unknown;
-}
-/**
- * This interface was referenced by `DclProtocol`'s JSON-Schema
- * via the `definition` "RedactedThinkingBlock".
- */
-export interface RedactedThinkingBlock1 {
-  data: string;
-  [k: string]: unknown;
-}
-/**
- * This interface was referenced by `DclProtocol`'s JSON-Schema
- * via the `definition` "ToolUseBlock".
- */
-export interface ToolUseBlock1 {
-  id: string;
-  name: string;
-  input: unknown;
-  [k: string]: unknown;
-}
-/**
- * This interface was referenced by `DclProtocol`'s JSON-Schema
- * via the `definition` "ToolResultBlock".
- */
-export interface ToolResultBlock1 {
-  tool_use_id: string;
-  content?: ToolResultContent | null;
-  is_error?: boolean | null;
-  [k: string]: unknown;
-}
-/**
- * This interface was referenced by `DclProtocol`'s JSON-Schema
- * via the `definition` "ImageBlock".
- */
-export interface ImageBlock1 {
-  source: unknown;
-  [k: string]: unknown;
-}
-/**
- * This interface was referenced by `DclProtocol`'s JSON-Schema
- * via the `definition` "DocumentBlock".
- */
-export interface DocumentBlock1 {
-  source: unknown;
   [k: string]: unknown;
 }

@@ -20,22 +20,43 @@ const MAX_TIMEOUT_SECS: f64 = 600.0;
 /// Bytes kept of each of a hook's output streams.
 const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
 
-/// Event names the reference fires hooks for.
+/// Event names the reference fires hooks for (the TS SDK's `HOOK_EVENTS`); a settings hook
+/// for one dcl never fires is kept and warned about, an unknown name is dropped.
 pub const EVENTS: &[&str] = &[
     "PreToolUse",
     "PostToolUse",
     "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
     "UserPromptSubmit",
-    "Stop",
-    "SubagentStart",
-    "SubagentStop",
+    "UserPromptExpansion",
     "SessionStart",
     "SessionEnd",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
     "PreCompact",
     "PostCompact",
-    "Notification",
+    "PreModelSwitch",
+    "PostModelSwitch",
     "PermissionRequest",
     "PermissionDenied",
+    "Setup",
+    "TeammateIdle",
+    "TaskCreated",
+    "TaskCompleted",
+    "Elicitation",
+    "ElicitationResult",
+    "ConfigChange",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "InstructionsLoaded",
+    "CwdChanged",
+    "FileChanged",
+    "DirectoryAdded",
+    "MessageDisplay",
+    "PreSkillShellCommand",
 ];
 
 /// One `{"type": "command"}` hook.
@@ -54,6 +75,16 @@ pub struct Matcher {
 }
 
 impl Matcher {
+    /// The matcher as written (`""` for one that matches every call).
+    pub fn text(&self) -> &str {
+        self.pattern.as_ref().map_or("", |re| {
+            let s = re.as_str();
+            s.strip_prefix("^(?:")
+                .and_then(|s| s.strip_suffix(")$"))
+                .unwrap_or(s)
+        })
+    }
+
     /// Whether the block applies to this tool (or event subject).
     pub fn applies(&self, subject: Option<&str>) -> bool {
         match (&self.pattern, subject) {

@@ -36,6 +36,12 @@ pub(super) struct Actor {
     /// Control answers still being worked out (MCP connects, rewinds); the session ends
     /// only after they are out.
     pub(super) answers: tokio::task::JoinSet<()>,
+    /// SessionEnd's `reason`: `prompt_input_exit` when the host's input ended, `other`
+    /// when the session was closed (dropped, SIGTERM).
+    end_reason: &'static str,
+    /// When the host, having had its last result, has been silent long enough for an
+    /// `idle_prompt` Notification; `None` while a turn runs or queues.
+    idle_deadline: Option<tokio::time::Instant>,
 }
 
 impl Actor {
@@ -54,6 +60,8 @@ impl Actor {
             initialized: false,
             startup_reported: false,
             answers: tokio::task::JoinSet::new(),
+            end_reason: "prompt_input_exit",
+            idle_deadline: None,
         }
     }
 
@@ -72,6 +80,13 @@ impl Actor {
                     None => std::future::pending().await,
                 }
             };
+            let idle_deadline = self.idle_deadline;
+            let idle = async move {
+                match idle_deadline {
+                    Some(at) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 biased;
                 signal = self.signals.recv() => match signal {
@@ -82,6 +97,7 @@ impl Actor {
                             self.handle_input(input);
                         }
                         self.input_closed = true;
+                        self.idle_deadline = None;
                         self.core.services.host.close_input();
                         // A host that only closes its input still learns why nothing ran.
                         self.report_startup_error(true);
@@ -89,6 +105,7 @@ impl Actor {
                     // The handle is gone (dropped without a close): stop as if closed.
                     Some(Signal::Close) | None => {
                         self.close().await;
+                        self.end_reason = "other";
                         break;
                     }
                 },
@@ -96,14 +113,23 @@ impl Actor {
                     Some(input) => self.handle_input(input),
                     None => {
                         self.input_closed = true;
+                        self.idle_deadline = None;
                         self.core.services.host.close_input();
                         self.report_startup_error(true);
                     }
                 },
                 // Finished answers are reaped as they end, so the set stays small.
                 Some(_) = self.answers.join_next(), if !self.answers.is_empty() => {}
+                () = idle => {
+                    self.idle_deadline = None;
+                    let core = self.core.clone();
+                    self.answers.spawn(async move { super::requests::idle_notification(&core).await });
+                }
                 done = turn_done => {
                     self.current = None;
+                    self.idle_deadline = (self.queue.is_empty() && !self.input_closed)
+                        .then(|| super::requests::idle_deadline(&self.core))
+                        .flatten();
                     if let Some(Err(e)) = done {
                         tracing::error!("turn task failed: {e}");
                     }
@@ -113,6 +139,7 @@ impl Actor {
         }
         // End of input: requests already taken still get their answers.
         while self.answers.join_next().await.is_some() {}
+        super::requests::session_end(&self.core, self.end_reason).await;
         let services = &self.core.services;
         services.closed.cancel();
         services.mcp.shutdown().await;
@@ -136,6 +163,7 @@ impl Actor {
     }
 
     fn start_turn(&mut self, prompt: QueuedPrompt) {
+        self.idle_deadline = None;
         let cancel = CancellationToken::new();
         let core = self.core.clone();
         let token = cancel.clone();

@@ -4,8 +4,7 @@ use dcl_protocol::{
     AccountInfo, AgentInfo, AppliedSettings, ApplyFlagSettingsResponse, CancelAsyncMessageResponse,
     ControlRequestEnvelope, ControlResponse, EmptyResponse, Extra, GetModelsResponse,
     GetSettingsResponse, HostRequest, InitializeRequest, InitializeResponse, InterruptResponse,
-    McpStatusResponse, RequestParseError, SetModelResponse, SetPermissionModeResponse,
-    SettingsSource, SystemStatus,
+    McpStatusResponse, RequestParseError, SetPermissionModeResponse, SettingsSource, SystemStatus,
 };
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -58,23 +57,18 @@ impl Actor {
                 }
                 Err(e) => Err(e),
             },
-            HostRequest::SetModel(r) => {
-                let resolved = models::resolve_alias(
-                    r.model.as_deref(),
-                    self.core.services.clients.default_model(),
-                );
-                let running = self.turn_running();
-                self.core.state.with(|s| {
-                    if running {
-                        s.live.pending_model = Some(resolved.clone());
-                    } else {
-                        s.live.model = resolved.clone();
-                    }
-                });
-                answer(SetModelResponse {
-                    model: resolved,
-                    extra: Extra::new(),
-                })
+            HostRequest::SetModel(r) => match self.set_model(id.clone(), r) {
+                Some(a) => a,
+                None => return,
+            },
+            HostRequest::RenameSession(r) => self.rename_session(r),
+            HostRequest::UpdateQueuedMessage(r) => self.update_queued_message(r),
+            HostRequest::ListPermissionRules(_) => self.list_permission_rules(),
+            HostRequest::GetHooksListing(_) => answer(super::hooks::listing(&self.core)),
+            HostRequest::SetCwd(r) => self.set_cwd(r),
+            HostRequest::RegisterRepoRoot(r) => {
+                self.register_repo_root(id.clone(), r);
+                return;
             }
             HostRequest::SetMaxThinkingTokens(r) => {
                 let value = r.max_thinking_tokens.map(|t| t.min(u32::MAX as u64) as u32);
@@ -645,7 +639,7 @@ impl Actor {
 impl Actor {
     /// Answers a request whose work takes time (MCP connects) from a task, so the actor
     /// keeps serving meanwhile.
-    fn answer_later<F, Fut>(&mut self, request_id: String, work: F)
+    pub(super) fn answer_later<F, Fut>(&mut self, request_id: String, work: F)
     where
         F: FnOnce(Arc<SessionCore>) -> Fut + Send + 'static,
         Fut: std::future::Future<Output = Result<Option<Value>, String>> + Send + 'static,

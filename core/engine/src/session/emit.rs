@@ -230,6 +230,7 @@ impl Emitter {
                     m.uuid = new_uuid();
                 }
             }
+            Message::ToolProgress(m) => stamp_fields(&mut m.session_id, &mut m.uuid, sid),
             Message::ControlRequest(m) => stamp(&mut m.extra, sid),
             Message::ControlResponse(m) => stamp(&mut m.extra, sid),
             Message::ControlCancelRequest(m) => stamp(&mut m.extra, sid),

@@ -4,17 +4,22 @@
 
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use super::host::HostError;
-use super::turn::TurnContext;
+use super::services::SessionCore;
+use super::turn::{TurnContext, TurnKind};
 use crate::permissions::command_hooks;
 use crate::tools::environment::{self as tool_environment, redact_text};
 use dcl_protocol::{
-    HookCallbackRequest, HookCallbackTag, HookEventName, HookMatcherConfig, HookOutcome,
-    HookOutput, InformationalLevel, InitializeRequest, SystemHookProgress, SystemHookResponse,
-    SystemHookStarted, SystemInformational,
+    GetHooksListingResponse, HookCallbackRequest, HookCallbackTag, HookEventName,
+    HookListingCatalogEntry, HookListingEvent, HookListingPolicy, HookListingRow,
+    HookMatcherConfig, HookOutcome, HookOutput, InformationalLevel, InitializeRequest,
+    SystemHookProgress, SystemHookResponse, SystemHookStarted, SystemInformational,
 };
 use regex::Regex;
 use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
 
 /// Events dcl fires. Hooks registered for other events are accepted and reported as
 /// never firing (a warning in the `initialize` answer).
@@ -22,16 +27,62 @@ pub const FIRED_EVENTS: &[&str] = &[
     "PreToolUse",
     "PostToolUse",
     "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
     "UserPromptSubmit",
-    "Stop",
+    "UserPromptExpansion",
     "SessionStart",
-    "PermissionRequest",
-    "PermissionDenied",
+    "SessionEnd",
+    "Stop",
+    "StopFailure",
     "SubagentStart",
     "SubagentStop",
     "PreCompact",
     "PostCompact",
+    "PreModelSwitch",
+    "PostModelSwitch",
+    "PermissionRequest",
+    "PermissionDenied",
+    "TaskCreated",
+    "TaskCompleted",
+    "Elicitation",
+    "ElicitationResult",
+    "ConfigChange",
+    "InstructionsLoaded",
+    "CwdChanged",
+    "FileChanged",
+    "DirectoryAdded",
 ];
+
+/// The SDK's events dcl has no moment for, and why; a hook for one is accepted with a
+/// warning that says so once.
+pub const NEVER_FIRED: &[(&str, &str)] = &[
+    ("Setup", "dcl has no init/maintenance run"),
+    ("TeammateIdle", "dcl has no agent teams"),
+    ("WorktreeCreate", "dcl creates no git worktrees"),
+    ("WorktreeRemove", "dcl creates no git worktrees"),
+    (
+        "MessageDisplay",
+        "dcl has no display of its own; the host renders the stream",
+    ),
+    (
+        "PreSkillShellCommand",
+        "dcl does not run a skill's shell lines",
+    ),
+];
+
+/// The warning for hooks registered for `event`, if dcl never fires it.
+pub fn never_fired_warning(event: &str) -> Option<String> {
+    if FIRED_EVENTS.contains(&event) {
+        return None;
+    }
+    Some(match NEVER_FIRED.iter().find(|(e, _)| *e == event) {
+        Some((_, why)) => {
+            format!("hooks for {event} are accepted but dcl never fires that event ({why})")
+        }
+        None => format!("hooks for {event} are accepted but dcl never fires that event"),
+    })
+}
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -39,6 +90,8 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 struct Registration {
     event: String,
     matcher: Option<Matcher>,
+    /// The matcher as the host sent it (`""` for none), for `get_hooks_listing`.
+    matcher_text: String,
     callback_ids: Vec<String>,
     timeout: Option<Duration>,
     block_on_failure: bool,
@@ -103,13 +156,17 @@ impl HookRegistry {
                 on_failure,
                 ..
             } = cfg;
-            if !FIRED_EVENTS.contains(&event.as_str()) {
-                let w = format!("hooks for {event} are accepted but dcl never fires that event");
-                if !warnings.contains(&w) {
-                    warnings.push(w);
-                }
+            if let Some(w) = never_fired_warning(&event)
+                && !warnings.contains(&w)
+            {
+                warnings.push(w);
             }
             registrations.push(Registration {
+                matcher_text: matcher
+                    .as_ref()
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
                 matcher: Matcher::parse(&matcher),
                 event,
                 callback_ids: hook_callback_ids,
@@ -151,6 +208,10 @@ pub struct HookVerdict {
     pub updated_input: Option<Value>,
     /// PermissionRequest `decision` object.
     pub permission_request_decision: Option<Value>,
+    /// Elicitation / ElicitationResult: the hook's answer (`accept`, `decline`, `cancel`)
+    /// and its form content, instead of (or over) the host's.
+    pub elicitation_action: Option<String>,
+    pub elicitation_content: Option<Value>,
     pub additional_context: Vec<String>,
     pub system_messages: Vec<String>,
 }
@@ -165,6 +226,15 @@ const MATCHER_FIELDS: &[(&str, &str)] = &[
     ("SubagentStart", "agent_type"),
     ("SubagentStop", "agent_type"),
     ("Notification", "notification_type"),
+    ("StopFailure", "error"),
+    ("UserPromptExpansion", "command_name"),
+    ("PreModelSwitch", "to_model"),
+    ("PostModelSwitch", "to_model"),
+    ("Elicitation", "mcp_server_name"),
+    ("ElicitationResult", "mcp_server_name"),
+    ("ConfigChange", "source"),
+    ("InstructionsLoaded", "load_reason"),
+    ("DirectoryAdded", "source"),
 ];
 
 /// What one hook came to.
@@ -514,9 +584,216 @@ fn fold(verdict: &mut HookVerdict, event: &str, subject: Option<&str>, out: Hook
     if let Some(d) = specific.get("decision").filter(|v| v.is_object()) {
         verdict.permission_request_decision = Some(d.clone());
     }
+    if let Some(a) = specific.get("action").and_then(Value::as_str)
+        && matches!(a, "accept" | "decline" | "cancel")
+    {
+        // The most cautious answer wins, as with permissions: cancel > decline > accept.
+        let rank = |a: &str| match a {
+            "cancel" => 2,
+            "decline" => 1,
+            _ => 0,
+        };
+        if verdict
+            .elicitation_action
+            .as_deref()
+            .is_none_or(|cur| rank(a) > rank(cur))
+        {
+            verdict.elicitation_action = Some(a.to_string());
+            verdict.elicitation_content =
+                specific.get("content").filter(|c| c.is_object()).cloned();
+        }
+    }
 }
 
-/// Fields every hook input carries.
+/// Each SDK event in the SDK's order, with the one-line summary `get_hooks_listing` gives.
+const CATALOG: &[(&str, &str)] = &[
+    (
+        "PreToolUse",
+        "Before a tool runs; may deny it or change its input",
+    ),
+    ("PostToolUse", "After a tool succeeded"),
+    ("PostToolUseFailure", "After a tool failed"),
+    (
+        "PostToolBatch",
+        "After every call of one model response has its result",
+    ),
+    (
+        "Notification",
+        "When dcl asks for permission, forwards an elicitation, or the host is idle",
+    ),
+    ("UserPromptSubmit", "When a prompt arrives"),
+    (
+        "UserPromptExpansion",
+        "When a prompt expands a custom slash command or skill",
+    ),
+    ("SessionStart", "When the session's first prompt starts"),
+    ("SessionEnd", "When the session ends"),
+    ("Stop", "When the model stops calling tools"),
+    ("StopFailure", "When a turn ends on an API error"),
+    ("SubagentStart", "When a subagent starts"),
+    ("SubagentStop", "When a subagent stops calling tools"),
+    ("PreCompact", "Before the conversation is compacted"),
+    ("PostCompact", "After the conversation was compacted"),
+    ("PreModelSwitch", "Before set_model changes the model"),
+    (
+        "PostModelSwitch",
+        "After the model changed (set_model or the fallback model)",
+    ),
+    (
+        "PermissionRequest",
+        "Before the host is asked to approve a call",
+    ),
+    ("PermissionDenied", "When a call was denied"),
+    ("Setup", "Init or maintenance run"),
+    ("TeammateIdle", "When an agent-team teammate goes idle"),
+    ("TaskCreated", "When a background agent starts"),
+    ("TaskCompleted", "When a background agent completes"),
+    ("Elicitation", "When an MCP server asks for input"),
+    ("ElicitationResult", "After an MCP elicitation was answered"),
+    (
+        "ConfigChange",
+        "When a permission update wrote a settings file",
+    ),
+    ("WorktreeCreate", "When a git worktree is created"),
+    ("WorktreeRemove", "When a git worktree is removed"),
+    (
+        "InstructionsLoaded",
+        "For each memory file, at the first prompt",
+    ),
+    ("CwdChanged", "When a Bash cd moved the shell's directory"),
+    (
+        "FileChanged",
+        "When Write, Edit or NotebookEdit changed a file",
+    ),
+    (
+        "DirectoryAdded",
+        "When a directory joins the session's workspace",
+    ),
+    ("MessageDisplay", "When a message is displayed"),
+    ("PreSkillShellCommand", "Before a skill's shell line runs"),
+];
+
+/// Whether `event`'s hooks take a matcher in dcl: the tool events, the events with a
+/// matcher field, and FileChanged (the file's name).
+fn supports_matcher(event: &str) -> bool {
+    matches!(
+        event,
+        "PreToolUse"
+            | "PostToolUse"
+            | "PostToolUseFailure"
+            | "PermissionRequest"
+            | "PermissionDenied"
+            | "FileChanged"
+    ) || MATCHER_FIELDS.iter().any(|(e, _)| *e == event)
+}
+
+/// `get_hooks_listing`: the settings files' command hooks (layer by layer, as trusted),
+/// the plugins', and the host's callbacks, by event in the SDK's order.
+pub(crate) fn listing(core: &SessionCore) -> GetHooksListingResponse {
+    let summary = |event: &str| {
+        let base = CATALOG
+            .iter()
+            .find(|(e, _)| *e == event)
+            .map_or("", |(_, s)| *s);
+        match NEVER_FIRED.iter().find(|(e, _)| *e == event) {
+            Some((_, why)) => format!("{base} (dcl never fires this: {why})"),
+            None => base.to_string(),
+        }
+    };
+    let command_row = |event: &str,
+                       m: &command_hooks::Matcher,
+                       h: &command_hooks::CommandHook,
+                       source: &str,
+                       label: &str| HookListingRow {
+        event: event.to_string(),
+        matcher: m.text().to_string(),
+        source: source.into(),
+        source_label: label.into(),
+        kind: "command".into(),
+        display_text: h.command.clone(),
+        command_text: h.command.clone(),
+        content_label: "Command".into(),
+        timeout: Some(h.timeout.as_secs_f64()),
+        extra: Default::default(),
+    };
+    let mut rows = Vec::new();
+    let settings = core.state.with(|s| s.settings.clone());
+    for layer in &settings.layers {
+        let (source, label) = match layer.source {
+            "user" => ("userSettings", "User settings"),
+            "project" => ("projectSettings", "Project settings"),
+            "local" => ("localSettings", "Local settings"),
+            _ => ("flagSettings", "--settings"),
+        };
+        let (hooks, _) = command_hooks::CommandHooks::from_settings(layer.settings.get("hooks"));
+        for (event, matchers) in &hooks.events {
+            for m in matchers {
+                for h in &m.hooks {
+                    rows.push(command_row(event, m, h, source, label));
+                }
+            }
+        }
+    }
+    let plugin_hooks =
+        crate::extensions::read(&core.services.extensions, |e| e.command_hooks.clone());
+    for (event, matchers) in &plugin_hooks.events {
+        for m in matchers {
+            for h in &m.hooks {
+                rows.push(command_row(event, m, h, "pluginHook", "Plugin"));
+            }
+        }
+    }
+    let registrations = core.state.with(|s| s.hooks.registrations.clone());
+    for r in &registrations {
+        for id in &r.callback_ids {
+            rows.push(HookListingRow {
+                event: r.event.clone(),
+                matcher: r.matcher_text.clone(),
+                source: "sessionHook".into(),
+                source_label: "Host callback (initialize.hooks)".into(),
+                kind: "callback".into(),
+                display_text: id.clone(),
+                command_text: id.clone(),
+                content_label: "Callback".into(),
+                timeout: Some(r.timeout.unwrap_or(DEFAULT_TIMEOUT).as_secs_f64()),
+                extra: Default::default(),
+            });
+        }
+    }
+    let order = |event: &str| CATALOG.iter().position(|(e, _)| *e == event);
+    rows.sort_by_key(|r| order(&r.event));
+    let events = CATALOG
+        .iter()
+        .filter_map(|(name, _)| {
+            let count = rows.iter().filter(|r| r.event == *name).count() as u64;
+            (count > 0).then(|| HookListingEvent {
+                name: name.to_string(),
+                summary: summary(name),
+                supports_matcher: supports_matcher(name),
+                hook_count: count,
+                extra: Default::default(),
+            })
+        })
+        .collect();
+    GetHooksListingResponse {
+        events,
+        hooks: rows,
+        event_catalog: CATALOG
+            .iter()
+            .map(|(name, _)| HookListingCatalogEntry {
+                name: name.to_string(),
+                summary: summary(name),
+                supports_matcher: supports_matcher(name),
+                extra: Default::default(),
+            })
+            .collect(),
+        policy: HookListingPolicy::default(),
+        extra: Default::default(),
+    }
+}
+
+/// Fields every hook input carries (the SDK's `BaseHookInput`), and a subagent's id and
+/// type when the event happens inside one.
 fn base_input(ctx: &TurnContext, event: &str) -> Map<String, Value> {
     let core = &ctx.core;
     let live = core.state.live();
@@ -525,14 +802,52 @@ fn base_input(ctx: &TurnContext, event: &str) -> Map<String, Value> {
         "session_id".into(),
         json!(core.services.emitter.session_id()),
     );
-    m.insert("transcript_path".into(), json!(""));
+    // Empty when the session keeps no transcript (`--no-session-persistence`, or before
+    // the first entry creates the file).
+    let transcript = core
+        .persistence
+        .transcript_path()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    m.insert("transcript_path".into(), json!(transcript));
     m.insert("cwd".into(), json!(core.services.cwd.display().to_string()));
     m.insert(
         "permission_mode".into(),
         json!(live.permission_mode.as_str()),
     );
+    if let TurnKind::Subagent {
+        agent_id,
+        agent_type,
+    } = &ctx.kind
+    {
+        m.insert("agent_id".into(), json!(agent_id));
+        m.insert("agent_type".into(), json!(agent_type));
+    }
     m.insert("hook_event_name".into(), json!(event));
     m
+}
+
+/// Runs `event`'s hooks for a moment outside any turn (a control request, the session's
+/// end, an MCP server's elicitation): as the main thread, with nothing to cancel them
+/// but their own timeouts.
+pub(crate) async fn run_outside(
+    core: &Arc<SessionCore>,
+    event: &str,
+    input: Map<String, Value>,
+) -> HookVerdict {
+    let ctx = TurnContext::main(core.clone(), String::new(), CancellationToken::new());
+    run(&ctx, event, None, None, input).await
+}
+
+/// Whether any hook (the host's or a settings file's) is registered for `event`, so a
+/// firing site can skip work that only feeds hooks.
+pub(crate) fn any_for(core: &SessionCore, event: &str) -> bool {
+    core.state
+        .with(|s| s.hooks.registrations.iter().any(|r| r.event == event))
+        || core.services.command_hooks.events.contains_key(event)
+        || crate::extensions::read(&core.services.extensions, |e| {
+            e.command_hooks.events.contains_key(event)
+        })
 }
 
 #[cfg(test)]
@@ -583,12 +898,49 @@ mod tests {
         let init: InitializeRequest = serde_json::from_value(json!({
             "hooks": {"PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["hook_0"]}],
                       "PreCompact": [{"hookCallbackIds": ["hook_1"]}],
-                      "Notification": [{"hookCallbackIds": ["hook_2"]}]}
+                      "Notification": [{"hookCallbackIds": ["hook_2"]}],
+                      "Setup": [{"hookCallbackIds": ["hook_3"]}, {"hookCallbackIds": ["hook_4"]}]}
         }))
         .unwrap();
         let (reg, warnings) = HookRegistry::from_initialize(&init).unwrap();
-        assert_eq!(reg.registrations.len(), 3);
-        assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].contains("Notification"));
+        assert_eq!(reg.registrations.len(), 5);
+        // Once per event, with the reason.
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("Setup") && warnings[0].contains("never fires"));
+    }
+
+    #[test]
+    fn every_sdk_event_is_fired_or_said_never_to_fire() {
+        assert_eq!(HookEventName::ALL.len(), 34);
+        let catalog: Vec<&str> = CATALOG.iter().map(|(e, _)| *e).collect();
+        let all: Vec<&str> = HookEventName::ALL.iter().map(|e| e.as_str()).collect();
+        assert_eq!(catalog, all, "the listing's catalog is the SDK's order");
+        for e in HookEventName::ALL {
+            let name = e.as_str();
+            let fired = FIRED_EVENTS.contains(&name);
+            let never = NEVER_FIRED.iter().any(|(n, _)| *n == name);
+            assert!(fired != never, "{name}: fired {fired}, never {never}");
+            assert_eq!(never_fired_warning(name).is_some(), never, "{name}");
+        }
+    }
+
+    #[test]
+    fn the_most_cautious_elicitation_answer_wins() {
+        let out = |a: &str| HookOutput {
+            hook_specific_output: Some(
+                json!({"hookEventName": "Elicitation", "action": a, "content": {"a": a}})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
+            ..Default::default()
+        };
+        let mut v = HookVerdict::default();
+        fold(&mut v, "Elicitation", None, out("accept"));
+        assert_eq!(v.elicitation_action.as_deref(), Some("accept"));
+        fold(&mut v, "Elicitation", None, out("decline"));
+        fold(&mut v, "Elicitation", None, out("accept"));
+        assert_eq!(v.elicitation_action.as_deref(), Some("decline"));
+        assert_eq!(v.elicitation_content, Some(json!({"a": "decline"})));
     }
 }

@@ -39,6 +39,9 @@ impl std::fmt::Display for HostError {
 }
 
 pub struct HostChannel {
+    /// The session this channel serves, for requests made outside a turn (an MCP
+    /// server's elicitation) that run its hooks first. Weak: the session owns the channel.
+    session: std::sync::OnceLock<std::sync::Weak<super::services::SessionCore>>,
     pending: Mutex<HashMap<String, oneshot::Sender<ControlResponse>>>,
     input_closed: AtomicBool,
     closed_signal: CancellationToken,
@@ -48,6 +51,7 @@ pub struct HostChannel {
 impl HostChannel {
     pub fn new(timeout: Duration) -> Self {
         HostChannel {
+            session: std::sync::OnceLock::new(),
             pending: Mutex::new(HashMap::new()),
             input_closed: AtomicBool::new(false),
             closed_signal: CancellationToken::new(),
@@ -60,6 +64,16 @@ impl HostChannel {
             Ok(g) => g,
             Err(p) => p.into_inner(),
         }
+    }
+
+    /// Ties the channel to its session (once, when the session is built).
+    pub(crate) fn attach_session(&self, core: &std::sync::Arc<super::services::SessionCore>) {
+        let _ = self.session.set(std::sync::Arc::downgrade(core));
+    }
+
+    /// The session, while it lives.
+    pub(crate) fn session(&self) -> Option<std::sync::Arc<super::services::SessionCore>> {
+        self.session.get()?.upgrade()
     }
 
     pub fn input_closed(&self) -> bool {

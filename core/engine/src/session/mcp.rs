@@ -49,17 +49,25 @@ impl HostRpc for ControlRpc {
         server: &str,
         request: Value,
     ) -> futures::future::BoxFuture<'_, Result<Value, String>> {
-        let request = serde_json::to_value(elicitation_request(server, &request));
+        let wire = serde_json::to_value(elicitation_request(server, &request));
+        let server = server.to_string();
         Box::pin(async move {
-            let request = request.map_err(|e| e.to_string())?;
-            let answer = self
-                .host
-                .request(&self.emitter, request, &self.closed)
-                .await
-                .map_err(|e| e.to_string())?;
-            let answer: ElicitationResponse = serde_json::from_value(answer)
-                .map_err(|e| format!("malformed elicitation answer: {e}"))?;
-            serde_json::to_value(answer).map_err(|e| e.to_string())
+            let ask_host = async {
+                let wire = wire.map_err(|e| e.to_string())?;
+                let answer = self
+                    .host
+                    .request(&self.emitter, wire, &self.closed)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let answer: ElicitationResponse = serde_json::from_value(answer)
+                    .map_err(|e| format!("malformed elicitation answer: {e}"))?;
+                serde_json::to_value(answer).map_err(|e| e.to_string())
+            };
+            // Elicitation hooks may answer before the host is asked.
+            match self.host.session() {
+                Some(core) => super::requests::elicit(&core, &server, &request, ask_host).await,
+                None => ask_host.await,
+            }
         })
     }
 }

@@ -17,6 +17,7 @@ mod init;
 mod mcp;
 pub mod models;
 mod persist;
+pub(crate) mod requests;
 mod services;
 mod state;
 mod turn;
@@ -81,6 +82,13 @@ impl Session {
     /// Validates the options and starts the session actor on `handle`.
     pub fn spawn(handle: &Handle, options: SessionOptions) -> Result<Session, OptionsError> {
         let core = Arc::new(SessionCore::build(options)?);
+        // MCP elicitations reach the session's hooks through the host channel.
+        core.services.host.attach_session(&core);
+        // Background shells fire TaskCreated / TaskCompleted.
+        core.services
+            .shell
+            .background
+            .set_listener(Arc::new(requests::ShellTaskHooks(Arc::downgrade(&core))));
         let capacity = core
             .services
             .opts

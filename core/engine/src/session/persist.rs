@@ -108,6 +108,44 @@ impl Persistence {
         }
     }
 
+    /// The transcript's file, once it exists (hook inputs' `transcript_path`).
+    pub fn transcript_path(&self) -> Option<std::path::PathBuf> {
+        let r = self.recorder.as_ref()?;
+        match &*lock(&r.state) {
+            RecState::Open(t) => Some(t.path().to_path_buf()),
+            _ => None,
+        }
+    }
+
+    /// A subagent's transcript file, once it exists (SubagentStop's
+    /// `agent_transcript_path`).
+    pub fn subagent_transcript_path(&self, agent_id: &str) -> Option<std::path::PathBuf> {
+        let r = self.recorder.as_ref()?;
+        match &*lock(&r.state) {
+            RecState::Open(t) => t.subagent_path(agent_id).ok().filter(|p| p.is_file()),
+            _ => None,
+        }
+    }
+
+    /// `rename_session`: a `custom-title` entry in the transcript (created if the session
+    /// has none yet). Errs when the session keeps no transcript.
+    pub fn rename(&self, title: &str) -> Result<(), String> {
+        let r = self
+            .recorder
+            .as_ref()
+            .ok_or("this session keeps no transcript (--no-session-persistence)")?;
+        let mut result = Err("the session's transcript could not be created".to_string());
+        r.with_transcript(|t| {
+            let written = t.custom_title(title);
+            result = match &written {
+                Ok(()) => Ok(()),
+                Err(e) => Err(format!("{}: {e}", t.path().display())),
+            };
+            written
+        });
+        result
+    }
+
     /// Why the session could not be opened as asked, if it could not.
     pub fn startup_error(&self) -> Option<String> {
         lock(&self.startup_error).clone()

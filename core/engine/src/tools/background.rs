@@ -115,13 +115,32 @@ impl Shell {
     }
 }
 
+/// Told of each shell's life, in order, from the task that reaps it: its start, then its
+/// exit when it ended by itself (not when it was killed). The session's TaskCreated /
+/// TaskCompleted hooks.
+pub trait ShellListener: Send + Sync {
+    fn started<'a>(&'a self, id: &'a str, command: &'a str) -> BoxFuture<'a, ()>;
+    fn exited<'a>(&'a self, id: &'a str, command: &'a str, code: i32) -> BoxFuture<'a, ()>;
+}
+
 /// The session's background shells.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct BackgroundShells {
     next_id: AtomicU64,
     shells: Mutex<BTreeMap<u64, Arc<Shell>>>,
     /// Created on first use; removed (with the output files) when the registry drops.
     dir: Mutex<Option<PathBuf>>,
+    listener: Mutex<Option<Arc<dyn ShellListener>>>,
+}
+
+impl std::fmt::Debug for BackgroundShells {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BackgroundShells")
+            .field("next_id", &self.next_id)
+            .field("shells", &self.shells)
+            .field("dir", &self.dir)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What one BashOutput call returns: output new since the previous call.
@@ -137,6 +156,11 @@ pub(crate) struct NewOutput {
 impl BackgroundShells {
     pub fn new() -> Self {
         BackgroundShells::default()
+    }
+
+    /// Who hears of shells started from now on.
+    pub fn set_listener(&self, listener: Arc<dyn ShellListener>) {
+        *lock(&self.listener) = Some(listener);
     }
 
     /// Starts `command` with `bash -c` in `cwd`, detached from the caller, and returns
@@ -205,15 +229,30 @@ impl BackgroundShells {
             read_offsets: Mutex::new((0, 0)),
         });
         lock(&self.shells).insert(n, shell.clone());
+        let listener = lock(&self.listener).clone();
 
         tokio::spawn(async move {
-            let code = match child.wait().await {
-                Ok(status) => exit_code(status),
-                Err(_) => -1,
+            let started = async {
+                if let Some(l) = &listener {
+                    l.started(&shell.id, &shell.command).await;
+                }
             };
-            let mut status = lock(&shell.status);
-            if *status == ShellStatus::Running {
-                *status = ShellStatus::Exited(code);
+            // Reaped at once even while a slow start hook runs, so the status is right.
+            let reaped = async {
+                let code = match child.wait().await {
+                    Ok(status) => exit_code(status),
+                    Err(_) => -1,
+                };
+                let mut status = lock(&shell.status);
+                let running = *status == ShellStatus::Running;
+                if running {
+                    *status = ShellStatus::Exited(code);
+                }
+                (code, running)
+            };
+            let ((), (code, ended_itself)) = tokio::join!(started, reaped);
+            if let (Some(l), true) = (&listener, ended_itself) {
+                l.exited(&shell.id, &shell.command, code).await;
             }
         });
         Ok(id)

@@ -48,7 +48,13 @@ pub(crate) async fn run_turn(
     if let Some(done) = super::builtin::handle(ctx, conv, &mut st, &prompt) {
         return done;
     }
-    let prompt = super::custom_commands::expand(ctx, &mut st, prompt);
+    let (prompt, expansion_context) =
+        match super::custom_commands::expand(ctx, &mut st, prompt).await {
+            Ok(expanded) => expanded,
+            Err(reason) => {
+                return result::finish(ctx, conv, &mut st, Finish::HookStopped(reason));
+            }
+        };
     let mut user_blocks: Vec<ContentBlock> =
         core.state.with(|s| std::mem::take(&mut s.pending_context));
     let as_text = matches!(
@@ -57,7 +63,8 @@ pub(crate) async fn run_turn(
     );
     user_blocks.extend(prompt.message.message.content.clone().into_blocks());
     match prompt_hooks(ctx, &prompt).await {
-        PromptHooks::Proceed(context) => {
+        PromptHooks::Proceed(mut context) => {
+            context.splice(0..0, expansion_context);
             // Hook context goes first so the prompt stays the message's last word.
             let mut blocks: Vec<ContentBlock> =
                 context.into_iter().map(ContentBlock::text).collect();
@@ -90,7 +97,46 @@ pub(crate) async fn run_turn(
         Finish::Completed => {
             result::finish_and_suggest(ctx, conv, &mut st, Finish::Completed).await
         }
+        Finish::ApiError(e) => {
+            stop_failure_hooks(ctx, &st, &e).await;
+            result::finish(ctx, conv, &mut st, Finish::ApiError(e))
+        }
         how => result::finish(ctx, conv, &mut st, how),
+    }
+}
+
+/// StopFailure: the turn ends on an API error instead of the model's answer. Its output
+/// is not acted on (the reference ignores it too): the turn is over either way.
+async fn stop_failure_hooks(ctx: &TurnContext, st: &TurnState, e: &crate::model::ModelError) {
+    let mut input = Map::new();
+    input.insert("error".into(), json!(e.assistant_error()));
+    input.insert("error_details".into(), json!(e.to_string()));
+    if let Some(t) = &st.last_text {
+        input.insert("last_assistant_message".into(), json!(t));
+    }
+    hooks::run(ctx, "StopFailure", None, None, input).await;
+}
+
+/// InstructionsLoaded: one per memory file (DCL.md, CLAUDE.md, AGENTS.md,
+/// CLAUDE.local.md) the session's system prompt carries, when its first prompt starts.
+async fn instructions_loaded_hooks(ctx: &TurnContext) {
+    for file in &ctx.core.services.memory {
+        let memory_type = if file
+            .path
+            .file_name()
+            .is_some_and(|n| n == "CLAUDE.local.md")
+        {
+            "Local"
+        } else if file.scope == "user" {
+            "User"
+        } else {
+            "Project"
+        };
+        let mut input = Map::new();
+        input.insert("file_path".into(), json!(file.path.display().to_string()));
+        input.insert("memory_type".into(), json!(memory_type));
+        input.insert("load_reason".into(), json!("session_start"));
+        hooks::run(ctx, "InstructionsLoaded", None, None, input).await;
     }
 }
 
@@ -246,6 +292,7 @@ async fn prompt_hooks(ctx: &TurnContext, prompt: &QueuedPrompt) -> PromptHooks {
         .state
         .with(|s| !std::mem::replace(&mut s.session_started, true));
     if first {
+        instructions_loaded_hooks(ctx).await;
         let mut input = Map::new();
         input.insert("source".into(), json!("startup"));
         let v = hooks::run(ctx, "SessionStart", None, None, input).await;
@@ -286,7 +333,14 @@ async fn stop_hooks_and_checks(ctx: &TurnContext, st: &mut TurnState) -> AfterSt
         } => {
             input.insert("agent_id".into(), json!(agent_id));
             input.insert("agent_type".into(), json!(agent_type));
-            input.insert("agent_transcript_path".into(), json!(""));
+            // Empty when the session keeps no transcript.
+            let path = ctx
+                .core
+                .persistence
+                .subagent_transcript_path(agent_id)
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            input.insert("agent_transcript_path".into(), json!(path));
             "SubagentStop"
         }
     };

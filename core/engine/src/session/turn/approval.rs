@@ -169,7 +169,7 @@ async fn permission_request_hooks(
     match d.get("behavior").and_then(Value::as_str) {
         Some("allow") => Some(Decision::Allow({
             if let Some(updates) = d.get("updatedPermissions").and_then(Value::as_array) {
-                apply_permission_updates(ctx, updates);
+                apply_permission_updates(ctx, updates).await;
             }
             d.get("updatedInput")
                 .filter(|u| u.as_object().is_some_and(|o| !o.is_empty()))
@@ -215,6 +215,7 @@ async fn ask_host(
         Ok(v) => v,
         Err(e) => return Decision::Deny(format!("could not build the approval request: {e}")),
     };
+    notify_permission_prompt(ctx, &tu.name).await;
     let services = &ctx.core.services;
     let answer = services
         .host
@@ -228,7 +229,7 @@ async fn ask_host(
                 ..
             }) => {
                 if let Some(updates) = updated_permissions {
-                    apply_permission_updates(ctx, &updates);
+                    apply_permission_updates(ctx, &updates).await;
                 }
                 // `{}` means "as it is" (Java SDKs send it for a plain allow).
                 Decision::Allow(
@@ -268,7 +269,7 @@ async fn ask_host(
 /// user configured) reaches here, never the model's input: the write is the host's
 /// explicit decision, so protected-file asks do not apply to it. What could not be
 /// applied is said on the stream as a warning.
-fn apply_permission_updates(ctx: &TurnContext, updates: &[Value]) {
+async fn apply_permission_updates(ctx: &TurnContext, updates: &[Value]) {
     let core = &ctx.core;
     let files = &core.services.settings_files;
     let (errors, mode) = core.state.with(|s| {
@@ -282,11 +283,102 @@ fn apply_permission_updates(ctx: &TurnContext, updates: &[Value]) {
     if let Some(m) = mode {
         tracing::debug!("updatedPermissions: permission mode is now {}", m.as_str());
     }
+    for (event, input) in update_hook_events(updates, files, &core.services.cwd, &errors) {
+        hooks::run(ctx, event, None, None, input).await;
+    }
     for e in errors {
         tracing::warn!("{e}");
         ctx.emitter
             .system(SystemInformational::warning(e.to_string()));
     }
+}
+
+/// Notification (`permission_prompt`) as dcl asks the host to approve a call, worded as
+/// the reference words it. Only `additionalContext` could come back, and a permission
+/// prompt has nowhere to put it, so the answer is not read.
+async fn notify_permission_prompt(ctx: &TurnContext, tool_name: &str) {
+    let mut input = Map::new();
+    input.insert(
+        "message".into(),
+        json!(format!("Claude needs your permission to use {tool_name}")),
+    );
+    input.insert("title".into(), json!("Permission needed"));
+    input.insert("notification_type".into(), json!("permission_prompt"));
+    hooks::run(ctx, "Notification", None, None, input).await;
+}
+
+/// The hooks applied `updatedPermissions` call for: ConfigChange for each settings file
+/// written (`user_settings`, `project_settings`, `local_settings`, with its path), and
+/// DirectoryAdded for each `addDirectories` directory (`register_repo_root`: the SDK's
+/// word for a directory a host added, as opposed to a user's `/add-dir`). Entries that
+/// failed fire nothing.
+fn update_hook_events(
+    updates: &[Value],
+    files: &host_decision::SettingsFiles,
+    cwd: &std::path::Path,
+    errors: &[host_decision::UpdateError],
+) -> Vec<(&'static str, Map<String, Value>)> {
+    use host_decision::UpdateError;
+    let failed_index = |i: usize| {
+        errors.iter().any(|e| match e {
+            UpdateError::Invalid { index, .. } | UpdateError::BypassInProject { index } => {
+                *index == i
+            }
+            _ => false,
+        })
+    };
+    let failed_path = |p: &std::path::Path| {
+        errors.iter().any(|e| match e {
+            UpdateError::Write { path, .. }
+            | UpdateError::NotAnObject { path }
+            | UpdateError::Symlinked { path } => path == p,
+            _ => false,
+        })
+    };
+    let mut out = Vec::new();
+    let mut written: Vec<(&'static str, std::path::PathBuf)> = Vec::new();
+    for (i, u) in updates.iter().enumerate() {
+        if failed_index(i) {
+            continue;
+        }
+        let file = match u.get("destination").and_then(Value::as_str) {
+            Some("userSettings") => files.user.clone().map(|p| ("user_settings", p)),
+            Some("projectSettings") => Some(("project_settings", files.project.clone())),
+            Some("localSettings") => Some(("local_settings", files.local.clone())),
+            _ => None,
+        };
+        if let Some((source, path)) = file
+            && !failed_path(&path)
+            && !written.iter().any(|(_, p)| *p == path)
+        {
+            written.push((source, path));
+        }
+        if u.get("type").and_then(Value::as_str) == Some("addDirectories") {
+            for dir in u
+                .get("directories")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
+                let mut input = Map::new();
+                // The SDK's `directory` is absolute; a relative one is the session's.
+                input.insert(
+                    "directory".into(),
+                    json!(cwd.join(dir).display().to_string()),
+                );
+                input.insert("source".into(), json!("register_repo_root"));
+                out.push(("DirectoryAdded", input));
+            }
+        }
+    }
+    for (source, path) in written {
+        let mut input = Map::new();
+        input.insert("source".into(), json!(source));
+        input.insert("file_path".into(), json!(path.display().to_string()));
+        out.push(("ConfigChange", input));
+    }
+    out
 }
 
 #[cfg(test)]

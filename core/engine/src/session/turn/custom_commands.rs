@@ -4,10 +4,12 @@
 //! on that model; its `allowed-tools` are allow rules for its turn only.
 
 use dcl_protocol::{ContentBlock, MessageContent};
+use serde_json::{Map, json};
 
 use super::{TurnContext, TurnState};
 use crate::extensions;
 use crate::session::QueuedPrompt;
+use crate::session::hooks;
 
 /// What `/name args` becomes.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,15 +19,32 @@ struct Expansion {
     text: String,
     model: Option<String>,
     allowed_tools: Vec<String>,
+    /// `command` or `skill`: the hook input's `command_source`.
+    source: &'static str,
 }
 
-/// Returns `prompt` with a custom command expanded (unchanged when it names none), and
-/// sets the turn's model and grants from the command.
-pub(super) fn expand(ctx: &TurnContext, st: &mut TurnState, prompt: QueuedPrompt) -> QueuedPrompt {
+/// Returns `prompt` with a custom command expanded (unchanged when it names none) and the
+/// UserPromptExpansion hooks' context for the model, and sets the turn's model and grants
+/// from the command. `Err`: a hook blocked the expansion (or stopped the turn), its reason.
+pub(super) async fn expand(
+    ctx: &TurnContext,
+    st: &mut TurnState,
+    prompt: QueuedPrompt,
+) -> Result<(QueuedPrompt, Vec<String>), String> {
     let text = prompt.message.message.content.text();
     let Some(found) = lookup(ctx, &text) else {
-        return prompt;
+        return Ok((prompt, Vec::new()));
     };
+    let mut input = Map::new();
+    input.insert("expansion_type".into(), json!("slash_command"));
+    input.insert("command_name".into(), json!(found.name));
+    input.insert("command_args".into(), json!(found.args));
+    input.insert("command_source".into(), json!(found.source));
+    input.insert("prompt".into(), json!(text));
+    let v = hooks::run(ctx, "UserPromptExpansion", None, None, input).await;
+    if let Some(reason) = v.stop.or(v.block) {
+        return Err(reason);
+    }
     if let Some(model) = super::subagent::resolve_model(&ctx.core, found.model.as_deref()) {
         st.model = model;
     }
@@ -55,7 +74,7 @@ pub(super) fn expand(ctx: &TurnContext, st: &mut TurnState, prompt: QueuedPrompt
     )));
     blocks.push(ContentBlock::text(found.text));
     prompt.message.message.content = MessageContent::Blocks(blocks);
-    prompt
+    Ok((prompt, v.additional_context))
 }
 
 fn lookup(ctx: &TurnContext, text: &str) -> Option<Expansion> {
@@ -75,6 +94,7 @@ fn lookup(ctx: &TurnContext, text: &str) -> Option<Expansion> {
                 text: c.expand(args),
                 model: c.model.clone(),
                 allowed_tools: c.allowed_tools.clone(),
+                source: "command",
             });
         }
         e.skills.get(name).map(|s| Expansion {
@@ -83,6 +103,7 @@ fn lookup(ctx: &TurnContext, text: &str) -> Option<Expansion> {
             text: s.content(args),
             model: None,
             allowed_tools: s.allowed_tools.clone(),
+            source: "skill",
         })
     })
 }

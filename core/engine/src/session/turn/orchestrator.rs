@@ -145,6 +145,8 @@ pub(super) async fn run_calls(
         }
     }
     let mut interrupted = false;
+    // What PostToolBatch hooks see: every call of this response that ran.
+    let mut ran = Vec::new();
     for (start, end) in batches(&read_only) {
         let stopped = st.hook_stop.is_some() || st.deferred.is_some();
         if interrupted || ctx.cancel.is_cancelled() || stopped {
@@ -195,14 +197,58 @@ pub(super) async fn run_calls(
             } else if p.tu.name == STRUCTURED_OUTPUT_TOOL && out.is_error {
                 st.invalid_outputs += 1;
             }
+            if let Some(input) = p.approved.as_ref().filter(|_| p.early.is_none()) {
+                let mut call = tool_hook_input(&p.tu, input.clone());
+                call.insert("tool_response".into(), tool_response(&out));
+                ran.push(Value::Object(call));
+            }
             finish_call(ctx, conv, st, p, out, elapsed).await;
         }
     }
     if interrupted || ctx.cancel.is_cancelled() {
-        CallOutcome::Interrupted
-    } else {
-        CallOutcome::Done
+        return CallOutcome::Interrupted;
     }
+    if !ran.is_empty() && st.hook_stop.is_none() {
+        post_tool_batch(ctx, conv, st, ran).await;
+    }
+    CallOutcome::Done
+}
+
+/// PostToolBatch: once every call of one model response has its result, before the
+/// model is asked again. `continue: false` ends the turn; `additionalContext` (and a
+/// block's reason) reach the model beside the results.
+async fn post_tool_batch(
+    ctx: &TurnContext,
+    conv: &mut Conversation,
+    st: &mut TurnState,
+    calls: Vec<Value>,
+) {
+    let mut input = Map::new();
+    input.insert("tool_calls".into(), Value::Array(calls));
+    let v = hooks::run(ctx, "PostToolBatch", None, None, input).await;
+    if let Some(reason) = v.stop {
+        st.hook_stop = Some(reason);
+        return;
+    }
+    let mut context = v.additional_context;
+    if let Some(reason) = v.block {
+        context.push(format!("PostToolBatch hook feedback: {reason}"));
+    }
+    if !context.is_empty() {
+        ctx.record_note(
+            conv,
+            format!("<hook-context>\n{}\n</hook-context>", context.join("\n")),
+            UserOrigin::Continuation,
+        );
+    }
+}
+
+/// A call's output as PostToolUse / PostToolBatch hooks see it.
+fn tool_response(output: &ToolOutput) -> Value {
+    output
+        .structured
+        .clone()
+        .unwrap_or_else(|| json!(output.content.to_text()))
 }
 
 async fn prepare(
@@ -337,40 +383,132 @@ async fn execute(ctx: &TurnContext, p: &Prepared) -> (ToolOutput, Option<Value>)
         return (subagent::run(ctx, &p.tu, input).await, None);
     }
     let checkpoints = &ctx.core.services.checkpoints;
+    // The files an edit touches (and whether each was there) and the shell's directory
+    // before the call, for FileChanged and CwdChanged hooks.
+    let mut edited: Vec<(std::path::PathBuf, bool)> = Vec::new();
+    let cwd_before = p.tool_ctx.shell.cwd();
     let (pending, mut notes) = match &p.tool {
         Some(t) if matches!(t.kind(), ToolKind::Edit | ToolKind::Execute) => {
             let paths = match t.kind() {
                 ToolKind::Edit => t.paths(&input, &p.tool_ctx),
                 _ => Vec::new(),
             };
+            edited = paths.iter().map(|f| (f.clone(), f.exists())).collect();
             checkpoints.before(&ctx.prompt_uuid, t.kind(), paths).await
         }
         _ => Default::default(),
     };
-    let output = match &p.tool {
-        Some(t) => t.call(input, &p.tool_ctx).await,
-        None if ctx.is_host_tool(&p.tu.name) => {
-            crate::session::mcp::call(
-                &ctx.core.services,
-                &p.tu.name,
-                &p.tu.id,
-                input,
-                &p.tool_ctx.cancel,
-            )
-            .await
+    let call = async {
+        match &p.tool {
+            Some(t) => t.call(input, &p.tool_ctx).await,
+            None if ctx.is_host_tool(&p.tu.name) => {
+                crate::session::mcp::call(
+                    &ctx.core.services,
+                    &p.tu.name,
+                    &p.tu.id,
+                    input,
+                    &p.tool_ctx.cancel,
+                )
+                .await
+            }
+            None => ToolOutput::error(format!(
+                "<tool_use_error>Error: No such tool available: {}</tool_use_error>",
+                p.tu.name
+            )),
         }
-        None => ToolOutput::error(format!(
-            "<tool_use_error>Error: No such tool available: {}</tool_use_error>",
-            p.tu.name
-        )),
     };
+    let output = with_progress(ctx, &p.tu, call).await;
     notes.extend(checkpoints.after(&ctx.prompt_uuid, pending).await);
+    if !output.is_error {
+        file_changed_hooks(ctx, &p.tu, &edited).await;
+    }
+    cwd_changed_hooks(ctx, &cwd_before).await;
     for note in notes {
         // Said to the host, not the model: the call itself went as it would without them.
         ctx.emitter
             .system(dcl_protocol::SystemInformational::warning(note));
     }
     (output, None)
+}
+
+/// How often a running call reports `tool_progress` (`DCL_TOOL_PROGRESS_MS`).
+const TOOL_PROGRESS_EVERY: Duration = Duration::from_secs(5);
+
+/// Runs one call, saying `tool_progress` (elapsed seconds) each [`TOOL_PROGRESS_EVERY`]
+/// while it runs, as the reference does for long calls. Claude stream-json only: the
+/// Qoder SDK does not know the line.
+async fn with_progress(
+    ctx: &TurnContext,
+    tu: &ToolUseBlock,
+    call: impl std::future::Future<Output = ToolOutput>,
+) -> ToolOutput {
+    let services = &ctx.core.services;
+    if !services.stream_json() || services.qoder() {
+        return call.await;
+    }
+    let every = services
+        .env
+        .get("DCL_TOOL_PROGRESS_MS")
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(TOOL_PROGRESS_EVERY, |ms| Duration::from_millis(ms.max(50)));
+    let started = Instant::now();
+    tokio::pin!(call);
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    loop {
+        tokio::select! {
+            out = &mut call => return out,
+            _ = ticks.tick() => {
+                ctx.emitter.emit(dcl_protocol::Message::ToolProgress(
+                    dcl_protocol::ToolProgressMessage {
+                        tool_use_id: tu.id.clone(),
+                        tool_name: tu.name.clone(),
+                        parent_tool_use_id: ctx.emitter.parent_tool_use_id().map(str::to_string),
+                        elapsed_time_seconds: started.elapsed().as_secs_f64().round(),
+                        session_id: String::new(),
+                        uuid: String::new(),
+                        extra: Extra::new(),
+                    },
+                ));
+            }
+        }
+    }
+}
+
+/// FileChanged for each file a successful Write/Edit/NotebookEdit call touched: `add`
+/// for one it created, `unlink` for one gone after it, `change` otherwise. Matchers test
+/// the file's name.
+async fn file_changed_hooks(
+    ctx: &TurnContext,
+    tu: &ToolUseBlock,
+    edited: &[(std::path::PathBuf, bool)],
+) {
+    for (path, existed) in edited {
+        let event = match (*existed, path.exists()) {
+            (false, true) => "add",
+            (true, false) => "unlink",
+            _ => "change",
+        };
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut input = Map::new();
+        input.insert("file_path".into(), json!(path.display().to_string()));
+        input.insert("event".into(), json!(event));
+        hooks::run(ctx, "FileChanged", Some(&name), Some(&tu.id), input).await;
+    }
+}
+
+/// CwdChanged when a call moved the shell's persistent directory (a Bash `cd`).
+async fn cwd_changed_hooks(ctx: &TurnContext, before: &std::path::Path) {
+    let after = ctx.core.services.shell.cwd();
+    if after.as_path() == before {
+        return;
+    }
+    let mut input = Map::new();
+    input.insert("old_cwd".into(), json!(before.display().to_string()));
+    input.insert("new_cwd".into(), json!(after.display().to_string()));
+    hooks::run(ctx, "CwdChanged", None, None, input).await;
 }
 
 /// PostToolUse hooks for a call that ran, hook context, and the tool_result line.
@@ -400,13 +538,7 @@ async fn finish_call(
         if output.is_error {
             hook_input.insert("error".into(), json!(output.content.to_text()));
         } else {
-            hook_input.insert(
-                "tool_response".into(),
-                output
-                    .structured
-                    .clone()
-                    .unwrap_or_else(|| json!(output.content.to_text())),
-            );
+            hook_input.insert("tool_response".into(), tool_response(&output));
         }
         let post = hooks::run(ctx, event, Some(&tu.name), Some(&tu.id), hook_input).await;
         if let Some(reason) = post.stop {

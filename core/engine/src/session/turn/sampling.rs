@@ -73,7 +73,24 @@ pub(super) async fn sample_with_fallback(
         "{} failed ({e}); switching to the fallback model {fallback}",
         st.model
     )));
+    // PostModelSwitch only: dcl switches on its own (`source: auto`), there is nothing a
+    // PreModelSwitch hook could refuse short of failing the turn.
+    let input = crate::session::requests::model_switch_input(
+        &ctx.core,
+        &st.model,
+        &fallback,
+        ctx.core.services.opts.fallback_model.as_deref(),
+        "auto",
+    );
     st.model = fallback;
+    let v = crate::session::hooks::run(ctx, "PostModelSwitch", None, None, input).await;
+    if !v.additional_context.is_empty() {
+        ctx.record_note(
+            conv,
+            v.additional_context.join("\n"),
+            crate::session::conversation::UserOrigin::Continuation,
+        );
+    }
     let request = build_request(ctx, conv, &st.model);
     sample(ctx, conv, request, st).await
 }

@@ -287,6 +287,9 @@ fn start_background(
     let tool_use_id = tu.id.clone();
     let emitter = core.services.emitter.clone();
     tokio::spawn(async move {
+        let prompt = input.prompt.clone();
+        let task_hook = crate::session::requests::task_hook;
+        task_hook(&core, "TaskCreated", &task_id, &description, &prompt).await;
         let began = Instant::now();
         let ticker = progress.map(|p| {
             let emitter = emitter.clone();
@@ -325,6 +328,9 @@ fn start_background(
             (Ok(text), false) => (TaskEndStatus::Completed, text.clone()),
             (Err(e), false) => (TaskEndStatus::Failed, e.clone()),
         };
+        if status == TaskEndStatus::Completed {
+            task_hook(&core, "TaskCompleted", &task_id, &description, &prompt).await;
+        }
         emitter.system(SystemTaskNotification::new(
             task_id.clone(),
             tool_use_id.clone(),
