@@ -14,6 +14,8 @@
 //! also the runtime `pyo3-async-runtimes` uses, so there is a single tokio runtime per
 //! process whatever the front end.
 
+mod host;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -381,6 +383,9 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DCL_VERSION", dcl_protocol::DCL_VERSION)?;
     m.add("PROTOCOL_LEVEL", dcl_protocol::PROTOCOL_LEVEL)?;
     m.add_class::<Session>()?;
+    m.add_class::<host::Host>()?;
+    m.add_class::<host::Waker>()?;
+    m.add_class::<host::McpServer>()?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_function(wrap_pyfunction!(sessions, m)?)?;
     Ok(())

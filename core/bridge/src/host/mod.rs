@@ -239,13 +239,23 @@ impl Host {
     /// when the session ends — arrives as a `control_response` event carrying the returned
     /// id.
     pub fn call(&self, request: Value) -> Result<String, HostError> {
-        self.shared.call(request, Waiter::Event)
+        self.shared.call(request, Waiter::Event, None)
+    }
+
+    /// [`Host::call`] with its own timeout instead of [`HostConfig::control_timeout`]
+    /// (`initialize` may take longer: MCP servers start).
+    pub fn call_with_timeout(
+        &self,
+        request: Value,
+        timeout: Option<Duration>,
+    ) -> Result<String, HostError> {
+        self.shared.call(request, Waiter::Event, timeout)
     }
 
     /// [`Host::call`] as a future of the response payload.
     pub async fn request(&self, request: Value) -> Result<Value, HostError> {
         let (tx, rx) = oneshot::channel();
-        self.shared.call(request, Waiter::Future(tx))?;
+        self.shared.call(request, Waiter::Future(tx), None)?;
         rx.await.unwrap_or(Err(HostError::Ended))
     }
 
@@ -452,7 +462,12 @@ impl Shared {
         format!("req_{n}_{salt}")
     }
 
-    fn call(self: &Arc<Self>, request: Value, waiter: Waiter) -> Result<String, HostError> {
+    fn call(
+        self: &Arc<Self>,
+        request: Value,
+        waiter: Waiter,
+        timeout: Option<Duration>,
+    ) -> Result<String, HostError> {
         let subtype = request
             .get("subtype")
             .and_then(Value::as_str)
@@ -464,7 +479,8 @@ impl Shared {
             if state.ended {
                 return Err(HostError::Ended);
             }
-            let timer = self.timer(id.clone(), self.config.control_timeout, Expiry::Control);
+            let after = timeout.unwrap_or(self.config.control_timeout);
+            let timer = self.timer(id.clone(), after, Expiry::Control);
             state.outbound.insert(
                 id.clone(),
                 OutboundEntry {
@@ -562,6 +578,12 @@ impl Shared {
                         "request_id": id,
                         "error": HostError::Timeout(subtype).to_string(),
                         "timeout": true,
+                    }),
+                    Err(HostError::Ended) => json!({
+                        "subtype": "error",
+                        "request_id": id,
+                        "error": HostError::Ended.to_string(),
+                        "ended": true,
                     }),
                     Err(e) => json!({"subtype": "error", "request_id": id, "error": e.to_string()}),
                 };
