@@ -59,6 +59,12 @@ pub struct Waker {
     inner: Arc<BridgeWaker>,
 }
 
+impl Waker {
+    pub(crate) fn shared(&self) -> Arc<BridgeWaker> {
+        Arc::clone(&self.inner)
+    }
+}
+
 #[pymethods]
 impl Waker {
     #[new]

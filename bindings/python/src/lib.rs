@@ -284,6 +284,32 @@ impl Session {
         self.reader(Take::Batch(max.max(1))).future(py)
     }
 
+    /// Every outbound line that is ready (at most `max`), without waiting: `None` when
+    /// none is, `[]` once the session has ended. With `arm`, the way to read many sessions
+    /// on one event loop.
+    #[pyo3(signature = (max = 256))]
+    fn try_recv_batch(&self, max: usize) -> Option<Vec<String>> {
+        let got = self.bridge.try_recv_batch(max.max(1));
+        if got.as_ref().is_some_and(Vec::is_empty) {
+            self.ended.store(true, Ordering::SeqCst);
+        }
+        got
+    }
+
+    /// Asks to be woken once: `key` comes out of `waker.take_ready()` when lines (or the
+    /// end) are ready. The runtime only marks the key and pokes the waker's descriptor; no
+    /// Python code runs off the loop's thread, and the session holds no descriptor.
+    fn arm(&self, py: Python<'_>, waker: &host::Waker, key: u64) -> PyResult<()> {
+        let rt = dcl_bridge::runtime().map_err(|e| to_pyerr(py, e))?;
+        let bridge = Arc::clone(&self.bridge);
+        let waker = waker.shared();
+        rt.spawn(async move {
+            bridge.readable().await;
+            waker.notify(key);
+        });
+        Ok(())
+    }
+
     /// The next outbound line, waiting without the GIL; `None` once the session has
     /// ended. Raises `TimeoutError` when `timeout` seconds pass first, and whatever a
     /// pending signal raises (`KeyboardInterrupt`).

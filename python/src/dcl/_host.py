@@ -64,13 +64,19 @@ def _loop_waker(loop: asyncio.AbstractEventLoop) -> _LoopWaker:
     return waker
 
 
-async def next_events(native: Any, key: int, max_events: int = 256) -> List[Event]:
-    """The next events of a ``_native.Host`` (``[]`` once it has ended). Events are only
-    ever taken here, on the loop's thread, so a cancelled wait loses none."""
+def new_key() -> int:
+    """A key for one session's waits on its loop's waker."""
+    return next(_keys)
+
+
+async def pull(native: Any, key: int, take: Callable[[], Optional[List[Any]]]) -> List[Any]:
+    """What ``take()`` gives once it gives something (``None``: nothing yet), waiting on the
+    loop's waker in between (``native.arm``). Items are only ever taken here, on the loop's
+    thread, so a cancelled wait loses none."""
     while True:
-        events = native.try_events(max_events)
-        if events is not None:
-            return list(events)
+        got = take()
+        if got is not None:
+            return list(got)
         loop = asyncio.get_running_loop()
         waker = _loop_waker(loop)
         fut: "asyncio.Future[None]" = loop.create_future()
@@ -81,6 +87,11 @@ async def next_events(native: Any, key: int, max_events: int = 256) -> List[Even
         finally:
             if waker.waiting.get(key) is fut:
                 del waker.waiting[key]
+
+
+async def next_events(native: Any, key: int, max_events: int = 256) -> List[Event]:
+    """The next events of a ``_native.Host`` (``[]`` once it has ended)."""
+    return await pull(native, key, lambda: native.try_events(max_events))
 
 
 async def _maybe_await(value: Any) -> Any:
@@ -140,7 +151,7 @@ class HostSession:
         self.options = options
         self._sdk_in_config = sdk_servers_in_mcp_config
         self._native: Optional[Any] = None
-        self._key = next(_keys)
+        self._key = new_key()
         self._queue: "asyncio.Queue[Any]" = asyncio.Queue()
         self._reader: Optional["asyncio.Task[None]"] = None
         self._pending: Dict[str, "asyncio.Future[Dict[str, Any]]"] = {}
@@ -449,4 +460,4 @@ class HostSession:
         return await handler(request.get("message") or {})
 
 
-__all__ = ["HostSession", "hook_output_wire", "next_events", "permission_wire"]
+__all__ = ["HostSession", "hook_output_wire", "new_key", "next_events", "permission_wire", "pull"]
