@@ -191,3 +191,17 @@ async def test_idle_sessions_cost_no_descriptor(workdir: Path) -> None:
     finally:
         for client in clients:
             await client.disconnect()
+
+
+async def test_a_claude_agent_sdk_server_answers_its_own_json_rpc(workdir: Path) -> None:
+    sdk = pytest.importorskip("claude_agent_sdk")
+
+    @sdk.tool("add", "Add two integers", {"a": int, "b": int})
+    async def add(args: Dict[str, Any]) -> Dict[str, Any]:
+        return {"content": [{"type": "text", "text": f"sum={args['a'] + args['b']}"}]}
+
+    server = sdk.create_sdk_mcp_server("calc", "1.0.0", [add])
+    options = opts(workdir, mcp_servers={"calc": server}, allowed_tools=["mcp__calc__add"])
+    messages = [m async for m in dcl.query(prompt='FAKE_TOOL mcp__calc__add {"a": 2, "b": 5}', options=options)]
+    block = tool_results(messages)[0]
+    assert not block.is_error and "sum=7" in str(block.content)

@@ -322,3 +322,48 @@ fn one_waker_serves_many_idle_sessions() {
     assert_eq!(ready, vec![7]);
     assert!(hosts[7].try_events(256).is_some());
 }
+
+#[test]
+fn a_raw_server_gets_its_json_rpc_as_events() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = Host::open(
+        &options(dir.path(), json!({"allowedTools": ["mcp__ext__echo"]})),
+        HostConfig::default(),
+    )
+    .unwrap();
+    host.add_mcp_server(serde_json::from_value(json!({"name": "ext", "raw": true})).unwrap())
+        .unwrap();
+    initialize(&host, json!({}));
+    host.send(&prompt(r#"FAKE_TOOL mcp__ext__echo {"text": "raw"}"#))
+        .unwrap();
+    let mut methods = Vec::new();
+    let seen = events_until(&host, |e| {
+        if e.kind != kind::MCP_MESSAGE {
+            return is_result(e);
+        }
+        let p = e.payload_json().unwrap();
+        assert_eq!(p["server_name"], "ext");
+        let m = &p["message"];
+        let method = m["method"].as_str().unwrap_or("").to_string();
+        let id = m.get("id").cloned().unwrap_or(Value::Null);
+        let answer = match method.as_str() {
+            "initialize" => json!({"jsonrpc": "2.0", "id": id, "result": {
+                "protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                "serverInfo": {"name": "ext", "version": "0"}}}),
+            "tools/list" => json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [
+                {"name": "echo", "description": "Echo", "inputSchema": {"type": "object"}}]}}),
+            "tools/call" => json!({"jsonrpc": "2.0", "id": id, "result": {
+                "content": [{"type": "text", "text": format!("echo:{}", m["params"]["arguments"]["text"])}]}}),
+            _ => Value::Null, // notifications
+        };
+        methods.push(method);
+        host.respond(&e.id, Ok(answer)).unwrap();
+        false
+    });
+    assert!(methods.iter().any(|m| m == "tools/call"), "{methods:?}");
+    let results = tool_results(&seen);
+    assert!(
+        !results[0].0 && results[0].1.contains("echo:"),
+        "{results:?}"
+    );
+}
