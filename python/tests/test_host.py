@@ -31,7 +31,8 @@ async def until(host: Any, key: int, want: str) -> List[Tuple[str, str, str]]:
     ``"result"``)."""
     seen: List[Tuple[str, str, str]] = []
     while True:
-        events = await asyncio.wait_for(next_events(host, key), 30)
+        # One at a time: what follows the event looked for stays queued for the next call.
+        events = await asyncio.wait_for(next_events(host, key, 1), 30)
         assert events, f"the session ended; saw {seen}"
         for event in events:
             seen.append(event)

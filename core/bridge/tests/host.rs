@@ -27,7 +27,8 @@ fn prompt(text: &str) -> String {
 fn events_until(host: &Host, mut stop: impl FnMut(&HostEvent) -> bool) -> Vec<HostEvent> {
     let mut seen = Vec::new();
     loop {
-        let batch = host.next_events_blocking(64, Some(WAIT)).unwrap();
+        // One at a time: what follows the event looked for stays queued for the next call.
+        let batch = host.next_events_blocking(1, Some(WAIT)).unwrap();
         assert!(!batch.is_empty(), "ended or timed out; saw {seen:#?}");
         for e in batch {
             let done = stop(&e);
@@ -333,7 +334,9 @@ fn a_raw_server_gets_its_json_rpc_as_events() {
     .unwrap();
     host.add_mcp_server(serde_json::from_value(json!({"name": "ext", "raw": true})).unwrap())
         .unwrap();
-    initialize(&host, json!({}));
+    // The server's JSON-RPC may come before `initialize` is answered (dcl connects its MCP
+    // servers meanwhile): every event is handled by one loop.
+    host.initialize(&InitSpec::default()).unwrap();
     host.send(&prompt(r#"FAKE_TOOL mcp__ext__echo {"text": "raw"}"#))
         .unwrap();
     let mut methods = Vec::new();

@@ -420,19 +420,40 @@ impl Shared {
         });
     }
 
-    fn respond_to_dcl(&self, response: ControlResponse) -> Result<(), HostError> {
-        self.bridge
-            .send_message(Message::ControlResponse(ControlResponseEnvelope::new(
-                response,
-            )))
-            .map_err(|e| match e {
-                BridgeError::Closed => HostError::Ended,
-                other => HostError::Bridge(other),
-            })
+    /// Writes an answer to dcl. The host owns its delivery: when the session's input
+    /// queue is full (the language answered faster than dcl reads), it is written again
+    /// shortly instead of being lost, which would leave dcl waiting out its timeout.
+    fn respond_to_dcl(self: &Arc<Self>, response: ControlResponse) -> Result<(), HostError> {
+        let message = Message::ControlResponse(ControlResponseEnvelope::new(response));
+        match self.bridge.send_message(message.clone()) {
+            Ok(()) => Ok(()),
+            Err(BridgeError::Closed) => Err(HostError::Ended),
+            Err(BridgeError::Busy(_)) => {
+                let weak = Arc::downgrade(self);
+                let rt = crate::runtime()?;
+                rt.spawn(async move {
+                    for _ in 0..RETRIES {
+                        tokio::time::sleep(RETRY_EVERY).await;
+                        let Some(shared) = weak.upgrade() else { return };
+                        match shared.bridge.send_message(message.clone()) {
+                            Err(BridgeError::Busy(_)) => continue,
+                            Ok(()) => return,
+                            Err(e) => {
+                                tracing::debug!("answer to dcl not delivered: {e}");
+                                return;
+                            }
+                        }
+                    }
+                    tracing::warn!("answer to dcl dropped: its input stayed full");
+                });
+                Ok(())
+            }
+            Err(other) => Err(HostError::Bridge(other)),
+        }
     }
 
     fn answer(
-        &self,
+        self: &Arc<Self>,
         id: &str,
         what: &Inbound,
         outcome: Result<Value, String>,
@@ -522,7 +543,7 @@ impl Shared {
         Some(task.abort_handle())
     }
 
-    fn expire(&self, id: &str, expiry: Expiry, after: Duration) {
+    fn expire(self: &Arc<Self>, id: &str, expiry: Expiry, after: Duration) {
         match expiry {
             Expiry::Control => {
                 let entry = self.lock().outbound.remove(id);
@@ -719,7 +740,7 @@ impl Shared {
         self.push_json(&id, &kind, &payload);
     }
 
-    fn reply_now(&self, response: ControlResponse) {
+    fn reply_now(self: &Arc<Self>, response: ControlResponse) {
         if let Err(e) = self.respond_to_dcl(response) {
             tracing::debug!("answer to dcl not delivered: {e}");
         }
@@ -750,6 +771,10 @@ impl Shared {
         self.readable.notify_waiters();
     }
 }
+
+/// How often, and how long, an answer dcl's full input refused is written again (~10 s).
+const RETRY_EVERY: Duration = Duration::from_millis(5);
+const RETRIES: usize = 2000;
 
 #[derive(Debug, Clone, Copy)]
 enum Expiry {
