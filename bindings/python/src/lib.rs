@@ -14,8 +14,11 @@
 //! also the runtime `pyo3-async-runtimes` uses, so there is a single tokio runtime per
 //! process whatever the front end.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+mod host;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use dcl_bridge::{Bridge, BridgeError, ErrorKind};
@@ -176,7 +179,7 @@ impl Reader {
             Some(value) => {
                 fut.call_method1("set_result", (value,))?;
             }
-            None => self.arm(event_loop.unbind(), fut.clone().unbind())?,
+            None => self.arm(&event_loop, fut.clone().unbind())?,
         }
         Ok(fut)
     }
@@ -200,46 +203,104 @@ impl Reader {
         Ok(Some(value))
     }
 
-    /// Waits on the runtime for readiness, then delivers on the loop's thread.
-    fn arm(self, event_loop: Py<PyAny>, fut: Py<PyAny>) -> PyResult<()> {
+    /// Parks the future in the loop's hub; the runtime only waits for readiness and marks
+    /// it in the hub's waker. The line is taken when the loop runs the hub.
+    fn arm(self, event_loop: &Bound<'_, PyAny>, fut: Py<PyAny>) -> PyResult<()> {
+        let hub = loop_hub(event_loop.py(), event_loop)?;
+        hub.get().park(self, fut)
+    }
+}
+
+/// The wake-up of one event loop for every `Session.recv` on it: a waker whose descriptor
+/// the loop watches (`add_reader`, with this hub as the callback) and the parked reads by
+/// key. The hub runs on the loop's thread when the loop calls it; no runtime thread calls
+/// Python, and a session holds no descriptor.
+#[pyclass(frozen, module = "dcl._native", name = "_LoopHub")]
+struct LoopHub {
+    waker: Arc<dcl_bridge::host::Waker>,
+    parked: Mutex<HashMap<u64, (Reader, Py<PyAny>)>>,
+}
+
+/// Keys of parked reads, unique in the process.
+static NEXT_PARK: AtomicU64 = AtomicU64::new(1);
+
+/// The hubs by event loop (a `weakref.WeakKeyDictionary`: a closed loop takes its own).
+static HUBS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+fn loop_hub<'py>(py: Python<'py>, event_loop: &Bound<'py, PyAny>) -> PyResult<Bound<'py, LoopHub>> {
+    let hubs = HUBS
+        .get_or_try_init(py, || {
+            py.import("weakref")?
+                .getattr("WeakKeyDictionary")?
+                .call0()
+                .map(Bound::unbind)
+        })?
+        .bind(py);
+    if let Ok(hub) = hubs
+        .call_method1("get", (event_loop,))?
+        .cast_into::<LoopHub>()
+    {
+        return Ok(hub);
+    }
+    let waker = dcl_bridge::host::Waker::new()
+        .map_err(|e| PyValueError::new_err(format!("cannot make a waker: {e}")))?;
+    let hub = Bound::new(
+        py,
+        LoopHub {
+            waker: Arc::new(waker),
+            parked: Mutex::new(HashMap::new()),
+        },
+    )?;
+    event_loop.call_method1("add_reader", (hub.get().waker.fd(), hub.clone()))?;
+    hubs.set_item(event_loop, hub.clone())?;
+    Ok(hub)
+}
+
+impl LoopHub {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, (Reader, Py<PyAny>)>> {
+        match self.parked.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    fn park(&self, reader: Reader, fut: Py<PyAny>) -> PyResult<()> {
         let rt = dcl_bridge::runtime().map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let key = NEXT_PARK.fetch_add(1, Ordering::Relaxed);
+        let bridge = Arc::clone(&reader.bridge);
+        self.lock().insert(key, (reader, fut));
+        let waker = Arc::clone(&self.waker);
         rt.spawn(async move {
-            self.bridge.readable().await;
-            Python::attach(|py| {
-                let deliver = self.deliver(py, event_loop.clone_ref(py), fut)?;
-                // A closed loop refuses the call: nobody is waiting for the line then, and
-                // it stays queued.
-                event_loop
-                    .bind(py)
-                    .call_method1("call_soon_threadsafe", (deliver,))
-                    .map(drop)
-            })
-            .ok();
+            bridge.readable().await;
+            waker.notify(key);
         });
         Ok(())
     }
+}
 
-    /// The callback run on the loop: take and resolve, or wait again if another reader
-    /// took the line first; nothing at all if the future was cancelled meanwhile.
-    fn deliver<'py>(
-        self,
-        py: Python<'py>,
-        event_loop: Py<PyAny>,
-        fut: Py<PyAny>,
-    ) -> PyResult<Bound<'py, pyo3::types::PyCFunction>> {
-        pyo3::types::PyCFunction::new_closure(py, None, None, move |args, _kwargs| {
-            let py = args.py();
+#[pymethods]
+impl LoopHub {
+    /// Run by the loop when the waker's descriptor is readable: resolve every read made
+    /// ready that is still wanted, park again those another reader beat to the line.
+    fn __call__(slf: &Bound<'_, Self>) -> PyResult<()> {
+        let py = slf.py();
+        let hub = slf.get();
+        for key in hub.waker.take_ready() {
+            let Some((reader, fut)) = hub.lock().remove(&key) else {
+                continue;
+            };
             let f = fut.bind(py);
             if f.call_method0("done")?.is_truthy()? {
-                return Ok(());
+                continue; // cancelled meanwhile: the line stays queued for the next read
             }
-            match self.take_now(py)? {
-                Some(value) => f.call_method1("set_result", (value,)).map(drop),
-                None => self
-                    .clone()
-                    .arm(event_loop.clone_ref(py), fut.clone_ref(py)),
+            match reader.take_now(py)? {
+                Some(value) => {
+                    f.call_method1("set_result", (value,))?;
+                }
+                None => hub.park(reader, fut)?,
             }
-        })
+        }
+        Ok(())
     }
 }
 
@@ -280,6 +341,32 @@ impl Session {
     #[pyo3(signature = (max = 256))]
     fn recv_batch<'py>(&self, py: Python<'py>, max: usize) -> PyResult<Bound<'py, PyAny>> {
         self.reader(Take::Batch(max.max(1))).future(py)
+    }
+
+    /// Every outbound line that is ready (at most `max`), without waiting: `None` when
+    /// none is, `[]` once the session has ended. With `arm`, the way to read many sessions
+    /// on one event loop.
+    #[pyo3(signature = (max = 256))]
+    fn try_recv_batch(&self, max: usize) -> Option<Vec<String>> {
+        let got = self.bridge.try_recv_batch(max.max(1));
+        if got.as_ref().is_some_and(Vec::is_empty) {
+            self.ended.store(true, Ordering::SeqCst);
+        }
+        got
+    }
+
+    /// Asks to be woken once: `key` comes out of `waker.take_ready()` when lines (or the
+    /// end) are ready. The runtime only marks the key and pokes the waker's descriptor; no
+    /// Python code runs off the loop's thread, and the session holds no descriptor.
+    fn arm(&self, py: Python<'_>, waker: &host::Waker, key: u64) -> PyResult<()> {
+        let rt = dcl_bridge::runtime().map_err(|e| to_pyerr(py, e))?;
+        let bridge = Arc::clone(&self.bridge);
+        let waker = waker.shared();
+        rt.spawn(async move {
+            bridge.readable().await;
+            waker.notify(key);
+        });
+        Ok(())
     }
 
     /// The next outbound line, waiting without the GIL; `None` once the session has
@@ -381,6 +468,9 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DCL_VERSION", dcl_protocol::DCL_VERSION)?;
     m.add("PROTOCOL_LEVEL", dcl_protocol::PROTOCOL_LEVEL)?;
     m.add_class::<Session>()?;
+    m.add_class::<host::Host>()?;
+    m.add_class::<host::Waker>()?;
+    m.add_class::<host::McpServer>()?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_function(wrap_pyfunction!(sessions, m)?)?;
     Ok(())

@@ -1,21 +1,26 @@
-"""The host side of the control protocol, over one in-process session.
+"""The Python end of dcl's Rust host (``dcl._native.Host``) for one in-process session.
 
-A reader task pulls every outbound line from ``dcl._native.Session.recv()``. Normal
-messages go to a queue the user iterates; control requests from dcl (``can_use_tool``,
-``hook_callback``, ``mcp_message``) are each handled in their own task, which runs the
-user's function and answers with ``send(control_response)``; control responses resolve
-the requests this side made (``initialize``, ``interrupt``, ``set_model``...). This is
-what claude-agent-sdk's ``Query`` does over a subprocess's pipes.
+The control protocol itself — request ids both ways, timeouts, ``initialize``, the
+JSON-RPC of in-process MCP servers — is done in Rust (``dcl_bridge::host``). What is left
+here is what only Python can do: call the user's functions. A reader task pulls events
+``(id, kind, payload)``: messages go to a queue the user iterates; ``can_use_tool``,
+``hook_callback``, ``tool_call`` and ``mcp_message`` (a foreign MCP server) each run in
+their own task and answer with ``respond``; ``cancel`` stops such a task;
+``control_response`` resolves a call this side made (``interrupt``, ``set_model``...).
+
+Waiting costs no descriptor per session: every session of an event loop is woken
+through one ``dcl._native.Waker`` the loop watches (``loop.add_reader``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 import json
 import logging
-import os
-from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Set
+import weakref
+from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from . import _native
 from ._errors import CLIConnectionError, ControlRequestError, DclError
@@ -28,6 +33,65 @@ logger = logging.getLogger("dcl")
 _END = object()
 
 McpHandler = Callable[[Dict[str, Any]], Awaitable[Optional[Dict[str, Any]]]]
+
+Event = Tuple[str, str, str]
+
+
+class _LoopWaker:
+    """The one wake-up of an event loop: a ``_native.Waker`` whose descriptor the loop
+    watches, and the future each waiting session parks under its key."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.native = _native.Waker()
+        self.waiting: Dict[int, "asyncio.Future[None]"] = {}
+        loop.add_reader(self.native.fd, self._ready)
+
+    def _ready(self) -> None:
+        for key in self.native.take_ready():
+            fut = self.waiting.pop(key, None)
+            if fut is not None and not fut.done():
+                fut.set_result(None)
+
+
+_wakers: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopWaker]" = weakref.WeakKeyDictionary()
+_keys = itertools.count(1)
+
+
+def _loop_waker(loop: asyncio.AbstractEventLoop) -> _LoopWaker:
+    waker = _wakers.get(loop)
+    if waker is None:
+        waker = _wakers[loop] = _LoopWaker(loop)
+    return waker
+
+
+def new_key() -> int:
+    """A key for one session's waits on its loop's waker."""
+    return next(_keys)
+
+
+async def pull(native: Any, key: int, take: Callable[[], Optional[List[Any]]]) -> List[Any]:
+    """What ``take()`` gives once it gives something (``None``: nothing yet), waiting on the
+    loop's waker in between (``native.arm``). Items are only ever taken here, on the loop's
+    thread, so a cancelled wait loses none."""
+    while True:
+        got = take()
+        if got is not None:
+            return list(got)
+        loop = asyncio.get_running_loop()
+        waker = _loop_waker(loop)
+        fut: "asyncio.Future[None]" = loop.create_future()
+        waker.waiting[key] = fut
+        native.arm(waker.native, key)
+        try:
+            await fut
+        finally:
+            if waker.waiting.get(key) is fut:
+                del waker.waiting[key]
+
+
+async def next_events(native: Any, key: int, max_events: int = 256) -> List[Event]:
+    """The next events of a ``_native.Host`` (``[]`` once it has ended)."""
+    return await pull(native, key, lambda: native.try_events(max_events))
 
 
 async def _maybe_await(value: Any) -> Any:
@@ -81,21 +145,22 @@ def hook_output_wire(output: Any) -> Dict[str, Any]:
 
 
 class HostSession:
-    """One in-process session and its control-protocol dispatcher."""
+    """One in-process session: the Rust host, and the tasks running the user's functions."""
 
     def __init__(self, options: Options, *, sdk_servers_in_mcp_config: bool = False) -> None:
         self.options = options
         self._sdk_in_config = sdk_servers_in_mcp_config
-        self._native: Optional[_native.Session] = None
+        self._native: Optional[Any] = None
+        self._key = new_key()
         self._queue: "asyncio.Queue[Any]" = asyncio.Queue()
         self._reader: Optional["asyncio.Task[None]"] = None
         self._pending: Dict[str, "asyncio.Future[Dict[str, Any]]"] = {}
         self._handlers: Dict[str, "asyncio.Task[None]"] = {}
         self._tasks: Set["asyncio.Task[Any]"] = set()
-        self._hooks: Dict[str, HookCallback] = {}
-        self._mcp: Dict[str, McpHandler] = {}
+        self._hooks: List[HookCallback] = []
+        self._servers: Dict[str, SdkMcpServer] = {}
+        self._raw: Dict[str, McpHandler] = {}
         self._bridges: List[Any] = []
-        self._counter = 0
         self._result_event = asyncio.Event()
         self._failure: Optional[BaseException] = None
         self.server_info: Optional[Dict[str, Any]] = None
@@ -116,21 +181,28 @@ class HostSession:
         return bool(self.options.can_use_tool or self.options.hooks or sdk_servers(self.options))
 
     async def start(self) -> Dict[str, Any]:
-        """Opens the session, starts the reader and sends ``initialize``."""
+        """Opens the session, registers the in-process MCP servers, starts the reader and
+        sends ``initialize``."""
         payload = json.dumps(session_options(self.options, sdk_servers_in_mcp_config=self._sdk_in_config))
-        self._setup_mcp()
-        self._native = _native.open(payload)
-        self._reader = asyncio.get_running_loop().create_task(self._read_loop())
+        specs = self._setup_mcp()
         timeout = max(self.options.control_request_timeout_ms / 1000.0, 60.0)
-        self.server_info = await self.request(self._initialize_request(), timeout=timeout)
+        self._native = _native.Host(payload, None, timeout)
+        for spec in specs:
+            self._native.add_mcp_server(json.dumps(spec))
+        self._reader = asyncio.get_running_loop().create_task(self._read_loop())
+        self.server_info = await self._call(self._native.initialize, self._init_spec(), "initialize", timeout)
         return self.server_info
 
-    def _setup_mcp(self) -> None:
+    def _setup_mcp(self) -> List[Dict[str, Any]]:
+        specs: List[Dict[str, Any]] = []
         for name, instance in sdk_servers(self.options).items():
             if isinstance(instance, SdkMcpServer):
-                self._mcp[name] = instance.handle
+                self._servers[name] = instance
+                spec = instance.spec()
+                spec["name"] = name
+                specs.append(spec)
                 continue
-            try:  # a claude-agent-sdk server (an mcp.server.Server)
+            try:  # a claude-agent-sdk server (an mcp.server.Server): it speaks JSON-RPC itself
                 from claude_agent_sdk._internal.sdk_mcp_bridge import SdkMcpBridge
             except ImportError as e:
                 raise TypeError(
@@ -138,41 +210,40 @@ class HostSession:
                 ) from e
             bridge = SdkMcpBridge(name, instance)
             self._bridges.append(bridge)
-            self._mcp[name] = bridge.handle
+            self._raw[name] = bridge.handle
+            specs.append({"name": name, "raw": True})
+        return specs
 
-    def _initialize_request(self) -> Dict[str, Any]:
-        hooks: Dict[str, Any] = {}
+    def _init_spec(self) -> Dict[str, Any]:
+        """What the Rust host builds ``initialize`` from: hooks as callback counts (the
+        host numbers them ``hook_<n>`` in this order, the order of ``self._hooks``)."""
+        hooks: List[Dict[str, Any]] = []
         for event, matchers in (self.options.hooks or {}).items():
-            entries = []
             for m in matchers or []:
-                ids = []
-                for cb in getattr(m, "hooks", None) or []:
-                    cid = f"hook_{len(self._hooks)}"
-                    self._hooks[cid] = cb
-                    ids.append(cid)
-                entry: Dict[str, Any] = {"matcher": getattr(m, "matcher", None), "hookCallbackIds": ids}
-                if getattr(m, "timeout", None) is not None:
-                    entry["timeout"] = m.timeout
-                if getattr(m, "on_failure", None) is not None:
-                    entry["onFailure"] = m.on_failure
-                entries.append(entry)
-            if entries:
-                hooks[event] = entries
-        request: Dict[str, Any] = {"subtype": "initialize", "hooks": hooks or None}
-        if self._mcp and not self._sdk_in_config:
-            request["sdkMcpServers"] = list(self._mcp)
+                callbacks = list(getattr(m, "hooks", None) or [])
+                self._hooks.extend(callbacks)
+                hooks.append(
+                    {
+                        "event": event,
+                        "matcher": getattr(m, "matcher", None),
+                        "callbacks": len(callbacks),
+                        "timeout": getattr(m, "timeout", None),
+                        "onFailure": getattr(m, "on_failure", None),
+                    }
+                )
+        spec: Dict[str, Any] = {"hooks": hooks, "sdkServersInMcpConfig": self._sdk_in_config}
         if self.options.agents:
-            request["agents"] = {
+            spec["agents"] = {
                 name: {k: v for k, v in (a if isinstance(a, Mapping) else vars(a)).items() if v is not None}
                 for name, a in self.options.agents.items()
             }
         if self.options.agent is not None:
-            request["agent"] = self.options.agent
+            spec["agent"] = self.options.agent
         if self.options.forward_subagent_text:
-            request["forwardSubagentText"] = True
+            spec["forwardSubagentText"] = True
         if isinstance(self.options.skills, list):
-            request["skills"] = list(self.options.skills)
-        return request
+            spec["skills"] = list(self.options.skills)
+        return spec
 
     def end_input(self) -> None:
         """No more prompts: queued turns finish, then the message stream ends."""
@@ -200,22 +271,17 @@ class HostSession:
     # ------------------------------------------------------------------ output
 
     async def _read_loop(self) -> None:
-        assert self._native is not None
+        native = self._native
+        assert native is not None
         try:
             while True:
-                # One wake-up per burst of lines: crossing from the Rust runtime into the
-                # event loop costs more than parsing a line.
-                lines = await self._native.recv_batch()
-                if not lines:
+                # One wake-up per burst of events: crossing into the event loop costs more
+                # than handling an event.
+                events = await next_events(native, self._key)
+                if not events:
                     break
-                for line in lines:
-                    try:
-                        msg = json.loads(line)
-                    except ValueError:
-                        logger.warning("dcl sent a line that is not JSON: %.200s", line)
-                        continue
-                    if isinstance(msg, dict):
-                        self._route(msg)
+                for event in events:
+                    self._route(*event)
         except asyncio.CancelledError:
             raise
         except BaseException as e:  # surfaced to whoever iterates the messages
@@ -228,30 +294,34 @@ class HostSession:
             self._queue.put_nowait(_END)
             self._result_event.set()
 
-    def _route(self, msg: Dict[str, Any]) -> None:
-        kind = msg.get("type")
+    def _route(self, rid: str, kind: str, payload: str) -> None:
+        if kind == "message":
+            try:
+                msg = json.loads(payload)
+            except ValueError:
+                logger.warning("dcl sent a line that is not JSON: %.200s", payload)
+                return
+            if isinstance(msg, dict):
+                self._message(msg)
+            return
         if kind == "control_response":
-            response = msg.get("response") or {}
-            fut = self._pending.get(str(response.get("request_id")))
+            fut = self._pending.get(rid)
             if fut is not None and not fut.done():
-                fut.set_result(response)
+                fut.set_result(json.loads(payload))
             return
-        if kind == "control_request":
-            rid = str(msg.get("request_id"))
-            task = asyncio.get_running_loop().create_task(self._handle(rid, msg.get("request") or {}))
-            self._handlers[rid] = task
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-            task.add_done_callback(self._forget_handler(rid))
-            return
-        if kind == "control_cancel_request":
-            cancelled = self._handlers.pop(str(msg.get("request_id")), None)
+        if kind == "cancel":
+            cancelled = self._handlers.pop(rid, None)
             if cancelled is not None:
                 cancelled.cancel()
             return
-        if kind == "system" and msg.get("subtype") == "session_state_changed" and msg.get("sdk_host_only"):
-            return
-        if kind == "result":
+        task = asyncio.get_running_loop().create_task(self._handle(rid, kind, json.loads(payload)))
+        self._handlers[rid] = task
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._forget_handler(rid))
+
+    def _message(self, msg: Dict[str, Any]) -> None:
+        if msg.get("type") == "result":
             self.results += 1
             self.last_error_result = msg if msg.get("is_error") else None
             event, self._result_event = self._result_event, asyncio.Event()
@@ -295,20 +365,24 @@ class HostSession:
         self._native.send(line)
 
     async def request(self, request: Dict[str, Any], timeout: Optional[float] = 60.0) -> Dict[str, Any]:
-        """Sends a control request to dcl and returns the ``response`` payload."""
-        subtype = str(request.get("subtype"))
-        self._counter += 1
-        rid = f"req_{self._counter}_{os.urandom(4).hex()}"
+        """Sends a control request to dcl and returns the ``response`` payload. The Rust
+        host gives it its id and times it out."""
+        if self._native is None:
+            raise CLIConnectionError("Not connected. Call connect() first.")
+        return await self._call(self._native.call, request, str(request.get("subtype")), timeout)
+
+    async def _call(self, send: Callable[..., str], request: Dict[str, Any], subtype: str, timeout: Optional[float]) -> Dict[str, Any]:
+        if self.ended:
+            raise CLIConnectionError("the session ended before answering")
+        rid = send(json.dumps(request), timeout)
         fut: "asyncio.Future[Dict[str, Any]]" = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
         try:
-            self.write({"type": "control_request", "request_id": rid, "request": request})
-            try:
-                answer = await asyncio.wait_for(fut, timeout)
-            except asyncio.TimeoutError:
-                raise ControlRequestError(subtype, f"Control request timeout: {subtype}") from None
+            answer = await fut
         finally:
             self._pending.pop(rid, None)
+        if answer.get("ended"):
+            raise CLIConnectionError("the session ended before answering")
         if answer.get("subtype") == "error":
             raise ControlRequestError(subtype, str(answer.get("error", "Unknown error")))
         payload = answer.get("response")
@@ -316,36 +390,33 @@ class HostSession:
 
     # ------------------------------------------------------------------ requests from dcl
 
-    async def _handle(self, request_id: str, request: Dict[str, Any]) -> None:
-        subtype = request.get("subtype")
+    async def _handle(self, request_id: str, kind: str, request: Dict[str, Any]) -> None:
+        native = self._native
+        assert native is not None
         try:
-            if subtype == "can_use_tool":
-                data = await self._can_use_tool(request)
-            elif subtype == "hook_callback":
-                data = await self._hook_callback(request)
-            elif subtype == "mcp_message":
-                data = await self._mcp_message(request)
+            if kind == "can_use_tool":
+                result: Any = await self._can_use_tool(request)
+            elif kind == "hook_callback":
+                result = await self._hook_callback(request)
+            elif kind == "tool_call":
+                result = await self._tool_call(request)
+            elif kind == "mcp_message":
+                result = await self._raw_mcp(request)
             else:
-                raise Exception(f"Unsupported control request subtype: {subtype}")
-            line = json.dumps(
-                {
-                    "type": "control_response",
-                    "response": {"subtype": "success", "request_id": request_id, "response": data},
-                }
-            )
+                raise Exception(f"Unsupported control request subtype: {kind}")
+            answer = json.dumps(result)
         except asyncio.CancelledError:
-            raise  # dcl withdrew the request: no answer
+            raise  # withdrawn (dcl cancelled it, or it timed out): no answer
         except Exception as e:
-            line = json.dumps(
-                {
-                    "type": "control_response",
-                    "response": {"subtype": "error", "request_id": request_id, "error": str(e) or type(e).__name__},
-                }
-            )
+            self._answer(native.respond_error, request_id, str(e) or type(e).__name__)
+            return
+        self._answer(native.respond, request_id, answer)
+
+    def _answer(self, respond: Callable[[str, str], None], request_id: str, answer: str) -> None:
         try:
-            self.write_line(line)
-        except DclError:
-            logger.debug("answer to %s %s not delivered: the session ended", subtype, request_id)
+            respond(request_id, answer)
+        except (DclError, KeyError):
+            logger.debug("answer to %s not delivered: withdrawn, or the session ended", request_id)
 
     async def _can_use_tool(self, request: Dict[str, Any]) -> Dict[str, Any]:
         callback = self.options.can_use_tool
@@ -369,37 +440,24 @@ class HostSession:
         return permission_wire(result, original)
 
     async def _hook_callback(self, request: Dict[str, Any]) -> Dict[str, Any]:
-        callback_id = request.get("callback_id")
-        callback = self._hooks.get(str(callback_id))
-        if callback is None:
-            raise Exception(f"No hook callback found for ID: {callback_id}")
+        index = request.get("callback_index")
+        if not isinstance(index, int) or not 0 <= index < len(self._hooks):
+            raise Exception(f"No hook callback found for ID: {request.get('callback_id')}")
+        callback = self._hooks[index]
         output = await _maybe_await(callback(request.get("input") or {}, request.get("tool_use_id"), {"signal": None}))
         return hook_output_wire(output)
 
-    async def _mcp_message(self, request: Dict[str, Any]) -> Dict[str, Any]:
-        name = request.get("server_name")
-        message = request.get("message")
-        if not name or not isinstance(message, dict):
-            raise Exception("Missing server_name or message for MCP request")
-        handler = self._mcp.get(str(name))
+    async def _tool_call(self, request: Dict[str, Any]) -> Dict[str, Any]:
+        server = self._servers.get(str(request.get("server")))
+        if server is None:
+            raise Exception(f"Server '{request.get('server')}' not found")
+        return await server.run_tool(str(request.get("tool", "")), request.get("arguments"))
+
+    async def _raw_mcp(self, request: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+        handler = self._raw.get(str(request.get("server_name")))
         if handler is None:
-            response: Optional[Dict[str, Any]] = {
-                "jsonrpc": "2.0",
-                "id": message.get("id"),
-                "error": {"code": -32601, "message": f"Server '{name}' not found"},
-            }
-        else:
-            try:
-                response = await handler(message)
-            except Exception as e:
-                response = {
-                    "jsonrpc": "2.0",
-                    "id": message.get("id"),
-                    "error": {"code": -32603, "message": str(e) or type(e).__name__},
-                }
-        if response is None:  # a notification: acknowledged all the same
-            response = {"jsonrpc": "2.0", "result": {}}
-        return {"mcp_response": response}
+            raise Exception(f"Server '{request.get('server_name')}' not found")
+        return await handler(request.get("message") or {})
 
 
-__all__ = ["HostSession", "hook_output_wire", "permission_wire"]
+__all__ = ["HostSession", "hook_output_wire", "new_key", "next_events", "permission_wire", "pull"]

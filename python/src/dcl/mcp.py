@@ -1,17 +1,21 @@
 """In-process MCP tools: ``@dcl.tool`` and ``dcl.create_sdk_mcp_server``.
 
 The model sees a tool ``add`` of a server ``calc`` as ``mcp__calc__add``. dcl reaches the
-server through ``mcp_message`` control requests carrying JSON-RPC; this module answers
-``initialize``, ``notifications/*``, ``ping``, ``tools/list`` and ``tools/call`` itself,
-so no ``mcp`` package is needed.
+server through ``mcp_message`` control requests carrying JSON-RPC. The JSON-RPC
+(``initialize``, ``notifications/*``, ``ping``, ``tools/list``, argument validation and
+the shape of ``tools/call`` answers) is answered by dcl's Rust host; this module declares
+the tools and runs their functions, so no ``mcp`` package is needed.
 """
 
 from __future__ import annotations
 
 import inspect
+import json
 import logging
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Dict, Generic, List, Optional, TypedDict, TypeVar, Union
+
+from . import _native
 
 logger = logging.getLogger(__name__)
 
@@ -19,9 +23,6 @@ T = TypeVar("T")
 
 ToolHandler = Callable[[Any], Union[Dict[str, Any], Awaitable[Dict[str, Any]]]]
 """``handler(args) -> {"content": [...], "is_error": bool}``, sync or async."""
-
-#: The MCP protocol revision answered when the client names none.
-DEFAULT_PROTOCOL_VERSION = "2025-06-18"
 
 
 @dataclass
@@ -104,69 +105,17 @@ def input_json_schema(schema: Union[type, Dict[str, Any]]) -> Dict[str, Any]:
     return {"type": "object", "properties": {}}
 
 
-_JSON_TYPES: Dict[str, Any] = {
-    "string": str,
-    "integer": int,
-    "number": (int, float),
-    "boolean": bool,
-    "array": list,
-    "object": dict,
-}
-
-
-def _validate(arguments: Any, schema: Dict[str, Any]) -> Optional[str]:
-    """A small check of required keys and top-level types; ``jsonschema`` is used
-    instead when it is installed."""
-    try:
-        import jsonschema  # type: ignore[import-untyped]
-
-        try:
-            jsonschema.validate(instance=arguments, schema=schema)
-        except jsonschema.ValidationError as e:
-            return str(e.message)
-        return None
-    except ImportError:
-        pass
-    if not isinstance(arguments, dict):
-        return "arguments must be an object"
-    for key in schema.get("required", []):
-        if key not in arguments:
-            return f"'{key}' is a required property"
-    for key, sub in (schema.get("properties") or {}).items():
-        want = _JSON_TYPES.get(str(sub.get("type"))) if isinstance(sub, dict) else None
-        if key in arguments and want is not None:
-            value = arguments[key]
-            if isinstance(value, bool) and sub.get("type") in ("integer", "number"):
-                return f"{value!r} is not of type '{sub.get('type')}'"
-            if not isinstance(value, want):
-                return f"{value!r} is not of type '{sub.get('type')}'"
-    return None
-
-
-def _content(items: Any) -> List[Dict[str, Any]]:
-    out: List[Dict[str, Any]] = []
-    for item in items or []:
-        if not isinstance(item, dict):
-            out.append({"type": "text", "text": str(item)})
-        elif item.get("type") == "text":
-            out.append({"type": "text", "text": str(item.get("text", ""))})
-        elif item.get("type") == "image":
-            out.append({"type": "image", "data": item.get("data"), "mimeType": item.get("mimeType")})
-        elif item.get("type") == "resource" and "text" in (item.get("resource") or {}):
-            out.append({"type": "text", "text": item["resource"]["text"]})
-        else:
-            logger.warning("unsupported content type %r in a tool result; skipped", item.get("type"))
-    return out
-
-
 class SdkMcpServer:
-    """An MCP server living in this process, answering JSON-RPC from dcl."""
+    """An MCP server living in this process: its tools' declarations and functions. Its
+    JSON-RPC is answered by dcl's Rust host (``dcl._native``), in a session and in
+    :meth:`handle` alike."""
 
     def __init__(self, name: str, version: str = "1.0.0", tools: Optional[List[SdkMcpTool[Any]]] = None):
         self.name = name
         self.version = version
         self.tools: Dict[str, SdkMcpTool[Any]] = {t.name: t for t in tools or []}
         self._schemas = {t.name: input_json_schema(t.input_schema) for t in tools or []}
+        self._rpc: Optional[Any] = None
 
     def list_tools(self) -> List[Dict[str, Any]]:
         """The ``tools/list`` entries."""
@@ -182,61 +131,43 @@ class SdkMcpServer:
             out.append(entry)
         return out
 
-    async def call_tool(self, name: str, arguments: Any) -> Dict[str, Any]:
-        """Runs one tool; every failure becomes an ``isError`` result the model reads."""
+    def spec(self) -> Dict[str, Any]:
+        """The declaration the Rust host serves: name, version, tools with schemas."""
+        return {"name": self.name, "version": self.version, "tools": self.list_tools()}
 
-        def error(text: str) -> Dict[str, Any]:
-            return {"content": [{"type": "text", "text": text}], "isError": True}
-
+    async def run_tool(self, name: str, arguments: Any) -> Dict[str, Any]:
+        """Runs one tool's function on arguments the host has validated; returns its raw
+        result (``{"content": [...], "is_error": ...}``). What it raises is the caller's
+        to turn into an error result."""
         t = self.tools.get(name)
         if t is None:
-            return error(f"Tool '{name}' not found")
-        problem = _validate(arguments if arguments is not None else {}, self._schemas[name])
-        if problem is not None:
-            return error(f"Input validation error: {problem}")
-        try:
-            result = t.handler(arguments if arguments is not None else {})
-            if inspect.isawaitable(result):
-                result = await result
-        except Exception as e:  # the model sees it; the session goes on
-            return error(str(e) or type(e).__name__)
+            raise KeyError(f"Tool '{name}' not found")
+        result = t.handler(arguments if arguments is not None else {})
+        if inspect.isawaitable(result):
+            result = await result
         if not isinstance(result, dict):
-            return error(f"tool {name} returned {type(result).__name__}, expected a dict")
-        return {
-            "content": _content(result.get("content")),
-            "isError": bool(result.get("is_error", result.get("isError", False))),
-        }
+            raise TypeError(f"tool {name} returned {type(result).__name__}, expected a dict")
+        return result
 
     async def handle(self, message: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         """Answers one JSON-RPC message; ``None`` for notifications."""
-        method = message.get("method")
-        msg_id = message.get("id")
-        if "id" not in message or method is None:
-            return None  # a notification (or a stray response): nothing to answer
-        params = message.get("params") or {}
-
-        def ok(result: Dict[str, Any]) -> Dict[str, Any]:
-            return {"jsonrpc": "2.0", "id": msg_id, "result": result}
-
-        if method == "initialize":
-            return ok(
-                {
-                    "protocolVersion": params.get("protocolVersion") or DEFAULT_PROTOCOL_VERSION,
-                    "capabilities": {"tools": {"listChanged": False}},
-                    "serverInfo": {"name": self.name, "version": self.version},
-                }
-            )
-        if method == "ping":
-            return ok({})
-        if method == "tools/list":
-            return ok({"tools": self.list_tools()})
-        if method == "tools/call":
-            return ok(await self.call_tool(str(params.get("name", "")), params.get("arguments")))
-        return {
-            "jsonrpc": "2.0",
-            "id": msg_id,
-            "error": {"code": -32601, "message": f"Method not found: {method}"},
-        }
+        if self._rpc is None:
+            self._rpc = _native.McpServer(json.dumps(self.spec()))
+        step = self._rpc.handle(json.dumps(message))
+        if step is None:
+            return None
+        if step[0] == "reply":
+            reply: Dict[str, Any] = json.loads(step[1])
+            return reply
+        _, tool_name, arguments, rpc_id = step
+        try:
+            result = await self.run_tool(tool_name, json.loads(arguments))
+        except Exception as e:  # the model sees it; the session goes on
+            answer = _native.McpServer.tool_result(rpc_id, None, str(e) or type(e).__name__)
+        else:
+            answer = _native.McpServer.tool_result(rpc_id, json.dumps(result), None)
+        out: Dict[str, Any] = json.loads(answer)
+        return out
 
 
 class McpSdkServerConfig(TypedDict):

@@ -36,6 +36,7 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 
 from . import _native
 from ._errors import SessionClosedError
+from ._host import new_key, pull
 from .options import Options, session_options
 
 
@@ -55,6 +56,7 @@ class DclTransport(Transport):
         self._session: Optional[_native.Session] = None
         self._buffer = ""
         self._last_error_result = False
+        self._key = new_key()
 
     @property
     def session_id(self) -> Optional[str]:
@@ -87,16 +89,18 @@ class DclTransport(Transport):
             raise _SdkConnectionError("DclTransport is not connected")
         session = self._session
         while True:
-            line = await session.recv()
-            if line is None:
+            # Woken through the event loop's one waker, a burst of lines at a time.
+            lines = await pull(session, self._key, lambda: session.try_recv_batch(256))
+            if not lines:
                 break
-            message = json.loads(line)
-            kind = message.get("type")
-            if kind == "result":
-                self._last_error_result = bool(message.get("is_error"))
-            elif kind in ("assistant", "user", "stream_event"):
-                self._last_error_result = False
-            yield message
+            for line in lines:
+                message = json.loads(line)
+                kind = message.get("type")
+                if kind == "result":
+                    self._last_error_result = bool(message.get("is_error"))
+                elif kind in ("assistant", "user", "stream_event"):
+                    self._last_error_result = False
+                yield message
         if self._last_error_result:
             raise _SdkProcessError("Command failed with exit code 1", exit_code=1)
 

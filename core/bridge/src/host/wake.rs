@@ -1,0 +1,109 @@
+//! One wake-up for many sessions. A language's event loop (asyncio) watches one
+//! descriptor; sessions with something to deliver put their key in a ready set and poke
+//! that descriptor once (only when the set goes from empty to not empty). An idle session
+//! therefore costs no descriptor at all, and a burst across 10,000 sessions is one
+//! wake-up, after which the loop takes the whole ready set.
+
+use std::collections::HashSet;
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::net::UnixStream;
+use std::sync::Mutex;
+
+/// The wake-up of one event loop: a socket pair (the loop reads `fd()`) and a ready set.
+pub struct Waker {
+    ready: Mutex<Ready>,
+    poke: UnixStream,
+    watched: UnixStream,
+}
+
+#[derive(Default)]
+struct Ready {
+    order: Vec<u64>,
+    seen: HashSet<u64>,
+}
+
+impl Waker {
+    /// Two descriptors, whatever the number of sessions it serves.
+    pub fn new() -> std::io::Result<Waker> {
+        let (poke, watched) = UnixStream::pair()?;
+        // Neither side may ever block: a full socket means a wake-up is already pending,
+        // and draining stops when nothing is left.
+        poke.set_nonblocking(true)?;
+        watched.set_nonblocking(true)?;
+        Ok(Waker {
+            ready: Mutex::new(Ready::default()),
+            poke,
+            watched,
+        })
+    }
+
+    /// The descriptor the event loop watches for reading.
+    pub fn fd(&self) -> RawFd {
+        self.watched.as_raw_fd()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Ready> {
+        match self.ready.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// Marks `key` ready; wakes the loop unless a wake-up is already on its way.
+    pub fn notify(&self, key: u64) {
+        let mut ready = self.lock();
+        if !ready.seen.insert(key) {
+            return;
+        }
+        ready.order.push(key);
+        if ready.order.len() == 1 {
+            // WouldBlock: the socket is full of wake-ups the loop has not read; one more
+            // adds nothing.
+            let _ = (&self.poke).write(&[1]);
+        }
+    }
+
+    /// Every key made ready since the last call, in order; clears the wake-up. Drains the
+    /// socket first, so a `notify` racing this call either lands in this batch or pokes
+    /// again.
+    pub fn take_ready(&self) -> Vec<u64> {
+        let mut buf = [0u8; 256];
+        loop {
+            match (&self.watched).read(&mut buf) {
+                Ok(n) if n == buf.len() => continue,
+                Ok(_) => break,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            }
+        }
+        let mut ready = self.lock();
+        ready.seen.clear();
+        std::mem::take(&mut ready.order)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn many_notifies_are_one_wake_up_and_one_batch() {
+        let w = Waker::new().unwrap();
+        for key in [3, 1, 3, 2] {
+            w.notify(key);
+        }
+        let mut probe = [0u8; 8];
+        assert_eq!(
+            (&w.watched).read(&mut probe).unwrap(),
+            1,
+            "one byte for the burst"
+        );
+        assert_eq!(w.take_ready(), vec![3, 1, 2]);
+        assert!(w.take_ready().is_empty());
+        w.notify(7);
+        assert_eq!(w.take_ready(), vec![7]);
+    }
+}

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Many concurrent in-process sessions in one Python process (``import dcl``), on the mock
+model: what an idle session costs (memory, descriptors) and how many turns per second the
+process serves when every session runs turns at once.
+
+Steps, in one fresh interpreter:
+
+  1. one warm-up client (the tokio runtime, the extension, the loop's waker start);
+  2. open ``--sessions`` clients (``dcl.Client.connect``: session opened, ``initialize``
+     answered) and leave them idle; sample VmRSS and the open descriptors by kind;
+  3. every client runs ``--turns`` turns (``"hello"``) concurrently; turns per second over
+     the wall time of the whole burst; sample again (a session that ran a turn also holds
+     its open transcript unless ``--no-persist``).
+
+If opening fails, the failure and the count reached are reported and the last 100
+sessions are closed. Descriptors are counted by kind: a session that could not make its
+containment scope pipes (``EMFILE``) or its transcript carries on without them (dcl logs a
+warning), so fewer pipes or transcripts than sessions means the limit was reached. Usage (the venv of python/ci.sh)::
+
+    tests/.work/pyenv/bin/python tests/bench/python_sessions.py --sessions 1000 [--turns 3] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+from typing import Any, Dict, List
+
+import dcl
+
+
+def rss_kib() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def fds() -> Dict[str, int]:
+    kinds: Dict[str, int] = {}
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if ":" in target:
+            kind = target.split(":")[0]
+        elif target.endswith(".jsonl"):
+            kind = "transcript"
+        else:
+            kind = "file"
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return kinds
+
+
+class Reserve:
+    """Descriptors held back from the start, so the figures can still be read (reading
+    /proc takes descriptors) when sessions have used up the process's limit."""
+
+    def __init__(self, n: int = 8) -> None:
+        self.fds = [os.open(os.devnull, os.O_RDONLY) for _ in range(n)]
+
+    def sample(self) -> "tuple[int, Dict[str, int]]":
+        for fd in self.fds:
+            os.close(fd)
+        try:
+            kinds = fds()
+            kinds["file"] = kinds.get("file", 0) + len(self.fds)  # counted as if still held
+            return rss_kib(), kinds
+        finally:
+            self.fds = [os.open(os.devnull, os.O_RDONLY) for _ in range(len(self.fds))]
+
+
+async def run(n: int, turns: int, persist: bool) -> Dict[str, Any]:
+    home = tempfile.mkdtemp(prefix="dcl-bench-home-")
+    cwd = tempfile.mkdtemp(prefix="dcl-bench-cwd-")
+    os.environ["HOME"] = home
+
+    def options() -> dcl.Options:
+        return dcl.Options(model="mock-model", cwd=cwd, persist_session=persist)
+
+    warm = dcl.Client(options())
+    await warm.connect()
+    await warm.query("hello")
+    async for _ in warm.receive_response():
+        pass
+    reserve = Reserve()
+    rss0, fds0 = reserve.sample()
+    clients: List[dcl.Client] = []
+    error = None
+    t0 = time.perf_counter()
+    try:
+        for _ in range(n):
+            c = dcl.Client(options())
+            await c.connect()
+            clients.append(c)
+    except Exception as e:  # EMFILE shows up as an OSError or a dcl error naming it
+        error = f"{type(e).__name__}: {e} (after {len(clients)} sessions)"
+        # Room for the measurement itself (reading /proc needs a descriptor too).
+        for c in clients[-100:]:
+            await c.disconnect()
+        del clients[-100:]
+    open_s = time.perf_counter() - t0
+    opened = len(clients)
+    rss1, fds1 = reserve.sample()
+
+    async def turns_of(c: dcl.Client) -> int:
+        done = 0
+        for _ in range(turns):
+            await c.query("hello")
+            async for m in c.receive_response():
+                if isinstance(m, dcl.ResultMessage):
+                    done += 1
+        return done
+
+    t1 = time.perf_counter()
+    counts = await asyncio.gather(*(turns_of(c) for c in clients), return_exceptions=True)
+    burst_s = time.perf_counter() - t1
+    done = sum(c for c in counts if isinstance(c, int))
+    failed = [repr(c) for c in counts if not isinstance(c, int)][:3]
+    rss2, fds2 = reserve.sample()
+    for c in clients:
+        await c.disconnect()
+    await warm.disconnect()
+
+    def grown(a: Dict[str, int], b: Dict[str, int]) -> Dict[str, int]:
+        return {k: b.get(k, 0) - a.get(k, 0) for k in sorted(set(a) | set(b)) if b.get(k, 0) != a.get(k, 0)}
+
+    per = max(opened, 1)
+    return {
+        "sessions_asked": n,
+        "sessions_opened": opened,
+        "open_error": error,
+        "fd_limit": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
+        "open_seconds": round(open_s, 3),
+        "idle_rss_growth_mib": round((rss1 - rss0) / 1024, 1),
+        "idle_kib_per_session": round((rss1 - rss0) / per, 1),
+        "idle_fds_grown_by_kind": grown(fds0, fds1),
+        "idle_fds_per_session": round((sum(fds1.values()) - sum(fds0.values())) / per, 3),
+        "turns": done,
+        "turn_failures": failed,
+        "burst_seconds": round(burst_s, 3),
+        "turns_per_second": round(done / burst_s, 1) if burst_s > 0 else None,
+        "after_turns_rss_growth_mib": round((rss2 - rss0) / 1024, 1),
+        "after_turns_fds_grown_by_kind": grown(fds0, fds2),
+        "extension": dcl._native.__file__,
+    }
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--sessions", type=int, default=1000)
+    p.add_argument("--turns", type=int, default=3)
+    p.add_argument("--no-persist", action="store_true")
+    p.add_argument("--json", action="store_true")
+    a = p.parse_args()
+    out = asyncio.run(run(a.sessions, a.turns, not a.no_persist))
+    if a.json:
+        print(json.dumps(out, indent=2))
+    else:
+        for k, v in out.items():
+            print(f"{k:32} {v}")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
