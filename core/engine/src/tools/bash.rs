@@ -170,7 +170,7 @@ fn start_in_background(
         &cwd,
         &super::environment::for_tools(ctx),
         sandbox,
-        ctx.shell.scope.as_deref(),
+        ctx.shell.scope().map(|s| s.as_ref()),
     ) {
         Ok(id) => {
             let text = format!(
@@ -312,7 +312,7 @@ fn spawn_shell(
         .process_group(0)
         .kill_on_drop(true);
     // Its own PID namespace (everything it starts ends with it) and the sandbox.
-    match &ctx.shell.scope {
+    match ctx.shell.scope() {
         Some(scope) => dcl_sandbox::apply_scoped(cmd.as_std_mut(), sandbox, scope),
         None => dcl_sandbox::apply(cmd.as_std_mut(), sandbox),
     };

@@ -129,7 +129,9 @@ pub struct ShellState {
     sandbox: Mutex<Option<Arc<dcl_sandbox::Sandbox>>>,
     /// What a Bash call leaves running (a redirected `server &`) lives until this
     /// session scope drops; `None` if no pipe could be made (then it ends with the call).
-    pub scope: Option<Arc<dcl_sandbox::Scope>>,
+    /// Made at the first tool process ([`ShellState::scope`]): a session that never runs
+    /// one holds none of its descriptors.
+    scope: std::sync::OnceLock<Option<Arc<dcl_sandbox::Scope>>>,
 }
 
 impl ShellState {
@@ -140,11 +142,20 @@ impl ShellState {
             todos: Arc::new(Mutex::new(Vec::new())),
             background: Arc::new(BackgroundShells::new()),
             sandbox: Mutex::new(None),
-            scope: dcl_sandbox::Scope::new()
-                .inspect_err(|e| tracing::warn!("containment: no session scope ({e})"))
-                .ok()
-                .map(Arc::new),
+            scope: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The session's containment scope, made on first use.
+    pub fn scope(&self) -> Option<&Arc<dcl_sandbox::Scope>> {
+        self.scope
+            .get_or_init(|| {
+                dcl_sandbox::Scope::new()
+                    .inspect_err(|e| tracing::warn!("containment: no session scope ({e})"))
+                    .ok()
+                    .map(Arc::new)
+            })
+            .as_ref()
     }
 
     /// The session's sandbox, when it is on.
