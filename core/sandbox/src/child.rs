@@ -42,6 +42,58 @@ pub(crate) struct Plan {
     pub lingering: bool,
     /// The read end of the scope's pipe (a session's), for a lingering namespace.
     pub scope_fd: Option<RawFd>,
+    /// Also IPC and UTS namespaces: no SysV shm/message queues or POSIX queues shared
+    /// with the host, and a private /dev/shm.
+    pub isolate_ipc: bool,
+    /// Bound over /dev/shm (a writable directory of the sandbox's own).
+    pub shm_source: Option<CString>,
+    /// Remount the whole tree read-only, then only `write_dirs` writable: every write,
+    /// metadata change or rename outside them fails with EROFS, whatever the syscall.
+    pub read_only_root: bool,
+    pub write_dirs: Vec<CString>,
+    /// Bound read-only over themselves inside the writable dirs (`protected`).
+    pub protect: Vec<CString>,
+    /// The command gets a new session (no controlling terminal), no descriptor but
+    /// 0, 1 and 2 across exec, and no capabilities.
+    pub harden: bool,
+    /// With `harden`: `setsid` too (only where a PID namespace contains the command).
+    pub new_session: bool,
+    /// The proxy's one way in: a loopback listener inside the network namespace whose
+    /// connections are relayed to the host-side proxy's unix socket.
+    pub bridge: Option<Bridge>,
+}
+
+/// Where the in-namespace proxy endpoint listens and where it relays to.
+#[derive(Debug)]
+pub(crate) struct Bridge {
+    /// The port on the namespace's 127.0.0.1.
+    pub port: u16,
+    /// The host proxy's unix socket.
+    pub addr: libc::sockaddr_un,
+    pub addr_len: libc::socklen_t,
+}
+
+impl Bridge {
+    /// `None` when the path does not fit a `sockaddr_un`.
+    pub(crate) fn new(port: u16, path: &std::path::Path) -> Option<Bridge> {
+        use std::os::unix::ffi::OsStrExt as _;
+        // SAFETY: sockaddr_un is plain data; all-zero is a valid value.
+        let mut addr: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+        addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
+        let bytes = path.as_os_str().as_bytes();
+        if bytes.len() >= addr.sun_path.len() || bytes.contains(&0) {
+            return None;
+        }
+        for (d, b) in addr.sun_path.iter_mut().zip(bytes) {
+            *d = *b as libc::c_char;
+        }
+        let addr_len = (std::mem::size_of::<libc::sa_family_t>() + bytes.len() + 1) as _;
+        Some(Bridge {
+            port,
+            addr,
+            addr_len,
+        })
+    }
 }
 
 const PROC_SETGROUPS: &[u8] = b"/proc/self/setgroups\0";
@@ -54,6 +106,7 @@ const PROC_FS: &[u8] = b"proc\0";
 const TMPFS: &[u8] = b"tmpfs\0";
 const DEV_NULL: &[u8] = b"/dev/null\0";
 const TMPFS_OPTS: &[u8] = b"size=16k,mode=0500\0";
+const DEV_SHM: &[u8] = b"/dev/shm\0";
 const LO: &[u8] = b"lo\0";
 
 fn cstr(bytes: &[u8]) -> *const libc::c_char {
@@ -102,6 +155,16 @@ impl Plan {
             if self.network_ns {
                 flags |= libc::CLONE_NEWNET;
             }
+            if self.isolate_ipc {
+                flags |= libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
+            }
+            let bridged = self.bridge.is_some() && self.network_ns;
+            if bridged {
+                // The proxy relay must be in the network namespace but not in the PID
+                // namespace: a namespace's end waits for every process in it to be
+                // reaped, and the keeper (its parent) only reaps after PID 1.
+                flags &= !libc::CLONE_NEWPID;
+            }
             // SAFETY: plain system calls on static or parent-formatted data.
             unsafe { check(libc::unshare(flags))? };
             // A non-dumpable process (dcl makes itself one, so tools cannot read its
@@ -122,6 +185,22 @@ impl Plan {
                 unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
             }
             written?;
+            if let (Some(b), true) = (&self.bridge, bridged) {
+                // SAFETY: raw socket calls and a fork in a single-threaded child.
+                unsafe {
+                    // The endpoint listens before the command starts, so its first
+                    // connect cannot race the relay (connections wait in the backlog).
+                    loopback_up();
+                    let listener = bridge_listener(b.port)?;
+                    if check(libc::fork())? == 0 {
+                        // The keeper is single-threaded: its death is this one's cue.
+                        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                        relay_forever(listener, b);
+                    }
+                    libc::close(listener);
+                    check(libc::unshare(libc::CLONE_NEWPID))?;
+                }
+            }
         }
         let lingering = self.lingering && self.namespaces;
         // The init tells the keeper the command's status through this pipe.
@@ -170,6 +249,17 @@ impl Plan {
                 libc::MS_REC | libc::MS_PRIVATE,
                 std::ptr::null(),
             );
+            if self.read_only_root {
+                // The working directory was entered before these mounts, so it still
+                // names the old (now read-only) mount: enter it again by path, through
+                // the writable bind on top.
+                let mut cwd = [0 as libc::c_char; libc::PATH_MAX as usize];
+                let have_cwd = !libc::getcwd(cwd.as_mut_ptr(), cwd.len()).is_null();
+                read_only_world(&self.write_dirs)?;
+                if have_cwd {
+                    check(libc::chdir(cwd.as_ptr()))?;
+                }
+            }
             if self.mount_proc {
                 check(libc::mount(
                     cstr(PROC_FS),
@@ -178,6 +268,21 @@ impl Plan {
                     libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
                     std::ptr::null(),
                 ))?;
+            }
+            if let Some(shm) = &self.shm_source {
+                // POSIX shared memory lives in /dev/shm, a path: the sandbox's own
+                // directory there keeps it private like the IPC namespace keeps SysV and
+                // mqueue objects. A system without /dev/shm has nothing to share.
+                match check(libc::mount(
+                    shm.as_ptr(),
+                    cstr(DEV_SHM),
+                    std::ptr::null(),
+                    libc::MS_BIND,
+                    std::ptr::null(),
+                )) {
+                    Err(e) if e.raw_os_error() != Some(libc::ENOENT) => return Err(e),
+                    _ => {}
+                }
             }
             for dir in &self.hide_dirs {
                 check(libc::mount(
@@ -197,6 +302,9 @@ impl Plan {
                     std::ptr::null(),
                 ))?;
             }
+            for path in &self.protect {
+                protect(path)?;
+            }
             if self.network_ns {
                 loopback_up();
             }
@@ -207,6 +315,10 @@ impl Plan {
     /// The landlock domain (it also forbids further mounts) and the seccomp filter,
     /// last before exec.
     unsafe fn confine(&self) -> io::Result<()> {
+        if self.harden {
+            // SAFETY: raw system calls.
+            unsafe { harden(self.new_session)? };
+        }
         if self.landlock_fd.is_none() && self.seccomp.is_none() {
             return Ok(());
         }
@@ -436,5 +548,299 @@ unsafe fn loopback_up() {
             libc::ioctl(sock, libc::SIOCSIFFLAGS, &req);
         }
         libc::close(sock);
+    }
+}
+
+/// `mount_setattr(2)`'s argument (not in every libc version).
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const AT_RECURSIVE: libc::c_uint = 0x8000;
+
+unsafe fn mount_setattr(
+    path: *const libc::c_char,
+    flags: libc::c_uint,
+    attr: &MountAttr,
+) -> io::Result<()> {
+    // SAFETY: a raw system call on a NUL-terminated path and a live struct.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            path,
+            flags,
+            attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    check(r as libc::c_int).map(drop)
+}
+
+/// Every mount read-only (recursively, in one call), then each writable directory
+/// bound over itself and made writable again (only that mount: what is mounted below
+/// it keeps its own flags). Landlock refuses writes too, but it has no rights for
+/// chmod, chown, utimes or xattrs; a read-only mount refuses all of them.
+unsafe fn read_only_world(write_dirs: &[CString]) -> io::Result<()> {
+    let ro = MountAttr {
+        attr_set: MOUNT_ATTR_RDONLY,
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    let rw = MountAttr {
+        attr_set: 0,
+        attr_clr: MOUNT_ATTR_RDONLY,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    // SAFETY: raw system calls on NUL-terminated strings.
+    unsafe {
+        mount_setattr(cstr(ROOT), AT_RECURSIVE, &ro)?;
+        for dir in write_dirs {
+            let bound = check(libc::mount(
+                dir.as_ptr(),
+                dir.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                std::ptr::null(),
+            ));
+            match bound {
+                Ok(_) => mount_setattr(dir.as_ptr(), 0, &rw)?,
+                // A configured writable dir that does not exist has nothing to write.
+                Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Binds `path` read-only over itself. A path that vanished since the parent looked is
+/// skipped: there is nothing left to protect, and the mount point it would need cannot
+/// be created from here.
+unsafe fn protect(path: &CString) -> io::Result<()> {
+    // SAFETY: raw system calls on a NUL-terminated string.
+    unsafe {
+        match check(libc::mount(
+            path.as_ptr(),
+            path.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REC,
+            std::ptr::null(),
+        )) {
+            Ok(_) => {}
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(()),
+            Err(e) => return Err(e),
+        }
+        check(libc::mount(
+            std::ptr::null(),
+            path.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_REC,
+            std::ptr::null(),
+        ))?;
+    }
+    Ok(())
+}
+
+/// The command's own last steps before its confinement: a new session (TIOCSTI
+/// needs a controlling terminal, and tools would otherwise share dcl's), every
+/// descriptor but 0, 1 and 2 closed at exec (whatever the host left inheritable), and
+/// no capabilities — not now, not after exec (root in the user namespace included).
+unsafe fn harden(new_session: bool) -> io::Result<()> {
+    // SAFETY: raw system calls with integer arguments or local structs.
+    unsafe {
+        if new_session {
+            check(libc::setsid())?;
+        }
+        // CLOEXEC rather than close: std's exec-error pipe must survive until exec.
+        const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+        if libc::syscall(
+            libc::SYS_close_range,
+            3 as libc::c_uint,
+            libc::c_uint::MAX,
+            CLOSE_RANGE_CLOEXEC,
+        ) != 0
+        {
+            // Before 5.11: mark them one by one.
+            let mut lim: libc::rlimit = std::mem::zeroed();
+            let max = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 {
+                lim.rlim_cur.min(1 << 20) as libc::c_int
+            } else {
+                1024
+            };
+            for fd in 3..max {
+                libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+            }
+        }
+        // Securebits first (they need CAP_SETPCAP): root gains nothing at exec, and
+        // nothing can turn that back on.
+        const SECBIT_NOROOT: libc::c_ulong = 1 << 0;
+        const SECBIT_NOROOT_LOCKED: libc::c_ulong = 1 << 1;
+        const SECBIT_NO_SETUID_FIXUP: libc::c_ulong = 1 << 2;
+        const SECBIT_NO_SETUID_FIXUP_LOCKED: libc::c_ulong = 1 << 3;
+        const SECBIT_NO_CAP_AMBIENT_RAISE: libc::c_ulong = 1 << 6;
+        const SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED: libc::c_ulong = 1 << 7;
+        // Best effort: without CAP_SETPCAP (no user namespace) there are none to drop.
+        libc::prctl(
+            libc::PR_SET_SECUREBITS,
+            SECBIT_NOROOT
+                | SECBIT_NOROOT_LOCKED
+                | SECBIT_NO_SETUID_FIXUP
+                | SECBIT_NO_SETUID_FIXUP_LOCKED
+                | SECBIT_NO_CAP_AMBIENT_RAISE
+                | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+            0,
+            0,
+            0,
+        );
+        for cap in 0..64 {
+            libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+        }
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        );
+        #[repr(C)]
+        struct Header {
+            version: u32,
+            pid: libc::c_int,
+        }
+        #[repr(C)]
+        struct Data {
+            effective: u32,
+            permitted: u32,
+            inheritable: u32,
+        }
+        const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+        let header = Header {
+            version: LINUX_CAPABILITY_VERSION_3,
+            pid: 0,
+        };
+        let data = [
+            Data {
+                effective: 0,
+                permitted: 0,
+                inheritable: 0,
+            },
+            Data {
+                effective: 0,
+                permitted: 0,
+                inheritable: 0,
+            },
+        ];
+        check(
+            libc::syscall(libc::SYS_capset, &header as *const Header, data.as_ptr()) as libc::c_int,
+        )?;
+    }
+    Ok(())
+}
+
+/// A listening TCP socket on the namespace's 127.0.0.1:`port`.
+unsafe fn bridge_listener(port: u16) -> io::Result<RawFd> {
+    // SAFETY: raw socket calls on local plain data.
+    unsafe {
+        let fd = check(libc::socket(
+            libc::AF_INET,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            0,
+        ))?;
+        let mut addr: libc::sockaddr_in = std::mem::zeroed();
+        addr.sin_family = libc::AF_INET as libc::sa_family_t;
+        addr.sin_port = port.to_be();
+        addr.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
+        check(libc::bind(
+            fd,
+            (&addr as *const libc::sockaddr_in).cast(),
+            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+        ))?;
+        check(libc::listen(fd, 128))?;
+        Ok(fd)
+    }
+}
+
+/// The in-namespace end of the proxy: each connection to the listener is relayed to
+/// the host proxy's unix socket (which checks the allow-list). Forked per connection,
+/// one process per direction, so a slow reader never blocks the other way.
+unsafe fn relay_forever(listener: RawFd, bridge: &Bridge) -> ! {
+    // SAFETY: raw system calls only; every path ends in `_exit`.
+    unsafe {
+        libc::signal(libc::SIGCHLD, libc::SIG_IGN);
+        close_all_but(&[listener]);
+        loop {
+            let conn = libc::accept4(listener, std::ptr::null_mut(), std::ptr::null_mut(), 0);
+            if conn < 0 {
+                match *libc::__errno_location() {
+                    libc::EINTR | libc::ECONNABORTED | libc::EMFILE | libc::ENFILE => continue,
+                    _ => libc::_exit(1),
+                }
+            }
+            if libc::fork() == 0 {
+                libc::close(listener);
+                // Ends with the relay (and so with the keeper).
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                let up = libc::socket(libc::AF_UNIX, libc::SOCK_STREAM, 0);
+                if up < 0
+                    || libc::connect(
+                        up,
+                        (&bridge.addr as *const libc::sockaddr_un).cast(),
+                        bridge.addr_len,
+                    ) != 0
+                {
+                    libc::_exit(1);
+                }
+                let back = libc::fork();
+                if back == 0 {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                    copy(up, conn, None);
+                }
+                // This one waits for the other direction before exiting: its exit
+                // would kill that one (the death signal above).
+                copy(conn, up, Some(back));
+            }
+            libc::close(conn);
+        }
+    }
+}
+
+/// Copies `from` to `to` until EOF or an error, then ends the write side, waits for
+/// `other` (if any) and exits.
+unsafe fn copy(from: RawFd, to: RawFd, other: Option<libc::pid_t>) -> ! {
+    // SAFETY: raw reads and writes into a stack buffer.
+    unsafe {
+        let mut buf = [0u8; 16 * 1024];
+        'outer: loop {
+            let n = libc::read(from, buf.as_mut_ptr().cast(), buf.len());
+            if n < 0 && *libc::__errno_location() == libc::EINTR {
+                continue;
+            }
+            if n <= 0 {
+                break;
+            }
+            let mut off = 0usize;
+            while off < n as usize {
+                let w = libc::write(to, buf[off..].as_ptr().cast(), n as usize - off);
+                if w < 0 && *libc::__errno_location() == libc::EINTR {
+                    continue;
+                }
+                if w <= 0 {
+                    break 'outer;
+                }
+                off += w as usize;
+            }
+        }
+        libc::shutdown(to, libc::SHUT_WR);
+        if let Some(pid) = other.filter(|p| *p > 0) {
+            libc::waitpid(pid, std::ptr::null_mut(), 0);
+        }
+        libc::_exit(0)
     }
 }
