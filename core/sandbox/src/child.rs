@@ -51,6 +51,8 @@ pub(crate) struct Plan {
     /// metadata change or rename outside them fails with EROFS, whatever the syscall.
     pub read_only_root: bool,
     pub write_dirs: Vec<CString>,
+    /// Bound over themselves (still writable) so they cannot be renamed or removed.
+    pub pin: Vec<CString>,
     /// Bound read-only over themselves inside the writable dirs (`protected`).
     pub protect: Vec<CString>,
     /// The command gets a new session (no controlling terminal), no descriptor but
@@ -150,6 +152,8 @@ impl Plan {
         // never does): name it for `ps` instead of leaving the forking thread's name.
         // SAFETY: prctl with a static NUL-terminated name.
         unsafe { libc::prctl(libc::PR_SET_NAME, KEEPER_NAME.as_ptr(), 0, 0, 0) };
+        // The proxy relay's lifeline in a lingering namespace (read end: the relay).
+        let mut relay_life = [-1 as libc::c_int; 2];
         if self.namespaces {
             let mut flags = libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS;
             if self.network_ns {
@@ -192,12 +196,24 @@ impl Plan {
                     // connect cannot race the relay (connections wait in the backlog).
                     loopback_up();
                     let listener = bridge_listener(b.port)?;
+                    // A lingering namespace outlives the keeper: there the relay lasts
+                    // as long as the init, which holds the write end of this pipe.
+                    if self.lingering {
+                        check(libc::pipe2(relay_life.as_mut_ptr(), libc::O_CLOEXEC))?;
+                    }
                     if check(libc::fork())? == 0 {
-                        // The keeper is single-threaded: its death is this one's cue.
-                        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
-                        relay_forever(listener, b);
+                        if relay_life[1] >= 0 {
+                            libc::close(relay_life[1]);
+                        } else {
+                            // The keeper is single-threaded: its death is the cue.
+                            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                        }
+                        relay_forever(listener, b, relay_life[0]);
                     }
                     libc::close(listener);
+                    if relay_life[0] >= 0 {
+                        libc::close(relay_life[0]);
+                    }
                     check(libc::unshare(libc::CLONE_NEWPID))?;
                 }
             }
@@ -216,7 +232,7 @@ impl Plan {
             unsafe {
                 if lingering {
                     libc::close(status_pipe[0]);
-                    return self.become_init(status_pipe[1]);
+                    return self.become_init(status_pipe[1], relay_life[1]);
                 }
                 // The keeper is single-threaded: its death is exactly this parent's death.
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
@@ -228,6 +244,9 @@ impl Plan {
         unsafe {
             if lingering {
                 libc::close(status_pipe[1]);
+            }
+            if relay_life[1] >= 0 {
+                libc::close(relay_life[1]);
             }
             self.keep(pid, status_pipe[0])
         }
@@ -302,8 +321,19 @@ impl Plan {
                     std::ptr::null(),
                 ))?;
             }
+            for path in &self.pin {
+                bind_self(path)?;
+            }
             for path in &self.protect {
-                protect(path)?;
+                if bind_self(path)? {
+                    check(libc::mount(
+                        std::ptr::null(),
+                        path.as_ptr(),
+                        std::ptr::null(),
+                        libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY,
+                        std::ptr::null(),
+                    ))?;
+                }
             }
             if self.network_ns {
                 loopback_up();
@@ -350,7 +380,7 @@ impl Plan {
     /// It exits — and the kernel kills what is left in the namespace — when nothing is
     /// left, when it is killed (the caller's group kill), or when the scope's pipe
     /// reads EOF (the session ended, or dcl died).
-    unsafe fn become_init(&self, status_fd: RawFd) -> io::Result<()> {
+    unsafe fn become_init(&self, status_fd: RawFd, relay_life: RawFd) -> io::Result<()> {
         // SAFETY: raw system calls; every path of the init ends in `_exit`.
         unsafe {
             self.prepare_namespace()?;
@@ -367,6 +397,7 @@ impl Plan {
             }
             libc::signal(libc::SIGCHLD, libc::SIG_DFL);
             let mut keep = [
+                relay_life,
                 status_fd,
                 sfd,
                 self.scope_fd.unwrap_or(-1),
@@ -620,32 +651,24 @@ unsafe fn read_only_world(write_dirs: &[CString]) -> io::Result<()> {
     Ok(())
 }
 
-/// Binds `path` read-only over itself. A path that vanished since the parent looked is
-/// skipped: there is nothing left to protect, and the mount point it would need cannot
-/// be created from here.
-unsafe fn protect(path: &CString) -> io::Result<()> {
-    // SAFETY: raw system calls on a NUL-terminated string.
-    unsafe {
-        match check(libc::mount(
+/// Binds `path` over itself; false when it vanished since the parent looked (nothing
+/// left to protect, and the mount point it would need cannot be made from here).
+unsafe fn bind_self(path: &CString) -> io::Result<bool> {
+    // SAFETY: a raw system call on a NUL-terminated string.
+    let bound = unsafe {
+        check(libc::mount(
             path.as_ptr(),
             path.as_ptr(),
             std::ptr::null(),
             libc::MS_BIND | libc::MS_REC,
             std::ptr::null(),
-        )) {
-            Ok(_) => {}
-            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(()),
-            Err(e) => return Err(e),
-        }
-        check(libc::mount(
-            std::ptr::null(),
-            path.as_ptr(),
-            std::ptr::null(),
-            libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_REC,
-            std::ptr::null(),
-        ))?;
+        ))
+    };
+    match bound {
+        Ok(_) => Ok(true),
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(false),
+        Err(e) => Err(e),
     }
-    Ok(())
 }
 
 /// The command's own last steps before its confinement: a new session (TIOCSTI
@@ -770,12 +793,24 @@ unsafe fn bridge_listener(port: u16) -> io::Result<RawFd> {
 /// The in-namespace end of the proxy: each connection to the listener is relayed to
 /// the host proxy's unix socket (which checks the allow-list). Forked per connection,
 /// one process per direction, so a slow reader never blocks the other way.
-unsafe fn relay_forever(listener: RawFd, bridge: &Bridge) -> ! {
+/// With `life` (>= 0), it exits when that pipe reads EOF.
+unsafe fn relay_forever(listener: RawFd, bridge: &Bridge, life: RawFd) -> ! {
     // SAFETY: raw system calls only; every path ends in `_exit`.
     unsafe {
         libc::signal(libc::SIGCHLD, libc::SIG_IGN);
-        close_all_but(&[listener]);
+        let mut keep = [listener, life];
+        keep.sort_unstable();
+        close_all_but(&keep);
+        let mut fds = [pollfd(listener), pollfd(life)];
         loop {
+            fds[0].revents = 0;
+            fds[1].revents = 0;
+            if libc::poll(fds.as_mut_ptr(), 2, -1) < 0 {
+                continue;
+            }
+            if fds[1].revents != 0 {
+                libc::_exit(0);
+            }
             let conn = libc::accept4(listener, std::ptr::null_mut(), std::ptr::null_mut(), 0);
             if conn < 0 {
                 match *libc::__errno_location() {

@@ -340,6 +340,15 @@ impl Sandbox {
         self.proxy.as_ref().map(proxy::Proxy::port)
     }
 
+    /// The directories pinned in place (see [`protected::pinned_in`]) now.
+    fn pinned_now(&self) -> Vec<CString> {
+        self.write_dirs
+            .iter()
+            .flat_map(|d| protected::pinned_in(d))
+            .filter_map(|p| c_path(&p))
+            .collect()
+    }
+
     /// The protected paths (see [`protected`]) that exist now in the writable dirs.
     fn protected_now(&self) -> Vec<CString> {
         self.write_dirs
@@ -422,6 +431,7 @@ fn hook(
             plan.write_dirs = sb.write_dirs_c.clone();
             plan.write_dirs.extend(plan.shm_source.clone());
             // Looked up per spawn: a `.git` created since the last call is covered.
+            plan.pin = sb.pinned_now();
             plan.protect = sb.protected_now();
         }
         plan.harden = true;

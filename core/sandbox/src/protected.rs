@@ -42,6 +42,17 @@ pub const FILES: &[&str] = &[
 pub(crate) const PLACEHOLDER_DIRS: &[&str] = DIRS;
 pub(crate) const PLACEHOLDER_FILES: &[&str] = &[".mcp.json"];
 
+/// Directories bound over themselves *writable* so they cannot be renamed or removed
+/// (a mount point cannot be): `.git`, whose hooks and config are protected but which
+/// could otherwise be moved aside and replaced by a repository with planted hooks.
+pub fn pinned_in(root: &Path) -> Vec<PathBuf> {
+    let git = root.join(".git");
+    match git.symlink_metadata() {
+        Ok(m) if m.is_dir() => vec![git],
+        _ => Vec::new(),
+    }
+}
+
 /// The protected paths that exist directly in `root` (a writable directory): its
 /// settings folders, protected files, `.git/hooks` and `.git/config` (or `.git` itself
 /// when it is a file pointing elsewhere: rewriting it would point git at planted hooks).

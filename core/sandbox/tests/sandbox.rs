@@ -684,10 +684,15 @@ fn files_that_give_power_to_later_runs_stay_read_only() {
     // Renaming or removing them is refused too.
     let o = text(&run(
         &f,
-        "mv .dcl .dcl2; echo mv=$?; rm -rf .git/hooks; echo rm=$?",
+        "mv .dcl .dcl2; echo mv=$?; rm -rf .git/hooks; echo rm=$?; \
+         mv .git .git-aside; echo git=$?",
         true,
     ));
-    assert!(o.contains("mv=1") && o.contains("rm=1"), "{o}");
+    // .git itself cannot be moved aside for a repository with planted hooks.
+    assert!(
+        o.contains("mv=1") && o.contains("rm=1") && o.contains("git=1"),
+        "{o}"
+    );
     // Twin: the rest of the repository stays writable, so a commit works.
     let o = run(
         &f,
@@ -732,4 +737,49 @@ fn a_dead_process_s_sandbox_dir_is_swept() {
     };
     let _second = Sandbox::new(settings, &f.cwd, &[], Some(&f.home)).unwrap();
     assert!(!stale.exists());
+}
+
+#[test]
+fn fail_if_unavailable_starts_where_every_protection_works() {
+    let Some(f) = fixture() else { return };
+    let settings = SandboxSettings {
+        enabled: true,
+        fail_if_unavailable: true,
+        ..Default::default()
+    };
+    // The refusal's twin (degraded.rs): here nothing is missing, so it starts.
+    let strict = Sandbox::new(settings, &f.cwd, &[], Some(&f.home)).unwrap();
+    assert_eq!(strict.warnings(), &[] as &[String]);
+}
+
+#[test]
+fn a_daemon_left_in_a_lingering_namespace_keeps_the_proxy() {
+    let Some(mut f) = fixture() else { return };
+    if !with_domains(&mut f, &["127.0.0.1"]) {
+        return;
+    }
+    let port = hello_server();
+    let scope = dcl_sandbox::Scope::new().unwrap();
+    // The call returns at once; what it left asks the proxy a second later.
+    let script = format!(
+        "(sleep 1; curl -sS -m 5 http://127.0.0.1:{port}/ > late.txt 2>&1) >/dev/null 2>&1 &"
+    );
+    let mut cmd = Command::new("bash");
+    cmd.arg("-c")
+        .arg(&script)
+        .current_dir(&f.cwd)
+        .stdin(Stdio::null())
+        .process_group(0);
+    dcl_sandbox::apply_scoped(&mut cmd, Some(&f.sandbox), &scope);
+    assert!(cmd.output().unwrap().status.success());
+    let late = f.cwd.join("late.txt");
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_secs(10)
+        && !std::fs::read_to_string(&late).is_ok_and(|t| t.contains("hello"))
+    {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let got = std::fs::read_to_string(&late).unwrap_or_default();
+    drop(scope);
+    assert_eq!(got, "hello\n");
 }
