@@ -397,6 +397,17 @@ fn sandbox_settings_not_acted_on_are_named_in_the_initialize_answer() {
     // allowedDomains is acted on (a proxy: core/sandbox/tests/sandbox.rs), so not named.
     assert!(!init.contains("allowedDomains"), "{init}");
     assert!(init.contains("autoAllowBashIfSandboxed"), "{init}");
+    // get_settings names them too, under applied.sandbox.
+    d.control("g", json!({"subtype": "get_settings"}));
+    let got = d.response_to("g");
+    let applied = &got["response"]["response"]["applied"]["sandbox"];
+    assert_eq!(applied["enabled"], true, "{got}");
+    assert!(
+        applied["warnings"]
+            .to_string()
+            .contains("autoAllowBashIfSandboxed"),
+        "{got}"
+    );
     d.finish();
     // A bad block is refused (the session does not open) rather than ignored.
     let bad = json!({"sandbox": {"enabled": "yes"}}).to_string();
