@@ -270,6 +270,18 @@ fn an_allowed_host_is_reached_through_the_proxy_and_raw_sockets_still_fail() {
         "{}",
         text(&o)
     );
+    // CONNECT (what HTTPS uses) through the same endpoint: curl tunnels plain HTTP here.
+    let o = run(
+        &f,
+        &format!("curl -sS -m 5 -p http://127.0.0.1:{port}/ && echo \"$HTTPS_PROXY\""),
+        true,
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "hello\nhttp://127.0.0.1:3128\n",
+        "{}",
+        text(&o)
+    );
     // Going around the proxy: a raw TCP connect, a UDP socket.
     let py = format!(
         "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), 3); print(\"connected\")'"
