@@ -6,8 +6,13 @@
 //! of a call or session), or when the process hosting dcl dies by any signal, the
 //! namespace's init dies and the kernel kills everything left inside: `setsid`, `nohup`,
 //! double forks included. With a [`Sandbox`], the same child also gets a mount namespace
-//! hiding the read-denied paths, a network namespace (network off) and a landlock domain
-//! allowing writes only in the working directory, `--add-dir`s and a private temp dir.
+//! where the whole tree is read-only but the working directory, `--add-dir`s,
+//! `allowWrite` dirs and a private temp dir (with the [`protected`] files inside them
+//! read-only again), the read-denied paths hidden; IPC, UTS and network namespaces (the
+//! network is off, or reaches `allowedDomains` through one relayed proxy endpoint); no
+//! capabilities, a session and descriptor table of its own; a landlock domain allowing
+//! writes only in the writable dirs; and a seccomp filter against what namespaces and
+//! landlock cannot express (mounts, io_uring, TIOCSTI, unix sockets, ptrace).
 //!
 //! Mechanisms are chosen at run time by what works here ([`probe::support`]); each one
 //! that is missing is named in a warning and the rest still apply.
@@ -198,8 +203,15 @@ impl Sandbox {
         if !settings.allowed_domains.is_empty() {
             // The proxy is reachable only through one endpoint inside the empty network
             // namespace, relayed over a unix socket: no rule on the host network names it.
-            if network_ns {
-                let sock = dir.path().join("proxy.sock");
+            let sock = dir.path().join("proxy.sock");
+            if network_ns && child::Bridge::new(PROXY_PORT, &sock).is_none() {
+                // A unix socket path has at most 107 bytes.
+                warnings.push(format!(
+                    "sandbox: the proxy's socket path {} is too long for a unix socket (set a \
+                     shorter TMPDIR); the network stays off",
+                    sock.display()
+                ));
+            } else if network_ns {
                 match proxy::Proxy::start(
                     proxy::AllowList::new(&settings.allowed_domains),
                     &sock,
