@@ -55,6 +55,10 @@ pub(crate) struct Plan {
     pub pin: Vec<CString>,
     /// Bound read-only over themselves inside the writable dirs (`protected`).
     pub protect: Vec<CString>,
+    /// Those of `protect` that are symlinks: the bind above protects the target; this
+    /// covers the link itself (which could otherwise be replaced) with a read-only copy
+    /// of its target (`true`: a file) or `/dev/null` (a directory or a dangling link).
+    pub protect_links: Vec<(CString, bool)>,
     /// The command gets a new session (no controlling terminal), no descriptor but
     /// 0, 1 and 2 across exec, and no capabilities.
     pub harden: bool,
@@ -334,6 +338,10 @@ impl Plan {
                         std::ptr::null(),
                     ))?;
                 }
+            }
+            for (link, file) in &self.protect_links {
+                let source = if *file { link.as_ptr() } else { cstr(DEV_NULL) };
+                cover_link(source, link.as_ptr())?;
             }
             if self.network_ns {
                 loopback_up();
@@ -668,6 +676,50 @@ unsafe fn bind_self(path: &CString) -> io::Result<bool> {
         Ok(_) => Ok(true),
         Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(false),
         Err(e) => Err(e),
+    }
+}
+
+/// Mounts a read-only copy of `source` (following symlinks) over the symlink `link`
+/// itself: `mount(2)` would follow the link, the new mount API does not have to.
+unsafe fn cover_link(source: *const libc::c_char, link: *const libc::c_char) -> io::Result<()> {
+    const OPEN_TREE_CLONE: libc::c_uint = 1;
+    const AT_EMPTY_PATH: libc::c_uint = 0x1000;
+    const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
+    let ro = MountAttr {
+        attr_set: MOUNT_ATTR_RDONLY,
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    // SAFETY: raw system calls on NUL-terminated strings and a live struct.
+    unsafe {
+        let fd = check(libc::syscall(
+            libc::SYS_open_tree,
+            libc::AT_FDCWD,
+            source,
+            OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint,
+        ) as libc::c_int)?;
+        let empty = c"".as_ptr();
+        let done = check(libc::syscall(
+            libc::SYS_mount_setattr,
+            fd,
+            empty,
+            AT_EMPTY_PATH,
+            &ro as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        ) as libc::c_int)
+        .and_then(|_| {
+            check(libc::syscall(
+                libc::SYS_move_mount,
+                fd,
+                empty,
+                libc::AT_FDCWD,
+                link,
+                MOVE_MOUNT_F_EMPTY_PATH,
+            ) as libc::c_int)
+        });
+        libc::close(fd);
+        done.map(drop)
     }
 }
 

@@ -361,13 +361,26 @@ impl Sandbox {
             .collect()
     }
 
-    /// The protected paths (see [`protected`]) that exist now in the writable dirs.
-    fn protected_now(&self) -> Vec<CString> {
-        self.write_dirs
+    /// The protected paths (see [`protected`]) that exist now in the writable dirs, and
+    /// which of them are symlinks (with whether they lead to a file).
+    fn protected_now(&self) -> (Vec<CString>, Vec<(CString, bool)>) {
+        let mut links = Vec::new();
+        let mut all = Vec::new();
+        for p in self
+            .write_dirs
             .iter()
             .flat_map(|d| protected::existing_in(d))
-            .filter_map(|p| c_path(&p))
-            .collect()
+        {
+            let Some(c) = c_path(&p) else { continue };
+            if p.symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_symlink())
+            {
+                let file = p.metadata().is_ok_and(|m| !m.is_dir());
+                links.push((c.clone(), file));
+            }
+            all.push(c);
+        }
+        (all, links)
     }
 
     /// Whether `command` runs sandboxed: not when `excludedCommands` names it, or when
@@ -444,7 +457,9 @@ fn hook(
             plan.write_dirs.extend(plan.shm_source.clone());
             // Looked up per spawn: a `.git` created since the last call is covered.
             plan.pin = sb.pinned_now();
-            plan.protect = sb.protected_now();
+            let (protect, links) = sb.protected_now();
+            plan.protect = protect;
+            plan.protect_links = links;
         }
         plan.harden = true;
         // A new session only with a PID namespace: without one, the process group is

@@ -795,3 +795,36 @@ fn a_daemon_left_in_a_lingering_namespace_keeps_the_proxy() {
     drop(scope);
     assert_eq!(got, "hello\n");
 }
+
+#[test]
+fn symlinked_protected_files_hold_too() {
+    let Some(f) = fixture() else { return };
+    // Configuration kept elsewhere in the project and linked in: both the link and
+    // what it leads to must hold (the next session follows the link).
+    std::fs::create_dir_all(f.cwd.join("conf/claude")).unwrap();
+    std::fs::write(f.cwd.join("conf/mcp.json"), "{}").unwrap();
+    std::fs::write(f.cwd.join("conf/claude/settings.json"), "{}").unwrap();
+    std::fs::remove_file(f.cwd.join(".mcp.json")).unwrap();
+    std::fs::remove_dir(f.cwd.join(".claude")).unwrap();
+    std::os::unix::fs::symlink("conf/mcp.json", f.cwd.join(".mcp.json")).unwrap();
+    std::os::unix::fs::symlink("conf/claude", f.cwd.join(".claude")).unwrap();
+    let script = "cat .mcp.json; echo; \
+        rm -f .mcp.json; echo rm=$?; echo planted > conf/mcp.json; echo target=$?; \
+        rm -f .claude; echo rmdir=$?; echo planted > conf/claude/settings.json; echo dtarget=$?";
+    let confined = text(&run(&f, script, true));
+    assert!(
+        confined.starts_with("{}"),
+        "the link still reads: {confined}"
+    );
+    for op in ["rm", "target", "rmdir", "dtarget"] {
+        assert!(confined.contains(&format!("{op}=1")), "{op}: {confined}");
+    }
+    assert!(f.cwd.join(".mcp.json").is_symlink() && f.cwd.join(".claude").is_symlink());
+    assert_eq!(
+        std::fs::read_to_string(f.cwd.join("conf/mcp.json")).unwrap(),
+        "{}"
+    );
+    // Twin: outside the sandbox the same script replaces them.
+    let twin = text(&run(&f, script, false));
+    assert!(twin.contains("rm=0") && twin.contains("target=0"), "{twin}");
+}
