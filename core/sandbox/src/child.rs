@@ -649,7 +649,12 @@ unsafe fn read_only_world(write_dirs: &[CString]) -> io::Result<()> {
                 std::ptr::null(),
             ));
             match bound {
-                Ok(_) => mount_setattr(dir.as_ptr(), 0, &rw)?,
+                Ok(_) => match mount_setattr(dir.as_ptr(), 0, &rw) {
+                    // A dir on a mount the host made read-only (locked for this user
+                    // namespace) stays read-only, as it was outside the sandbox too.
+                    Err(e) if e.raw_os_error() != Some(libc::EPERM) => return Err(e),
+                    _ => {}
+                },
                 // A configured writable dir that does not exist has nothing to write.
                 Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {}
                 Err(e) => return Err(e),
