@@ -558,3 +558,27 @@ fn the_private_tmpdir_is_removed_when_the_session_ends() {
         assert!(!dir.exists(), "{how}: {} left behind", dir.display());
     }
 }
+
+#[test]
+fn fail_if_unavailable_refuses_a_sandbox_missing_protections() {
+    // Namespaces forced off: the read-only view, private IPC and network namespace are
+    // missing, so a strict sandbox does not start.
+    let strict = json!({"sandbox": {"enabled": true, "failIfUnavailable": true}}).to_string();
+    let mut d = Dcl::start_with_env(
+        &[&bypass()[..], &["--settings", &strict]].concat(),
+        &[("DCL_NO_NAMESPACES", "1")],
+    );
+    assert_ne!(d.finish(), 0);
+    let stderr = d.stderr();
+    assert!(
+        stderr.contains("failIfUnavailable") && stderr.contains("no read-only view"),
+        "{stderr}"
+    );
+    // Twin: without it, the same machine opens the session (with warnings).
+    let lax = json!({"sandbox": {"enabled": true}}).to_string();
+    let mut d = Dcl::start_with_env(
+        &[&bypass()[..], &["--settings", &lax]].concat(),
+        &[("DCL_NO_NAMESPACES", "1")],
+    );
+    assert_eq!(d.finish(), 0);
+}
