@@ -55,6 +55,8 @@ fn main() -> ExitCode {
     if dcl_sandbox::subreaper::active() {
         dcl_sandbox::subreaper::kill_adopted();
     }
+    // Sandbox temp dirs a session left (EOF and SIGTERM both end up here).
+    dcl_sandbox::remove_temp_dirs();
     code
 }
 

@@ -362,11 +362,20 @@ fn a_normal_build_works_in_the_sandbox() {
         "fn main() { println!(\"built ok\"); }\n",
     )
     .unwrap();
+    // Its own target dir too: a CARGO_TARGET_DIR the caller set (outside the clone)
+    // is inherited and not writable in the sandbox.
     let (text, err) = run_bash(
         &mut d,
-        "CARGO_HOME=$PWD/.cargo-home cargo run --offline -q 2>&1",
+        "CARGO_HOME=$PWD/.cargo-home CARGO_TARGET_DIR=$PWD/target cargo run --offline -q 2>&1",
     );
     assert!(!err && text.contains("built ok"), "{text}");
+    // git: a repository made and committed to inside the sandbox.
+    let (text, err) = run_bash(
+        &mut d,
+        "export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@e; \
+         git init -q && git add package.json && git commit -qm first && git log --format=%s",
+    );
+    assert!(!err && text.contains("first"), "{text}");
     d.finish();
 }
 
@@ -388,6 +397,17 @@ fn sandbox_settings_not_acted_on_are_named_in_the_initialize_answer() {
     // allowedDomains is acted on (a proxy: core/sandbox/tests/sandbox.rs), so not named.
     assert!(!init.contains("allowedDomains"), "{init}");
     assert!(init.contains("autoAllowBashIfSandboxed"), "{init}");
+    // get_settings names them too, under applied.sandbox.
+    d.control("g", json!({"subtype": "get_settings"}));
+    let got = d.response_to("g");
+    let applied = &got["response"]["response"]["applied"]["sandbox"];
+    assert_eq!(applied["enabled"], true, "{got}");
+    assert!(
+        applied["warnings"]
+            .to_string()
+            .contains("autoAllowBashIfSandboxed"),
+        "{got}"
+    );
     d.finish();
     // A bad block is refused (the session does not open) rather than ignored.
     let bad = json!({"sandbox": {"enabled": "yes"}}).to_string();
@@ -435,4 +455,130 @@ fn allowed_domains_are_reached_through_the_sandbox_proxy() {
         "{text}"
     );
     d.finish();
+}
+
+// --- issue 24: the sandbox holds, end to end ------------------------------------------
+
+#[test]
+fn excluded_commands_leave_the_sandbox_only_when_the_whole_line_is_excluded() {
+    if !sandbox_or_skip() {
+        return;
+    }
+    let outside = tempfile::tempdir().unwrap();
+    let o = outside.path().display();
+    let settings = json!({"sandbox": {"enabled": true, "excludedCommands": ["touch"]}}).to_string();
+    let (mut d, _home) = sandboxed(&["--settings", &settings]);
+    // Twin: the excluded command alone runs outside the sandbox.
+    let (text, err) = run_bash(&mut d, &format!("touch {o}/alone"));
+    assert!(!err, "{text}");
+    assert!(outside.path().join("alone").exists());
+    // Attack: an excluded first word no longer takes the rest of the line out.
+    let (text, _) = run_bash(&mut d, &format!("touch {o}/first; echo x > {o}/rest"));
+    assert!(!outside.path().join("rest").exists(), "{text}");
+    assert!(!outside.path().join("first").exists(), "{text}");
+    d.finish();
+}
+
+#[test]
+fn a_sandboxed_call_cannot_plant_settings_for_the_next_session() {
+    if !sandbox_or_skip() {
+        return;
+    }
+    let (mut d, _home) = sandboxed(&["--sandbox"]);
+    let cwd = d.cwd();
+    let plants = [
+        (".mcp.json", r#"{"mcpServers":{"x":{"command":"sh"}}}"#),
+        (
+            ".dcl/mcp.local.json",
+            r#"{"mcpServers":{"x":{"command":"sh"}}}"#,
+        ),
+        (
+            ".dcl/settings.local.json",
+            r#"{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"touch /tmp/pwn"}]}]}}"#,
+        ),
+        (
+            ".dcl/settings.json",
+            r#"{"sandbox":{"filesystem":{"allowWrite":["/"]}}}"#,
+        ),
+        (
+            ".claude/settings.local.json",
+            r#"{"sandbox":{"excludedCommands":["bash"]}}"#,
+        ),
+    ];
+    for (path, content) in plants {
+        let (text, err) = run_bash(
+            &mut d,
+            &format!("mkdir -p $(dirname {path}); echo '{content}' > {path}"),
+        );
+        assert!(err, "{path}: {text}");
+        let now = std::fs::read_to_string(cwd.join(path)).unwrap_or_default();
+        assert!(!now.contains("command"), "{path} planted: {now}");
+        assert!(
+            !now.contains("allowWrite") && !now.contains("excludedCommands"),
+            "{now}"
+        );
+    }
+    // Metadata outside the working directory cannot change either.
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("v");
+    std::fs::write(&victim, "").unwrap();
+    let (text, err) = run_bash(&mut d, &format!("chmod 4777 {}", victim.display()));
+    assert!(err && text.contains("Read-only file system"), "{text}");
+    use std::os::unix::fs::PermissionsExt as _;
+    assert_ne!(
+        std::fs::metadata(&victim).unwrap().permissions().mode() & 0o7777,
+        0o4777
+    );
+    d.finish();
+    // What the sandbox made to hold them read-only is gone with the session.
+    assert!(!cwd.join(".dcl").exists() && !cwd.join(".mcp.json").exists());
+}
+
+#[test]
+fn the_private_tmpdir_is_removed_when_the_session_ends() {
+    if !sandbox_or_skip() {
+        return;
+    }
+    for how in ["eof", "sigterm"] {
+        let (mut d, _home) = sandboxed(&["--sandbox"]);
+        let (text, err) = run_bash(&mut d, "echo kept > \"$TMPDIR/f\" && echo \"$TMPDIR\"");
+        assert!(!err, "{text}");
+        let tmp = std::path::PathBuf::from(text.trim());
+        assert!(tmp.join("f").exists(), "{how}: {}", tmp.display());
+        if how == "eof" {
+            d.finish();
+        } else {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(d.child.id() as i32),
+                nix::sys::signal::Signal::SIGTERM,
+            );
+            let _ = d.child.wait();
+        }
+        let dir = tmp.parent().unwrap();
+        assert!(!dir.exists(), "{how}: {} left behind", dir.display());
+    }
+}
+
+#[test]
+fn fail_if_unavailable_refuses_a_sandbox_missing_protections() {
+    // Namespaces forced off: the read-only view, private IPC and network namespace are
+    // missing, so a strict sandbox does not start.
+    let strict = json!({"sandbox": {"enabled": true, "failIfUnavailable": true}}).to_string();
+    let mut d = Dcl::start_with_env(
+        &[&bypass()[..], &["--settings", &strict]].concat(),
+        &[("DCL_NO_NAMESPACES", "1")],
+    );
+    assert_ne!(d.finish(), 0);
+    let stderr = d.stderr();
+    assert!(
+        stderr.contains("failIfUnavailable") && stderr.contains("no read-only view"),
+        "{stderr}"
+    );
+    // Twin: without it, the same machine opens the session (with warnings).
+    let lax = json!({"sandbox": {"enabled": true}}).to_string();
+    let mut d = Dcl::start_with_env(
+        &[&bypass()[..], &["--settings", &lax]].concat(),
+        &[("DCL_NO_NAMESPACES", "1")],
+    );
+    assert_eq!(d.finish(), 0);
 }

@@ -20,6 +20,12 @@ pub struct Support {
     pub network_ns: bool,
     /// tmpfs and bind mounts over denied paths.
     pub hide_mounts: bool,
+    /// IPC and UTS namespaces (no SysV/POSIX IPC shared with the host).
+    pub ipc_ns: bool,
+    /// A recursively read-only tree with writable binds (`mount_setattr`, 5.12+).
+    pub read_only_root: bool,
+    /// seccomp filters (`SECCOMP_MODE_FILTER`).
+    pub seccomp: bool,
     /// The landlock ABI version (0: none).
     pub landlock_abi: i32,
     /// One line per missing mechanism, for warnings.
@@ -28,9 +34,16 @@ pub struct Support {
 
 static SUPPORT: OnceLock<Support> = OnceLock::new();
 
-/// The probe's answer, computed on first use.
+/// The probe's answer, computed on first use (it forks a few times: the first
+/// contained or sandboxed spawn pays for it, not start-up).
 pub fn support() -> &'static Support {
     SUPPORT.get_or_init(detect)
+}
+
+/// The probe's answer if a probe already ran in this process; never probes (for
+/// reports such as `initialize` that must stay cheap).
+pub fn known() -> Option<&'static Support> {
+    SUPPORT.get()
 }
 
 fn detect() -> Support {
@@ -47,11 +60,26 @@ fn detect() -> Support {
                 .to_string(),
         );
     }
-    let proc_mount = namespaces && {
+    // The sandbox's mounts and namespaces all at once first: one fork where they all
+    // work (the usual case), each on its own only to name what is missing.
+    let all = namespaces && {
         let mut p = Plan::namespaces_only();
         p.mount_proc = true;
+        p.network_ns = true;
+        p.isolate_ipc = true;
+        p.read_only_root = true;
+        p.write_dirs = tmp_dir();
+        p.hide_dirs = tmp_dir();
         works(p)
     };
+    let one = |set: fn(&mut Plan)| {
+        all || namespaces && {
+            let mut p = Plan::namespaces_only();
+            set(&mut p);
+            works(p)
+        }
+    };
+    let proc_mount = one(|p| p.mount_proc = true);
     if namespaces && !proc_mount {
         missing.push(
             "a fresh /proc cannot be mounted: tools see the host's /proc (ps shows host \
@@ -59,18 +87,13 @@ fn detect() -> Support {
                 .to_string(),
         );
     }
-    let network_ns = namespaces && {
-        let mut p = Plan::namespaces_only();
-        p.network_ns = true;
-        works(p)
-    };
-    let hide_mounts = namespaces && {
-        let mut p = Plan::namespaces_only();
-        if let Ok(dir) = std::ffi::CString::new("/tmp") {
-            p.hide_dirs.push(dir);
-        }
-        works(p)
-    };
+    let network_ns = one(|p| p.network_ns = true);
+    let ipc_ns = one(|p| p.isolate_ipc = true);
+    let read_only_root = one(|p| {
+        p.read_only_root = true;
+        p.write_dirs = tmp_dir();
+    });
+    let hide_mounts = one(|p| p.hide_dirs = tmp_dir());
     let landlock_abi = landlock_abi();
     if !namespaces {
         crate::subreaper::engage_if_wanted();
@@ -80,9 +103,32 @@ fn detect() -> Support {
         proc_mount,
         network_ns,
         hide_mounts,
+        ipc_ns,
+        read_only_root,
+        seccomp: seccomp_filters(),
         landlock_abi,
         missing,
     }
+}
+
+fn tmp_dir() -> Vec<std::ffi::CString> {
+    std::ffi::CString::new("/tmp").into_iter().collect()
+}
+
+/// Whether this kernel has seccomp filters: asking to install a null program fails with
+/// EFAULT where the mode exists and EINVAL where it does not. Installs nothing.
+fn seccomp_filters() -> bool {
+    // SAFETY: prctl with a null filter pointer is rejected before anything is installed.
+    let r = unsafe {
+        libc::prctl(
+            libc::PR_SET_SECCOMP,
+            libc::SECCOMP_MODE_FILTER,
+            std::ptr::null::<libc::c_void>(),
+            0,
+            0,
+        )
+    };
+    r != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EFAULT)
 }
 
 impl Plan {

@@ -1,7 +1,10 @@
-//! The sandbox's way out: an HTTP proxy on 127.0.0.1 that lets a sandboxed command reach
-//! only the hosts of `sandbox.network.allowedDomains` (as the reference CLI's sandbox
-//! does). Sandboxed commands get `HTTP(S)_PROXY` pointing here, and landlock lets their
-//! TCP connects reach this port only, so anything that ignores the proxy fails.
+//! The sandbox's way out: an HTTP proxy that lets a sandboxed command reach only the
+//! hosts of `sandbox.network.allowedDomains` (as the reference CLI's sandbox does). It
+//! listens on a unix socket in the sandbox's own directory, not on the host network: a
+//! sandboxed command runs in an empty network namespace whose only way out is a
+//! loopback endpoint (`127.0.0.1:<port>` there) relayed to this socket (see `child`).
+//! Sandboxed commands get `HTTP(S)_PROXY` pointing at that endpoint; anything that
+//! ignores the proxy finds no network at all.
 //!
 //! `CONNECT host:port` (HTTPS, any TLS) is tunnelled; plain-HTTP requests in absolute
 //! form are forwarded with `Connection: close`. Hand-written rather than a proxy crate:
@@ -9,7 +12,9 @@
 //! needs no runtime (a sandbox is built from the CLI, Python, Node or Java alike).
 
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream, ToSocketAddrs};
+use std::net::{Shutdown, TcpStream, ToSocketAddrs};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
@@ -53,13 +58,15 @@ impl AllowList {
 #[derive(Debug)]
 pub struct Proxy {
     port: u16,
+    socket: PathBuf,
     stop: Arc<AtomicBool>,
 }
 
 impl Proxy {
-    pub fn start(allow: AllowList) -> io::Result<Proxy> {
-        let listener = TcpListener::bind(("127.0.0.1", 0))?;
-        let port = listener.local_addr()?.port();
+    /// Listens on the unix socket `socket`; `port` is where sandboxed commands reach it
+    /// (their namespace's loopback).
+    pub fn start(allow: AllowList, socket: &Path, port: u16) -> io::Result<Proxy> {
+        let listener = UnixListener::bind(socket)?;
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = Arc::clone(&stop);
         let allow = Arc::new(allow);
@@ -81,7 +88,11 @@ impl Proxy {
                         });
                 }
             })?;
-        Ok(Proxy { port, stop })
+        Ok(Proxy {
+            port,
+            socket: socket.to_path_buf(),
+            stop,
+        })
     }
 
     pub fn port(&self) -> u16 {
@@ -98,7 +109,8 @@ impl Drop for Proxy {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         // Wakes the accept loop so it sees the flag.
-        let _ = TcpStream::connect(("127.0.0.1", self.port));
+        let _ = UnixStream::connect(&self.socket);
+        let _ = std::fs::remove_file(&self.socket);
     }
 }
 
@@ -111,7 +123,7 @@ struct Head {
     forward: Vec<u8>,
 }
 
-fn serve(mut client: TcpStream, allow: &AllowList) -> io::Result<()> {
+fn serve(mut client: UnixStream, allow: &AllowList) -> io::Result<()> {
     client.set_read_timeout(Some(Duration::from_secs(30)))?;
     let mut buf = Vec::new();
     let end = loop {
@@ -244,7 +256,7 @@ fn connect(host: &str, port: u16) -> io::Result<TcpStream> {
     Err(last)
 }
 
-fn refuse(client: &mut TcpStream, status: &str, why: &str) -> io::Result<()> {
+fn refuse(client: &mut UnixStream, status: &str, why: &str) -> io::Result<()> {
     let body = format!("{why}\n");
     let reply = format!(
         "HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -254,7 +266,7 @@ fn refuse(client: &mut TcpStream, status: &str, why: &str) -> io::Result<()> {
 }
 
 /// Copies both ways until each side has closed.
-fn pipe(client: TcpStream, upstream: TcpStream) -> io::Result<()> {
+fn pipe(client: UnixStream, upstream: TcpStream) -> io::Result<()> {
     let (mut c_read, mut u_write) = (client.try_clone()?, upstream.try_clone()?);
     let up = thread::spawn(move || {
         let _ = io::copy(&mut c_read, &mut u_write);

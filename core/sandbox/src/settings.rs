@@ -44,6 +44,12 @@ pub struct SandboxSettings {
     pub allow_unsandboxed_commands: bool,
     /// Hosts the network may reach; empty means no network.
     pub allowed_domains: Vec<String>,
+    /// Unix socket paths a sandboxed command may connect to (`network.allowUnixSockets`,
+    /// the reference's name); empty means no unix sockets at all (`socketpair` aside).
+    pub allow_unix_sockets: Vec<String>,
+    /// Refuse to run sandboxed commands where a protection is missing on this machine,
+    /// rather than running them with a warning.
+    pub fail_if_unavailable: bool,
     /// Extra read-denied paths (`~/` expands to the home directory).
     pub deny_read: Vec<String>,
     /// Extra writable directories besides the working directory and `--add-dir`s.
@@ -59,6 +65,8 @@ impl Default for SandboxSettings {
             excluded_commands: Vec::new(),
             allow_unsandboxed_commands: true,
             allowed_domains: Vec::new(),
+            allow_unix_sockets: Vec::new(),
+            fail_if_unavailable: false,
             deny_read: Vec::new(),
             allow_write: Vec::new(),
             not_acted_on: Vec::new(),
@@ -81,6 +89,7 @@ impl SandboxSettings {
                 "enabled" => out.enabled = boolean(key, v)?,
                 "excludedCommands" => out.excluded_commands = strings(key, v)?,
                 "allowUnsandboxedCommands" => out.allow_unsandboxed_commands = boolean(key, v)?,
+                "failIfUnavailable" => out.fail_if_unavailable = boolean(key, v)?,
                 "network" => out.read_network(v)?,
                 "filesystem" => out.read_filesystem(v)?,
                 // Accepted; what they change does not exist in dcl (yet).
@@ -99,6 +108,7 @@ impl SandboxSettings {
             let dotted = format!("network.{key}");
             match key.as_str() {
                 "allowedDomains" => self.allowed_domains = strings(&dotted, v)?,
+                "allowUnixSockets" => self.allow_unix_sockets = strings(&dotted, v)?,
                 _ => self.not_acted_on.push(dotted),
             }
         }
@@ -118,30 +128,30 @@ impl SandboxSettings {
         Ok(())
     }
 
-    /// Whether `command` is run outside the sandbox by `excludedCommands`: its first word
-    /// (after `VAR=value` prefixes) is one of them. Word-wise, so `git` does not exclude
-    /// `gitx`.
+    /// Whether `command` is run outside the sandbox by `excludedCommands`: only when the
+    /// shell parser sees every simple command of the line, each one's program (and the
+    /// words a multi-word entry names) is excluded, and nothing else in the line can act
+    /// on its own — no substitution, no redirect to a file, no `VAR=value` prefix (which
+    /// can run code: `LD_PRELOAD`, `GIT_SSH_COMMAND`, `PAGER`). Anything else runs
+    /// sandboxed, so `git --version; echo x > /outside/f` is confined as a whole.
     pub fn is_excluded(&self, command: &str) -> bool {
-        let first = command
-            .split_whitespace()
-            .find(|w| !is_assignment(w))
-            .unwrap_or("");
-        self.excluded_commands.iter().any(|c| {
-            let mut words = c.split_whitespace();
-            match words.next() {
-                Some(program) if program == first => {
-                    // A multi-word entry (`npm run`) must match word for word.
-                    let rest: Vec<&str> = words.collect();
-                    let given: Vec<&str> = command
-                        .split_whitespace()
-                        .skip_while(|w| is_assignment(w))
-                        .skip(1)
-                        .take(rest.len())
-                        .collect();
-                    given == rest
-                }
-                _ => false,
-            }
+        if self.excluded_commands.is_empty() {
+            return false;
+        }
+        let analysis = dcl_shell::analysis::analyse(command);
+        if !analysis.is_fully_analysed() || analysis.commands.is_empty() {
+            return false;
+        }
+        analysis.commands.iter().all(|c| {
+            c.is_plain()
+                && c.redirects.iter().all(harmless_redirect)
+                && self.excluded_commands.iter().any(|entry| {
+                    let entry: Vec<&str> = entry.split_whitespace().collect();
+                    let argv = c.argv();
+                    !entry.is_empty()
+                        && argv.len() >= entry.len()
+                        && argv[..entry.len()] == entry[..]
+                })
         })
     }
 
@@ -151,7 +161,7 @@ impl SandboxSettings {
         if let Some(home) = home {
             out.extend(DEFAULT_DENY_READ.iter().map(|p| home.join(p)));
         }
-        out.extend(self.deny_read.iter().filter_map(|p| expand(p, home)));
+        out.extend(self.deny_read.iter().filter_map(|p| expand_path(p, home)));
         out
     }
 
@@ -159,21 +169,22 @@ impl SandboxSettings {
     pub fn allow_write_paths(&self, home: Option<&Path>) -> Vec<PathBuf> {
         self.allow_write
             .iter()
-            .filter_map(|p| expand(p, home))
+            .filter_map(|p| expand_path(p, home))
             .collect()
     }
 }
 
-fn is_assignment(word: &str) -> bool {
-    match word.split_once('=') {
-        Some((name, _)) => {
-            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        }
-        None => false,
-    }
+/// A redirect that writes no file: a descriptor copy or close (`2>&1`, `>&-`), or
+/// `/dev/null`.
+fn harmless_redirect(r: &dcl_shell::analysis::Redirect) -> bool {
+    let dup = matches!(r.op.as_str(), ">&" | "<&")
+        && r.target.is_plain()
+        && (r.target.value == "-" || r.target.value.chars().all(|c| c.is_ascii_digit()));
+    dup || (r.target.is_plain() && r.target.value == "/dev/null")
 }
 
-fn expand(path: &str, home: Option<&Path>) -> Option<PathBuf> {
+/// `~/x` against `home`, absolute paths as they are; relative ones mean nothing here.
+pub(crate) fn expand_path(path: &str, home: Option<&Path>) -> Option<PathBuf> {
     if let Some(rest) = path.strip_prefix("~/") {
         return home.map(|h| h.join(rest));
     }
@@ -263,10 +274,37 @@ mod tests {
             ..Default::default()
         };
         assert!(s.is_excluded("git status"));
-        assert!(s.is_excluded("GIT_DIR=x git log"));
         assert!(!s.is_excluded("gitx status"));
         assert!(s.is_excluded("npm run build"));
         assert!(!s.is_excluded("npm test"));
         assert!(!s.is_excluded("echo git"));
+        assert!(s.is_excluded("git status && git log 2>&1 | git hash-object --stdin"));
+        assert!(s.is_excluded("git diff > /dev/null"));
+    }
+
+    #[test]
+    fn a_line_is_excluded_only_when_every_part_is() {
+        let s = SandboxSettings {
+            excluded_commands: vec!["git".into()],
+            ..Default::default()
+        };
+        for line in [
+            "git --version; echo x > /outside/f",
+            "git status && rm -rf /outside",
+            "git log | sh",
+            "git log > /outside/f",
+            "git log $(touch /outside/f)",
+            "git log `touch /outside/f`",
+            "GIT_DIR=x git log",
+            "LD_PRELOAD=/tmp/x.so git status",
+            "git -c core.pager=evil log",
+            "(git log; echo x > /outside/f)",
+            "git status & echo x > /outside/f",
+            "if git status; then echo x > /o/f; fi",
+            "",
+            "git log <<EOF\n$(touch /o/f)\nEOF",
+        ] {
+            assert!(!s.is_excluded(line), "{line}");
+        }
     }
 }

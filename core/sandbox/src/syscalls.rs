@@ -1,8 +1,18 @@
-//! The seccomp filter of a sandbox: no reaching into other processes (`ptrace`,
-//! `process_vm_readv/writev`), and — where no network namespace turns the network off —
-//! no internet or packet sockets at all (landlock only covers TCP; this also stops UDP,
-//! DNS and raw sockets). Everything else is allowed: the filter narrows, the namespaces
-//! and landlock confine.
+//! The seccomp filter of a sandbox. It refuses what the namespaces and landlock cannot
+//! express:
+//! - reaching into other processes (`ptrace`, `process_vm_readv/writev`);
+//! - changing the mount tree (the old and the new mount API, `pivot_root`): with no
+//!   capabilities these fail anyway, this makes it so where capabilities are missing
+//!   from the picture (no user namespace) too;
+//! - `io_uring` (its operations bypass this filter: a socket made through it is not a
+//!   `socket` call), `bpf`, `perf_event_open`, `userfaultfd`, the kernel keyrings;
+//! - typing into a terminal (`ioctl` `TIOCSTI`, `TIOCLINUX`);
+//! - unix sockets (`socket(AF_UNIX)`; `socketpair` stays) unless
+//!   `network.allowUnixSockets` names some: path sockets live in the filesystem, not
+//!   the network namespace;
+//! - where no network namespace turns the network off: internet and packet sockets.
+//!
+//! Everything else is allowed: the filter narrows, the namespaces and landlock confine.
 
 use std::collections::BTreeMap;
 
@@ -16,55 +26,72 @@ use seccompiler::{
 pub(crate) enum Inet {
     /// A network namespace confines them already.
     Any,
-    /// TCP only (landlock then lets it reach the proxy's port alone): no UDP, raw or
-    /// packet sockets, so nothing goes around the proxy.
-    StreamOnly,
     /// None at all.
     Off,
 }
 
+/// `ioctl` requests that act on a terminal on someone else's behalf.
+const TIOCSTI: u64 = 0x5412;
+const TIOCLINUX: u64 = 0x541C;
+
+/// System calls refused whatever their arguments.
+const REFUSED: &[libc::c_long] = &[
+    libc::SYS_ptrace,
+    libc::SYS_process_vm_readv,
+    libc::SYS_process_vm_writev,
+    libc::SYS_mount,
+    libc::SYS_umount2,
+    libc::SYS_pivot_root,
+    libc::SYS_open_tree,
+    libc::SYS_move_mount,
+    libc::SYS_fsopen,
+    libc::SYS_fsconfig,
+    libc::SYS_fsmount,
+    libc::SYS_fspick,
+    libc::SYS_mount_setattr,
+    libc::SYS_io_uring_setup,
+    libc::SYS_io_uring_enter,
+    libc::SYS_io_uring_register,
+    libc::SYS_bpf,
+    libc::SYS_perf_event_open,
+    libc::SYS_userfaultfd,
+    libc::SYS_keyctl,
+    libc::SYS_add_key,
+    libc::SYS_request_key,
+];
+
 /// The compiled program, or why it could not be built (unknown architecture…).
-pub(crate) fn build(inet: Inet) -> Result<BpfProgram, String> {
+/// `unix`: unix sockets may be created (`network.allowUnixSockets` is set).
+pub(crate) fn build(inet: Inet, unix: bool) -> Result<BpfProgram, String> {
     let arch: TargetArch = std::env::consts::ARCH
         .try_into()
         .map_err(|e| format!("{e:?}"))?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    for sys in [
-        libc::SYS_ptrace,
-        libc::SYS_process_vm_readv,
-        libc::SYS_process_vm_writev,
-    ] {
-        rules.insert(sys, Vec::new());
+    for sys in REFUSED {
+        rules.insert(*sys, Vec::new());
     }
+    // The request is an `unsigned int` to the kernel: compare the low 32 bits only, so
+    // high bits set in the register cannot slip past.
+    let request = |r: u64| SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, r);
+    let ioctl_rules = [TIOCSTI, TIOCLINUX]
+        .iter()
+        .map(|r| request(*r).and_then(|c| SeccompRule::new(vec![c])))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    rules.insert(libc::SYS_ioctl, ioctl_rules);
     let family =
         |f: i32| SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, f as u64);
-    // The socket type's low bits; the rest are SOCK_NONBLOCK / SOCK_CLOEXEC flags.
-    let kind = |t: i32| {
-        SeccompCondition::new(
-            1,
-            SeccompCmpArgLen::Dword,
-            SeccompCmpOp::MaskedEq(0xf),
-            t as u64,
-        )
-    };
-    let socket_rules: Vec<Result<SeccompRule, seccompiler::BackendError>> = match inet {
-        Inet::Any => Vec::new(),
-        Inet::Off => [libc::AF_INET, libc::AF_INET6, libc::AF_PACKET]
-            .iter()
-            .map(|f| family(*f).and_then(|c| SeccompRule::new(vec![c])))
-            .collect(),
-        Inet::StreamOnly => {
-            let mut r = vec![family(libc::AF_PACKET).and_then(|c| SeccompRule::new(vec![c]))];
-            for f in [libc::AF_INET, libc::AF_INET6] {
-                for t in [libc::SOCK_DGRAM, libc::SOCK_RAW, libc::SOCK_SEQPACKET] {
-                    r.push(
-                        family(f).and_then(|a| kind(t).and_then(|b| SeccompRule::new(vec![a, b]))),
-                    );
-                }
-            }
-            r
-        }
-    };
+    let mut families: Vec<i32> = Vec::new();
+    if !unix {
+        families.push(libc::AF_UNIX);
+    }
+    if inet == Inet::Off {
+        families.extend([libc::AF_INET, libc::AF_INET6, libc::AF_PACKET]);
+    }
+    let socket_rules: Vec<Result<SeccompRule, seccompiler::BackendError>> = families
+        .iter()
+        .map(|f| family(*f).and_then(|c| SeccompRule::new(vec![c])))
+        .collect();
     if !socket_rules.is_empty() {
         let socket_rules = socket_rules
             .into_iter()

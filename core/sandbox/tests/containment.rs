@@ -161,3 +161,14 @@ fn a_scoped_namespace_ends_with_its_process_group() {
     assert_eq!(gone_within(&m, Duration::from_secs(5)), Vec::<i32>::new());
     drop(scope);
 }
+
+#[test]
+fn known_reports_a_finished_probe_without_probing() {
+    // The first contained spawn probes (lazily); afterwards `known` has the answer.
+    let out = contained("true").output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        dcl_sandbox::probe::known(),
+        Some(dcl_sandbox::probe::support())
+    );
+}

@@ -53,15 +53,27 @@ fn landlock_alone_still_refuses_writes_and_tcp() {
         ..Default::default()
     };
     let sandbox = Sandbox::new(settings, &cwd, &[], Some(&home)).unwrap();
-    // It says what it cannot do: hide credentials.
-    assert!(
-        sandbox
-            .warnings()
-            .iter()
-            .any(|w| w.contains("stay readable")),
-        "{:?}",
-        sandbox.warnings()
-    );
+    // It says what it cannot do: hide credentials, keep the rest of the filesystem
+    // read-only (metadata), keep IPC private.
+    for missing in ["stay readable", "no read-only view", "no private IPC"] {
+        assert!(
+            sandbox.warnings().iter().any(|w| w.contains(missing)),
+            "{missing}: {:?}",
+            sandbox.warnings()
+        );
+    }
+    // And refuses to start at all when told to.
+    let strict = SandboxSettings {
+        enabled: true,
+        fail_if_unavailable: true,
+        ..Default::default()
+    };
+    match Sandbox::new(strict, &cwd, &[], Some(&home)) {
+        Err(e @ dcl_sandbox::SandboxError::Unavailable(_)) => {
+            assert!(e.to_string().contains("failIfUnavailable"), "{e}");
+        }
+        other => panic!("failIfUnavailable did not refuse: {other:?}"),
+    }
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let mut holder = Command::new("sleep")

@@ -7,28 +7,12 @@ use std::path::{Component, Path};
 
 use super::paths::resolve_real;
 
-/// Directory names that are protected wherever they appear.
-const DIRS: &[&str] = &[".dcl", ".claude", ".qoder", ".git"];
-/// File names that are protected wherever they appear.
-const FILES: &[&str] = &[
-    ".mcp.json",
-    ".bashrc",
-    ".bash_profile",
-    ".bash_login",
-    ".bash_logout",
-    ".profile",
-    ".zshrc",
-    ".zshenv",
-    ".zprofile",
-    ".zlogin",
-    ".zlogout",
-    ".kshrc",
-    ".cshrc",
-    ".tcshrc",
-    ".inputrc",
-    ".gitconfig",
-    ".envrc",
-];
+/// Directory names that are protected wherever they appear: the sandbox's list (which
+/// keeps them read-only in its writable dirs), plus all of `.git` — the sandbox leaves
+/// most of it writable so commits work, but writing there by hand still asks here.
+const DIRS: &[&[&str]] = &[dcl_sandbox::protected::DIRS, &[".git"]];
+/// File names that are protected wherever they appear (the sandbox's list).
+const FILES: &[&str] = dcl_sandbox::protected::FILES;
 
 /// Why writing `path` must ask, if it must. `env` supplies `BASH_ENV`/`ENV`, whose
 /// targets are start-up files too.
@@ -37,7 +21,7 @@ pub fn protected_reason(path: &Path, env: &BTreeMap<String, String>) -> Option<S
     for comp in real.components() {
         if let Component::Normal(name) = comp {
             let name = name.to_string_lossy();
-            if DIRS.contains(&name.as_ref()) {
+            if DIRS.iter().any(|d| d.contains(&name.as_ref())) {
                 return Some(format!(
                     "{} is inside a protected `{name}` folder",
                     real.display()
@@ -74,7 +58,7 @@ pub fn mentions_protected(text: &str) -> bool {
                 .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
         })
     };
-    DIRS.iter().any(|d| names_word(d)) || FILES.iter().any(|f| names_word(f))
+    DIRS.iter().flat_map(|d| d.iter()).any(|d| names_word(d)) || FILES.iter().any(|f| names_word(f))
 }
 
 #[cfg(test)]

@@ -597,6 +597,19 @@ impl Actor {
         answer(applied)
     }
 
+    /// `applied.sandbox` (issue 24): the session's sandbox and what it cannot do here,
+    /// so a host sees missing protections without a fresh `initialize`.
+    fn sandbox_applied(&self) -> Extra {
+        let mut extra = Extra::new();
+        if let Some(sb) = self.core.services.shell.sandbox() {
+            extra.insert(
+                "sandbox".into(),
+                serde_json::json!({"enabled": true, "warnings": sb.warnings()}),
+            );
+        }
+        extra
+    }
+
     fn get_settings(&self) -> GetSettingsResponse {
         let (settings, live) = self
             .core
@@ -629,7 +642,7 @@ impl Actor {
             applied: AppliedSettings {
                 model: Some(live.model),
                 effort: live.effort,
-                extra: Extra::new(),
+                extra: self.sandbox_applied(),
             },
             extra: Extra::new(),
         }
