@@ -295,7 +295,12 @@ impl Actor {
         );
         warnings.extend(self.core.services.output_style.warning.clone());
         // Containment or sandbox mechanisms this machine lacks (issue 10).
-        warnings.extend(dcl_sandbox::probe::support().missing.iter().cloned());
+        // What this machine lacks, if a tool process already found out: probing forks, and
+        // a session that never runs a tool must not pay for it at start-up (the first tool
+        // process probes, and its warning is logged then).
+        if let Some(support) = dcl_sandbox::probe::known() {
+            warnings.extend(support.missing.iter().cloned());
+        }
         if let Some(sb) = self.core.services.shell.sandbox() {
             warnings.extend(sb.warnings().iter().cloned());
         }
