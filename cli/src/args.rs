@@ -25,7 +25,7 @@ pub enum Literal {
 }
 
 /// What a flag does. Options are named by their key in the options JSON
-/// (`dcl_engine::SessionOptions`, camelCase).
+/// (`dcl_bridge::SessionOptions`, camelCase).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
     /// The last value, as a string option.

@@ -3,7 +3,7 @@
 //! `--await-initialize`: the SDK delivers options inside `initialize` (external MCP
 //! servers with their secrets, settings, tool rules, managed settings, plugins); nothing
 //! starts before it arrives, and the session is built with them folded in
-//! ([`dcl_engine::delivery`]).
+//! (`dcl_bridge::options::delivery`).
 //!
 //! `--await-claim`: an SDK's `prewarm()` starts a spare process in a parking directory and
 //! initializes it; the next `query()` claims it with `claim_session`, naming the real cwd,
@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use dcl_engine::SessionOptions;
+use dcl_bridge::SessionOptions;
 use dcl_protocol::{ControlRequestEnvelope, InitializeRequest, Message};
 use serde::Deserialize;
 use serde_json::{Map, Value};

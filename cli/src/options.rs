@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use dcl_engine::options::{OptionsError, OutputFormat, SessionOptions};
+use dcl_bridge::options::{OptionsError, OutputFormat, SessionOptions};
 use serde_json::{Map, Value, json};
 
 use crate::args::{Action, Args, FLAGS, Literal};
@@ -188,7 +188,7 @@ fn number(flag: &str, v: &str) -> Result<serde_json::Number, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dcl_engine::options::Dialect;
+    use dcl_bridge::options::Dialect;
 
     fn parse(v: &[&str]) -> Args {
         Args::parse(v.iter().map(|s| s.to_string()))

@@ -3,8 +3,8 @@
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 
-use dcl_engine::SessionOptions;
-use dcl_engine::options::OutputFormat;
+use dcl_bridge::SessionOptions;
+use dcl_bridge::options::OutputFormat;
 use dcl_protocol::{Message, MessageContent, UserMessage};
 
 use crate::args::Args;

@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use std::collections::HashMap;
 
+use dcl_bridge::SessionOptions;
+use dcl_bridge::options::DEFAULT_MAX_LINE_BYTES;
 use dcl_bridge::{Bridge, BridgeError};
-use dcl_engine::SessionOptions;
-use dcl_engine::options::DEFAULT_MAX_LINE_BYTES;
 use dcl_protocol::{
     ControlRequestEnvelope, ControlResponse, ControlResponseEnvelope, InitializeRequest, Message,
 };
@@ -122,7 +122,7 @@ async fn serve_awaiting(mut opts: SessionOptions, mut lines: mpsc::Receiver<Stri
         }
     }
     if let Some(i) = &init
-        && let Err(e) = dcl_engine::delivery::absorb_initialize(&mut opts, &i.request)
+        && let Err(e) = dcl_bridge::options::delivery::absorb_initialize(&mut opts, &i.request)
     {
         return refuse_initialize(&i.request_id, &e.to_string());
     }

@@ -31,8 +31,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use dcl_bridge::options::OutputFormat;
 use dcl_bridge::{Bridge, BridgeError};
-use dcl_engine::options::OutputFormat;
 use futures::FutureExt;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;

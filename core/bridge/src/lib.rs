@@ -17,7 +17,16 @@ pub mod host;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use dcl_engine::{Session, SessionOptions};
+use dcl_engine::Session;
+pub use dcl_engine::SessionOptions;
+
+/// The options vocabulary front ends open sessions with, and the `initialize` fields a front
+/// end may fold into them before opening (`--await-initialize`): front ends reach the
+/// engine only through the bridge.
+pub mod options {
+    pub use dcl_engine::delivery;
+    pub use dcl_engine::options::*;
+}
 use dcl_protocol::{LineError, Message};
 use tokio::runtime::Runtime;
 
