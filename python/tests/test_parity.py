@@ -142,6 +142,9 @@ def _fields(module: ModuleType, name: str) -> Optional[set]:
     return {f.name for f in dataclasses.fields(cls)}
 
 
+TRANSCRIPT_PATHS = {"transcript_path", "agent_transcript_path"}
+
+
 class Normaliser:
     """Plain, comparable data from one side's messages (see the module docstring)."""
 
@@ -176,7 +179,14 @@ class Normaliser:
                 out[f.name] = self.plain(value)
             return out
         if isinstance(obj, dict):
-            return {k: self.plain(v) for k, v in obj.items() if k not in WALL_CLOCK}
+            return {
+                # Where a transcript lives differs by side by design (WIRE.md: an SDK-driven
+                # CLI writes under the client home, an in-process binding under dcl home) and
+                # names each side's own cwd: only its presence is compared.
+                k: "<transcript>" if k in TRANSCRIPT_PATHS and isinstance(v, str) and v else self.plain(v)
+                for k, v in obj.items()
+                if k not in WALL_CLOCK
+            }
         if isinstance(obj, (list, tuple)):
             return [self.plain(v) for v in obj]
         if isinstance(obj, str):

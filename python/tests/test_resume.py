@@ -31,7 +31,8 @@ async def test_sessions_are_listed_read_resumed_forked_and_continued(workdir: Pa
     assert listed[0]["cwd"] == cwd
     messages = dcl.get_session_messages(sid, cwd, env=env)
     assert [m["type"] for m in messages] == ["user", "assistant"]
-    assert messages[0]["message"]["content"][0]["text"] == "remember the word blue"
+    # The prompt is kept as the host sent it: a string (WIRE.md "transcript user entries").
+    assert messages[0]["message"]["content"] == "remember the word blue"
     assert dcl.get_session_messages("0e0e0e0e-1111-4222-8333-444455556666", cwd, env=env) == []
 
     fresh = result_of(await collect("what was the word?", cwd=cwd, extra_args={"no-session-persistence": None}))
