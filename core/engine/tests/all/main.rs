@@ -16,6 +16,7 @@ mod host_decisions;
 mod interactive_tools;
 mod model_clients;
 mod models;
+mod no_string_errors;
 mod openai;
 mod permission_attacks;
 mod permission_updates;
