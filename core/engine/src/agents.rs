@@ -126,18 +126,51 @@ pub fn split_front_matter(text: &str) -> (Option<&str>, &str) {
     }
 }
 
+/// Why an agent file or an `--agents` / `initialize.agents` definition was not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentDefinitionError {
+    #[error("{}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: front matter: {source}", path.display())]
+    FrontMatter {
+        path: PathBuf,
+        source: serde_yaml_ng::Error,
+    },
+    #[error(
+        "{}: no front matter (an agent file starts with ---, name and description)",
+        path.display()
+    )]
+    NoFrontMatter { path: PathBuf },
+    #[error("{}: the agent has no name", path.display())]
+    NoName { path: PathBuf },
+    #[error("{}: front matter needs a description", path.display())]
+    NoDescription { path: PathBuf },
+    /// An `{name: AgentDefinition}` entry that is not a definition.
+    #[error("agents.{name}: {source}")]
+    Definition {
+        name: String,
+        source: serde_json::Error,
+    },
+}
+
 /// Reads one agent file; the file name (without `.md`) names the agent unless its front
 /// matter does.
-pub fn parse_agent_file(path: &Path, text: &str) -> Result<AgentSpec, String> {
+pub fn parse_agent_file(path: &Path, text: &str) -> Result<AgentSpec, AgentDefinitionError> {
     let (front, body) = split_front_matter(text);
     let fm: FrontMatter = match front {
-        Some(y) => serde_yaml_ng::from_str(y)
-            .map_err(|e| format!("{}: front matter: {e}", path.display()))?,
+        Some(y) => {
+            serde_yaml_ng::from_str(y).map_err(|source| AgentDefinitionError::FrontMatter {
+                path: path.to_path_buf(),
+                source,
+            })?
+        }
         None => {
-            return Err(format!(
-                "{}: no front matter (an agent file starts with ---, name and description)",
-                path.display()
-            ));
+            return Err(AgentDefinitionError::NoFrontMatter {
+                path: path.to_path_buf(),
+            });
         }
     };
     let stem = path
@@ -147,12 +180,16 @@ pub fn parse_agent_file(path: &Path, text: &str) -> Result<AgentSpec, String> {
         .to_string();
     let name = fm.name.unwrap_or(stem);
     if name.trim().is_empty() {
-        return Err(format!("{}: the agent has no name", path.display()));
+        return Err(AgentDefinitionError::NoName {
+            path: path.to_path_buf(),
+        });
     }
     Ok(AgentSpec {
         description: fm
             .description
-            .ok_or_else(|| format!("{}: front matter needs a description", path.display()))?,
+            .ok_or_else(|| AgentDefinitionError::NoDescription {
+                path: path.to_path_buf(),
+            })?,
         prompt: body.trim().to_string(),
         tools: fm.tools.map(ToolList::names),
         disallowed_tools: fm.disallowed_tools.map(ToolList::names).unwrap_or_default(),
@@ -215,7 +252,10 @@ impl AgentCatalog {
         files.sort();
         for path in files {
             match std::fs::read_to_string(&path)
-                .map_err(|e| format!("{}: {e}", path.display()))
+                .map_err(|source| AgentDefinitionError::Read {
+                    path: path.clone(),
+                    source,
+                })
                 .and_then(|t| parse_agent_file(&path, &t))
             {
                 Ok(a) => found.push(a),
@@ -234,10 +274,14 @@ impl AgentCatalog {
         &mut self,
         definitions: &Map<String, Value>,
         source: AgentSource,
-    ) -> Result<(), String> {
+    ) -> Result<(), AgentDefinitionError> {
         for (name, value) in definitions {
-            let d: AgentDefinition =
-                serde_json::from_value(value.clone()).map_err(|e| format!("agents.{name}: {e}"))?;
+            let d: AgentDefinition = serde_json::from_value(value.clone()).map_err(|source| {
+                AgentDefinitionError::Definition {
+                    name: name.clone(),
+                    source,
+                }
+            })?;
             self.insert(AgentSpec {
                 name: name.clone(),
                 description: d.description,

@@ -97,11 +97,10 @@ fn merged_flag_settings(
     Ok(Value::Object(base).to_string())
 }
 
-fn object(text: &str) -> Result<Map<String, Value>, String> {
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err("settings must be a JSON object".into()),
-        Err(e) => Err(format!("invalid JSON: {e}")),
+fn object(text: &str) -> Result<Map<String, Value>, crate::settings::SettingsTextError> {
+    match serde_json::from_str::<Value>(text)? {
+        Value::Object(m) => Ok(m),
+        _ => Err(crate::settings::SettingsTextError::NotAnObject),
     }
 }
 

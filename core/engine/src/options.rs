@@ -196,10 +196,12 @@ pub struct OptionsError {
 }
 
 impl OptionsError {
-    pub fn new(option: impl Into<String>, message: impl Into<String>) -> Self {
+    /// `message` is anything displayable: a text, or the typed error of what refused the
+    /// option (its text is what the host sees).
+    pub fn new(option: impl Into<String>, message: impl std::fmt::Display) -> Self {
         OptionsError {
             option: Some(option.into()),
-            message: message.into(),
+            message: message.to_string(),
         }
     }
 }

@@ -100,6 +100,37 @@ impl SettingsPaths {
     }
 }
 
+/// Why the settings layers could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("cannot read settings file {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A settings file that is not a JSON object.
+    #[error("settings file {}: {source}", path.display())]
+    File {
+        path: PathBuf,
+        source: SettingsTextError,
+    },
+    /// Inline JSON given to `--settings` or `--managed-settings` (the flag names it).
+    #[error("{flag}: {source}")]
+    Inline {
+        flag: &'static str,
+        source: SettingsTextError,
+    },
+}
+
+/// Why a settings text is not a settings object.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsTextError {
+    #[error("settings must be a JSON object")]
+    NotAnObject,
+    #[error("invalid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
 impl Settings {
     /// Loads the enabled file sources (all when `sources` is `None`; `Some([])` loads none)
     /// under a user's `home` (see [`SettingsPaths::under_home`]) and the `--settings` value
@@ -109,7 +140,7 @@ impl Settings {
         cwd: &Path,
         sources: Option<&[String]>,
         flag: Option<&str>,
-    ) -> Result<Settings, String> {
+    ) -> Result<Settings, SettingsError> {
         Self::load_from(&SettingsPaths::under_home(home, cwd), cwd, sources, flag)
     }
 
@@ -120,7 +151,7 @@ impl Settings {
         cwd: &Path,
         sources: Option<&[String]>,
         flag: Option<&str>,
-    ) -> Result<Settings, String> {
+    ) -> Result<Settings, SettingsError> {
         let enabled = |s: &str| sources.is_none_or(|list| list.iter().any(|x| x.trim() == s));
         let mut layers = Vec::new();
         for (source, path) in paths.candidates() {
@@ -141,7 +172,10 @@ impl Settings {
         let mut flag_path = None;
         if let Some(arg) = flag.map(str::trim).filter(|a| !a.is_empty()) {
             if arg.starts_with('{') {
-                flag_layer = parse_object(arg).map_err(|e| format!("--settings: {e}"))?;
+                flag_layer = parse_object(arg).map_err(|source| SettingsError::Inline {
+                    flag: "--settings",
+                    source,
+                })?;
             } else {
                 let p = cwd.join(arg);
                 flag_layer = read_object(&p)?;
@@ -169,13 +203,20 @@ impl Settings {
     /// Adds the managed (policy) layer — `--managed-settings` or `initialize.managedSettings`,
     /// inline JSON or a path relative to `cwd` — above every other layer, so nothing a
     /// user, project or `apply_flag_settings` sets can override it.
-    pub fn with_managed(mut self, managed: Option<&str>, cwd: &Path) -> Result<Settings, String> {
+    pub fn with_managed(
+        mut self,
+        managed: Option<&str>,
+        cwd: &Path,
+    ) -> Result<Settings, SettingsError> {
         let Some(arg) = managed.map(str::trim).filter(|a| !a.is_empty()) else {
             return Ok(self);
         };
         let (settings, path) = if arg.starts_with('{') {
             (
-                parse_object(arg).map_err(|e| format!("--managed-settings: {e}"))?,
+                parse_object(arg).map_err(|source| SettingsError::Inline {
+                    flag: "--managed-settings",
+                    source,
+                })?,
                 None,
             )
         } else {
@@ -387,7 +428,7 @@ pub fn open_sandbox(
     cwd: &Path,
     write_dirs: &[std::path::PathBuf],
     tool_env: &std::collections::BTreeMap<String, String>,
-) -> Result<Option<std::sync::Arc<dcl_sandbox::Sandbox>>, String> {
+) -> Result<Option<std::sync::Arc<dcl_sandbox::Sandbox>>, dcl_sandbox::SandboxError> {
     if !settings.enabled {
         return Ok(None);
     }
@@ -395,7 +436,6 @@ pub fn open_sandbox(
     let home = tool_env.get("HOME").map(std::path::PathBuf::from);
     dcl_sandbox::Sandbox::new(settings, cwd, &dirs, home.as_deref())
         .map(|s| Some(std::sync::Arc::new(s)))
-        .map_err(|e| e.to_string())
 }
 // --- end sandbox ---
 
@@ -432,17 +472,21 @@ fn trusted_layers(layers: &mut [Layer], cwd: &Path, trusted_elsewhere: bool) {
 }
 // --- end trusted layers ---
 
-fn read_object(path: &Path) -> Result<Map<String, Value>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read settings file {}: {e}", path.display()))?;
-    parse_object(&text).map_err(|e| format!("settings file {}: {e}", path.display()))
+fn read_object(path: &Path) -> Result<Map<String, Value>, SettingsError> {
+    let text = std::fs::read_to_string(path).map_err(|source| SettingsError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_object(&text).map_err(|source| SettingsError::File {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
-fn parse_object(text: &str) -> Result<Map<String, Value>, String> {
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err("settings must be a JSON object".into()),
-        Err(e) => Err(format!("invalid JSON: {e}")),
+fn parse_object(text: &str) -> Result<Map<String, Value>, SettingsTextError> {
+    match serde_json::from_str::<Value>(text)? {
+        Value::Object(m) => Ok(m),
+        _ => Err(SettingsTextError::NotAnObject),
     }
 }
 
@@ -538,7 +582,9 @@ mod tests {
         let cwd = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(cwd.path().join(".dcl")).unwrap();
         std::fs::write(cwd.path().join(".dcl/settings.json"), "{nope").unwrap();
-        let err = Settings::load(None, cwd.path(), None, None).unwrap_err();
+        let err = Settings::load(None, cwd.path(), None, None)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("settings.json"), "{err}");
         let mut s = Settings::load(None, tempfile::tempdir().unwrap().path(), None, None).unwrap();
         s.set_flag("permissions.defaultMode", json!("plan"));

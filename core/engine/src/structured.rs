@@ -9,6 +9,32 @@ use serde_json::Value;
 /// with `error_max_structured_output_retries`.
 pub const MAX_INVALID_OUTPUTS: u32 = 3;
 
+/// Why a `--json-schema` / `initialize.jsonSchema` schema was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaError {
+    #[error("the output schema must be a JSON object")]
+    NotAnObject,
+    #[error("the output schema is not valid: {0}")]
+    Invalid(String),
+}
+
+/// Every way a value fails an output schema (at most ten), each with its path; shown to
+/// the model one per line.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", .violations.join("\n"))]
+pub struct SchemaViolations {
+    pub violations: Vec<String>,
+}
+
+/// Why a value could not be checked, or did not fit, in [`validate`].
+#[derive(Debug, thiserror::Error)]
+pub enum ValidateError {
+    #[error(transparent)]
+    Schema(#[from] SchemaError),
+    #[error(transparent)]
+    Violations(#[from] SchemaViolations),
+}
+
 /// A schema that was checked when the session opened.
 pub struct OutputSchema {
     validator: jsonschema::Validator,
@@ -17,20 +43,20 @@ pub struct OutputSchema {
 impl OutputSchema {
     /// Compiles `schema`; an invalid schema (or one that needs a remote `$ref`) is an error
     /// naming what is wrong.
-    pub fn compile(schema: &Value) -> Result<OutputSchema, String> {
+    pub fn compile(schema: &Value) -> Result<OutputSchema, SchemaError> {
         if !schema.is_object() {
-            return Err("the output schema must be a JSON object".into());
+            return Err(SchemaError::NotAnObject);
         }
         jsonschema::options()
             .should_validate_formats(true)
             .build(schema)
             .map(|validator| OutputSchema { validator })
-            .map_err(|e| format!("the output schema is not valid: {e}"))
+            .map_err(|e| SchemaError::Invalid(e.to_string()))
     }
 
     /// Every way `value` fails the schema, one per line with its path; `Ok` when it fits.
-    pub fn validate(&self, value: &Value) -> Result<(), String> {
-        let errors: Vec<String> = self
+    pub fn validate(&self, value: &Value) -> Result<(), SchemaViolations> {
+        let violations: Vec<String> = self
             .validator
             .iter_errors(value)
             .take(10)
@@ -44,17 +70,17 @@ impl OutputSchema {
                 format!("{at}: {e}")
             })
             .collect();
-        if errors.is_empty() {
+        if violations.is_empty() {
             Ok(())
         } else {
-            Err(errors.join("\n"))
+            Err(SchemaViolations { violations })
         }
     }
 }
 
 /// Checks `value` against `schema` (compiling it first).
-pub fn validate(value: &Value, schema: &Value) -> Result<(), String> {
-    OutputSchema::compile(schema)?.validate(value)
+pub fn validate(value: &Value, schema: &Value) -> Result<(), ValidateError> {
+    Ok(OutputSchema::compile(schema)?.validate(value)?)
 }
 
 #[cfg(test)]
@@ -113,7 +139,9 @@ mod tests {
     fn errors_name_the_path() {
         let schema = json!({"type": "object", "properties": {"a": {"type": "object",
             "properties": {"b": {"type": "integer"}}}}});
-        let e = validate(&json!({"a": {"b": "x"}}), &schema).unwrap_err();
+        let e = validate(&json!({"a": {"b": "x"}}), &schema)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("/a/b"), "{e}");
     }
 

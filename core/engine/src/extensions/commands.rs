@@ -43,6 +43,21 @@ struct FrontMatter {
     argument_hint: Option<String>,
 }
 
+/// Why a command file was skipped.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandFileError {
+    #[error("{}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: front matter: {source}", path.display())]
+    FrontMatter {
+        path: PathBuf,
+        source: serde_yaml_ng::Error,
+    },
+}
+
 /// Reads one command file named `name` (front matter is optional, as the reference has
 /// it: a plain markdown file is a command whose first line describes it).
 pub fn parse_command(
@@ -50,11 +65,15 @@ pub fn parse_command(
     path: &Path,
     text: &str,
     origin: Origin,
-) -> Result<CommandSpec, String> {
+) -> Result<CommandSpec, CommandFileError> {
     let (front, body) = split_front_matter(text);
     let fm: FrontMatter = match front {
-        Some(y) if !y.trim().is_empty() => serde_yaml_ng::from_str(y)
-            .map_err(|e| format!("{}: front matter: {e}", path.display()))?,
+        Some(y) if !y.trim().is_empty() => {
+            serde_yaml_ng::from_str(y).map_err(|source| CommandFileError::FrontMatter {
+                path: path.to_path_buf(),
+                source,
+            })?
+        }
         _ => FrontMatter::default(),
     };
     let body = origin.substitute(body.trim());
@@ -94,7 +113,10 @@ impl CommandCatalog {
         files.sort();
         for (name, path) in files {
             match std::fs::read_to_string(&path)
-                .map_err(|e| format!("{}: {e}", path.display()))
+                .map_err(|source| CommandFileError::Read {
+                    path: path.clone(),
+                    source,
+                })
                 .and_then(|t| parse_command(&name, &path, &t, origin.clone()))
             {
                 Ok(c) => {

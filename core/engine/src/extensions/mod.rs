@@ -244,11 +244,11 @@ impl Extensions {
                         }
                     }
                 }
-                Err(e) => ext.warnings.push(e),
+                Err(e) => ext.warnings.push(e.to_string()),
             }
             match plugin.mcp_servers() {
                 Ok(s) => ext.mcp_servers.extend(s),
-                Err(e) => ext.warnings.push(e),
+                Err(e) => ext.warnings.push(e.to_string()),
             }
         }
         let folders: Vec<(PathBuf, Origin)> = ext
@@ -329,6 +329,7 @@ impl Extensions {
                     }
                 }
                 Err(e) => {
+                    let e = e.to_string();
                     self.plugin_errors.push(serde_json::json!({
                         "plugin": format!("inline[{index}]"),
                         "type": if dir.exists() { "manifest-validation-error" } else { "path-not-found" },

@@ -27,13 +27,52 @@ pub struct Plugin {
     pub with_mcp: bool,
 }
 
+/// Why a plugin folder, or a part of it (hooks, MCP servers), could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum PluginError {
+    /// The folder itself (`dir` as it was named).
+    #[error("plugin {}: {source}", dir.display())]
+    Folder {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("plugin {}: not a directory", dir.display())]
+    NotADirectory { dir: PathBuf },
+    #[error("plugin {}: plugin.json `name` must be a non-empty string", root.display())]
+    BadName { root: PathBuf },
+    #[error("plugin {name}: `hooks` must be a path or an object")]
+    BadHooks { name: String },
+    #[error("plugin {name}: hooks.{event} must be a list of matchers")]
+    BadHookEvent { name: String, event: String },
+    /// The MCP servers it declares, as dcl-mcp words what is wrong with them.
+    #[error("plugin {name}: MCP servers: {message}")]
+    McpServers { name: String, message: String },
+    /// A JSON file of the plugin (manifest, hooks, `.mcp.json`).
+    #[error("{}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {source}", path.display())]
+    Json {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("{}: not a JSON object", path.display())]
+    NotAnObject { path: PathBuf },
+}
+
 impl Plugin {
     /// Reads a plugin folder's manifest; a folder without one is named after itself.
-    pub fn open(dir: &Path, source: &str, with_mcp: bool) -> Result<Plugin, String> {
-        let root =
-            std::fs::canonicalize(dir).map_err(|e| format!("plugin {}: {e}", dir.display()))?;
+    pub fn open(dir: &Path, source: &str, with_mcp: bool) -> Result<Plugin, PluginError> {
+        let root = std::fs::canonicalize(dir).map_err(|source| PluginError::Folder {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
         if !root.is_dir() {
-            return Err(format!("plugin {}: not a directory", dir.display()));
+            return Err(PluginError::NotADirectory {
+                dir: dir.to_path_buf(),
+            });
         }
         let mut manifest = Map::new();
         for folder in MANIFEST_DIRS {
@@ -46,10 +85,7 @@ impl Plugin {
         let name = match manifest.get("name") {
             Some(Value::String(n)) if !n.trim().is_empty() => n.trim().to_string(),
             Some(_) => {
-                return Err(format!(
-                    "plugin {}: plugin.json `name` must be a non-empty string",
-                    root.display()
-                ));
+                return Err(PluginError::BadName { root });
             }
             None => root
                 .file_name()
@@ -84,7 +120,7 @@ impl Plugin {
 
     /// The plugin's hooks as a settings `hooks` value (`{event: [matcher…]}`), from
     /// `hooks/hooks.json` and the manifest's `hooks`.
-    pub fn hooks(&self) -> Result<Map<String, Value>, String> {
+    pub fn hooks(&self) -> Result<Map<String, Value>, PluginError> {
         let mut out = Map::new();
         let default = self.root.join("hooks").join("hooks.json");
         let mut blocks = Vec::new();
@@ -95,10 +131,9 @@ impl Plugin {
             Some(Value::String(p)) => blocks.push(Value::Object(read_object(&self.path(p))?)),
             Some(v @ Value::Object(_)) => blocks.push(v.clone()),
             Some(_) => {
-                return Err(format!(
-                    "plugin {}: `hooks` must be a path or an object",
-                    self.name
-                ));
+                return Err(PluginError::BadHooks {
+                    name: self.name.clone(),
+                });
             }
             None => {}
         }
@@ -110,10 +145,10 @@ impl Plugin {
             };
             for (event, matchers) in events {
                 let Value::Array(list) = self.substitute_value(matchers) else {
-                    return Err(format!(
-                        "plugin {}: hooks.{event} must be a list of matchers",
-                        self.name
-                    ));
+                    return Err(PluginError::BadHookEvent {
+                        name: self.name.clone(),
+                        event,
+                    });
                 };
                 merge_hooks(&mut out, &event, list);
             }
@@ -122,7 +157,7 @@ impl Plugin {
     }
 
     /// The plugin's MCP servers, named `plugin:<plugin>:<server>` as the reference does.
-    pub fn mcp_servers(&self) -> Result<BTreeMap<String, ServerConfig>, String> {
+    pub fn mcp_servers(&self) -> Result<BTreeMap<String, ServerConfig>, PluginError> {
         if !self.with_mcp {
             return Ok(BTreeMap::new());
         }
@@ -141,8 +176,12 @@ impl Plugin {
         let Some(value) = value else {
             return Ok(BTreeMap::new());
         };
-        let servers = dcl_mcp::parse_servers_json(&self.substitute_value(value))
-            .map_err(|e| format!("plugin {}: MCP servers: {e}", self.name))?;
+        let servers = dcl_mcp::parse_servers_json(&self.substitute_value(value)).map_err(|e| {
+            PluginError::McpServers {
+                name: self.name.clone(),
+                message: e.to_string(),
+            }
+        })?;
         Ok(servers
             .into_iter()
             .map(|(n, c)| (format!("plugin:{}:{n}", self.name), c))
@@ -192,12 +231,20 @@ pub fn merge_hooks(hooks: &mut Map<String, Value>, event: &str, matchers: Vec<Va
     }
 }
 
-fn read_object(path: &Path) -> Result<Map<String, Value>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+fn read_object(path: &Path) -> Result<Map<String, Value>, PluginError> {
+    let text = std::fs::read_to_string(path).map_err(|source| PluginError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     match serde_json::from_str(&text) {
         Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err(format!("{}: not a JSON object", path.display())),
-        Err(e) => Err(format!("{}: {e}", path.display())),
+        Ok(_) => Err(PluginError::NotAnObject {
+            path: path.to_path_buf(),
+        }),
+        Err(source) => Err(PluginError::Json {
+            path: path.to_path_buf(),
+            source,
+        }),
     }
 }
 
@@ -263,6 +310,7 @@ mod tests {
         assert!(
             Plugin::open(&root, "flag", true)
                 .unwrap_err()
+                .to_string()
                 .contains("name")
         );
         let plain = dir.path().join("plain");

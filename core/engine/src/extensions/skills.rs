@@ -49,17 +49,43 @@ struct FrontMatter {
     model: Option<String>,
 }
 
+/// Why a `SKILL.md` was skipped.
+#[derive(Debug, thiserror::Error)]
+pub enum SkillFileError {
+    #[error("{}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{}: no front matter (a SKILL.md starts with ---, name and description)",
+        path.display()
+    )]
+    NoFrontMatter { path: PathBuf },
+    #[error("{}: front matter: {source}", path.display())]
+    FrontMatter {
+        path: PathBuf,
+        source: serde_yaml_ng::Error,
+    },
+    #[error("{}: the skill has no name", path.display())]
+    NoName { path: PathBuf },
+    #[error("{}: front matter needs a description", path.display())]
+    NoDescription { path: PathBuf },
+}
+
 /// Reads one `SKILL.md`; the folder names the skill unless the front matter does.
-pub fn parse_skill(path: &Path, text: &str, origin: Origin) -> Result<SkillSpec, String> {
+pub fn parse_skill(path: &Path, text: &str, origin: Origin) -> Result<SkillSpec, SkillFileError> {
     let (front, body) = split_front_matter(text);
     let Some(front) = front else {
-        return Err(format!(
-            "{}: no front matter (a SKILL.md starts with ---, name and description)",
-            path.display()
-        ));
+        return Err(SkillFileError::NoFrontMatter {
+            path: path.to_path_buf(),
+        });
     };
-    let fm: FrontMatter = serde_yaml_ng::from_str(front)
-        .map_err(|e| format!("{}: front matter: {e}", path.display()))?;
+    let fm: FrontMatter =
+        serde_yaml_ng::from_str(front).map_err(|source| SkillFileError::FrontMatter {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let folder = base_dir
         .file_name()
@@ -68,11 +94,15 @@ pub fn parse_skill(path: &Path, text: &str, origin: Origin) -> Result<SkillSpec,
         .to_string();
     let name = fm.name.unwrap_or(folder);
     if name.trim().is_empty() {
-        return Err(format!("{}: the skill has no name", path.display()));
+        return Err(SkillFileError::NoName {
+            path: path.to_path_buf(),
+        });
     }
     let description = fm
         .description
-        .ok_or_else(|| format!("{}: front matter needs a description", path.display()))?;
+        .ok_or_else(|| SkillFileError::NoDescription {
+            path: path.to_path_buf(),
+        })?;
     let mut unsupported = Vec::new();
     if fm.model.is_some() {
         unsupported.push(format!(
@@ -112,7 +142,10 @@ impl SkillCatalog {
         files.sort();
         for path in files {
             match std::fs::read_to_string(&path)
-                .map_err(|e| format!("{}: {e}", path.display()))
+                .map_err(|source| SkillFileError::Read {
+                    path: path.clone(),
+                    source,
+                })
                 .and_then(|t| parse_skill(&path, &t, origin.clone()))
             {
                 Ok(s) => {

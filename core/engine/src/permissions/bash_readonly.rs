@@ -23,6 +23,23 @@ pub struct ReadOnlyLine {
 /// Most distinct directories a line's `cd`s are followed through; beyond, it asks.
 const MAX_BASES: usize = 16;
 
+/// Why a Bash line's reads could not be listed: it is not read-only, or a path in it
+/// cannot be known before it runs.
+#[derive(Debug, thiserror::Error)]
+pub enum NotReadOnly {
+    /// dcl-shell's classification said no, with its reason.
+    #[error("{0}")]
+    Classified(String),
+    #[error("`cd` to an unknown HOME")]
+    CdUnknownHome,
+    #[error("too many directory changes to follow")]
+    TooManyDirectoryChanges,
+    #[error("`{0}` needs a HOME")]
+    NeedsHome(String),
+    #[error("`{0}` is expanded at run time")]
+    Dynamic(String),
+}
+
 /// The paths a read-only line reads, or why it is not read-only / cannot be resolved.
 /// A `cd` may fail, so a path after it is checked against every directory the shell may
 /// be in by then, and each `cd` target counts as read.
@@ -30,8 +47,8 @@ pub fn read_only_paths(
     analysis: &Analysis,
     shell_cwd: &Path,
     home: Option<&Path>,
-) -> Result<ReadOnlyLine, String> {
-    let ro = readonly::classify(analysis)?;
+) -> Result<ReadOnlyLine, NotReadOnly> {
+    let ro = readonly::classify(analysis).map_err(NotReadOnly::Classified)?;
     let mut bases = vec![shell_cwd.to_path_buf()];
     let mut paths = Vec::new();
     for access in &ro.accesses {
@@ -42,7 +59,7 @@ pub fn read_only_paths(
                     let dir = match target {
                         None => home
                             .map(Path::to_path_buf)
-                            .ok_or_else(|| "`cd` to an unknown HOME".to_string())?,
+                            .ok_or(NotReadOnly::CdUnknownHome)?,
                         Some(w) => resolve_word(w, base, home)?,
                     };
                     paths.push(dir.clone());
@@ -54,7 +71,7 @@ pub fn read_only_paths(
                     }
                 }
                 if bases.len() > MAX_BASES {
-                    return Err("too many directory changes to follow".into());
+                    return Err(NotReadOnly::TooManyDirectoryChanges);
                 }
             }
             Access::Read(w) => {
@@ -72,11 +89,11 @@ pub fn read_only_paths(
 
 /// A path word made absolute: `~`/`~/x` from HOME, a glob by the directory before its
 /// first pattern component.
-fn resolve_word(w: &Word, base: &Path, home: Option<&Path>) -> Result<PathBuf, String> {
+fn resolve_word(w: &Word, base: &Path, home: Option<&Path>) -> Result<PathBuf, NotReadOnly> {
     let value = match w.kind {
         WordKind::Plain => w.value.clone(),
         WordKind::Tilde => {
-            let home = home.ok_or_else(|| format!("`{}` needs a HOME", w.value))?;
+            let home = home.ok_or_else(|| NotReadOnly::NeedsHome(w.value.clone()))?;
             let rest = w.value.trim_start_matches('~').trim_start_matches('/');
             return Ok(home.join(rest));
         }
@@ -95,7 +112,7 @@ fn resolve_word(w: &Word, base: &Path, home: Option<&Path>) -> Result<PathBuf, S
                 joined
             }
         }
-        WordKind::Dynamic => return Err(format!("`{}` is expanded at run time", w.value)),
+        WordKind::Dynamic => return Err(NotReadOnly::Dynamic(w.value.clone())),
     };
     let p = Path::new(&value);
     Ok(if p.is_absolute() {
@@ -170,6 +187,7 @@ mod tests {
             Some(Path::new("/home/u")),
         )
         .map(|r| r.paths)
+        .map_err(|e| e.to_string())
     }
 
     #[test]

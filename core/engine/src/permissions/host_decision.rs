@@ -147,7 +147,7 @@ pub fn apply_updates(
         let change = match Change::parse(kind, u) {
             Ok(c) => c,
             Err(e) => {
-                errors.push(invalid(&e));
+                errors.push(invalid(&e.to_string()));
                 continue;
             }
         };
@@ -191,30 +191,45 @@ enum RulesOp {
     Remove,
 }
 
+/// Why one `updatedPermissions` entry could not be read (reported, with its index, as an
+/// invalid update).
+#[derive(Debug, thiserror::Error)]
+pub enum PermissionUpdateError {
+    #[error("unknown behavior {0:?}")]
+    UnknownBehavior(String),
+    /// A field the entry's type needs (`` `rules` array ``, `toolName`, …), as named.
+    #[error("{0}")]
+    Missing(&'static str),
+    #[error(transparent)]
+    Mode(#[from] super::InvalidPermissionMode),
+    #[error("unknown type {0:?}")]
+    UnknownType(String),
+}
+
 impl Change {
-    fn parse(kind: &str, u: &Value) -> Result<Change, String> {
+    fn parse(kind: &str, u: &Value) -> Result<Change, PermissionUpdateError> {
         match kind {
             "addRules" | "replaceRules" | "removeRules" => {
                 let behavior = u.get("behavior").and_then(Value::as_str).unwrap_or("allow");
                 if !matches!(behavior, "allow" | "deny" | "ask") {
-                    return Err(format!("unknown behavior {behavior:?}"));
+                    return Err(PermissionUpdateError::UnknownBehavior(behavior.to_string()));
                 }
                 let rules = u
                     .get("rules")
                     .and_then(Value::as_array)
-                    .ok_or("no `rules` array")?
+                    .ok_or(PermissionUpdateError::Missing("no `rules` array"))?
                     .iter()
                     .map(|r| {
                         let name = r
                             .get("toolName")
                             .and_then(Value::as_str)
-                            .ok_or("a rule without toolName")?;
+                            .ok_or(PermissionUpdateError::Missing("a rule without toolName"))?;
                         Ok(match r.get("ruleContent").and_then(Value::as_str) {
                             Some(c) if !c.is_empty() => format!("{name}({c})"),
                             _ => name.to_string(),
                         })
                     })
-                    .collect::<Result<Vec<_>, &str>>()?;
+                    .collect::<Result<Vec<_>, PermissionUpdateError>>()?;
                 let op = match kind {
                     "addRules" => RulesOp::Add,
                     "replaceRules" => RulesOp::Replace,
@@ -227,14 +242,17 @@ impl Change {
                 })
             }
             "setMode" => {
-                let mode = u.get("mode").and_then(Value::as_str).ok_or("no `mode`")?;
+                let mode = u
+                    .get("mode")
+                    .and_then(Value::as_str)
+                    .ok_or(PermissionUpdateError::Missing("no `mode`"))?;
                 Ok(Change::Mode(PermissionMode::parse(mode)?))
             }
             "addDirectories" | "removeDirectories" => {
                 let dirs = u
                     .get("directories")
                     .and_then(Value::as_array)
-                    .ok_or("no `directories` array")?
+                    .ok_or(PermissionUpdateError::Missing("no `directories` array"))?
                     .iter()
                     .filter_map(Value::as_str)
                     .map(str::to_string)
@@ -244,7 +262,7 @@ impl Change {
                     dirs,
                 })
             }
-            other => Err(format!("unknown type {other:?}")),
+            other => Err(PermissionUpdateError::UnknownType(other.to_string())),
         }
     }
 

@@ -35,10 +35,17 @@ pub enum PermissionMode {
     DontAsk,
 }
 
+/// A permission mode name that is none of the modes.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "Invalid permission mode {0:?}: expected one of default, acceptEdits, plan, bypassPermissions, dontAsk"
+)]
+pub struct InvalidPermissionMode(pub String);
+
 impl PermissionMode {
     /// Accepts the SDK spelling (`acceptEdits`), Qoder's snake_case (`accept_edits`) and
     /// `yolo`; anything else is an error naming the valid modes.
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, InvalidPermissionMode> {
         let norm: String = s
             .chars()
             .filter(|c| c.is_ascii_alphanumeric())
@@ -50,9 +57,7 @@ impl PermissionMode {
             "plan" => Ok(PermissionMode::Plan),
             "bypasspermissions" | "yolo" => Ok(PermissionMode::BypassPermissions),
             "dontask" => Ok(PermissionMode::DontAsk),
-            _ => Err(format!(
-                "Invalid permission mode {s:?}: expected one of default, acceptEdits, plan, bypassPermissions, dontAsk"
-            )),
+            _ => Err(InvalidPermissionMode(s.to_string())),
         }
     }
 

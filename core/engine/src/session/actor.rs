@@ -44,6 +44,15 @@ pub(super) struct Actor {
     idle_deadline: Option<tokio::time::Instant>,
 }
 
+/// A host's `tool_result` that answers no open tool call (the prompt is refused).
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "refused a user message: its tool_result answers tool_use_id {tool_use_id:?}, which is no open tool call of this conversation"
+)]
+pub struct UnansweredToolResult {
+    pub tool_use_id: String,
+}
+
 impl Actor {
     pub(super) fn new(
         core: Arc<SessionCore>,
@@ -262,7 +271,7 @@ impl Actor {
         };
         if let Err(e) = self.check_tool_results(&prompt) {
             tracing::warn!("{e}");
-            turn::emit_refused_result(&self.core, &prompt, e);
+            turn::emit_refused_result(&self.core, &prompt, e.to_string());
             return;
         }
         if prompt.message.should_query() == Some(false) {
@@ -285,7 +294,7 @@ impl Actor {
 
     /// A `tool_result` from the host must answer a tool use the model made and nobody
     /// answered; anything else would reach the API as an invalid request.
-    fn check_tool_results(&self, prompt: &QueuedPrompt) -> Result<(), String> {
+    fn check_tool_results(&self, prompt: &QueuedPrompt) -> Result<(), UnansweredToolResult> {
         let MessageContent::Blocks(blocks) = &prompt.message.message.content else {
             return Ok(());
         };
@@ -304,9 +313,9 @@ impl Actor {
             Err(_) => Vec::new(),
         };
         match ids.iter().find(|id| !open.iter().any(|o| o == *id)) {
-            Some(id) => Err(format!(
-                "refused a user message: its tool_result answers tool_use_id {id:?}, which is no open tool call of this conversation"
-            )),
+            Some(id) => Err(UnansweredToolResult {
+                tool_use_id: id.to_string(),
+            }),
             None => Ok(()),
         }
     }

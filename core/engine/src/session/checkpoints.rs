@@ -20,12 +20,44 @@ pub(crate) const CLAUDE_ENV: &str = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING";
 /// The Qoder SDK's switch, in its `--settings`.
 pub(crate) const QODER_SETTING: &str = "general.fileCheckpointing.enabled";
 
+/// Why `rewind_files` is answered with an error (a refusal the host can act on is an
+/// answer, `can_rewind: false`, not one of these).
+#[derive(Debug, thiserror::Error)]
+pub enum RewindError {
+    #[error(
+        "rewind_files: file checkpointing is not enabled for this session (enable_file_checkpointing / CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING, general.fileCheckpointing.enabled, or dcl --enable-file-checkpointing)"
+    )]
+    NotEnabled,
+    /// Checkpoints were switched on but could not be opened.
+    #[error("rewind_files: {0}")]
+    Unavailable(CheckpointTaskError),
+    #[error("rewind_files: checkpoint task failed: {0}")]
+    Task(tokio::task::JoinError),
+    /// The checkpoint store itself failed.
+    #[error("rewind_files: {0}")]
+    Store(CheckpointError),
+    #[error("{0}")]
+    Serialize(serde_json::Error),
+}
+
+/// A checkpoint operation run on the blocking pool that failed, or whose task did.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum CheckpointTaskError {
+    #[error("file checkpoints need a dcl home: set HOME, DCL_CONFIG_DIR or --data-dir")]
+    NoHome,
+    /// The store's error, as text: it is kept (in a `OnceLock`) and reported more than once.
+    #[error("{0}")]
+    Store(String),
+    #[error("checkpoint task failed: {0}")]
+    Task(String),
+}
+
 pub(crate) struct Checkpoints {
     home: Option<PathBuf>,
     cwd: PathBuf,
     session_id: String,
     /// Set once, when checkpoints are switched on: the checkpointer, or why there is none.
-    cell: OnceLock<Result<Arc<Checkpointer>, String>>,
+    cell: OnceLock<Result<Arc<Checkpointer>, CheckpointTaskError>>,
 }
 
 /// What a call's checkpoint needs after the tool ran.
@@ -51,17 +83,14 @@ impl Checkpoints {
     /// existing directory, or `git init --bare` of an empty one).
     pub fn enable(&self) {
         self.cell.get_or_init(|| {
-            let home = self.home.clone().ok_or_else(|| {
-                "file checkpoints need a dcl home: set HOME, DCL_CONFIG_DIR or --data-dir"
-                    .to_string()
-            })?;
+            let home = self.home.clone().ok_or(CheckpointTaskError::NoHome)?;
             Checkpointer::open(CheckpointConfig::new(
                 home,
                 self.cwd.clone(),
                 self.session_id.clone(),
             ))
             .map(Arc::new)
-            .map_err(|e| e.to_string())
+            .map_err(|e| CheckpointTaskError::Store(e.to_string()))
         });
     }
 
@@ -121,17 +150,19 @@ impl Checkpoints {
     }
 
     /// `rewind_files`: the answer, or why there is nothing to rewind with.
-    pub async fn rewind(&self, user_message_id: String, dry_run: bool) -> Result<Value, String> {
+    pub async fn rewind(
+        &self,
+        user_message_id: String,
+        dry_run: bool,
+    ) -> Result<Value, RewindError> {
         let cp = match self.cell.get() {
-            None => {
-                return Err("rewind_files: file checkpointing is not enabled for this session (enable_file_checkpointing / CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING, general.fileCheckpointing.enabled, or dcl --enable-file-checkpointing)".to_string());
-            }
-            Some(Err(why)) => return Err(format!("rewind_files: {why}")),
+            None => return Err(RewindError::NotEnabled),
+            Some(Err(why)) => return Err(RewindError::Unavailable(why.clone())),
             Some(Ok(cp)) => cp.clone(),
         };
         let done = tokio::task::spawn_blocking(move || cp.rewind(&user_message_id, dry_run))
             .await
-            .map_err(|e| format!("rewind_files: checkpoint task failed: {e}"))?;
+            .map_err(RewindError::Task)?;
         let answer = match done {
             Ok(report) => RewindFilesResponse {
                 can_rewind: true,
@@ -151,7 +182,7 @@ impl Checkpoints {
                 e @ (CheckpointError::Io { .. }
                 | CheckpointError::Git { .. }
                 | CheckpointError::Index { .. }),
-            ) => return Err(format!("rewind_files: {e}")),
+            ) => return Err(RewindError::Store(e)),
             // A refusal the host can act on (someone else's edit, an unknown message).
             Err(e) => RewindFilesResponse {
                 can_rewind: false,
@@ -159,7 +190,7 @@ impl Checkpoints {
                 ..Default::default()
             },
         };
-        serde_json::to_value(answer).map_err(|e| e.to_string())
+        serde_json::to_value(answer).map_err(RewindError::Serialize)
     }
 }
 
@@ -186,10 +217,10 @@ impl Recorder for PromptOrder {
 
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> dcl_checkpoint::Result<T> + Send + 'static,
-) -> Result<T, String> {
+) -> Result<T, CheckpointTaskError> {
     match tokio::task::spawn_blocking(f).await {
-        Ok(r) => r.map_err(|e| e.to_string()),
-        Err(e) => Err(format!("checkpoint task failed: {e}")),
+        Ok(r) => r.map_err(|e| CheckpointTaskError::Store(e.to_string())),
+        Err(e) => Err(CheckpointTaskError::Task(e.to_string())),
     }
 }
 

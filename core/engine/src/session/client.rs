@@ -37,11 +37,25 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Why the session's model clients could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientsError {
+    /// `mockScript` could not be read.
+    #[error("{0}")]
+    MockScript(ModelError),
+    /// The endpoint of the session's model (a bad `--api-format`, …), as dcl-model words it.
+    #[error("{0}")]
+    Endpoint(String),
+}
+
 impl Clients {
-    pub fn new(opts: &SessionOptions, env: &BTreeMap<String, String>) -> Result<Clients, String> {
+    pub fn new(
+        opts: &SessionOptions,
+        env: &BTreeMap<String, String>,
+    ) -> Result<Clients, ClientsError> {
         // `mockScript` and `model` already hold their environment defaults (options.rs).
         let mock = match opts.mock_script.clone() {
-            Some(path) => MockClient::from_script(&path).map_err(|e| e.to_string())?,
+            Some(path) => MockClient::from_script(&path).map_err(ClientsError::MockScript)?,
             None => MockClient::new(),
         };
         let mock_session = opts.model.as_deref().is_some_and(models::is_mock);
@@ -55,7 +69,8 @@ impl Clients {
         if !mock_session {
             // A bad --api-format is refused when the session opens, not at the first call.
             let model = models::resolve_alias(opts.model.as_deref(), default_model);
-            let endpoint = providers::resolve(&model, &overrides, env)?;
+            let endpoint =
+                providers::resolve(&model, &overrides, env).map_err(ClientsError::Endpoint)?;
             api_key_source = endpoint.key_source;
         }
         Ok(Clients {
@@ -254,6 +269,7 @@ mod tests {
         let err = Clients::new(&opts(Some("x"), Some("soap"), None), &e)
             .err()
             .unwrap();
+        let err = err.to_string();
         assert!(err.contains("soap"), "{err}");
     }
 

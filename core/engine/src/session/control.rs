@@ -14,8 +14,102 @@ use super::hooks::HookRegistry;
 use super::init::{mcp_server_status, mode_name, qoder_capabilities};
 use super::models;
 use super::services::SessionCore;
-use crate::permissions::PermissionMode;
+use crate::permissions::{InvalidPermissionMode, PermissionMode};
 use std::sync::Arc;
+
+/// Why a control request is answered with an `error` response. The text is that
+/// response's `error`: SDKs show it to their users and tests assert on it, so each
+/// variant keeps the wording dcl has always sent.
+#[derive(Debug, thiserror::Error)]
+pub enum ControlError {
+    #[error("Already initialized")]
+    AlreadyInitialized,
+    #[error(transparent)]
+    Hooks(#[from] super::hooks::HooksConfigError),
+    #[error("initialize.agent {name:?}: no such agent (known: {known})")]
+    UnknownInitializeAgent { name: String, known: String },
+    #[error("initialize.agent {name:?}: no such agent")]
+    NoSuchInitializeAgent { name: String },
+    #[error("initialize.reasoningEffort must be a string")]
+    ReasoningEffortNotAString,
+    /// A value of a setting that is not one of its values (`permissionMode`, an effort).
+    #[error(transparent)]
+    PermissionMode(#[from] InvalidPermissionMode),
+    #[error(transparent)]
+    Effort(#[from] super::effort::UnknownEffort),
+    #[error(transparent)]
+    Agents(#[from] crate::agents::AgentDefinitionError),
+    /// `apply_flag_settings` with a key of the wrong type (`key` says which, `expected` what).
+    #[error("apply_flag_settings: {key} must be {expected}")]
+    FlagSettingType {
+        key: &'static str,
+        expected: &'static str,
+    },
+    #[error(
+        "apply_flag_settings: permissions.{0} cannot be changed this way (only permissions.defaultMode)"
+    )]
+    FlagSettingPermission(String),
+    #[error("apply_flag_settings: unsupported key {key:?} (supported: {})", FLAG_KEYS.join(", "))]
+    FlagSettingUnsupported { key: String },
+    #[error("seed_read_state: path is empty")]
+    SeedPathEmpty,
+    #[error("seed_read_state: invalid mtime {0}")]
+    SeedInvalidMtime(f64),
+    #[error("rename_session: title is empty")]
+    RenameTitleEmpty,
+    #[error("rename_session: session {id} is no longer this process's session ({current})")]
+    RenameOtherSession { id: String, current: String },
+    #[error("update_queued_message: content is missing")]
+    QueuedContentMissing,
+    #[error("update_queued_message: content is empty")]
+    QueuedContentEmpty,
+    #[error(
+        "set_cwd is not supported by dcl: a session's working directory is fixed when it opens (start a new session in {0})"
+    )]
+    SetCwdUnsupported(String),
+    #[error(
+        "register_repo_root: {0} is not supported by dcl (send reload_plugins separately; memory files are read when the session opens)"
+    )]
+    RepoRootReloadUnsupported(&'static str),
+    #[error("register_repo_root: {} is not a directory", .0.display())]
+    RepoRootNotADirectory(std::path::PathBuf),
+    #[error("set_model: a PreModelSwitch hook refused the switch to {model}: {reason}")]
+    ModelSwitchRefused { model: String, reason: String },
+    #[error(
+        "mcp_set_servers is not supported: configure MCP servers with `dcl mcp add`, or provide them from the host through initialize.sdkMcpServers"
+    )]
+    McpSetServersUnsupported,
+    #[error("{subtype} is not supported by dcl {}", dcl_protocol::DCL_VERSION)]
+    Unsupported { subtype: String },
+    #[error(transparent)]
+    Rewind(#[from] super::checkpoints::RewindError),
+    #[error("response serialization failed: {0}")]
+    Serialize(serde_json::Error),
+    /// What a request (or one of its fields) ran into, prefixed with its name as in
+    /// `stop_task: No shell found with ID: …` or `initialize.jsonSchema: …`.
+    #[error("{what}: {source}")]
+    Failed {
+        what: &'static str,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+impl ControlError {
+    /// `what` failed with `source` (anything that converts to a boxed error, a message
+    /// from a crate that words its errors as text included).
+    pub(crate) fn failed(
+        what: &'static str,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> ControlError {
+        ControlError::Failed {
+            what,
+            source: source.into(),
+        }
+    }
+}
+
+/// A control request's answer: the `success` payload, or the `error`.
+pub(crate) type Answer = Result<Option<Value>, ControlError>;
 
 /// What dcl's Qoder dialect advertises; only what is implemented.
 pub const QODER_CAPABILITIES: &[&str] = &["interrupt_receipt_v1", "interrupt_cancel_queued_v1"];
@@ -55,7 +149,7 @@ impl Actor {
                         extra: Extra::new(),
                     })
                 }
-                Err(e) => Err(e),
+                Err(e) => Err(e.into()),
             },
             HostRequest::SetModel(r) => match self.set_model(id.clone(), r) {
                 Some(a) => a,
@@ -130,9 +224,9 @@ impl Actor {
                 // dcl's edit tools read the file afresh on every call, so there is no
                 // read cache to seed; the request is still checked so mistakes surface.
                 if r.path.trim().is_empty() {
-                    Err("seed_read_state: path is empty".to_string())
+                    Err(ControlError::SeedPathEmpty)
                 } else if !r.mtime.is_finite() || r.mtime < 0.0 {
-                    Err(format!("seed_read_state: invalid mtime {}", r.mtime))
+                    Err(ControlError::SeedInvalidMtime(r.mtime))
                 } else {
                     Ok(None)
                 }
@@ -155,7 +249,7 @@ impl Actor {
                         .background
                         .stop(&r.task_id)
                         .map(|()| None)
-                        .map_err(|e| format!("stop_task: {e}")),
+                        .map_err(|e| ControlError::failed("stop_task", e)),
                 }
             }
             HostRequest::RewindFiles(r) => {
@@ -165,7 +259,7 @@ impl Actor {
                     let _turn = core.conversation.lock().await;
                     let dry_run = r.dry_run.unwrap_or(false);
                     let checkpoints = &core.services.checkpoints;
-                    checkpoints.rewind(r.user_message_id, dry_run).await.map(Some)
+                    Ok(Some(checkpoints.rewind(r.user_message_id, dry_run).await?))
                 });
                 return;
             }
@@ -173,7 +267,7 @@ impl Actor {
                 self.answer_later(id.clone(), async move |core: Arc<SessionCore>| {
                     serde_json::to_value(super::extensions::reload(core).await)
                         .map(Some)
-                        .map_err(|e| format!("reload_plugins: {e}"))
+                        .map_err(|e| ControlError::failed("reload_plugins", e))
                 });
                 return;
             }
@@ -184,7 +278,7 @@ impl Actor {
                         .toggle(&r.server_name, r.enabled)
                         .await
                         .map(|()| None)
-                        .map_err(|e| format!("mcp_toggle: {e}"))
+                        .map_err(|e| ControlError::failed("mcp_toggle", e))
                 });
                 return;
             }
@@ -195,39 +289,37 @@ impl Actor {
                         .reconnect(&r.server_name)
                         .await
                         .map(|()| None)
-                        .map_err(|e| format!("mcp_reconnect: {e}"))
+                        .map_err(|e| ControlError::failed("mcp_reconnect", e))
                 });
                 return;
             }
             HostRequest::McpMessage(r) => {
                 // Server-initiated messages from a host's MCP server (TS SDK); dcl's MCP
                 // client does not subscribe to any, so they are acknowledged and dropped.
-                tracing::debug!("ignoring a server-initiated MCP message from {}", r.server_name);
+                tracing::debug!(
+                    "ignoring a server-initiated MCP message from {}",
+                    r.server_name
+                );
                 answer(EmptyResponse::default())
             }
             HostRequest::GetModels(_) => answer(GetModelsResponse {
                 models: self.catalogue(),
                 extra: Extra::new(),
             }),
-            HostRequest::McpSetServers(_) => Err(
-                "mcp_set_servers is not supported: configure MCP servers with `dcl mcp add`, or provide them from the host through initialize.sdkMcpServers"
-                    .to_string(),
-            ),
-            other => Err(format!(
-                "{} is not supported by dcl {}",
-                other.subtype(),
-                dcl_protocol::DCL_VERSION
-            )),
+            HostRequest::McpSetServers(_) => Err(ControlError::McpSetServersUnsupported),
+            other => Err(ControlError::Unsupported {
+                subtype: other.subtype().to_string(),
+            }),
         };
         match answer {
             Ok(payload) => self.respond(ControlResponse::success(id, payload)),
-            Err(e) => self.respond(ControlResponse::error(id, e)),
+            Err(e) => self.respond(ControlResponse::error(id, e.to_string())),
         }
     }
 
-    fn initialize(&mut self, init: InitializeRequest) -> Result<Option<Value>, String> {
+    fn initialize(&mut self, init: InitializeRequest) -> Answer {
         if self.initialized {
-            return Err("Already initialized".to_string());
+            return Err(ControlError::AlreadyInitialized);
         }
         let (hooks, mut warnings) = HookRegistry::from_initialize(&init)?;
         warnings.extend(self.initialize_model(&init)?);
@@ -237,7 +329,7 @@ impl Actor {
         if let Some(schema) = &init.json_schema {
             let compiled = std::sync::Arc::new(
                 crate::structured::OutputSchema::compile(schema)
-                    .map_err(|e| format!("initialize.jsonSchema: {e}"))?,
+                    .map_err(|e| ControlError::failed("initialize.jsonSchema", e))?,
             );
             // `--json-schema` wins over the host's schema.
             let kept = self.core.state.with(|s| {
@@ -263,16 +355,16 @@ impl Actor {
             if let Some(name) = &init.agent
                 && catalog.get(name).is_none()
             {
-                return Err(format!(
-                    "initialize.agent {name:?}: no such agent (known: {})",
-                    catalog.names().join(", ")
-                ));
+                return Err(ControlError::UnknownInitializeAgent {
+                    name: name.clone(),
+                    known: catalog.names().join(", "),
+                });
             }
             self.core.state.with(|s| s.agents = catalog);
         } else if let Some(name) = &init.agent
             && self.core.state.with(|s| s.agents.get(name).is_none())
         {
-            return Err(format!("initialize.agent {name:?}: no such agent"));
+            return Err(ControlError::NoSuchInitializeAgent { name: name.clone() });
         }
         if let Some(allowed) = &init.skills {
             super::extensions::restrict_skills(&self.core, allowed.clone());
@@ -386,7 +478,7 @@ impl Actor {
         &self,
         init: &InitializeRequest,
         warnings: &mut Vec<String>,
-    ) -> Result<Delivery, String> {
+    ) -> Result<Delivery, ControlError> {
         let opts = &self.core.services.opts;
         let applied = |field: &str, carried: bool| crate::delivery::applied(opts, field, carried);
         let mut d = Delivery {
@@ -401,7 +493,7 @@ impl Actor {
         {
             let config = serde_json::json!({ "mcpServers": servers }).to_string();
             let parsed = dcl_mcp::parse_mcp_config(&config, &self.core.services.cwd)
-                .map_err(|e| format!("initialize.mcpServers: {e}"))?;
+                .map_err(|e| ControlError::failed("initialize.mcpServers", e))?;
             self.core
                 .start_delivered_servers(parsed.into_iter().collect());
             d.mcp_servers = Some(true);
@@ -423,25 +515,25 @@ impl Actor {
 }
 
 /// A typed answer payload.
-fn answer(payload: impl Serialize) -> Result<Option<Value>, String> {
+pub(crate) fn answer(payload: impl Serialize) -> Answer {
     serde_json::to_value(payload)
         .map(Some)
-        .map_err(|e| format!("response serialization failed: {e}"))
+        .map_err(ControlError::Serialize)
 }
 
 impl Actor {
     /// `initialize.model` and `initialize.reasoningEffort` (TS hosts): the session's model
     /// and effort, unless `--model` / `--effort` already chose them (the flag wins, as with
     /// `jsonSchema`; a warning says so). `context_window` is not acted on and says so.
-    fn initialize_model(&self, init: &InitializeRequest) -> Result<Vec<String>, String> {
+    fn initialize_model(&self, init: &InitializeRequest) -> Result<Vec<String>, ControlError> {
         // Validate everything before changing anything.
         let effort = match init.extra.get("reasoningEffort") {
             None | Some(Value::Null) => None,
             Some(Value::String(level)) => Some(
                 super::effort::parse(level)
-                    .map_err(|e| format!("initialize.reasoningEffort: {e}"))?,
+                    .map_err(|e| ControlError::failed("initialize.reasoningEffort", e))?,
             ),
-            Some(_) => return Err("initialize.reasoningEffort must be a string".into()),
+            Some(_) => return Err(ControlError::ReasoningEffortNotAString),
         };
         let mut warnings = Vec::new();
         let opts = &self.core.services.opts;
@@ -493,10 +585,7 @@ impl Actor {
 const FLAG_KEYS: &[&str] = &["model", "effortLevel", "permissions"];
 
 impl Actor {
-    fn apply_flag_settings(
-        &mut self,
-        settings: Map<String, Value>,
-    ) -> Result<Option<Value>, String> {
+    fn apply_flag_settings(&mut self, settings: Map<String, Value>) -> Answer {
         // Validate everything before changing anything.
         let mut model = None;
         let mut effort = None;
@@ -508,9 +597,10 @@ impl Actor {
                         Value::Null => None,
                         Value::String(s) => Some(s.clone()),
                         _ => {
-                            return Err(
-                                "apply_flag_settings: model must be a string or null".into()
-                            );
+                            return Err(ControlError::FlagSettingType {
+                                key: "model",
+                                expected: "a string or null",
+                            });
                         }
                     })
                 }
@@ -519,33 +609,33 @@ impl Actor {
                         Value::Null => None,
                         Value::String(s) => Some(super::effort::parse(s)?),
                         _ => {
-                            return Err(
-                                "apply_flag_settings: effortLevel must be a string or null".into(),
-                            );
+                            return Err(ControlError::FlagSettingType {
+                                key: "effortLevel",
+                                expected: "a string or null",
+                            });
                         }
                     })
                 }
                 "permissions" => {
-                    let obj = v
-                        .as_object()
-                        .ok_or("apply_flag_settings: permissions must be an object")?;
+                    let obj = v.as_object().ok_or(ControlError::FlagSettingType {
+                        key: "permissions",
+                        expected: "an object",
+                    })?;
                     for (pk, pv) in obj {
                         if pk != "defaultMode" {
-                            return Err(format!(
-                                "apply_flag_settings: permissions.{pk} cannot be changed this way (only permissions.defaultMode)"
-                            ));
+                            return Err(ControlError::FlagSettingPermission(pk.clone()));
                         }
-                        let m = pv.as_str().ok_or(
-                            "apply_flag_settings: permissions.defaultMode must be a string",
-                        )?;
+                        let m = pv.as_str().ok_or(ControlError::FlagSettingType {
+                            key: "permissions.defaultMode",
+                            expected: "a string",
+                        })?;
                         mode = Some(PermissionMode::parse(m)?);
                     }
                 }
                 other => {
-                    return Err(format!(
-                        "apply_flag_settings: unsupported key {other:?} (supported: {})",
-                        FLAG_KEYS.join(", ")
-                    ));
+                    return Err(ControlError::FlagSettingUnsupported {
+                        key: other.to_string(),
+                    });
                 }
             }
         }
@@ -660,14 +750,14 @@ impl Actor {
     pub(super) fn answer_later<F, Fut>(&mut self, request_id: String, work: F)
     where
         F: FnOnce(Arc<SessionCore>) -> Fut + Send + 'static,
-        Fut: std::future::Future<Output = Result<Option<Value>, String>> + Send + 'static,
+        Fut: std::future::Future<Output = Answer> + Send + 'static,
     {
         let core = self.core.clone();
         // Owned by the actor: the session does not end before these answers are out.
         self.answers.spawn(async move {
             let response = match work(core.clone()).await {
                 Ok(payload) => ControlResponse::success(request_id, payload),
-                Err(e) => ControlResponse::error(request_id, e),
+                Err(e) => ControlResponse::error(request_id, e.to_string()),
             };
             core.services
                 .emitter

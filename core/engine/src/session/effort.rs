@@ -20,17 +20,20 @@ pub(crate) fn current_level(live: &super::state::LiveSettings) -> Option<String>
         .or_else(|| from_thinking_tokens(live.max_thinking_tokens.map(u64::from)))
 }
 
+/// An effort name that is none of the levels (lower-cased and trimmed, as it is named).
+#[derive(Debug, thiserror::Error)]
+#[error("unknown effort level {0:?}: expected low, medium, high or max")]
+pub struct UnknownEffort(pub String);
+
 /// Validates an effort name (`xhigh` is accepted as the SDKs send it, meaning `max`).
-pub fn parse(level: &str) -> Result<String, String> {
+pub fn parse(level: &str) -> Result<String, UnknownEffort> {
     match level.trim().to_ascii_lowercase().as_str() {
         "off" | "none" => Ok("off".into()),
         "low" => Ok("low".into()),
         "medium" => Ok("medium".into()),
         "high" => Ok("high".into()),
         "max" | "xhigh" => Ok("max".into()),
-        other => Err(format!(
-            "unknown effort level {other:?}: expected low, medium, high or max"
-        )),
+        other => Err(UnknownEffort(other.to_string())),
     }
 }
 

@@ -136,6 +136,12 @@ impl Matcher {
 }
 
 /// Hooks registered by the host.
+/// A malformed `initialize.hooks` block, as the protocol crate words it
+/// (`hooks.PreToolUse must be an array`, `hooks.Stop: …`).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct HooksConfigError(pub String);
+
 #[derive(Debug, Clone, Default)]
 pub struct HookRegistry {
     registrations: Vec<Registration>,
@@ -145,10 +151,10 @@ impl HookRegistry {
     /// Reads `initialize.hooks`; returns the registry and warnings for events that never fire.
     pub fn from_initialize(
         init: &InitializeRequest,
-    ) -> Result<(HookRegistry, Vec<String>), String> {
+    ) -> Result<(HookRegistry, Vec<String>), HooksConfigError> {
         let mut registrations = Vec::new();
         let mut warnings = Vec::new();
-        for (event, cfg) in init.hook_matchers()? {
+        for (event, cfg) in init.hook_matchers().map_err(HooksConfigError)? {
             let HookMatcherConfig {
                 matcher,
                 hook_callback_ids,

@@ -53,23 +53,38 @@ impl HostRpc for ControlRpc {
         let server = server.to_string();
         Box::pin(async move {
             let ask_host = async {
-                let wire = wire.map_err(|e| e.to_string())?;
+                let wire = wire.map_err(ElicitError::Serialize)?;
                 let answer = self
                     .host
                     .request(&self.emitter, wire, &self.closed)
                     .await
-                    .map_err(|e| e.to_string())?;
-                let answer: ElicitationResponse = serde_json::from_value(answer)
-                    .map_err(|e| format!("malformed elicitation answer: {e}"))?;
-                serde_json::to_value(answer).map_err(|e| e.to_string())
+                    .map_err(ElicitError::Host)?;
+                let answer: ElicitationResponse =
+                    serde_json::from_value(answer).map_err(ElicitError::MalformedAnswer)?;
+                serde_json::to_value(answer).map_err(ElicitError::Serialize)
             };
             // Elicitation hooks may answer before the host is asked.
-            match self.host.session() {
+            let answer = match self.host.session() {
                 Some(core) => super::requests::elicit(&core, &server, &request, ask_host).await,
                 None => ask_host.await,
-            }
+            };
+            // dcl-mcp's HostRpc takes the reason as text (it cancels the elicitation).
+            answer.map_err(|e| e.to_string())
         })
     }
+}
+
+/// Why an MCP server's elicitation got no answer (dcl-mcp then cancels it).
+#[derive(Debug, thiserror::Error)]
+pub enum ElicitError {
+    #[error("{0}")]
+    Host(super::host::HostError),
+    #[error("malformed elicitation answer: {0}")]
+    MalformedAnswer(serde_json::Error),
+    #[error("hook elicitation answer: {0}")]
+    HookAnswer(serde_json::Error),
+    #[error("{0}")]
+    Serialize(serde_json::Error),
 }
 
 /// The control protocol's `elicitation` request for dcl-mcp's `elicit` request
@@ -90,6 +105,12 @@ fn elicitation_request(server: &str, request: &Value) -> ElicitationRequest {
     out
 }
 
+/// A configured MCP server list that could not be read (`--mcp-config`, `mcp.json`,
+/// `.mcp.json`), as dcl-mcp words what is wrong with it.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct McpConfigError(pub String);
+
 /// The servers a session starts with, split into configured and host-provided ones.
 pub struct ServerPlan {
     pub configured: BTreeMap<String, (ServerConfig, String)>,
@@ -105,7 +126,7 @@ pub fn plan(
     opts: &SessionOptions,
     user_folders: &[&Path],
     cwd: &Path,
-) -> Result<ServerPlan, String> {
+) -> Result<ServerPlan, McpConfigError> {
     let mut configured = BTreeMap::new();
     if !opts.strict_mcp_config {
         for dir in user_folders {
@@ -113,20 +134,24 @@ pub fn plan(
             if !path.is_file() {
                 continue;
             }
-            for (name, config) in dcl_mcp::parse_mcp_config(&path.to_string_lossy(), cwd)? {
+            let servers =
+                dcl_mcp::parse_mcp_config(&path.to_string_lossy(), cwd).map_err(McpConfigError)?;
+            for (name, config) in servers {
                 configured.insert(name, (config, Scope::User.as_str().to_string()));
             }
         }
         // The project scopes do not depend on the home.
         for scope in [Scope::Project, Scope::Local] {
-            for (name, config) in dcl_mcp::config_store::load_scope(scope, Path::new(""), cwd)? {
+            let servers = dcl_mcp::config_store::load_scope(scope, Path::new(""), cwd)
+                .map_err(McpConfigError)?;
+            for (name, config) in servers {
                 configured.insert(name, (config, scope.as_str().to_string()));
             }
         }
     }
     let mut sdk = Vec::new();
     for arg in &opts.mcp_config {
-        for (name, config) in dcl_mcp::parse_mcp_config(arg, cwd)? {
+        for (name, config) in dcl_mcp::parse_mcp_config(arg, cwd).map_err(McpConfigError)? {
             if matches!(config, ServerConfig::Sdk { .. }) {
                 configured.remove(&name);
                 sdk.push(name);
@@ -237,7 +262,10 @@ mod tests {
                 .is_empty()
         );
         std::fs::write(dcl_home.join("mcp.json"), "{not json").unwrap();
-        let broken = plan(&opts, &[dcl_home.as_path()], &cwd).err().unwrap();
+        let broken = plan(&opts, &[dcl_home.as_path()], &cwd)
+            .err()
+            .unwrap()
+            .to_string();
         assert!(broken.contains("mcp.json"), "{broken}");
     }
 

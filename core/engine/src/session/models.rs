@@ -253,6 +253,22 @@ pub(crate) struct PolicyChoice {
     pub effort: Option<String>,
 }
 
+/// Why a `get_model_policy` answer fails the model call it was asked for.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    /// The host refused, timed out or the session closed.
+    #[error("get_model_policy: {0}")]
+    Host(super::host::HostError),
+    #[error("get_model_policy: the host's answer is malformed: {0}")]
+    Malformed(serde_json::Error),
+    #[error(
+        "get_model_policy: custom_model (a host-supplied provider and key) is not supported by dcl; answer with a model name instead"
+    )]
+    CustomModel,
+    #[error("get_model_policy: parameters.reasoningEffort: {0}")]
+    Effort(super::effort::UnknownEffort),
+}
+
 /// Asks the host which model the next call uses (Qoder `get_model_policy`, sent only when
 /// `initialize.modelPolicyProvider` was true). A refusal or a timeout fails the call: the
 /// Qoder SDK raises its callback's errors rather than fall back silently, and so does dcl.
@@ -261,7 +277,7 @@ pub(crate) async fn ask_policy(
     kind: &TurnKind,
     resolved: &str,
     cancel: &CancellationToken,
-) -> Result<PolicyChoice, String> {
+) -> Result<PolicyChoice, PolicyError> {
     let (turn_index, thinking) = core.state.with(|s| {
         (
             s.stats.prompts.saturating_sub(1),
@@ -296,21 +312,18 @@ pub(crate) async fn ask_policy(
         .host
         .request(&services.emitter, request, cancel)
         .await
-        .map_err(|e| format!("get_model_policy: {e}"))?;
-    let answer: ModelPolicyResponse = serde_json::from_value(answer)
-        .map_err(|e| format!("get_model_policy: the host's answer is malformed: {e}"))?;
+        .map_err(PolicyError::Host)?;
+    let answer: ModelPolicyResponse =
+        serde_json::from_value(answer).map_err(PolicyError::Malformed)?;
     policy_choice(answer, services.clients.default_model())
 }
 
 /// Reads the host's answer. What dcl cannot act on fails the call when ignoring it would
 /// send the request somewhere else than the host asked (`custom_model`), and is reported
 /// as a warning when the call is still what the host wanted.
-fn policy_choice(answer: ModelPolicyResponse, default: &str) -> Result<PolicyChoice, String> {
+fn policy_choice(answer: ModelPolicyResponse, default: &str) -> Result<PolicyChoice, PolicyError> {
     if answer.custom_model.is_some() {
-        return Err(
-            "get_model_policy: custom_model (a host-supplied provider and key) is not supported by dcl; answer with a model name instead"
-                .into(),
-        );
+        return Err(PolicyError::CustomModel);
     }
     let mut choice = PolicyChoice {
         model: answer
@@ -325,9 +338,7 @@ fn policy_choice(answer: ModelPolicyResponse, default: &str) -> Result<PolicyCho
         for (key, value) in params {
             match (key.as_str(), value) {
                 ("reasoningEffort", Value::String(level)) => {
-                    choice.effort = Some(super::effort::parse(level).map_err(|e| {
-                        format!("get_model_policy: parameters.reasoningEffort: {e}")
-                    })?);
+                    choice.effort = Some(super::effort::parse(level).map_err(PolicyError::Effort)?);
                 }
                 ("reasoningEffort", Value::Null) => {}
                 (other, _) => tracing::warn!(
@@ -406,6 +417,7 @@ mod tests {
 
     fn policy(v: serde_json::Value) -> Result<PolicyChoice, String> {
         policy_choice(serde_json::from_value(v).unwrap(), "claude-sonnet-4-5")
+            .map_err(|e| e.to_string())
     }
 
     #[test]

@@ -22,6 +22,20 @@ use crate::options::SessionOptions;
 const INTERRUPTED_TOOL: &str =
     "The tool call was interrupted: the session ended before it finished.";
 
+/// Why `rename_session` could not write the title.
+#[derive(Debug, thiserror::Error)]
+pub enum RenameError {
+    #[error("this session keeps no transcript (--no-session-persistence)")]
+    NoTranscript,
+    #[error("the session's transcript could not be created")]
+    NotCreated,
+    #[error("{}: {message}", path.display())]
+    Write {
+        path: std::path::PathBuf,
+        message: String,
+    },
+}
+
 /// A session's persistence, fixed when it opens.
 pub(crate) struct Persistence {
     recorder: Option<Arc<TranscriptRecorder>>,
@@ -129,17 +143,17 @@ impl Persistence {
 
     /// `rename_session`: a `custom-title` entry in the transcript (created if the session
     /// has none yet). Errs when the session keeps no transcript.
-    pub fn rename(&self, title: &str) -> Result<(), String> {
-        let r = self
-            .recorder
-            .as_ref()
-            .ok_or("this session keeps no transcript (--no-session-persistence)")?;
-        let mut result = Err("the session's transcript could not be created".to_string());
+    pub fn rename(&self, title: &str) -> Result<(), RenameError> {
+        let r = self.recorder.as_ref().ok_or(RenameError::NoTranscript)?;
+        let mut result = Err(RenameError::NotCreated);
         r.with_transcript(|t| {
             let written = t.custom_title(title);
             result = match &written {
                 Ok(()) => Ok(()),
-                Err(e) => Err(format!("{}: {e}", t.path().display())),
+                Err(e) => Err(RenameError::Write {
+                    path: t.path().to_path_buf(),
+                    message: e.to_string(),
+                }),
             };
             written
         });

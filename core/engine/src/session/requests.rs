@@ -11,12 +11,13 @@ use dcl_protocol::{
     SetCwdRequest, SetModelRequest, SetModelResponse, UpdateQueuedMessageRequest,
     UpdateQueuedMessageResponse, WorkspaceDirectory,
 };
-use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::actor::Actor;
+use super::control::{Answer, ControlError, answer};
 use super::hooks;
+use super::mcp::ElicitError;
 use super::models;
 use super::services::SessionCore;
 
@@ -24,34 +25,27 @@ use super::services::SessionCore;
 /// gone and will never answer its callback) must not hold the process open for long.
 const SESSION_END_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
-type Answer = Result<Option<Value>, String>;
-
-fn answer(payload: impl Serialize) -> Answer {
-    serde_json::to_value(payload)
-        .map(Some)
-        .map_err(|e| format!("response serialization failed: {e}"))
-}
-
 impl Actor {
     /// `rename_session`: a `custom-title` entry in the transcript, as the reference's
     /// `renameSession` writes it (the session list shows the last one).
     pub(super) fn rename_session(&mut self, r: RenameSessionRequest) -> Answer {
         let title = r.title.trim();
         if title.is_empty() {
-            return Err("rename_session: title is empty".into());
+            return Err(ControlError::RenameTitleEmpty);
         }
         let current = self.core.services.emitter.session_id();
         if let Some(id) = &r.session_id
             && *id != current
         {
-            return Err(format!(
-                "rename_session: session {id} is no longer this process's session ({current})"
-            ));
+            return Err(ControlError::RenameOtherSession {
+                id: id.clone(),
+                current,
+            });
         }
         self.core
             .persistence
             .rename(title)
-            .map_err(|e| format!("rename_session: {e}"))?;
+            .map_err(|e| ControlError::failed("rename_session", e))?;
         answer(EmptyResponse::default())
     }
 
@@ -59,10 +53,10 @@ impl Actor {
     /// turn. One that already started (or never was queued) is `not_queued`.
     pub(super) fn update_queued_message(&mut self, r: UpdateQueuedMessageRequest) -> Answer {
         let Some(content) = r.content else {
-            return Err("update_queued_message: content is missing".into());
+            return Err(ControlError::QueuedContentMissing);
         };
         if content.clone().into_blocks().is_empty() {
-            return Err("update_queued_message: content is empty".into());
+            return Err(ControlError::QueuedContentEmpty);
         }
         let outcome = match self.queue.iter_mut().find(|p| p.uuid == r.message_uuid) {
             Some(p) => {
@@ -165,10 +159,7 @@ impl Actor {
     /// files, MCP servers and trust when it opens; moving only part of that would leave a
     /// session that is neither here nor there. (Bash's own `cd` persists between calls.)
     pub(super) fn set_cwd(&self, r: SetCwdRequest) -> Answer {
-        Err(format!(
-            "set_cwd is not supported by dcl: a session's working directory is fixed when it opens (start a new session in {})",
-            r.path
-        ))
+        Err(ControlError::SetCwdUnsupported(r.path))
     }
 
     /// `register_repo_root`: another directory the session's tools may work in (as an
@@ -185,16 +176,11 @@ impl Actor {
         .map(|(k, _)| k);
         self.answer_later(request_id, async move |core: Arc<SessionCore>| {
             if let Some(k) = refused {
-                return Err(format!(
-                    "register_repo_root: {k} is not supported by dcl (send reload_plugins separately; memory files are read when the session opens)"
-                ));
+                return Err(ControlError::RepoRootReloadUnsupported(k));
             }
             let dir = core.services.cwd.join(&r.directory);
             if !dir.is_dir() {
-                return Err(format!(
-                    "register_repo_root: {} is not a directory",
-                    dir.display()
-                ));
+                return Err(ControlError::RepoRootNotADirectory(dir));
             }
             let added = core.state.with(|s| {
                 let dirs = &mut s.session_permissions.directories;
@@ -251,9 +237,10 @@ impl Actor {
                 _ => v.stop.clone().or(v.block.clone()),
             };
             if let Some(reason) = refused {
-                return Err(format!(
-                    "set_model: a PreModelSwitch hook refused the switch to {resolved}: {reason}"
-                ));
+                return Err(ControlError::ModelSwitchRefused {
+                    model: resolved,
+                    reason,
+                });
             }
             // The turn running when the request came may have ended while the hooks ran
             // (its end applies pending changes): a running turn holds the conversation.
@@ -439,8 +426,8 @@ pub(crate) async fn elicit(
     core: &Arc<SessionCore>,
     server: &str,
     request: &Value,
-    ask_host: impl std::future::Future<Output = Result<Value, String>>,
-) -> Result<Value, String> {
+    ask_host: impl std::future::Future<Output = Result<Value, ElicitError>>,
+) -> Result<Value, ElicitError> {
     let text = |key: &str| request.get(key).and_then(Value::as_str).map(str::to_string);
     let mut input = Map::new();
     input.insert("mcp_server_name".into(), json!(server));
@@ -493,12 +480,11 @@ pub(crate) async fn elicit(
 }
 
 /// A hook's elicitation answer in the shape the host's would have.
-fn elicitation_answer(action: &str, content: Option<Value>) -> Result<Value, String> {
+fn elicitation_answer(action: &str, content: Option<Value>) -> Result<Value, ElicitError> {
     let mut a = json!({"action": action});
     if let Some(c) = content.filter(|_| action == "accept") {
         a["content"] = c;
     }
-    let typed: ElicitationResponse =
-        serde_json::from_value(a).map_err(|e| format!("hook elicitation answer: {e}"))?;
-    serde_json::to_value(typed).map_err(|e| e.to_string())
+    let typed: ElicitationResponse = serde_json::from_value(a).map_err(ElicitError::HookAnswer)?;
+    serde_json::to_value(typed).map_err(ElicitError::Serialize)
 }

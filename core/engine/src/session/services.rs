@@ -224,7 +224,8 @@ impl SessionCore {
             )),
             None => None,
         };
-        let clients = Clients::new(&opts, &env)?;
+        // Not an option's fault alone (model, format, keys, mock script): no option named.
+        let clients = Clients::new(&opts, &env).map_err(|e| OptionsError::from(e.to_string()))?;
         let model = models::resolve_alias(model_name.as_deref(), clients.default_model());
         let session_id = opened.session_id.clone();
         let tools = select_tools(

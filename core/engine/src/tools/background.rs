@@ -68,6 +68,22 @@ impl ShellStatus {
     }
 }
 
+/// Why a background shell could not be stopped or read (KillShell, BashOutput,
+/// `stop_task`); the texts are what the model and hosts are shown.
+#[derive(Debug, thiserror::Error)]
+pub enum ShellError {
+    #[error("No shell found with ID: {id}")]
+    NotFound { id: String },
+    #[error(
+        "Shell {id} is not running, so it cannot be killed (status: {}{})",
+        status.label(),
+        status.exit_code().map(|c| format!(", exit code {c}")).unwrap_or_default()
+    )]
+    NotRunning { id: String, status: ShellStatus },
+    #[error("Cannot read the output of {id}: {source}")]
+    Output { id: String, source: io::Error },
+}
+
 /// A summary of one background shell, for hosts (`list`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BackgroundShellInfo {
@@ -260,10 +276,10 @@ impl BackgroundShells {
 
     /// Kills a running shell's process group (the `stop_task` control request and
     /// KillShell). Errors name an unknown id or a shell that is no longer running.
-    pub fn stop(&self, id: &str) -> Result<(), String> {
+    pub fn stop(&self, id: &str) -> Result<(), ShellError> {
         let shell = self
             .get(id)
-            .ok_or_else(|| format!("No shell found with ID: {id}"))?;
+            .ok_or_else(|| ShellError::NotFound { id: id.to_string() })?;
         let previous = {
             let mut status = lock(&shell.status);
             let previous = *status;
@@ -276,14 +292,10 @@ impl BackgroundShells {
         shell.kill_group();
         match previous {
             ShellStatus::Running => Ok(()),
-            other => Err(format!(
-                "Shell {id} is not running, so it cannot be killed (status: {}{})",
-                other.label(),
-                other
-                    .exit_code()
-                    .map(|c| format!(", exit code {c}"))
-                    .unwrap_or_default()
-            )),
+            other => Err(ShellError::NotRunning {
+                id: id.to_string(),
+                status: other,
+            }),
         }
     }
 
@@ -327,16 +339,22 @@ impl BackgroundShells {
 
     /// Output written since the previous read, and the shell's status (read first, so
     /// a `completed` status comes with all of the output).
-    pub(crate) fn read_new(&self, id: &str) -> Result<NewOutput, String> {
+    pub(crate) fn read_new(&self, id: &str) -> Result<NewOutput, ShellError> {
         let shell = self
             .get(id)
-            .ok_or_else(|| format!("No shell found with ID: {id}"))?;
+            .ok_or_else(|| ShellError::NotFound { id: id.to_string() })?;
         let status = shell.status();
         let mut offsets = lock(&shell.read_offsets);
-        let (stdout, stdout_end) = read_from(&shell.stdout_path, offsets.0)
-            .map_err(|e| format!("Cannot read the output of {id}: {e}"))?;
-        let (stderr, stderr_end) = read_from(&shell.stderr_path, offsets.1)
-            .map_err(|e| format!("Cannot read the output of {id}: {e}"))?;
+        let (stdout, stdout_end) =
+            read_from(&shell.stdout_path, offsets.0).map_err(|source| ShellError::Output {
+                id: id.to_string(),
+                source,
+            })?;
+        let (stderr, stderr_end) =
+            read_from(&shell.stderr_path, offsets.1).map_err(|source| ShellError::Output {
+                id: id.to_string(),
+                source,
+            })?;
         *offsets = (stdout_end, stderr_end);
         Ok(NewOutput {
             id: shell.id.clone(),
@@ -497,7 +515,7 @@ impl Tool for BashOutputTool {
             let read = tokio::task::spawn_blocking(move || registry.read_new(&id)).await;
             let new = match read {
                 Ok(Ok(new)) => new,
-                Ok(Err(message)) => return ToolOutput::error(message),
+                Ok(Err(message)) => return ToolOutput::error(message.to_string()),
                 Err(e) => return ToolOutput::error(format!("internal error: {e}")),
             };
             render_output(new, filter.as_ref(), input.filter.as_deref())
@@ -623,7 +641,7 @@ impl Tool for KillShellTool {
                         "shell_id": id,
                     }))
                 }
-                Err(message) => ToolOutput::error(message),
+                Err(message) => ToolOutput::error(message.to_string()),
             }
         })
     }
@@ -848,7 +866,13 @@ mod tests {
     async fn stop_reports_unknown_and_finished_shells() {
         let dir = tempfile::tempdir().unwrap();
         let shells = BackgroundShells::new();
-        assert!(shells.stop("bash_1").unwrap_err().contains("No shell"));
+        assert!(
+            shells
+                .stop("bash_1")
+                .unwrap_err()
+                .to_string()
+                .contains("No shell")
+        );
         let id = shells.start("true", dir.path(), &BTreeMap::new()).unwrap();
         for _ in 0..200 {
             if shells.list()[0].status != ShellStatus::Running {
@@ -856,7 +880,7 @@ mod tests {
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        let err = shells.stop(&id).unwrap_err();
+        let err = shells.stop(&id).unwrap_err().to_string();
         assert!(err.contains("status: completed, exit code 0"), "{err}");
     }
 

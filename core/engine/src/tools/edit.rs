@@ -97,11 +97,11 @@ fn edit_file(path: &Path, input: &EditInput) -> ToolOutput {
         );
     }
     if let Err(message) = refuse_special_file("Edit", path) {
-        return ToolOutput::error(message);
+        return ToolOutput::error(message.to_string());
     }
     let original = match read_text(path) {
         Ok(original) => original,
-        Err(message) => return ToolOutput::error(message),
+        Err(message) => return ToolOutput::error(message.to_string()),
     };
     let updated = match (&original, input.old_string.is_empty()) {
         (None, true) => input.new_string.clone(),
@@ -116,14 +116,14 @@ fn edit_file(path: &Path, input: &EditInput) -> ToolOutput {
         (Some(text), false) => {
             match replace(text, &input.old_string, &input.new_string, replace_all) {
                 Ok(updated) => updated,
-                Err(message) => return ToolOutput::error(message),
+                Err(message) => return ToolOutput::error(message.to_string()),
             }
         }
     };
 
     // Only needed when creating, and a no-op otherwise.
     if let Err(message) = create_parent_dirs(path) {
-        return ToolOutput::error(message);
+        return ToolOutput::error(message.to_string());
     }
     if let Err(e) = atomic_write(path, updated.as_bytes()) {
         return ToolOutput::error(format!("Cannot write {}: {e}", path.display()));
@@ -146,28 +146,44 @@ fn edit_file(path: &Path, input: &EditInput) -> ToolOutput {
     )
 }
 
-/// The file's text, `None` if it does not exist; an error message otherwise.
-fn read_text(path: &Path) -> Result<Option<String>, String> {
+/// Why Edit changed nothing; the text is its error result.
+#[derive(Debug, thiserror::Error)]
+enum EditError {
+    #[error("{} is not valid UTF-8 text; Edit only changes text files.", .0.display())]
+    NotUtf8(PathBuf),
+    #[error("{} is a directory; Edit needs a file path.", .0.display())]
+    IsADirectory(PathBuf),
+    #[error("Cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: io::Error },
+    #[error("String to replace not found in file.\nString: {0}")]
+    NotFound(String),
+    #[error(
+        "Found {count} matches of the string to replace, but replace_all is false. To \
+         replace all occurrences, set replace_all to true. To replace only one occurrence, \
+         please provide more context to uniquely identify the instance.\nString: {old}"
+    )]
+    Ambiguous { count: usize, old: String },
+}
+
+/// The file's text, `None` if it does not exist; an error otherwise.
+fn read_text(path: &Path) -> Result<Option<String>, EditError> {
     match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| {
-            format!(
-                "{} is not valid UTF-8 text; Edit only changes text files.",
-                path.display()
-            )
-        }),
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| EditError::NotUtf8(path.to_path_buf())),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(_) if path.is_dir() => Err(format!(
-            "{} is a directory; Edit needs a file path.",
-            path.display()
-        )),
-        Err(e) => Err(format!("Cannot read {}: {e}", path.display())),
+        Err(_) if path.is_dir() => Err(EditError::IsADirectory(path.to_path_buf())),
+        Err(source) => Err(EditError::Read {
+            path: path.to_path_buf(),
+            source,
+        }),
     }
 }
 
 /// Replaces `old` by `new` in `text`: exactly one occurrence unless `replace_all`.
 /// Models write `\n` line endings even for CRLF files (Read hides the `\r`), so when the
 /// literal text is absent, the CRLF form of both strings is tried.
-fn replace(text: &str, old: &str, new: &str, replace_all: bool) -> Result<String, String> {
+fn replace(text: &str, old: &str, new: &str, replace_all: bool) -> Result<String, EditError> {
     let (old, new) = match text.matches(old).count() {
         0 if text.contains("\r\n") && old.contains('\n') && !old.contains('\r') => {
             (old.replace('\n', "\r\n"), new.replace('\n', "\r\n"))
@@ -175,16 +191,10 @@ fn replace(text: &str, old: &str, new: &str, replace_all: bool) -> Result<String
         _ => (old.to_string(), new.to_string()),
     };
     match text.matches(old.as_str()).count() {
-        0 => Err(format!(
-            "String to replace not found in file.\nString: {old}"
-        )),
+        0 => Err(EditError::NotFound(old)),
         1 => Ok(text.replacen(old.as_str(), &new, 1)),
         _ if replace_all => Ok(text.replace(old.as_str(), &new)),
-        count => Err(format!(
-            "Found {count} matches of the string to replace, but replace_all is false. To \
-             replace all occurrences, set replace_all to true. To replace only one occurrence, \
-             please provide more context to uniquely identify the instance.\nString: {old}"
-        )),
+        count => Err(EditError::Ambiguous { count, old }),
     }
 }
 

@@ -185,7 +185,7 @@ impl Tool for GrepTool {
             let cancel = ctx.cancel.clone();
             run_blocking(move || match Search::new(&input, root, cancel) {
                 Ok(search) => search.run(),
-                Err(message) => ToolOutput::error(message),
+                Err(message) => ToolOutput::error(message.to_string()),
             })
             .await
         })
@@ -207,10 +207,31 @@ struct Search {
     cancel: CancellationToken,
 }
 
+/// Why a Grep search could not start; the text is its error result.
+#[derive(Debug, thiserror::Error)]
+enum GrepError {
+    #[error("Path does not exist: {}", .0.display())]
+    NoSuchPath(PathBuf),
+    #[error("Invalid regex pattern {pattern:?}: {source}")]
+    Pattern {
+        pattern: String,
+        source: grep_regex::Error,
+    },
+    /// `glob` is the one glob that was refused, or the whole parameter when building failed.
+    #[error("Invalid glob {glob:?}: {source}")]
+    Glob { glob: String, source: ignore::Error },
+    #[error("Unknown file type {name:?}: {source}")]
+    FileType { name: String, source: ignore::Error },
+}
+
 impl Search {
-    fn new(input: &GrepInput, root: PathBuf, cancel: CancellationToken) -> Result<Search, String> {
+    fn new(
+        input: &GrepInput,
+        root: PathBuf,
+        cancel: CancellationToken,
+    ) -> Result<Search, GrepError> {
         if !root.exists() {
-            return Err(format!("Path does not exist: {}", root.display()));
+            return Err(GrepError::NoSuchPath(root));
         }
         let multiline = input.multiline.unwrap_or(false);
         let matcher = build_matcher(
@@ -482,7 +503,7 @@ fn build_matcher(
     pattern: &str,
     ignore_case: bool,
     multiline: bool,
-) -> Result<RegexMatcher, String> {
+) -> Result<RegexMatcher, GrepError> {
     let mut builder = RegexMatcherBuilder::new();
     builder.case_insensitive(ignore_case).multi_line(true);
     if multiline {
@@ -490,23 +511,25 @@ fn build_matcher(
     } else {
         builder.line_terminator(Some(b'\n'));
     }
-    builder
-        .build(pattern)
-        .map_err(|e| format!("Invalid regex pattern {pattern:?}: {e}"))
+    builder.build(pattern).map_err(|source| GrepError::Pattern {
+        pattern: pattern.to_string(),
+        source,
+    })
 }
 
 /// The `glob` parameter as rg `--glob` overrides. Several globs may be given separated
 /// by spaces or commas; commas inside braces (`*.{ts,tsx}`) belong to the glob.
-fn build_overrides(root: &Path, globs: &str) -> Result<ignore::overrides::Override, String> {
+fn build_overrides(root: &Path, globs: &str) -> Result<ignore::overrides::Override, GrepError> {
     let mut builder = OverrideBuilder::new(root);
     for glob in split_globs(globs) {
-        builder
-            .add(&glob)
-            .map_err(|e| format!("Invalid glob {glob:?}: {e}"))?;
+        if let Err(source) = builder.add(&glob) {
+            return Err(GrepError::Glob { glob, source });
+        }
     }
-    builder
-        .build()
-        .map_err(|e| format!("Invalid glob {globs:?}: {e}"))
+    builder.build().map_err(|source| GrepError::Glob {
+        glob: globs.to_string(),
+        source,
+    })
 }
 
 fn split_globs(globs: &str) -> Vec<String> {
@@ -526,13 +549,14 @@ fn split_globs(globs: &str) -> Vec<String> {
 }
 
 /// rg's built-in file types (`rust`, `py`, `js`, …) narrowed to the one asked for.
-fn build_types(name: &str) -> Result<ignore::types::Types, String> {
+fn build_types(name: &str) -> Result<ignore::types::Types, GrepError> {
     let mut builder = TypesBuilder::new();
     builder.add_defaults();
     builder.select(name.trim());
-    builder
-        .build()
-        .map_err(|e| format!("Unknown file type {name:?}: {e}"))
+    builder.build().map_err(|source| GrepError::FileType {
+        name: name.to_string(),
+        source,
+    })
 }
 
 /// Keeps the first `max_chars` characters of results that are already ordered.

@@ -16,9 +16,22 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 /// The text of an interrupted web call.
 pub(crate) const INTERRUPTED: &str = "[Request interrupted by user for tool use]";
 
+/// What the shared HTTP plumbing of the web tools ran into; the text is the tool's error
+/// result.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum WebError {
+    #[error("{INTERRUPTED}")]
+    Interrupted,
+    #[error("Cannot set up the HTTP client: {0}")]
+    Client(reqwest::Error),
+    /// The body broke off; the text is the error with its causes ([`error_chain`]).
+    #[error("Error while reading the response: {0}")]
+    Read(String),
+}
+
 /// A client that follows no redirects (callers decide which to follow), uses no proxy,
 /// and gives up after the session's timeout.
-pub(crate) fn client(env: &BTreeMap<String, String>) -> Result<Client, String> {
+pub(crate) fn client(env: &BTreeMap<String, String>) -> Result<Client, WebError> {
     Client::builder()
         .redirect(redirect::Policy::none())
         .no_proxy()
@@ -26,7 +39,7 @@ pub(crate) fn client(env: &BTreeMap<String, String>) -> Result<Client, String> {
         .connect_timeout(CONNECT_TIMEOUT)
         .user_agent(concat!("dcl/", env!("CARGO_PKG_VERSION"), " (WebFetch)"))
         .build()
-        .map_err(|e| format!("Cannot set up the HTTP client: {e}"))
+        .map_err(WebError::Client)
 }
 
 fn timeout(env: &BTreeMap<String, String>) -> Duration {
@@ -49,13 +62,13 @@ pub(crate) fn is_loopback(url: &Url) -> bool {
 }
 
 /// Runs `work`, or stops with `INTERRUPTED` when the turn is cancelled.
-pub(crate) async fn or_cancelled<T>(
+pub(crate) async fn or_cancelled<T, E: From<WebError>>(
     cancel: &CancellationToken,
-    work: impl Future<Output = Result<T, String>>,
-) -> Result<T, String> {
+    work: impl Future<Output = Result<T, E>>,
+) -> Result<T, E> {
     tokio::select! {
         result = work => result,
-        () = cancel.cancelled() => Err(INTERRUPTED.to_string()),
+        () = cancel.cancelled() => Err(WebError::Interrupted.into()),
     }
 }
 
@@ -65,12 +78,12 @@ pub(crate) struct Body {
     pub truncated: bool,
 }
 
-pub(crate) async fn read_body(mut response: Response, max_bytes: usize) -> Result<Body, String> {
+pub(crate) async fn read_body(mut response: Response, max_bytes: usize) -> Result<Body, WebError> {
     let mut bytes = Vec::new();
     while let Some(chunk) = response
         .chunk()
         .await
-        .map_err(|e| format!("Error while reading the response: {}", error_chain(&e)))?
+        .map_err(|e| WebError::Read(error_chain(&e)))?
     {
         let room = max_bytes - bytes.len();
         if chunk.len() > room {

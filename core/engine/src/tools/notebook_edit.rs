@@ -136,47 +136,82 @@ impl Tool for NotebookEditTool {
             let path = resolve_path(ctx, &input.notebook_path);
             run_blocking(move || match edit_notebook(&path, &input) {
                 Ok(output) => output,
-                Err(message) => ToolOutput::error(message),
+                Err(message) => ToolOutput::error(message.to_string()),
             })
             .await
         })
     }
 }
 
-fn edit_notebook(path: &Path, input: &NotebookEditInput) -> Result<ToolOutput, String> {
+/// Why NotebookEdit changed nothing; the text is its error result.
+#[derive(Debug, thiserror::Error)]
+enum NotebookError {
+    #[error(
+        "File must be a Jupyter notebook (.ipynb file). For editing other file types, use \
+         the Edit tool."
+    )]
+    NotANotebook,
+    #[error(transparent)]
+    File(#[from] super::support::FileToolError),
+    #[error("Notebook file does not exist.")]
+    Missing,
+    #[error("Cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: io::Error },
+    #[error("Notebook is not valid JSON: {0}")]
+    Json(serde_json::Error),
+    #[error("Notebook format {0} is not supported; only nbformat 4 notebooks can be edited.")]
+    Format(u64),
+    #[error("Notebook has no \"cells\" list.")]
+    NoCells,
+    #[error("Cell with ID \"{0}\" not found in notebook.")]
+    NoSuchCell(String),
+    #[error("Cell {id} not found: the notebook has {count} cells.")]
+    CellOutOfRange { id: String, count: usize },
+    #[error("Cell type is required when using edit_mode=insert.")]
+    CellTypeRequired,
+    #[error("Cell ID must be specified when not inserting a new cell.")]
+    CellIdRequired,
+    #[error("Cell {0} of the notebook is not an object.")]
+    CellNotAnObject(usize),
+    /// The edited notebook could not be serialized in its layout.
+    #[error("{0}")]
+    Render(String),
+    #[error("Cannot write {}: {source}", path.display())]
+    Write { path: PathBuf, source: io::Error },
+}
+
+fn edit_notebook(path: &Path, input: &NotebookEditInput) -> Result<ToolOutput, NotebookError> {
     let is_ipynb = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("ipynb"));
     if !is_ipynb {
-        return Err(
-            "File must be a Jupyter notebook (.ipynb file). For editing other file types, use \
-             the Edit tool."
-                .to_string(),
-        );
+        return Err(NotebookError::NotANotebook);
     }
     refuse_special_file("NotebookEdit", path)?;
     let original = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err("Notebook file does not exist.".to_string());
+            return Err(NotebookError::Missing);
         }
-        Err(e) => return Err(format!("Cannot read {}: {e}", path.display())),
+        Err(source) => {
+            return Err(NotebookError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
     };
-    let mut notebook: Value =
-        serde_json::from_str(&original).map_err(|e| format!("Notebook is not valid JSON: {e}"))?;
+    let mut notebook: Value = serde_json::from_str(&original).map_err(NotebookError::Json)?;
     let layout = Layout::detect(&original);
     let language = notebook_language(&notebook);
     let (major, minor) = nbformat_version(&notebook);
     if major < 4 {
-        return Err(format!(
-            "Notebook format {major} is not supported; only nbformat 4 notebooks can be edited."
-        ));
+        return Err(NotebookError::Format(major));
     }
     let with_ids = major > 4 || minor >= 5;
     let cells = notebook
         .get_mut("cells")
         .and_then(Value::as_array_mut)
-        .ok_or_else(|| "Notebook has no \"cells\" list.".to_string())?;
+        .ok_or(NotebookError::NoCells)?;
 
     let mut mode = input.edit_mode.unwrap_or_default();
     let target = match input.cell_id.as_deref().filter(|id| !id.is_empty()) {
@@ -191,11 +226,10 @@ fn edit_notebook(path: &Path, input: &NotebookEditInput) -> Result<ToolOutput, S
         insert_at_end = true;
     }
     if mode != EditMode::Insert && target.is_some_and(|i| i >= cells.len()) {
-        return Err(format!(
-            "Cell {} not found: the notebook has {} cells.",
-            input.cell_id.as_deref().unwrap_or_default(),
-            cells.len()
-        ));
+        return Err(NotebookError::CellOutOfRange {
+            id: input.cell_id.clone().unwrap_or_default(),
+            count: cells.len(),
+        });
     }
 
     let edit = match mode {
@@ -204,7 +238,7 @@ fn edit_notebook(path: &Path, input: &NotebookEditInput) -> Result<ToolOutput, S
                 (Some(t), _) => t,
                 (None, true) => CellType::Code,
                 (None, false) => {
-                    return Err("Cell type is required when using edit_mode=insert.".to_string());
+                    return Err(NotebookError::CellTypeRequired);
                 }
             };
             let index = match target {
@@ -226,12 +260,10 @@ fn edit_notebook(path: &Path, input: &NotebookEditInput) -> Result<ToolOutput, S
             }
         }
         EditMode::Replace => {
-            let index = target.ok_or_else(|| {
-                "Cell ID must be specified when not inserting a new cell.".to_string()
-            })?;
+            let index = target.ok_or(NotebookError::CellIdRequired)?;
             let cell = cells[index]
                 .as_object_mut()
-                .ok_or_else(|| format!("Cell {index} of the notebook is not an object."))?;
+                .ok_or(NotebookError::CellNotAnObject(index))?;
             let old_source = source_text(cell.get("source"));
             let as_lines = cell.get("source").is_none_or(Value::is_array);
             cell.insert(
@@ -252,9 +284,7 @@ fn edit_notebook(path: &Path, input: &NotebookEditInput) -> Result<ToolOutput, S
             }
         }
         EditMode::Delete => {
-            let index = target.ok_or_else(|| {
-                "Cell ID must be specified when not inserting a new cell.".to_string()
-            })?;
+            let index = target.ok_or(NotebookError::CellIdRequired)?;
             let removed = cells.remove(index);
             let cell = removed.as_object().cloned().unwrap_or_default();
             Edit {
@@ -266,8 +296,10 @@ fn edit_notebook(path: &Path, input: &NotebookEditInput) -> Result<ToolOutput, S
     };
 
     let updated = layout.render(&notebook)?;
-    atomic_write(path, updated.as_bytes())
-        .map_err(|e| format!("Cannot write {}: {e}", path.display()))?;
+    atomic_write(path, updated.as_bytes()).map_err(|source| NotebookError::Write {
+        path: path.to_path_buf(),
+        source,
+    })?;
 
     let text = match mode {
         EditMode::Replace => format!("Updated cell {} with {}", edit.cell_id, input.new_source),
@@ -298,7 +330,7 @@ struct Edit {
 
 /// The index of the cell named `id`: its `id` field, or `cell-N` for position N (which
 /// may be one past the end; callers decide whether that is allowed).
-fn find_cell(cells: &[Value], id: &str) -> Result<usize, String> {
+fn find_cell(cells: &[Value], id: &str) -> Result<usize, NotebookError> {
     if let Some(i) = cells
         .iter()
         .position(|c| c.get("id").and_then(Value::as_str) == Some(id))
@@ -312,7 +344,7 @@ fn find_cell(cells: &[Value], id: &str) -> Result<usize, String> {
     {
         return Ok(n);
     }
-    Err(format!("Cell with ID \"{id}\" not found in notebook."))
+    Err(NotebookError::NoSuchCell(id.to_string()))
 }
 
 /// How the model should refer to a cell: its id, or `cell-N` when it has none.
@@ -461,15 +493,16 @@ impl Layout {
         }
     }
 
-    fn render(&self, notebook: &Value) -> Result<String, String> {
+    fn render(&self, notebook: &Value) -> Result<String, NotebookError> {
+        let render = |e: &dyn std::fmt::Display| NotebookError::Render(e.to_string());
         let mut out = match &self.indent {
-            None => serde_json::to_string(notebook).map_err(|e| e.to_string())?,
+            None => serde_json::to_string(notebook).map_err(|e| render(&e))?,
             Some(unit) => {
                 let mut buf = Vec::new();
                 let formatter = serde_json::ser::PrettyFormatter::with_indent(unit.as_bytes());
                 let mut ser = serde_json::Serializer::with_formatter(&mut buf, formatter);
-                serde::Serialize::serialize(notebook, &mut ser).map_err(|e| e.to_string())?;
-                String::from_utf8(buf).map_err(|e| e.to_string())?
+                serde::Serialize::serialize(notebook, &mut ser).map_err(|e| render(&e))?;
+                String::from_utf8(buf).map_err(|e| render(&e))?
             }
         };
         if self.trailing_newline {

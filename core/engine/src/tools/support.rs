@@ -143,13 +143,27 @@ pub(crate) fn special_file_kind(path: &Path) -> Option<&'static str> {
     }
 }
 
+/// Why a writing tool would not touch a path; the text is the tool's error result.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum FileToolError {
+    #[error("{} is {kind}, not a regular file; {tool} only changes regular files.", path.display())]
+    SpecialFile {
+        path: PathBuf,
+        kind: &'static str,
+        tool: &'static str,
+    },
+    #[error("Cannot create directory {}: {source}", dir.display())]
+    CreateDir { dir: PathBuf, source: io::Error },
+}
+
 /// The error a writing tool gives for a special file, before it opens anything.
-pub(crate) fn refuse_special_file(tool: &str, path: &Path) -> Result<(), String> {
+pub(crate) fn refuse_special_file(tool: &'static str, path: &Path) -> Result<(), FileToolError> {
     match special_file_kind(path) {
-        Some(kind) => Err(format!(
-            "{} is {kind}, not a regular file; {tool} only changes regular files.",
-            path.display()
-        )),
+        Some(kind) => Err(FileToolError::SpecialFile {
+            path: path.to_path_buf(),
+            kind,
+            tool,
+        }),
         None => Ok(()),
     }
 }
@@ -205,10 +219,14 @@ fn write_and_rename(
 }
 
 /// Creates the directories a new file needs.
-pub(crate) fn create_parent_dirs(path: &Path) -> Result<(), String> {
+pub(crate) fn create_parent_dirs(path: &Path) -> Result<(), FileToolError> {
     match path.parent() {
-        Some(parent) => std::fs::create_dir_all(parent)
-            .map_err(|e| format!("Cannot create directory {}: {e}", parent.display())),
+        Some(parent) => {
+            std::fs::create_dir_all(parent).map_err(|source| FileToolError::CreateDir {
+                dir: parent.to_path_buf(),
+                source,
+            })
+        }
         None => Ok(()),
     }
 }
@@ -351,7 +369,7 @@ mod tests {
         assert_eq!(special_file_kind(&regular), None);
         assert_eq!(special_file_kind(dir.path()), None);
         assert_eq!(special_file_kind(&dir.path().join("missing")), None);
-        let e = refuse_special_file("Write", &fifo).unwrap_err();
+        let e = refuse_special_file("Write", &fifo).unwrap_err().to_string();
         assert!(e.contains("FIFO") && e.contains("Write"), "{e}");
         assert!(refuse_special_file("Write", &regular).is_ok());
     }

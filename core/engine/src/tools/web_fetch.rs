@@ -86,36 +86,77 @@ impl Tool for WebFetchTool {
             let started = Instant::now();
             match net::or_cancelled(&ctx.cancel, fetch(&input, ctx, started)).await {
                 Ok(output) => output,
-                Err(message) => ToolOutput::error(message),
+                Err(message) => ToolOutput::error(message.to_string()),
             }
         })
     }
 }
 
+/// Why WebFetch returned no page; the text is its error result.
+#[derive(Debug, thiserror::Error)]
+/// URLs are kept as text: a `Url` would make every `Result` of this module large.
+enum FetchError {
+    #[error(transparent)]
+    Web(#[from] net::WebError),
+    #[error("Invalid URL: longer than {MAX_URL_CHARS} characters.")]
+    UrlTooLong,
+    /// `raw` is the URL as given; `why` what is wrong with it.
+    #[error("Invalid URL {raw:?}: {why}")]
+    InvalidUrl { raw: String, why: String },
+    #[error("Failed to fetch {url}: {chain}")]
+    Send { url: String, chain: String },
+    #[error("{url} answered {status} without a Location header.")]
+    NoLocation { url: String, status: StatusCode },
+    /// `reason` is the URL parser's (its error type is not re-exported by reqwest).
+    #[error("{url} redirects to an invalid URL {location:?}: {reason}")]
+    BadLocation {
+        url: String,
+        location: String,
+        reason: String,
+    },
+    #[error("Too many redirects: {0} redirected more than {MAX_REDIRECTS} times.")]
+    TooManyRedirects(String),
+    #[error("Request failed with status code {} {code_text} ({url}).", status.as_u16())]
+    Status {
+        status: StatusCode,
+        code_text: String,
+        url: String,
+    },
+    #[error(
+        "{url} returned binary content ({mime}, {bytes} bytes), which WebFetch cannot show. \
+         Download it with Bash (e.g. curl -o) if you need the file."
+    )]
+    Binary {
+        url: String,
+        mime: String,
+        bytes: usize,
+    },
+}
+
 /// The URL to request: validated, with http upgraded to https off this machine.
-fn target_url(raw: &str) -> Result<Url, String> {
+fn target_url(raw: &str) -> Result<Url, FetchError> {
+    let invalid = |why: String| FetchError::InvalidUrl {
+        raw: raw.to_string(),
+        why,
+    };
     if raw.chars().count() > MAX_URL_CHARS {
-        return Err(format!(
-            "Invalid URL: longer than {MAX_URL_CHARS} characters."
-        ));
+        return Err(FetchError::UrlTooLong);
     }
-    let mut url = Url::parse(raw.trim()).map_err(|e| format!("Invalid URL {raw:?}: {e}"))?;
+    let mut url = Url::parse(raw.trim()).map_err(|e| invalid(e.to_string()))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!(
-            "Invalid URL {raw:?}: only http and https URLs can be fetched."
-        ));
+        return Err(invalid("only http and https URLs can be fetched.".into()));
     }
     if url.host_str().is_none_or(str::is_empty) {
-        return Err(format!("Invalid URL {raw:?}: it has no host."));
+        return Err(invalid("it has no host.".into()));
     }
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(format!(
-            "Invalid URL {raw:?}: URLs with a user name or password are not fetched."
+        return Err(invalid(
+            "URLs with a user name or password are not fetched.".into(),
         ));
     }
     if url.scheme() == "http" && !net::is_loopback(&url) {
         url.set_scheme("https")
-            .map_err(|()| format!("Invalid URL {raw:?}: cannot switch it to https."))?;
+            .map_err(|()| invalid("cannot switch it to https.".into()))?;
         // An explicit :80 meant plain http's port; https has its own default.
         if url.port() == Some(80) {
             let _ = url.set_port(None);
@@ -142,7 +183,7 @@ async fn fetch(
     input: &WebFetchInput,
     ctx: &ToolContext,
     started: Instant,
-) -> Result<ToolOutput, String> {
+) -> Result<ToolOutput, FetchError> {
     let url = target_url(&input.url)?;
     let client = net::client(&ctx.env)?;
     let mut current = url.clone();
@@ -153,7 +194,10 @@ async fn fetch(
             .header(reqwest::header::ACCEPT, "text/markdown, text/html, */*")
             .send()
             .await
-            .map_err(|e| format!("Failed to fetch {current}: {}", net::error_chain(&e)))?;
+            .map_err(|e| FetchError::Send {
+                url: current.to_string(),
+                chain: net::error_chain(&e),
+            })?;
         let status = response.status();
         if !status.is_redirection() || status == StatusCode::NOT_MODIFIED {
             break response;
@@ -162,18 +206,23 @@ async fn fetch(
             .headers()
             .get(reqwest::header::LOCATION)
             .and_then(|v| v.to_str().ok())
-            .ok_or_else(|| format!("{current} answered {status} without a Location header."))?;
+            .ok_or_else(|| FetchError::NoLocation {
+                url: current.to_string(),
+                status,
+            })?;
         let next = current
             .join(location)
-            .map_err(|e| format!("{current} redirects to an invalid URL {location:?}: {e}"))?;
+            .map_err(|e| FetchError::BadLocation {
+                url: current.to_string(),
+                location: location.to_string(),
+                reason: e.to_string(),
+            })?;
         if !same_site(&current, &next) {
             return Ok(redirect_report(input, &url, &next, status, started));
         }
         redirects += 1;
         if redirects > MAX_REDIRECTS {
-            return Err(format!(
-                "Too many redirects: {url} redirected more than {MAX_REDIRECTS} times."
-            ));
+            return Err(FetchError::TooManyRedirects(url.to_string()));
         }
         current = next;
     };
@@ -181,22 +230,22 @@ async fn fetch(
     let status = response.status();
     let code_text = status.canonical_reason().unwrap_or("").to_string();
     if !status.is_success() {
-        return Err(format!(
-            "Request failed with status code {} {code_text} ({current}).",
-            status.as_u16()
-        ));
+        return Err(FetchError::Status {
+            status,
+            code_text,
+            url: current.to_string(),
+        });
     }
     let mime = net::mime_type(&response);
     let body = net::read_body(response, MAX_DOWNLOAD_BYTES).await?;
     let kind = classify(mime.as_deref(), &body.bytes);
     let (content, described_as) = match kind {
         Kind::Binary => {
-            return Err(format!(
-                "{current} returned binary content ({}, {} bytes), which WebFetch cannot show. \
-                 Download it with Bash (e.g. curl -o) if you need the file.",
-                mime.as_deref().unwrap_or("unknown type"),
-                body.bytes.len()
-            ));
+            return Err(FetchError::Binary {
+                url: current.to_string(),
+                mime: mime.unwrap_or_else(|| "unknown type".to_string()),
+                bytes: body.bytes.len(),
+            });
         }
         Kind::Html => {
             let html = String::from_utf8_lossy(&body.bytes).into_owned();

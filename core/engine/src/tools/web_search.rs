@@ -90,7 +90,7 @@ impl Tool for WebSearchTool {
             let started = Instant::now();
             match net::or_cancelled(&ctx.cancel, search(&input, ctx, started)).await {
                 Ok(output) => output,
-                Err(message) => ToolOutput::error(message),
+                Err(message) => ToolOutput::error(message.to_string()),
             }
         })
     }
@@ -124,18 +124,54 @@ struct Hit {
     snippet: String,
 }
 
+/// Why WebSearch returned no results; the text is its error result.
+#[derive(Debug, thiserror::Error)]
+enum SearchError {
+    #[error(transparent)]
+    Web(#[from] net::WebError),
+    #[error(
+        "<tool_use_error>InputValidationError: WebSearch failed due to the following issue: \
+         query must be at least 2 characters long</tool_use_error>"
+    )]
+    QueryTooShort,
+    #[error("Cannot specify both allowed_domains and blocked_domains in the same request.")]
+    BothDomainLists,
+    #[error(
+        "WebSearch is not available: no search provider is configured for dcl. To enable \
+         it, set {SEARCH_URL_ENV} in the session's environment to a SearXNG-compatible \
+         search endpoint (for example https://searx.example.org/search); dcl requests \
+         `<{SEARCH_URL_ENV}>?q=<query>&format=json` and reads its `results` list (the \
+         SearXNG instance must have the json format enabled). Meanwhile, use WebFetch on \
+         a page you know the URL of."
+    )]
+    NotConfigured,
+    /// `reason` is the URL parser's (its error type is not re-exported by reqwest).
+    #[error("{SEARCH_URL_ENV} is not a valid URL ({endpoint:?}): {reason}")]
+    BadEndpoint { endpoint: String, reason: String },
+    #[error("{SEARCH_URL_ENV} must be an http(s) URL, not {0:?}.")]
+    NotHttp(String),
+    /// The request failed; the text is the error with its causes.
+    #[error("Web search failed: {0}")]
+    Send(String),
+    #[error("Web search failed: the search provider answered {0}.")]
+    Status(reqwest::StatusCode),
+    #[error("Web search failed: the search provider's answer is too large.")]
+    TooLarge,
+    #[error(
+        "Web search failed: the search provider did not answer with JSON ({0}); \
+         {SEARCH_URL_ENV} must be a SearXNG-compatible endpoint with the json format enabled."
+    )]
+    NotJson(serde_json::Error),
+}
+
 async fn search(
     input: &WebSearchInput,
     ctx: &ToolContext,
     started: Instant,
-) -> Result<ToolOutput, String> {
+) -> Result<ToolOutput, SearchError> {
     let query = input.query.trim();
     if query.chars().count() < 2 {
-        return Err(
-            "<tool_use_error>InputValidationError: WebSearch failed due to the following issue: \
-             query must be at least 2 characters long</tool_use_error>"
-                .to_string(),
-        );
+        return Err(SearchError::QueryTooShort);
     }
     let allowed: Vec<String> = input
         .allowed_domains
@@ -152,10 +188,7 @@ async fn search(
         .filter(|d| !d.is_empty())
         .collect();
     if !allowed.is_empty() && !blocked.is_empty() {
-        return Err(
-            "Cannot specify both allowed_domains and blocked_domains in the same request."
-                .to_string(),
-        );
+        return Err(SearchError::BothDomainLists);
     }
     let Some(endpoint) = ctx
         .env
@@ -163,21 +196,14 @@ async fn search(
         .map(|s| s.trim())
         .filter(|s| !s.is_empty())
     else {
-        return Err(format!(
-            "WebSearch is not available: no search provider is configured for dcl. To enable \
-             it, set {SEARCH_URL_ENV} in the session's environment to a SearXNG-compatible \
-             search endpoint (for example https://searx.example.org/search); dcl requests \
-             `<{SEARCH_URL_ENV}>?q=<query>&format=json` and reads its `results` list (the \
-             SearXNG instance must have the json format enabled). Meanwhile, use WebFetch on \
-             a page you know the URL of."
-        ));
+        return Err(SearchError::NotConfigured);
     };
-    let mut url = Url::parse(endpoint)
-        .map_err(|e| format!("{SEARCH_URL_ENV} is not a valid URL ({endpoint:?}): {e}"))?;
+    let mut url = Url::parse(endpoint).map_err(|e| SearchError::BadEndpoint {
+        endpoint: endpoint.to_string(),
+        reason: e.to_string(),
+    })?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!(
-            "{SEARCH_URL_ENV} must be an http(s) URL, not {endpoint:?}."
-        ));
+        return Err(SearchError::NotHttp(endpoint.to_string()));
     }
     url.query_pairs_mut()
         .append_pair("q", query)
@@ -189,23 +215,16 @@ async fn search(
         .header(reqwest::header::ACCEPT, "application/json")
         .send()
         .await
-        .map_err(|e| format!("Web search failed: {}", net::error_chain(&e)))?;
+        .map_err(|e| SearchError::Send(net::error_chain(&e)))?;
     let status = response.status();
     if !status.is_success() {
-        return Err(format!(
-            "Web search failed: the search provider answered {status}."
-        ));
+        return Err(SearchError::Status(status));
     }
     let body = net::read_body(response, MAX_RESPONSE_BYTES).await?;
     if body.truncated {
-        return Err("Web search failed: the search provider's answer is too large.".to_string());
+        return Err(SearchError::TooLarge);
     }
-    let parsed: Value = serde_json::from_slice(&body.bytes).map_err(|e| {
-        format!(
-            "Web search failed: the search provider did not answer with JSON ({e}); \
-             {SEARCH_URL_ENV} must be a SearXNG-compatible endpoint with the json format enabled."
-        )
-    })?;
+    let parsed: Value = serde_json::from_slice(&body.bytes).map_err(SearchError::NotJson)?;
     let hits = parse_hits(&parsed, &allowed, &blocked);
     let text = render(query, &hits);
     let structured = json!({

@@ -79,14 +79,14 @@ impl Tool for WriteTool {
 
 fn write_file(path: &Path, content: String) -> ToolOutput {
     if let Err(message) = refuse_special_file("Write", path) {
-        return ToolOutput::error(message);
+        return ToolOutput::error(message.to_string());
     }
     let original = match read_existing(path) {
         Ok(original) => original,
-        Err(message) => return ToolOutput::error(message),
+        Err(message) => return ToolOutput::error(message.to_string()),
     };
     if let Err(message) = create_parent_dirs(path) {
-        return ToolOutput::error(message);
+        return ToolOutput::error(message.to_string());
     }
     if let Err(e) = atomic_write(path, content.as_bytes()) {
         return ToolOutput::error(format!("Cannot write {}: {e}", path.display()));
@@ -117,17 +117,29 @@ fn write_file(path: &Path, content: String) -> ToolOutput {
     }))
 }
 
-/// The current text of the file, `None` if it does not exist yet; an error message when
-/// the path cannot be written as a file.
-fn read_existing(path: &Path) -> Result<Option<String>, String> {
+/// Why Write would not write a path; the text is its error result.
+#[derive(Debug, thiserror::Error)]
+enum WriteError {
+    #[error("{} is a directory; Write needs a file path ({source}).", path.display())]
+    IsADirectory { path: PathBuf, source: io::Error },
+    #[error("Cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: io::Error },
+}
+
+/// The current text of the file, `None` if it does not exist yet; an error when the path
+/// cannot be written as a file.
+fn read_existing(path: &Path) -> Result<Option<String>, WriteError> {
     match std::fs::read(path) {
         Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) if path.is_dir() => Err(format!(
-            "{} is a directory; Write needs a file path ({e}).",
-            path.display()
-        )),
-        Err(e) => Err(format!("Cannot read {}: {e}", path.display())),
+        Err(source) if path.is_dir() => Err(WriteError::IsADirectory {
+            path: path.to_path_buf(),
+            source,
+        }),
+        Err(source) => Err(WriteError::Read {
+            path: path.to_path_buf(),
+            source,
+        }),
     }
 }
 

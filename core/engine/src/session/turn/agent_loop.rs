@@ -51,8 +51,8 @@ pub(crate) async fn run_turn(
     let (prompt, expansion_context) =
         match super::custom_commands::expand(ctx, &mut st, prompt).await {
             Ok(expanded) => expanded,
-            Err(reason) => {
-                return result::finish(ctx, conv, &mut st, Finish::HookStopped(reason));
+            Err(blocked) => {
+                return result::finish(ctx, conv, &mut st, Finish::HookStopped(blocked.reason));
             }
         };
     let mut user_blocks: Vec<ContentBlock> =
@@ -275,7 +275,7 @@ async fn compact_command(
             st,
             Finish::Interrupted(TerminalReason::AbortedStreaming),
         ),
-        Err(why) => result::finish(ctx, conv, st, Finish::CommandFailed(why)),
+        Err(why) => result::finish(ctx, conv, st, Finish::CommandFailed(why.to_string())),
     }
 }
 

@@ -169,6 +169,24 @@ pub(crate) struct Compacted {
     pub summary: String,
 }
 
+/// Why a compaction changed nothing (the history is then untouched).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CompactError {
+    #[error("Not enough messages to compact.")]
+    NothingToCompact,
+    #[error("Compaction blocked by a PreCompact hook: {0}")]
+    Blocked(String),
+    #[error("cancelled")]
+    Cancelled,
+    #[error("the model returned an empty summary")]
+    EmptySummary,
+    #[error("the conversation is too long to summarise: {0}")]
+    TooLong(ModelError),
+    /// The summary request failed (no client for the model, an API error).
+    #[error("{0}")]
+    Model(ModelError),
+}
+
 /// Runs one compaction of `conv` with the turn's `model`. An error says why nothing
 /// changed (nothing to compact, a hook blocked it, the summary request failed); the
 /// history is then untouched.
@@ -178,10 +196,10 @@ pub(crate) async fn run(
     model: &str,
     trigger: Trigger,
     instructions: Option<String>,
-) -> Result<Compacted, String> {
+) -> Result<Compacted, CompactError> {
     let history = conv.api_messages();
     if history.is_empty() {
-        return Err("Not enough messages to compact.".into());
+        return Err(CompactError::NothingToCompact);
     }
     let mut input = Map::new();
     input.insert("trigger".into(), json!(trigger.as_str()));
@@ -191,7 +209,7 @@ pub(crate) async fn run(
     );
     let verdict = hooks::run(ctx, "PreCompact", Some(trigger.as_str()), None, input).await;
     if let Some(reason) = verdict.stop.or(verdict.block) {
-        return Err(format!("Compaction blocked by a PreCompact hook: {reason}"));
+        return Err(CompactError::Blocked(reason));
     }
     // What PreCompact hooks add joins the host's instructions.
     let mut extra: Vec<String> = instructions.into_iter().collect();
@@ -304,12 +322,12 @@ async fn summarise(
     model: &str,
     mut history: Vec<ApiMessage>,
     extra: &[String],
-) -> Result<String, String> {
+) -> Result<String, CompactError> {
     let services = &ctx.core.services;
     let client = services
         .clients
         .client_for(model)
-        .map_err(|e| e.to_string())?;
+        .map_err(CompactError::Model)?;
     let policy = crate::model::retry::RetryPolicy::from_env_map(&services.env);
     let mut prompt = COMPACT_PROMPT.to_string();
     if !extra.is_empty() {
@@ -337,14 +355,14 @@ async fn summarise(
         };
         let outcome = tokio::select! {
             r = once => r,
-            _ = ctx.cancel.cancelled() => return Err("cancelled".into()),
+            _ = ctx.cancel.cancelled() => return Err(CompactError::Cancelled),
         };
         match outcome {
             Ok(turn) => {
                 super::result::record_usage(ctx, model, &turn.usage);
                 let summary = format_summary(&turn.text());
                 if summary.trim().is_empty() {
-                    return Err("the model returned an empty summary".into());
+                    return Err(CompactError::EmptySummary);
                 }
                 return Ok(summary);
             }
@@ -352,7 +370,7 @@ async fn summarise(
                 trims += 1;
                 history = trim_head(history);
                 if history.is_empty() {
-                    return Err(format!("the conversation is too long to summarise: {e}"));
+                    return Err(CompactError::TooLong(e));
                 }
             }
             Err(e) if policy.should_retry(&e, attempt) => {
@@ -360,7 +378,7 @@ async fn summarise(
                 let delay = policy.delay_ms(attempt, &e);
                 tokio::time::sleep(Duration::from_millis(delay)).await;
             }
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(CompactError::Model(e)),
         }
     }
 }

@@ -23,6 +23,13 @@ struct Expansion {
     source: &'static str,
 }
 
+/// A UserPromptExpansion hook blocked the expansion (or stopped the turn): its reason.
+#[derive(Debug, thiserror::Error)]
+#[error("{reason}")]
+pub(super) struct ExpansionBlocked {
+    pub reason: String,
+}
+
 /// Returns `prompt` with a custom command expanded (unchanged when it names none) and the
 /// UserPromptExpansion hooks' context for the model, and sets the turn's model and grants
 /// from the command. `Err`: a hook blocked the expansion (or stopped the turn), its reason.
@@ -30,7 +37,7 @@ pub(super) async fn expand(
     ctx: &TurnContext,
     st: &mut TurnState,
     prompt: QueuedPrompt,
-) -> Result<(QueuedPrompt, Vec<String>), String> {
+) -> Result<(QueuedPrompt, Vec<String>), ExpansionBlocked> {
     let text = prompt.message.message.content.text();
     let Some(found) = lookup(ctx, &text) else {
         return Ok((prompt, Vec::new()));
@@ -43,7 +50,7 @@ pub(super) async fn expand(
     input.insert("prompt".into(), json!(text));
     let v = hooks::run(ctx, "UserPromptExpansion", None, None, input).await;
     if let Some(reason) = v.stop.or(v.block) {
-        return Err(reason);
+        return Err(ExpansionBlocked { reason });
     }
     if let Some(model) = super::subagent::resolve_model(&ctx.core, found.model.as_deref()) {
         st.model = model;

@@ -46,7 +46,7 @@ pub(super) async fn sample_with_fallback(
     let policy = if ctx.core.state.with(|s| s.model_policy) {
         models::ask_policy(&ctx.core, &ctx.kind, &st.model, &ctx.cancel)
             .await
-            .map_err(|e| SampleError::Api(ModelError::Config(e)))?
+            .map_err(|e| SampleError::Api(ModelError::Config(e.to_string())))?
     } else {
         models::PolicyChoice::default()
     };

@@ -142,7 +142,7 @@ pub(super) async fn run(ctx: &TurnContext, tu: &ToolUseBlock, input: Value) -> T
     let ended = Box::pin(run_child(child, input.prompt)).await;
     match ended {
         Ok(text) => ToolOutput::ok(text),
-        Err(e) => ToolOutput::error(e),
+        Err(e) => ToolOutput::error(e.to_string()),
     }
 }
 
@@ -176,14 +176,36 @@ fn child_context(
     }
 }
 
+/// Why a subagent ended without its answer; the text is the Agent tool's error result
+/// (and a background agent's task summary).
+#[derive(Debug, thiserror::Error)]
+enum SubagentError {
+    #[error("not a subagent context")]
+    NotASubagent,
+    #[error(
+        "The agent stopped after {turns} model calls without finishing. Its last words: {last_words}"
+    )]
+    MaxTurns { turns: u32, last_words: String },
+    #[error("The agent was interrupted")]
+    Interrupted,
+    #[error("The agent failed: {0}")]
+    Api(crate::model::ModelError),
+    #[error("The agent stopped at the budget (${0})")]
+    Budget(f64),
+    #[error("The agent gave no answer")]
+    NoAnswer,
+    #[error("The agent failed: {0}")]
+    CommandFailed(String),
+}
+
 /// Runs a child turn to its end: its final text, or why it failed.
-async fn run_child(ctx: TurnContext, prompt: String) -> Result<String, String> {
+async fn run_child(ctx: TurnContext, prompt: String) -> Result<String, SubagentError> {
     let TurnKind::Subagent {
         agent_id,
         agent_type,
     } = ctx.kind.clone()
     else {
-        return Err("not a subagent context".into());
+        return Err(SubagentError::NotASubagent);
     };
     let mut start = Map::new();
     start.insert("agent_id".into(), json!(agent_id));
@@ -234,15 +256,15 @@ async fn run_child(ctx: TurnContext, prompt: String) -> Result<String, String> {
         Finish::Completed | Finish::HookStopped(_) | Finish::Deferred => {
             Ok(st.last_text.unwrap_or_default())
         }
-        Finish::MaxTurns(n) => Err(format!(
-            "The agent stopped after {n} model calls without finishing. Its last words: {}",
-            st.last_text.unwrap_or_default()
-        )),
-        Finish::Interrupted(_) => Err("The agent was interrupted".into()),
-        Finish::ApiError(e) => Err(format!("The agent failed: {e}")),
-        Finish::Budget(b) => Err(format!("The agent stopped at the budget (${b})")),
-        Finish::StructuredOutputMissing => Err("The agent gave no answer".into()),
-        Finish::CommandFailed(why) => Err(format!("The agent failed: {why}")),
+        Finish::MaxTurns(n) => Err(SubagentError::MaxTurns {
+            turns: n,
+            last_words: st.last_text.unwrap_or_default(),
+        }),
+        Finish::Interrupted(_) => Err(SubagentError::Interrupted),
+        Finish::ApiError(e) => Err(SubagentError::Api(e)),
+        Finish::Budget(b) => Err(SubagentError::Budget(b)),
+        Finish::StructuredOutputMissing => Err(SubagentError::NoAnswer),
+        Finish::CommandFailed(why) => Err(SubagentError::CommandFailed(why)),
     }
 }
 
@@ -326,7 +348,7 @@ fn start_background(
         let (status, summary) = match (&ended, stopped) {
             (_, true) => (TaskEndStatus::Stopped, "The agent was stopped".to_string()),
             (Ok(text), false) => (TaskEndStatus::Completed, text.clone()),
-            (Err(e), false) => (TaskEndStatus::Failed, e.clone()),
+            (Err(e), false) => (TaskEndStatus::Failed, e.to_string()),
         };
         if status == TaskEndStatus::Completed {
             task_hook(&core, "TaskCompleted", &task_id, &description, &prompt).await;

@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""Import cycles between sibling modules of a Rust crate (default: core/engine/src).
+
+Reads every .rs file under the crate's src, collects the module paths it names
+(`use crate::a::b`, `use super::{x, y}`, inline `crate::x::` and `super::x::` paths),
+and turns each reference from module A to module B into an edge between the two
+siblings under their closest common parent (`session::actor` -> `session::control`
+stays inside `session`; `tools::grep` -> `permissions::rules` is `tools` -> `permissions`).
+Prints every strongly connected component with more than one module, per parent.
+
+Report-only: exits 0 whatever it finds (not wired into CI as a failing check yet).
+Test code (`#[cfg(test)] mod ... { }` blocks) is skipped: a test importing a sibling
+is not a dependency of the module.
+
+Usage: python3 tests/module_cycles.py [path/to/crate/src]
+"""
+
+import os
+import re
+import sys
+from collections import defaultdict
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def module_of(src, path):
+    """The module path (tuple) of a file: lib.rs is (), a/mod.rs and a.rs are ('a',)."""
+    rel = os.path.relpath(path, src)[: -len(".rs")].split(os.sep)
+    if rel[-1] in ("mod", "lib", "main"):
+        rel = rel[:-1]
+    return tuple(rel)
+
+
+def strip_comments_and_strings(text):
+    """Blanks out comments and string/char literals so paths inside them are not read."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            depth, i = 1, i + 2
+            while i < n and depth:
+                if text.startswith("/*", i):
+                    depth, i = depth + 1, i + 2
+                elif text.startswith("*/", i):
+                    depth, i = depth - 1, i + 2
+                else:
+                    i += 1
+        elif c == "r" and re.match(r'r#*"', text[i:]) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            hashes = re.match(r"r(#*)\"", text[i:]).group(1)
+            end = text.find('"' + hashes, i + 2 + len(hashes))
+            i = n if end < 0 else end + 1 + len(hashes)
+            out.append('""')
+        elif c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+            i += 1
+            out.append('""')
+        elif c == "'" and re.match(r"'(\\.|[^\\'])'", text[i : i + 4] + "    "):
+            m = re.match(r"'(\\[^']*|[^\\'])'", text[i:])
+            i += len(m.group(0)) if m else 1
+            out.append("' '")
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def strip_test_blocks(text):
+    """Removes `#[cfg(test)]` items that are brace blocks (test modules, test-only impls)."""
+    while True:
+        m = re.search(r"#\[cfg\(test\)\]\s*(pub(\([^)]*\))?\s+)?mod\s+\w+\s*\{", text)
+        if not m:
+            return text
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        text = text[: m.start()] + text[i:]
+
+
+def expand_use_tree(tree):
+    """`a::{b, c::{d, e}}` -> ['a::b', 'a::c::d', 'a::c::e']."""
+    tree = re.sub(r"\s+", "", tree)
+    m = re.match(r"^(.*?)\{(.*)\}$", tree)
+    if not m:
+        return [re.sub(r"as\w+$", "", tree.split(" as ")[0])]
+    prefix, inner = m.group(1), m.group(2)
+    parts, depth, cur = [], 0, ""
+    for ch in inner:
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+            continue
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        cur += ch
+    parts.append(cur)
+    out = []
+    for p in parts:
+        if p:
+            out.extend(prefix + q for q in expand_use_tree(p))
+    # `use a::{self, b}` names `a` itself
+    out = [re.sub(r"::self$", "", q) for q in out]
+    return out
+
+
+def resolve(path, here, modules):
+    """The longest known module a path (`crate::a::b::Item`, `super::x`) names, or None."""
+    segs = [s for s in path.split("::") if s]
+    if not segs:
+        return None
+    if segs[0] == "crate":
+        base, segs = [], segs[1:]
+    elif segs[0] in ("super", "self"):
+        base = list(here)
+        while segs and segs[0] in ("super", "self"):
+            if segs[0] == "super":
+                if not base:
+                    return None
+                base.pop()
+            segs = segs[1:]
+    else:
+        return None
+    best = tuple(base) if tuple(base) in modules else None
+    cur = list(base)
+    for s in segs:
+        cur.append(re.sub(r"\W.*$", "", s))
+        if tuple(cur) in modules:
+            best = tuple(cur)
+        else:
+            break
+    return best
+
+
+def sibling_edge(a, b):
+    """The pair of siblings under the closest common parent of a and b, or None."""
+    k = 0
+    while k < len(a) and k < len(b) and a[k] == b[k]:
+        k += 1
+    if k == len(a) or k == len(b):
+        return None  # one contains the other: a parent and its own child, not siblings
+    return a[:k], a[k], b[k]
+
+
+def sccs(nodes, edges):
+    """Tarjan's strongly connected components."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(nodes):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main():
+    src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "core", "engine", "src")
+    files = {}
+    for d, _, names in os.walk(src):
+        for name in names:
+            if name.endswith(".rs"):
+                p = os.path.join(d, name)
+                files[module_of(src, p)] = p
+    modules = set(files)
+    # parent -> child -> set of children, with one example reference per edge
+    graph = defaultdict(lambda: defaultdict(set))
+    example = {}
+    for here, path in sorted(files.items()):
+        with open(path, encoding="utf-8") as f:
+            text = strip_test_blocks(strip_comments_and_strings(f.read()))
+        paths = []
+        for m in re.finditer(r"\buse\s+([^;]+);", text):
+            paths.extend(expand_use_tree(m.group(1)))
+        paths.extend(m.group(0) for m in re.finditer(r"\b(?:crate|super|self)(?:::\w+)+", text))
+        for p in paths:
+            target = resolve(p, here, modules)
+            if target is None or target == here:
+                continue
+            e = sibling_edge(here, target)
+            if e is None:
+                continue
+            parent, a, b = e
+            graph[parent][a].add(b)
+            example.setdefault((parent, a, b), ("::".join(here) or "crate", p))
+    found = 0
+    for parent in sorted(graph):
+        edges = graph[parent]
+        nodes = set(edges) | {b for bs in edges.values() for b in bs}
+        for comp in sccs(nodes, edges):
+            if len(comp) < 2:
+                continue
+            found += 1
+            scope = "::".join(parent) or "crate"
+            print(f"cycle in {scope}: {{{', '.join(comp)}}}")
+            for a in comp:
+                for b in sorted(edges.get(a, ())):
+                    if b in comp:
+                        at, p = example[(parent, a, b)]
+                        print(f"  {a} -> {b}    (e.g. {at}: {p})")
+    print(f"{found} cycle(s) among sibling modules of {os.path.relpath(src, ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
