@@ -127,8 +127,11 @@ export function childProcesses(pid = process.pid) {
  * waits for the tool's shell, never a dcl CLI. */
 export const TOOL_KEEPER = "dcl-tool-keeper";
 
-/** Whether a child's command name is a dcl or Claude CLI (what in-process must never start). */
-export const isCliProcess = (comm) => comm !== TOOL_KEEPER && /dcl|claude/.test(comm);
+/** Whether a child's command name is a dcl or Claude CLI (what in-process must never start):
+ * an executed `dcl` or `claude*` binary. Forks of dcl's own threads that have not executed
+ * anything yet carry the thread's name (`dcl-rt`, the keeper's `dcl-tool-keeper`, the
+ * sandbox probe's children) and are not CLIs. */
+export const isCliProcess = (comm) => comm === "dcl" || /^claude/.test(comm);
 
 /** Samples the children every few ms while `fn` runs; returns what `fn` gave and every child seen. */
 export async function watchChildren(fn, everyMs = 5) {
