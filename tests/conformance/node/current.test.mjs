@@ -130,3 +130,23 @@ t('prewarm(): the spare is claimed by the next query and runs in the claimed fol
     spare.close();
   }
 });
+
+for (const delivery of ['initialize', 'argv']) {
+  t(`plugins (${delivery} delivery): the plugin's command is loaded and listed`, async () => {
+    const root = mkTmp();
+    const kit = path.join(root, 'kit');
+    fs.mkdirSync(path.join(kit, '.claude-plugin'), { recursive: true });
+    fs.mkdirSync(path.join(kit, 'commands'), { recursive: true });
+    fs.writeFileSync(path.join(kit, '.claude-plugin', 'plugin.json'), '{"name": "kit", "version": "1.0.0"}');
+    fs.writeFileSync(path.join(kit, 'commands', 'greet.md'), '---\ndescription: Greet\n---\nsay hi to $ARGUMENTS\n');
+    const cwd = mkTmp();
+    const msgs = await collect(start('/kit:greet the team', baseOptions(cwd, {
+      plugins: [{ type: 'local', path: kit }],
+      pluginDelivery: delivery,
+    })), `query() with a plugin (${delivery})`);
+    const init = msgs.find((m) => m.type === 'system' && m.subtype === 'init');
+    assert.deepEqual((init?.plugins ?? []).map((p) => p.name), ['kit'], JSON.stringify(init));
+    assert.ok((init?.slash_commands ?? []).includes('kit:greet'), JSON.stringify(init?.slash_commands));
+    assert.equal(onlyResult(msgs).subtype, 'success');
+  });
+}
