@@ -246,6 +246,20 @@ pub fn analyse(line: &str) -> Analysis {
         out.unmodelled = Some("the line contains a NUL byte".into());
         return out;
     }
+    // The grammar skips every Unicode space between tokens (its extras are `\s`), while bash
+    // splits words only at blanks (space, tab) and newlines: to the grammar
+    // `cat x\v# $(rm -rf ~)` is `cat x` and a comment, to bash it is a command substitution.
+    // A line holding any other whitespace cannot be read the way bash will run it.
+    if let Some(c) = line
+        .chars()
+        .find(|c| c.is_whitespace() && !matches!(c, ' ' | '\t' | '\n'))
+    {
+        out.unmodelled = Some(format!(
+            "the line holds the whitespace character U+{:04X}, which bash does not treat as a blank",
+            u32::from(c)
+        ));
+        return out;
+    }
     let mut parser = Parser::new();
     if parser
         .set_language(&tree_sitter_bash::LANGUAGE.into())
@@ -576,6 +590,30 @@ fn heredoc_expands(node: Node, src: &str) -> bool {
 mod tests {
     use super::*;
     use crate::word::WordKind;
+
+    #[test]
+    fn whitespace_bash_does_not_split_on_makes_the_line_opaque() {
+        // bash runs the substitution (the \v, \f or \r is part of the word `x\v#`); the
+        // grammar would read a comment after `cat x`.
+        for ws in ['\u{b}', '\u{c}', '\r', '\u{a0}', '\u{2003}'] {
+            let line = format!("cat x{ws}# $(rm -rf ~)");
+            let a = analyse(&line);
+            assert!(a.opaque_reason().is_some(), "{line:?}: {a:?}");
+            assert!(crate::readonly::classify(&a).is_err(), "{line:?}");
+        }
+        // The fuzzer's find: `id` and a comment to the grammar, `id` with `$#` to bash.
+        assert!(analyse(" id\u{b}######$####m ").opaque_reason().is_some());
+        // The twins: blanks and newlines bash does split on keep the line analysable.
+        for line in [
+            "cat x # a comment",
+            "cat x\t# a comment",
+            "cat x\n# a comment",
+        ] {
+            let a = analyse(line);
+            assert!(a.opaque_reason().is_none(), "{line:?}: {a:?}");
+            assert!(crate::readonly::classify(&a).is_ok(), "{line:?}");
+        }
+    }
 
     fn argvs(line: &str) -> Vec<Vec<String>> {
         analyse(line)
