@@ -116,16 +116,10 @@ pub fn claimed_options(
         && let Some(cwd) = &opts.cwd
     {
         // The host's attestation counts as the user's trust record for this folder.
-        let mut flag = match opts.settings.as_deref().map(str::trim) {
-            Some(s) if s.starts_with('{') => serde_json::from_str::<Map<String, Value>>(s)
-                .map_err(|e| format!("--settings: {e}"))?,
-            Some(s) if !s.is_empty() => {
-                return Err(
-                    "claim_session.workspace_trust cannot be combined with a --settings file; pass settings inline".into(),
-                );
-            }
-            _ => Map::new(),
-        };
+        let base = spare.cwd.clone().unwrap_or_default();
+        let (mut flag, _) =
+            dcl_bridge::options::read_flag_value("--settings", opts.settings.as_deref(), &base)
+                .map_err(|e| e.to_string())?;
         let list = flag
             .entry("trustedProjects")
             .or_insert_with(|| Value::Array(Vec::new()));
@@ -178,6 +172,34 @@ mod tests {
         assert_eq!(settings, json!({"trustedProjects": ["/work/repo"]}));
         assert_eq!(warnings.len(), 1);
         assert!(claim.include_initialize);
+    }
+
+    #[test]
+    fn workspace_trust_joins_a_settings_file_of_the_spare() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("s.json"), r#"{"model": "m"}"#).unwrap();
+        let spare = SessionOptions {
+            cwd: Some(dir.path().to_path_buf()),
+            settings: Some("s.json".into()),
+            ..SessionOptions::default()
+        };
+        let claim: ClaimSession = serde_json::from_value(json!({
+            "cwd": "/work/repo", "workspace_trust": {"accepted": true}
+        }))
+        .unwrap();
+        let (opts, _) = claimed_options(&spare, &claim).unwrap();
+        let settings: Value = serde_json::from_str(opts.settings.as_deref().unwrap()).unwrap();
+        assert_eq!(
+            settings,
+            json!({"model": "m", "trustedProjects": ["/work/repo"]})
+        );
+        // A settings file that is not there is a clear error, not a silent drop.
+        let broken = SessionOptions {
+            settings: Some("missing.json".into()),
+            ..spare
+        };
+        let err = claimed_options(&broken, &claim).unwrap_err();
+        assert!(err.contains("missing.json"), "{err}");
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub use dcl_engine::SessionOptions;
 pub mod options {
     pub use dcl_engine::delivery;
     pub use dcl_engine::options::*;
+    pub use dcl_engine::settings::read_flag_value;
 }
 use dcl_protocol::{LineError, Message};
 use tokio::runtime::Runtime;

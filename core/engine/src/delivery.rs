@@ -74,34 +74,13 @@ fn merged_flag_settings(
     opts: &SessionOptions,
     delivered: &Map<String, Value>,
 ) -> Result<String, OptionsError> {
-    let mut base = match opts.settings.as_deref().map(str::trim) {
-        None | Some("") => Map::new(),
-        Some(inline) if inline.starts_with('{') => {
-            object(inline).map_err(|e| OptionsError::new("settings", format!("--settings: {e}")))?
-        }
-        Some(path) => {
-            let full = opts.cwd.clone().unwrap_or_default().join(path);
-            let text = std::fs::read_to_string(&full).map_err(|e| {
-                OptionsError::new(
-                    "settings",
-                    format!("cannot read settings file {}: {e}", full.display()),
-                )
-            })?;
-            object(&text).map_err(|e| {
-                OptionsError::new("settings", format!("settings file {}: {e}", full.display()))
-            })?
-        }
-    };
+    let cwd = opts.cwd.clone().unwrap_or_default();
+    let (mut base, _) =
+        crate::settings::read_flag_value("--settings", opts.settings.as_deref(), &cwd)
+            .map_err(|e| OptionsError::new("settings", e.to_string()))?;
     // The host's settings win key by key, as a later layer would.
     crate::settings::merge_into(&mut base, delivered);
     Ok(Value::Object(base).to_string())
-}
-
-fn object(text: &str) -> Result<Map<String, Value>, crate::settings::SettingsTextError> {
-    match serde_json::from_str::<Value>(text)? {
-        Value::Object(m) => Ok(m),
-        _ => Err(crate::settings::SettingsTextError::NotAnObject),
-    }
 }
 
 type PluginDirs = (Vec<PathBuf>, Vec<PathBuf>);

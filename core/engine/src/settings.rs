@@ -168,20 +168,7 @@ impl Settings {
                 settings,
             });
         }
-        let mut flag_layer = Map::new();
-        let mut flag_path = None;
-        if let Some(arg) = flag.map(str::trim).filter(|a| !a.is_empty()) {
-            if arg.starts_with('{') {
-                flag_layer = parse_object(arg).map_err(|source| SettingsError::Inline {
-                    flag: "--settings",
-                    source,
-                })?;
-            } else {
-                let p = cwd.join(arg);
-                flag_layer = read_object(&p)?;
-                flag_path = Some(p);
-            }
-        }
+        let (flag_layer, flag_path) = read_flag_value("--settings", flag, cwd)?;
         layers.push(Layer {
             source: "flag",
             path: flag_path,
@@ -208,21 +195,10 @@ impl Settings {
         managed: Option<&str>,
         cwd: &Path,
     ) -> Result<Settings, SettingsError> {
-        let Some(arg) = managed.map(str::trim).filter(|a| !a.is_empty()) else {
+        if managed.is_none_or(|a| a.trim().is_empty()) {
             return Ok(self);
-        };
-        let (settings, path) = if arg.starts_with('{') {
-            (
-                parse_object(arg).map_err(|source| SettingsError::Inline {
-                    flag: "--managed-settings",
-                    source,
-                })?,
-                None,
-            )
-        } else {
-            let p = cwd.join(arg);
-            (read_object(&p)?, Some(p))
-        };
+        }
+        let (settings, path) = read_flag_value("--managed-settings", managed, cwd)?;
         self.layers.push(Layer {
             source: "managed",
             path,
@@ -471,6 +447,25 @@ fn trusted_layers(layers: &mut [Layer], cwd: &Path, trusted_elsewhere: bool) {
     }
 }
 // --- end trusted layers ---
+
+/// A settings flag's value (`--settings`, `--managed-settings`): inline JSON when it starts
+/// with `{`, else a file relative to `cwd` (returned too). Absent or blank is empty.
+pub fn read_flag_value(
+    flag: &'static str,
+    value: Option<&str>,
+    cwd: &Path,
+) -> Result<(Map<String, Value>, Option<PathBuf>), SettingsError> {
+    match value.map(str::trim).filter(|a| !a.is_empty()) {
+        None => Ok((Map::new(), None)),
+        Some(inline) if inline.starts_with('{') => parse_object(inline)
+            .map(|m| (m, None))
+            .map_err(|source| SettingsError::Inline { flag, source }),
+        Some(file) => {
+            let p = cwd.join(file);
+            Ok((read_object(&p)?, Some(p)))
+        }
+    }
+}
 
 fn read_object(path: &Path) -> Result<Map<String, Value>, SettingsError> {
     let text = std::fs::read_to_string(path).map_err(|source| SettingsError::Read {

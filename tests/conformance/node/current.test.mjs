@@ -58,7 +58,9 @@ for (const delivery of ['initialize', 'argv']) {
     const calls = fs.readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     assert.deepEqual(calls, [{ text: 'hi', secret: SECRET }]);
     const argv = argvSince(before);
-    if (argv.length > 0 && delivery === 'initialize') {
+    // Recording (the suites' default; DCL_RECORD=0 turns it off) must have seen this run.
+    if (process.env.DCL_TRACE_DIR) assert.ok(argv.length > 0, 'the recording wrapper saw no dcl run');
+    if (delivery === 'initialize' && argv.length > 0) {
       assert.ok(argv.some((a) => a.includes('--await-initialize')), argv.join('\n'));
       // The point of this delivery: the server's secrets never reach the command line.
       assert.ok(argv.every((a) => !a.includes(SECRET)), argv.join('\n'));

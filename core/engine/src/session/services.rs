@@ -462,25 +462,13 @@ impl SessionCore {
     /// Starts the configured MCP servers (when the actor starts).
     pub fn start_configured_servers(&self) {
         let configured = self.state.with(|s| std::mem::take(&mut s.mcp.configured));
-        if configured.is_empty() {
-            return;
-        }
-        let m = self.services.mcp.clone();
-        let started = startup(tokio::spawn(
-            async move { m.start_scoped(configured).await },
-        ));
-        self.state.with(|s| s.mcp.startups.push(started));
+        self.start_servers(configured);
     }
 
     /// Starts the host-provided MCP servers that are waiting (at `initialize`, or at the
     /// first turn when the host never sends one).
     pub fn start_sdk_servers(&self, mut names: Vec<String>) {
         names.extend(self.state.with(|s| std::mem::take(&mut s.mcp.sdk)));
-        names.sort();
-        names.dedup();
-        if names.is_empty() {
-            return;
-        }
         let servers = names
             .into_iter()
             .map(|n| {
@@ -493,29 +481,32 @@ impl SessionCore {
                 )
             })
             .collect();
-        let m = self.services.mcp.clone();
-        let started = startup(tokio::spawn(async move { m.start_scoped(servers).await }));
-        self.state.with(|s| s.mcp.startups.push(started));
+        self.start_servers(servers);
     }
 
-    /// Starts external servers an `initialize` delivered after the session was built
-    /// (`type: "sdk"` entries join the host-provided ones).
+    /// Starts the servers an `initialize` delivered after the session was built
+    /// (`type: "sdk"` entries join the host-provided ones waiting).
     pub fn start_delivered_servers(&self, servers: Vec<(String, dcl_mcp::ServerConfig)>) {
-        let mut sdk = Vec::new();
-        let mut external = BTreeMap::new();
-        for (name, config) in servers {
-            if matches!(config, dcl_mcp::ServerConfig::Sdk { .. }) {
-                sdk.push(name);
-            } else {
-                external.insert(name, (config, "dynamic".to_string()));
-            }
-        }
-        self.start_sdk_servers(sdk);
-        if external.is_empty() {
+        let (sdk, external): (Vec<_>, Vec<_>) = servers
+            .into_iter()
+            .partition(|(_, c)| matches!(c, dcl_mcp::ServerConfig::Sdk { .. }));
+        self.start_sdk_servers(sdk.into_iter().map(|(name, _)| name).collect());
+        self.start_servers(
+            external
+                .into_iter()
+                .map(|(name, config)| (name, (config, "dynamic".to_string())))
+                .collect(),
+        );
+    }
+
+    /// Connects `servers` on a task of their own; turns wait for them through
+    /// [`SessionCore::mcp_ready`].
+    fn start_servers(&self, servers: BTreeMap<String, (dcl_mcp::ServerConfig, String)>) {
+        if servers.is_empty() {
             return;
         }
         let m = self.services.mcp.clone();
-        let started = startup(tokio::spawn(async move { m.start_scoped(external).await }));
+        let started = startup(tokio::spawn(async move { m.start_scoped(servers).await }));
         self.state.with(|s| s.mcp.startups.push(started));
     }
 
