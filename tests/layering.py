@@ -16,6 +16,7 @@ ALLOWED: dict[str, set[str]] = {
     "dcl-shell": set(),
     "dcl-checkpoint": set(),
     "dcl-test-support": set(),
+    "dcl-argv": set(),
     "dcl-sandbox": {"dcl-shell"},
     "dcl-model": {"dcl-protocol"},
     "dcl-store": {"dcl-protocol"},

@@ -1,17 +1,15 @@
 //! `dcl`: the stream-json endpoint the agent SDKs drive, and a CLI for people (`-p`).
 
-mod args;
 mod awaiting;
 mod line_reader;
 mod mcp_cmd;
-mod options;
 mod print_mode;
 mod stdio_loop;
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-use args::Args;
+use dcl_bridge::argv::{self as args, Args, OutputFormat};
 
 fn main() -> ExitCode {
     deny_same_user_inspection();
@@ -85,9 +83,9 @@ fn init_logging_with(debug: bool) {
 fn run(args: Args) -> Result<ExitCode, String> {
     let env: BTreeMap<String, String> = std::env::vars().collect();
     consume_qoder_auth_payload(&env);
-    let output = options::output_format(&args)?;
-    let stream_input = options::stream_input(&args, output)?;
-    let opts = options::build(&args, env, output, stream_input)?;
+    let output = OutputFormat::from_args(&args).map_err(|e| e.to_string())?;
+    let stream_input = args::stream_input(&args, output).map_err(|e| e.to_string())?;
+    let opts = args::session_options(&args, env, output, stream_input).map_err(|e| describe(&e))?;
     for flag in &opts.ignored_flags {
         eprintln!("warning: {flag}: accepted for compatibility but not supported yet; ignored");
     }
@@ -95,6 +93,15 @@ fn run(args: Args) -> Result<ExitCode, String> {
         stdio_loop::run(opts)
     } else {
         print_mode::run(&args, opts, output)
+    }
+}
+
+/// An options error as the CLI has always printed it: the message alone, which names the
+/// flag.
+fn describe(e: &dcl_bridge::BridgeError) -> String {
+    match e {
+        dcl_bridge::BridgeError::InvalidOptions { message, .. } => message.clone(),
+        other => other.to_string(),
     }
 }
 

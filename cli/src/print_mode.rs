@@ -4,10 +4,10 @@ use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 
 use dcl_bridge::SessionOptions;
-use dcl_bridge::options::OutputFormat;
+use dcl_bridge::argv::OutputFormat;
 use dcl_protocol::{Message, MessageContent, UserMessage};
 
-use crate::args::Args;
+use dcl_bridge::argv::Args;
 
 pub fn run(args: &Args, opts: SessionOptions, output: OutputFormat) -> Result<ExitCode, String> {
     let prompt = if args.positionals.is_empty() {

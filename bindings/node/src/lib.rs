@@ -14,14 +14,6 @@
 //! (through a N-API deferred, which Node completes on its own thread), so there is one
 //! tokio runtime per process whatever the front end, and Node's thread never blocks.
 
-// The CLI's own argv reader, so the spawn adapter gives every flag the meaning it has for
-// the `dcl` binary (the SDK builds the argv). Only part of each file is used here.
-#[allow(dead_code)]
-#[path = "../../../cli/src/args.rs"]
-mod args;
-#[allow(dead_code)]
-#[path = "../../../cli/src/options.rs"]
-mod cli_options;
 mod errors;
 
 use std::any::Any;
@@ -31,7 +23,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use dcl_bridge::options::OutputFormat;
 use dcl_bridge::{Bridge, BridgeError};
 use futures::FutureExt;
 use napi::bindgen_prelude::*;
@@ -90,27 +81,17 @@ pub fn open_args(
     env: HashMap<String, String>,
     cwd: Option<String>,
 ) -> Either<Session, OpenFailure> {
-    let parsed = args::Args::parse(argv);
-    for (flag, want) in [
-        ("--input-format", "stream-json"),
-        ("--output-format", "stream-json"),
-    ] {
-        if let Some(got) = parsed.value(&[flag]).filter(|v| *v != want) {
-            return Either::B(OpenFailure::invalid(
-                Some(flag.trim_start_matches('-')),
-                format!("{flag} {got:?}: in-process sessions speak {want} only"),
-            ));
-        }
-    }
     let env: BTreeMap<String, String> = env.into_iter().collect();
-    let mut options = match cli_options::build(&parsed, env, OutputFormat::StreamJson, true) {
-        Ok(o) => o,
-        Err(message) => return Either::B(OpenFailure::invalid(None, message)),
-    };
-    if options.cwd.is_none() {
-        options.cwd = cwd.map(PathBuf::from);
+    match dcl_bridge::argv::open_argv(argv, env, cwd.map(PathBuf::from)) {
+        Ok(bridge) => Either::A(Session {
+            bridge: Arc::new(bridge),
+        }),
+        // The message names the flag; the spawn adapter shows it as the CLI would.
+        Err(BridgeError::InvalidOptions { option, message }) => {
+            Either::B(OpenFailure::invalid(option.as_deref(), message))
+        }
+        Err(e) => Either::B(OpenFailure::from(&e)),
     }
-    opened(dcl_bridge::open_with(options))
 }
 
 fn panic_text(payload: &(dyn Any + Send)) -> String {

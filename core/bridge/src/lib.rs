@@ -12,6 +12,7 @@
 //! boundary: approvals, hooks and host MCP calls leave as control requests from `recv`
 //! and come back through `send`.
 
+pub mod argv;
 pub mod host;
 
 use std::sync::OnceLock;

@@ -1,39 +1,80 @@
-//! argv and the process environment → options JSON → `SessionOptions::from_value`, the
-//! path every binding takes. The CLI resolves no environment default itself: it passes
-//! its environment as `env`, and the engine reads the dialect, timeouts, model, legacy
-//! lines… from there, as it does for an in-process session.
+//! argv and the process environment → options JSON, the path every binding takes. No
+//! environment default is resolved here: the caller passes its environment as `env`, and
+//! the engine reads the dialect, timeouts, model, legacy lines… from there, as it does for
+//! an in-process session.
 
 use std::collections::BTreeMap;
 
-use dcl_bridge::options::{OptionsError, OutputFormat, SessionOptions};
 use serde_json::{Map, Value, json};
 
 use crate::args::{Action, Args, FLAGS, Literal};
 
-pub fn output_format(args: &Args) -> Result<OutputFormat, String> {
-    match args.value(&["--output-format"]) {
-        None | Some("text") => Ok(OutputFormat::Text),
-        Some("json") => Ok(OutputFormat::Json),
-        Some("stream-json") => Ok(OutputFormat::StreamJson),
-        Some(other) => Err(format!(
-            "--output-format {other:?}: expected text, json or stream-json"
-        )),
+/// What `--output-format` asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    Text,
+    Json,
+    StreamJson,
+}
+
+impl OutputFormat {
+    /// The name the flag and the options JSON use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutputFormat::Text => "text",
+            OutputFormat::Json => "json",
+            OutputFormat::StreamJson => "stream-json",
+        }
+    }
+
+    /// `--output-format`'s value (text when absent).
+    pub fn from_args(args: &Args) -> Result<OutputFormat, ArgvError> {
+        match args.value(&["--output-format"]) {
+            None | Some("text") => Ok(OutputFormat::Text),
+            Some("json") => Ok(OutputFormat::Json),
+            Some("stream-json") => Ok(OutputFormat::StreamJson),
+            Some(other) => Err(ArgvError::new(
+                "--output-format",
+                format!("{other:?}: expected text, json or stream-json"),
+            )),
+        }
+    }
+}
+
+/// A flag whose value cannot be used, named by the flag.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{flag} {message}")]
+pub struct ArgvError {
+    pub flag: &'static str,
+    pub message: String,
+}
+
+impl ArgvError {
+    fn new(flag: &'static str, message: impl Into<String>) -> ArgvError {
+        ArgvError {
+            flag,
+            message: message.into(),
+        }
     }
 }
 
 /// Whether stdin carries stream-json lines (SDK mode) rather than a prompt.
-pub fn stream_input(args: &Args, output: OutputFormat) -> Result<bool, String> {
+pub fn stream_input(args: &Args, output: OutputFormat) -> Result<bool, ArgvError> {
     let stream = match args.value(&["--input-format"]) {
         None | Some("text") => false,
         Some("stream-json") => true,
         Some(other) => {
-            return Err(format!(
-                "--input-format {other:?}: expected text or stream-json"
+            return Err(ArgvError::new(
+                "--input-format",
+                format!("{other:?}: expected text or stream-json"),
             ));
         }
     };
     if stream && output != OutputFormat::StreamJson {
-        return Err("--input-format stream-json requires --output-format stream-json".into());
+        return Err(ArgvError::new(
+            "--input-format",
+            "stream-json requires --output-format stream-json",
+        ));
     }
     Ok(stream)
 }
@@ -44,7 +85,7 @@ pub fn options_json(
     env: BTreeMap<String, String>,
     output: OutputFormat,
     stream_input: bool,
-) -> Result<Value, String> {
+) -> Result<Value, ArgvError> {
     let mut out = Map::new();
     let mut ignored: Vec<String> = Vec::new();
     for row in FLAGS {
@@ -61,8 +102,8 @@ pub fn options_json(
             }
             Action::FileText(key) => {
                 if let Some(path) = value {
-                    let text =
-                        std::fs::read_to_string(path).map_err(|e| format!("{flag} {path}: {e}"))?;
+                    let text = std::fs::read_to_string(path)
+                        .map_err(|e| ArgvError::new(flag, format!("{path}: {e}")))?;
                     out.insert(key.into(), json!(text));
                 }
             }
@@ -82,7 +123,7 @@ pub fn options_json(
             Action::Json(key) => {
                 if let Some(text) = value {
                     let parsed: Value = serde_json::from_str(text)
-                        .map_err(|e| format!("{flag} is not valid JSON: {e}"))?;
+                        .map_err(|e| ArgvError::new(flag, format!("is not valid JSON: {e}")))?;
                     out.insert(key.into(), parsed);
                 }
             }
@@ -116,37 +157,15 @@ pub fn options_json(
         }
     }
     ignored.extend(args.unknown.iter().cloned());
-    out.insert(
-        "outputFormat".into(),
-        serde_json::to_value(output).unwrap_or_default(),
-    );
+    out.insert("outputFormat".into(), json!(output.as_str()));
     out.insert("nonInteractive".into(), json!(!stream_input));
     out.insert("ignoredFlags".into(), json!(ignored));
     out.insert("env".into(), json!(env));
     Ok(Value::Object(out))
 }
 
-/// The session options for `args`: [`options_json`], then the engine's own parser.
-pub fn build(
-    args: &Args,
-    env: BTreeMap<String, String>,
-    output: OutputFormat,
-    stream_input: bool,
-) -> Result<SessionOptions, String> {
-    let json = options_json(args, env, output, stream_input)?;
-    SessionOptions::from_value(json).map_err(|e| describe(&e))
-}
-
-/// An options error, named by the flag that set the option when there is one.
-fn describe(e: &OptionsError) -> String {
-    let flag = e.option.as_deref().and_then(flag_for_option);
-    match flag {
-        Some(flag) => format!("{flag}: {}", e.message),
-        None => e.message.clone(),
-    }
-}
-
-fn flag_for_option(option: &str) -> Option<&'static str> {
+/// The flag that sets `option` (a key of the options JSON, or a path like `addDirs[0]`).
+pub fn flag_for_option(option: &str) -> Option<&'static str> {
     // A path like `addDirs[0]` names its option first.
     let key = option.split(['[', '.']).next().unwrap_or(option);
     FLAGS.iter().find_map(|row| {
@@ -173,7 +192,7 @@ fn split_commas(v: &str) -> Vec<String> {
 
 /// A flag's number; whether it fits the option (a count, seconds…) the options parser
 /// decides, naming the option.
-fn number(flag: &str, v: &str) -> Result<serde_json::Number, String> {
+fn number(flag: &'static str, v: &str) -> Result<serde_json::Number, ArgvError> {
     let t = v.trim();
     let parsed = if let Ok(n) = t.parse::<u64>() {
         Some(n.into())
@@ -182,23 +201,15 @@ fn number(flag: &str, v: &str) -> Result<serde_json::Number, String> {
     } else {
         t.parse::<f64>().ok().and_then(serde_json::Number::from_f64)
     };
-    parsed.ok_or_else(|| format!("{flag} {v:?}: expected a number"))
+    parsed.ok_or_else(|| ArgvError::new(flag, format!("{v:?}: expected a number")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dcl_bridge::options::Dialect;
 
     fn parse(v: &[&str]) -> Args {
         Args::parse(v.iter().map(|s| s.to_string()))
-    }
-
-    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
     }
 
     #[test]
@@ -241,82 +252,67 @@ mod tests {
         assert_eq!(v["jsonSchema"]["type"], "object");
         assert_eq!(v["outputFormat"], "json");
         assert_eq!(v["nonInteractive"], true);
-        let opts = SessionOptions::from_value(v).unwrap();
-        assert_eq!(opts.max_turns, Some(3));
     }
 
     #[test]
     fn environment_defaults_are_left_to_the_engine() {
-        let e = env(&[
-            ("QODER_AGENT_SDK_ENTRYPOINT", "sdk-py"),
-            ("DCL_NO_LEGACY_EVENTS", "1"),
-            ("DCL_HOST_TIMEOUT_SECS", "4"),
-            ("DCL_MODEL", "mock-model"),
-        ]);
-        let v = options_json(&parse(&[]), e.clone(), OutputFormat::StreamJson, true).unwrap();
+        let e: BTreeMap<String, String> =
+            [("DCL_MODEL", "mock-model"), ("DCL_NO_LEGACY_EVENTS", "1")]
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+        let v = options_json(&parse(&[]), e, OutputFormat::StreamJson, true).unwrap();
         for key in ["dialect", "legacyEvents", "hostTimeoutSecs", "model"] {
-            assert!(v.get(key).is_none(), "the CLI resolved {key}: {v}");
+            assert!(v.get(key).is_none(), "the argv reader resolved {key}: {v}");
         }
-        let opts = build(&parse(&[]), e, OutputFormat::StreamJson, true).unwrap();
-        assert_eq!(opts.dialect, Dialect::Qoder);
-        assert_eq!(opts.legacy_events, Some(false));
-        assert_eq!(opts.host_timeout_secs, Some(4.0));
-        assert_eq!(opts.model.as_deref(), Some("mock-model"));
+        assert_eq!(v["env"]["DCL_MODEL"], "mock-model");
     }
 
     #[test]
-    fn not_acted_on_and_unknown_flags_are_listed() {
-        let a = parse(&[
-            "--betas",
-            "x",
-            "--proxy",
-            "p",
-            "--frobnicate",
-            "7",
-            "--permission-prompt-tool",
-            "mcp__x__ask",
-            "--verbose",
-        ]);
-        let opts = build(&a, BTreeMap::new(), OutputFormat::StreamJson, true).unwrap();
-        assert_eq!(
-            opts.ignored_flags,
-            vec![
-                "--permission-prompt-tool mcp__x__ask (only stdio)",
-                "--betas",
-                "--proxy",
-                "--frobnicate 7"
-            ]
+    fn formats_are_checked_and_named() {
+        let e = OutputFormat::from_args(&parse(&["--output-format", "yaml"])).unwrap_err();
+        assert_eq!(e.flag, "--output-format");
+        let e = stream_input(
+            &parse(&["--input-format", "stream-json"]),
+            OutputFormat::Text,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("requires --output-format stream-json"),
+            "{e}"
+        );
+        assert!(
+            stream_input(
+                &parse(&["--input-format", "stream-json"]),
+                OutputFormat::StreamJson
+            )
+            .unwrap()
         );
     }
 
     #[test]
-    fn bad_values_name_the_flag() {
-        let e = build(
+    fn unusable_values_name_their_flag() {
+        let e = options_json(
             &parse(&["--max-turns", "many"]),
             BTreeMap::new(),
             OutputFormat::Text,
             false,
         )
         .unwrap_err();
-        assert!(
-            e.contains("--max-turns") && e.contains("expected a number"),
-            "{e}"
-        );
-        let e = build(
-            &parse(&["--max-turns", "-2"]),
+        assert_eq!(e.flag, "--max-turns");
+        let e = options_json(
+            &parse(&["--json-schema", "{"]),
             BTreeMap::new(),
             OutputFormat::Text,
             false,
         )
         .unwrap_err();
-        assert!(e.starts_with("--max-turns: "), "{e}");
-        let e = build(
-            &parse(&[]),
-            env(&[("DCL_HOST_TIMEOUT_SECS", "soon")]),
-            OutputFormat::Text,
-            false,
-        )
-        .unwrap_err();
-        assert!(e.contains("DCL_HOST_TIMEOUT_SECS"), "{e}");
+        assert!(
+            e.to_string().starts_with("--json-schema is not valid JSON"),
+            "{e}"
+        );
+        assert_eq!(flag_for_option("addDirs[0]"), Some("--add-dir"));
+        assert_eq!(flag_for_option("nope"), None);
     }
 }
