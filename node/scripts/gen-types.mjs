@@ -1,6 +1,8 @@
 // Generates src/generated/protocol.ts (types only) from the protocol's JSON Schema
-// (core/protocol/schema/dcl-protocol.schema.json). `--check` fails when the committed
-// file is not what the schema gives now.
+// (core/protocol/schema/dcl-protocol.schema.json) and src/generated/options.ts from the
+// session options' (core/bridge/schema/session-options.schema.json). `--check` fails when
+// a committed file is not what the schemas give now. DCL_OPTIONS_SCHEMA and DCL_TYPES_OUT
+// name other inputs / an output directory (the generated-types test uses a scratch copy).
 import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,7 +11,12 @@ import { compile } from "json-schema-to-typescript";
 const here = dirname(fileURLToPath(import.meta.url));
 const pkg = join(here, "..");
 const schemaPath = join(pkg, "..", "core", "protocol", "schema", "dcl-protocol.schema.json");
-const outPath = join(pkg, "src", "generated", "protocol.ts");
+const outDir = process.env.DCL_TYPES_OUT ?? join(pkg, "src", "generated");
+const outPath = join(outDir, "protocol.ts");
+const optionsSchemaPath =
+  process.env.DCL_OPTIONS_SCHEMA ??
+  join(pkg, "..", "core", "bridge", "schema", "session-options.schema.json");
+const optionsOutPath = join(outDir, "options.ts");
 
 const schema = JSON.parse(await readFile(schemaPath, "utf8"));
 // schemars writes each `Message` variant as a `$ref` with the `type` tag beside it;
@@ -51,20 +58,56 @@ const text = await compile(root, "DclProtocol", {
   style: { singleQuote: false, semi: true, printWidth: 100 },
 });
 
+const optionsSchema = JSON.parse(await readFile(optionsSchemaPath, "utf8"));
+const optionsText = await compile(
+  { ...optionsSchema, title: "SessionOptionsJson" },
+  "SessionOptionsJson",
+  {
+    bannerComment: [
+      "/* eslint-disable */",
+      "/**",
+      " * The options JSON dcl sessions open with, generated from",
+      " * core/bridge/schema/session-options.schema.json by scripts/gen-types.mjs.",
+      " * Do not edit: run `npm run gen:types`.",
+      " */",
+    ].join("\n"),
+    additionalProperties: false,
+    strictIndexSignatures: false,
+    format: true,
+    style: { singleQuote: false, semi: true, printWidth: 100 },
+  },
+);
+const keysText =
+  optionsText +
+  "\n/** Every key of the options JSON, as the engine reads it. */\n" +
+  "export const SESSION_OPTION_KEYS: readonly (keyof SessionOptionsJson)[] = " +
+  JSON.stringify(Object.keys(optionsSchema.properties ?? {}), null, 2) +
+  ";\n";
+
+const outputs = [
+  [outPath, text],
+  [optionsOutPath, keysText],
+];
 if (process.argv.includes("--check")) {
-  let current = "";
-  try {
-    current = await readFile(outPath, "utf8");
-  } catch {
-    // missing counts as stale
+  let stale = false;
+  for (const [path, want] of outputs) {
+    let current = "";
+    try {
+      current = await readFile(path, "utf8");
+    } catch {
+      // missing counts as stale
+    }
+    if (current !== want) {
+      console.error(`${path} is stale: run \`npm run gen:types\` in node/ and commit the result`);
+      stale = true;
+    }
   }
-  if (current !== text) {
-    console.error(`${outPath} is stale: run \`npm run gen:types\` in node/ and commit the result`);
-    process.exit(1);
-  }
-  console.log("protocol types are current");
+  if (stale) process.exit(1);
+  console.log("generated types are current");
 } else {
-  await mkdir(dirname(outPath), { recursive: true });
-  await writeFile(outPath, text);
-  console.log(`wrote ${outPath}`);
+  await mkdir(outDir, { recursive: true });
+  for (const [path, want] of outputs) {
+    await writeFile(path, want);
+    console.log(`wrote ${path}`);
+  }
 }

@@ -299,3 +299,38 @@ impl Drop for Bridge {
         self.session.close();
     }
 }
+
+/// The JSON Schema of the options JSON every front end opens sessions with
+/// ([`SessionOptions`], as the engine reads it: draft 2020-12, deserialize contract).
+/// `cargo run -p dcl-bridge --bin export-options-schema` prints it; the committed copy
+/// `core/bridge/schema/session-options.schema.json` is what `scripts/gen_types.py` turns
+/// into each binding's options types, and a test keeps it current.
+pub fn options_schema() -> serde_json::Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .for_deserialize()
+        .into_generator();
+    generator.into_root_schema_for::<SessionOptions>().to_value()
+}
+
+#[cfg(test)]
+mod schema_tests {
+    /// The committed schema is what bindings generate their types from: it must be what
+    /// the options type gives now (`cargo run -p dcl-bridge --bin export-options-schema >
+    /// core/bridge/schema/session-options.schema.json`, then `python3 scripts/gen_types.py`).
+    #[test]
+    fn committed_options_schema_is_current() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("schema/session-options.schema.json");
+        let committed: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("committed schema"))
+                .expect("committed schema is JSON");
+        assert_eq!(
+            committed,
+            super::options_schema(),
+            "{} is stale: re-export it and regenerate the bindings' types",
+            path.display()
+        );
+        let keys = committed["properties"].as_object().expect("properties");
+        assert!(keys.contains_key("maxTurns") && keys.contains_key("env"));
+    }
+}

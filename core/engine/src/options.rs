@@ -16,7 +16,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Which client dialect to speak (`QODER_AGENT_SDK_ENTRYPOINT` in `env` means Qoder).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Dialect {
     #[default]
@@ -25,7 +27,9 @@ pub enum Dialect {
 }
 
 /// How output is framed; only `stream-json` sessions speak the control protocol.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum OutputFormat {
     Text,
@@ -35,7 +39,9 @@ pub enum OutputFormat {
 }
 
 /// Everything a session is opened with. Unknown keys are rejected so typos surface.
-#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+/// Its JSON Schema (`dcl_bridge::options_schema`) is the one vocabulary every binding's
+/// options type is generated from or checked against.
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SessionOptions {
     /// Working directory; relative paths in tools resolve against it. Default: process cwd.

@@ -72,6 +72,8 @@ from .types import (
     UserMessage,
 )
 
+from ._generated.options import SessionOptionsJson
+
 __version__ = DCL_VERSION
 
 ClaudeSDKClient = Client
@@ -118,6 +120,7 @@ __all__ = [
     "SdkMcpTool",
     "Session",
     "SessionClosedError",
+    "SessionOptionsJson",
     "StreamEvent",
     "SystemMessage",
     "TextBlock",

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from ._errors import CLIConnectionError
+from ._generated.options import OPTION_KEYS, SessionOptionsJson
 from .types import CanUseTool, HookMatcher
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -109,6 +110,10 @@ class Options:
     base_url: Optional[str] = None
     api_key: Optional[str] = None
     api_format: Optional[str] = None
+    dcl_options: Optional[SessionOptionsJson] = None
+    """Keys of dcl's options JSON set directly (the generated ``SessionOptionsJson``: every
+    option the engine reads, including ones without a field here). They win over the
+    fields; a key the engine does not know raises ``TypeError``."""
 
     @classmethod
     def from_any(cls, source: Any = None, **overrides: Any) -> "Options":
@@ -186,6 +191,7 @@ _ALIASES: Dict[str, str] = {
     "baseUrl": "base_url",
     "apiKey": "api_key",
     "apiFormat": "api_format",
+    "dclOptions": "dcl_options",
 }
 
 # Other SDKs' fields that make no sense in-process (no child process, no CLI binary).
@@ -434,8 +440,13 @@ def session_options(
             dirs.append(os.path.abspath(os.path.join(os.fspath(opts.cwd or "."), os.fspath(p["path"]))))
         out["pluginDirs"] = dirs
     _extra_args(opts, out, ignored)
+    if opts.dcl_options:
+        unknown = sorted(k for k in opts.dcl_options if k not in OPTION_KEYS)
+        if unknown:
+            raise TypeError(f"dcl_options: unknown option(s) {', '.join(map(repr, unknown))}")
+        out.update(opts.dcl_options)
     if ignored:
-        out["ignoredFlags"] = ignored
+        out["ignoredFlags"] = ignored + list(out.get("ignoredFlags") or [])
     return out
 
 

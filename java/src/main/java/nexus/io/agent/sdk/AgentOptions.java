@@ -42,6 +42,7 @@ public final class AgentOptions {
   private PermissionMode permissionMode;
   private CanUseTool canUseTool;
   private final Map<String, String> extraArgs = new LinkedHashMap<String, String>();
+  private final Map<String, Object> sessionOptions = new LinkedHashMap<String, Object>();
   private String cwd;
   private String systemPrompt;
   private String appendSystemPrompt;
@@ -159,6 +160,32 @@ public final class AgentOptions {
     }
     extraArgs.put(n, value);
     return this;
+  }
+
+  /**
+   * Sets a key of dcl's options JSON directly: any option the engine reads, including ones
+   * without a setter here ({@link nexus.io.agent.sdk.generated.SessionOptionKeys} lists them,
+   * generated from the engine's schema). It wins over the setters. In-process only: the
+   * subprocess transport refuses a session that sets one, as the CLI has no flag for it.
+   *
+   * @param key a key of {@code SessionOptionKeys.ALL} ({@code maxLineBytes})
+   * @param value its JSON value (String, Number, Boolean, List, Map or null)
+   * @return this
+   * @throws InvalidOptionsException for a key dcl does not read
+   */
+  public AgentOptions sessionOption(String key, Object value) {
+    if (!nexus.io.agent.sdk.generated.SessionOptionKeys.ALL.contains(key)) {
+      throw new InvalidOptionsException("unknown session option \"" + key + "\"", key);
+    }
+    sessionOptions.put(key, value);
+    return this;
+  }
+
+  /**
+   * @return the keys set with {@link #sessionOption(String, Object)}, in order
+   */
+  public Map<String, Object> getSessionOptions() {
+    return Collections.unmodifiableMap(sessionOptions);
   }
 
   /**

@@ -196,6 +196,7 @@ public final class OptionsMapper {
     if (!ignored.isEmpty()) {
       out.put("ignoredFlags", ignored);
     }
+    out.putAll(o.getSessionOptions());
     return Json.write(out);
   }
 
@@ -257,6 +258,11 @@ public final class OptionsMapper {
    * @return argv, executable first
    */
   public static List<String> argv(AgentOptions o) {
+    if (!o.getSessionOptions().isEmpty()) {
+      String key = o.getSessionOptions().keySet().iterator().next();
+      throw new InvalidOptionsException(
+          "sessionOption(\"" + key + "\") applies to the in-process transport only", key);
+    }
     List<String> a = new ArrayList<String>();
     a.add(o.getCliPath());
     a.add("--input-format");

@@ -9,6 +9,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import nexus.io.agent.sdk.AgentOptions;
+import nexus.io.agent.sdk.InvalidOptionsException;
+import nexus.io.agent.sdk.generated.SessionOptionKeys;
 import nexus.io.agent.sdk.PermissionMode;
 import nexus.io.agent.sdk.json.Json;
 import nexus.io.agent.sdk.permission.PermissionResult;
@@ -53,6 +55,36 @@ class OptionsMapperTest {
     assertEquals(Arrays.asList("Read", "Bash(git log:*,x)"), o.get("allowedTools"));
     assertEquals(3L, o.get("maxTurns"));
     assertFalse(o.containsKey("systemPrompt"), "unset means dcl's default, as for the CLI");
+  }
+
+  @Test
+  void inProcessKeysAreAllKeysOfTheEngineSchema() {
+    AgentOptions every =
+        sample()
+            .fallbackModel("other")
+            .systemPrompt("be brief")
+            .appendSystemPrompt("and kind")
+            .tools("Read")
+            .maxBudgetUsd(1.5)
+            .maxThinkingTokens(1024)
+            .strictMcpConfig(true)
+            .extraArg("mock-script", "/tmp/s.json")
+            .extraArg("base-url", "http://127.0.0.1:9");
+    Map<String, Object> o = Json.parseObject(OptionsMapper.sessionOptionsJson(every));
+    for (String key : o.keySet()) {
+      assertTrue(SessionOptionKeys.ALL.contains(key), "the mapper writes a key dcl does not read: " + key);
+    }
+    assertFalse(SessionOptionKeys.ALL.contains("maxTurn"), "the check can fail");
+  }
+
+  @Test
+  void sessionOptionSetsAnySchemaKeyInProcessAndRefusesOthers() {
+    AgentOptions o = new AgentOptions().cliPath("/opt/dcl").sessionOption(SessionOptionKeys.MAX_LINE_BYTES, 4096L);
+    assertEquals(4096L, Json.parseObject(OptionsMapper.sessionOptionsJson(o)).get("maxLineBytes"));
+    InvalidOptionsException e =
+        assertThrows(InvalidOptionsException.class, () -> new AgentOptions().sessionOption("maxLineByte", 1));
+    assertTrue(e.getMessage().contains("maxLineByte"), e.getMessage());
+    assertThrows(InvalidOptionsException.class, () -> OptionsMapper.argv(o));
   }
 
   @Test
