@@ -309,7 +309,9 @@ pub fn options_schema() -> serde_json::Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12()
         .for_deserialize()
         .into_generator();
-    generator.into_root_schema_for::<SessionOptions>().to_value()
+    generator
+        .into_root_schema_for::<SessionOptions>()
+        .to_value()
 }
 
 #[cfg(test)]
