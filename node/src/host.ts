@@ -1,14 +1,15 @@
 /**
- * The host side of the control protocol over one in-process session.
+ * The JavaScript end of dcl's Rust host (`dcl_bridge::host`, the addon's `Host`) for one
+ * in-process session.
  *
- * A read loop pulls every outbound line from the addon (`recv`, a batch per wake-up).
- * Normal messages go to a queue the user iterates; control requests from dcl
- * (`can_use_tool`, `hook_callback`, `mcp_message`, `elicitation`) each run in their own
- * task, which calls the user's function and answers with a `control_response`; control
- * responses settle the requests this side made (`initialize`, `interrupt`, `set_model`...).
- * This is what @anthropic-ai/claude-agent-sdk's `Query` does over a child's pipes.
+ * The control protocol itself — request ids both ways, timeouts, `initialize`, the JSON-RPC
+ * of in-process MCP servers — is done in Rust. What is left here is what only JavaScript can
+ * do: call the user's functions. A read loop pulls events `{id, kind, payload}`: messages go
+ * to a queue the user iterates; `can_use_tool`, `hook_callback`, `tool_call` and
+ * `elicitation` each run in their own task and answer with `respond`, and the task's signal
+ * aborts when the Rust host says the request was withdrawn (`withdrawn`). Control calls to
+ * dcl (`initialize`, `interrupt`, `set_model`...) are promises settled by the host.
  */
-import { randomBytes } from "node:crypto";
 
 import {
   AbortError,
@@ -20,7 +21,7 @@ import {
 } from "./errors";
 import { isSdkServer, sessionOptions, type Options } from "./options";
 import { SdkMcpServer } from "./mcp";
-import { isSession, native, type NativeSession } from "./native";
+import { isHost, native, type NativeEvent, type NativeHost } from "./native";
 import type { HookCallback, PermissionResult, SDKMessage } from "./types";
 
 type Json = Record<string, unknown>;
@@ -96,17 +97,15 @@ class MessageQueue {
 export class HostSession {
   readonly options: Options;
   #sdkInConfig: boolean;
-  #native: NativeSession | undefined;
+  #native: NativeHost | undefined;
   #queue = new MessageQueue();
   #reader: Promise<void> | undefined;
-  #pending = new Map<string, { resolve: (r: Json) => void; reject: (e: unknown) => void }>();
-  #handlers = new Map<string, AbortController>();
-  #hooks = new Map<string, HookCallback>();
+  #running = new Set<AbortController>();
+  #hooks: HookCallback[] = [];
   #mcp = new Map<string, SdkMcpServer>();
   #outbox: string[] = [];
   #outboxWaiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
   #flushTimer: NodeJS.Timeout | undefined;
-  #counter = 0;
   #resultWaiters: Array<() => void> = [];
   #aborted = false;
   #onAbort = () => this.abort();
@@ -130,7 +129,8 @@ export class HostSession {
     return Boolean(o.canUseTool || o.onElicitation || (o.hooks && Object.keys(o.hooks).length) || this.#mcp.size);
   }
 
-  /** Opens the session, starts the read loop and sends `initialize`. */
+  /** Opens the session, registers the in-process MCP servers, starts the read loop and
+   * sends `initialize`. */
   async start(): Promise<Json> {
     const { json, ignored } = sessionOptions(this.options, { sdkServersInMcpConfig: this.#sdkInConfig });
     if (ignored.length) {
@@ -145,43 +145,39 @@ export class HostSession {
     }
     const signal = this.options.abortController?.signal;
     if (signal?.aborted) throw new AbortError("the query was aborted before it started");
-    const opened = native().open(JSON.stringify(json));
-    if (!isSession(opened)) throw openFailure(opened);
+    const timeout = Math.max(this.options.controlRequestTimeoutMs ?? 60_000, 60_000);
+    const opened = native().openHost(JSON.stringify(json), null, timeout);
+    if (!isHost(opened)) throw openFailure(opened);
     this.#native = opened;
+    for (const [name, server] of this.#mcp) {
+      opened.addMcpServer(JSON.stringify({ ...server.spec(), name }));
+    }
     signal?.addEventListener("abort", this.#onAbort, { once: true });
     this.#reader = this.#readLoop(opened);
-    const timeout = Math.max(this.options.controlRequestTimeoutMs ?? 60_000, 60_000);
-    this.serverInfo = await this.request(this.#initializeRequest(), timeout);
+    const init = JSON.parse(opened.initializeRequest(JSON.stringify(this.#initSpec()))) as Json;
+    this.serverInfo = await this.request(init, timeout);
     return this.serverInfo;
   }
 
-  #initializeRequest(): Json {
-    const hooks: Json = {};
+  /** What the Rust host builds `initialize` from: hooks as callback counts (numbered
+   * `hook_<n>` in this order, the order of `#hooks`). */
+  #initSpec(): Json {
+    const hooks: Json[] = [];
     for (const [event, matchers] of Object.entries(this.options.hooks ?? {})) {
-      const entries = [];
       for (const m of matchers ?? []) {
-        const ids = [];
-        for (const cb of m.hooks ?? []) {
-          const id = `hook_${this.#hooks.size}`;
-          this.#hooks.set(id, cb);
-          ids.push(id);
-        }
-        const entry: Json = { matcher: m.matcher ?? null, hookCallbackIds: ids };
-        if (m.timeout !== undefined) entry.timeout = m.timeout;
-        if (m.onFailure !== undefined) entry.onFailure = m.onFailure;
-        entries.push(entry);
+        const callbacks = m.hooks ?? [];
+        this.#hooks.push(...callbacks);
+        hooks.push({ event, matcher: m.matcher ?? null, callbacks: callbacks.length, timeout: m.timeout ?? null, onFailure: m.onFailure ?? null });
       }
-      if (entries.length) hooks[event] = entries;
     }
-    const request: Json = { subtype: "initialize", hooks: Object.keys(hooks).length ? hooks : null };
-    if (this.#mcp.size && !this.#sdkInConfig) request.sdkMcpServers = [...this.#mcp.keys()];
-    if (this.options.agents) request.agents = this.options.agents;
-    if (this.options.agent !== undefined) request.agent = this.options.agent;
-    if (this.options.forwardSubagentText) request.forwardSubagentText = true;
-    if (this.options.agentProgressSummaries) request.agentProgressSummaries = true;
-    if (Array.isArray(this.options.skills)) request.skills = [...this.options.skills];
-    if (this.options.promptSuggestions) request.promptSuggestions = true;
-    return request;
+    const spec: Json = { hooks, sdkServersInMcpConfig: this.#sdkInConfig };
+    if (this.options.agents) spec.agents = this.options.agents;
+    if (this.options.agent !== undefined) spec.agent = this.options.agent;
+    if (this.options.forwardSubagentText) spec.forwardSubagentText = true;
+    if (this.options.agentProgressSummaries) spec.agentProgressSummaries = true;
+    if (Array.isArray(this.options.skills)) spec.skills = [...this.options.skills];
+    if (this.options.promptSuggestions) spec.promptSuggestions = true;
+    return spec;
   }
 
   /** No more prompts: queued turns finish, then the message stream ends. */
@@ -198,7 +194,7 @@ export class HostSession {
   async close(): Promise<void> {
     this.options.abortController?.signal.removeEventListener("abort", this.#onAbort);
     this.#native?.close();
-    for (const c of this.#handlers.values()) c.abort();
+    this.#abortRunning();
     await this.#reader?.catch(() => undefined);
     this.ended = true;
   }
@@ -206,7 +202,7 @@ export class HostSession {
   /** Stops the session without an error: the message stream just ends. */
   stop(): void {
     this.#native?.close();
-    for (const c of this.#handlers.values()) c.abort();
+    this.#abortRunning();
   }
 
   /** Aborted through `abortController`: the session stops and the reader sees `AbortError`. */
@@ -215,26 +211,22 @@ export class HostSession {
     // As with the SDK's killed child: nothing after the abort reaches the reader.
     this.#queue.fail(new AbortError("Claude Code process aborted by user"));
     this.#native?.close();
-    for (const c of this.#handlers.values()) c.abort();
+    this.#abortRunning();
+  }
+
+  #abortRunning(): void {
+    for (const c of this.#running) c.abort();
   }
 
   // ------------------------------------------------------------------ output
 
-  async #readLoop(session: NativeSession): Promise<void> {
+  async #readLoop(host: NativeHost): Promise<void> {
     let failure: unknown;
     try {
       for (;;) {
-        const batch = await session.recv(256);
-        for (const line of batch.lines) {
-          let msg: unknown;
-          try {
-            msg = JSON.parse(line);
-          } catch {
-            process.emitWarning(`dcl sent a line that is not JSON: ${line.slice(0, 200)}`);
-            continue;
-          }
-          this.#route(asObject(msg));
-        }
+        // One wake-up per burst of events: crossing into JavaScript costs more than an event.
+        const batch = await host.nextEvents(256);
+        for (const event of batch.events) this.#route(host, event);
         if (batch.ended) break;
       }
     } catch (e) {
@@ -242,53 +234,49 @@ export class HostSession {
     } finally {
       this.ended = true;
       const gone = new CLIConnectionError("the session ended before answering");
-      for (const p of this.#pending.values()) p.reject(gone);
-      this.#pending.clear();
       for (const w of this.#outboxWaiters.splice(0)) w.reject(gone);
       this.#outbox = [];
-      for (const c of this.#handlers.values()) c.abort();
+      this.#abortRunning();
       this.#wakeResults();
       if (this.#aborted && failure === undefined) failure = new AbortError("Claude Code process aborted by user");
       this.#queue.end(failure);
     }
   }
 
-  #route(msg: Json): void {
-    switch (msg.type) {
-      case "control_response": {
-        const response = asObject(msg.response);
-        const id = String(response.request_id);
-        const p = this.#pending.get(id);
-        if (p !== undefined) {
-          this.#pending.delete(id);
-          p.resolve(response);
-        }
+  #route(host: NativeHost, event: NativeEvent): void {
+    if (event.kind === "message") {
+      let msg: unknown;
+      try {
+        msg = JSON.parse(event.payload);
+      } catch {
+        process.emitWarning(`dcl sent a line that is not JSON: ${event.payload.slice(0, 200)}`);
         return;
       }
-      case "control_request": {
-        const id = String(msg.request_id);
-        const controller = new AbortController();
-        this.#handlers.set(id, controller);
-        void this.#handle(id, asObject(msg.request), controller.signal).finally(() => this.#handlers.delete(id));
-        return;
-      }
-      case "control_cancel_request":
-        this.#handlers.get(String(msg.request_id))?.abort();
-        return;
-      case "keep_alive":
-        return;
-      case "system":
-        if (msg.subtype === "session_state_changed" && msg.sdk_host_only) return;
-        break;
-      case "result":
-        this.results += 1;
-        this.lastErrorResult = msg.is_error ? msg : undefined;
-        this.#wakeResults();
-        break;
-      default:
-        break;
+      this.#message(asObject(msg));
+      return;
     }
-    if (msg.type !== "result") this.lastErrorResult = undefined;
+    // `cancel` events need nothing here: each running callback learns of its own
+    // withdrawal from `withdrawn`.
+    if (event.kind === "cancel" || event.kind === "control_response") return;
+    const controller = new AbortController();
+    this.#running.add(controller);
+    host.withdrawn(event.id).then(
+      (why) => {
+        if (why !== "answered") controller.abort();
+      },
+      () => controller.abort(),
+    );
+    void this.#handle(host, event, controller.signal).finally(() => this.#running.delete(controller));
+  }
+
+  #message(msg: Json): void {
+    if (msg.type === "result") {
+      this.results += 1;
+      this.lastErrorResult = msg.is_error ? msg : undefined;
+      this.#wakeResults();
+    } else {
+      this.lastErrorResult = undefined;
+    }
     this.#queue.push(msg as SDKMessage);
   }
 
@@ -317,11 +305,11 @@ export class HostSession {
 
   /** Sends one line, keeping order; a full input queue is retried, never dropped. */
   writeLine(line: string): Promise<void> {
-    const session = this.#native;
-    if (session === undefined) return Promise.reject(new CLIConnectionError("Not connected"));
+    const host = this.#native;
+    if (host === undefined) return Promise.reject(new CLIConnectionError("Not connected"));
     if (this.#outbox.length === 0) {
       try {
-        if (session.trySend(line)) return Promise.resolve();
+        if (host.trySend(line)) return Promise.resolve();
       } catch (e) {
         return Promise.reject(fromNative(e));
       }
@@ -341,11 +329,11 @@ export class HostSession {
   }
 
   #flush(): void {
-    const session = this.#native;
-    while (session !== undefined && this.#outbox.length) {
+    const host = this.#native;
+    while (host !== undefined && this.#outbox.length) {
       let taken: boolean;
       try {
-        taken = session.trySend(this.#outbox[0] as string);
+        taken = host.trySend(this.#outbox[0] as string);
       } catch (e) {
         this.#outbox.shift();
         this.#outboxWaiters.shift()?.reject(fromNative(e));
@@ -377,55 +365,50 @@ export class HostSession {
     });
   }
 
-  /** Sends a control request to dcl and returns the `response` payload. */
+  /** Sends a control request to dcl and returns the `response` payload; the Rust host
+   * gives it its id and times it out. */
   async request(request: Json, timeoutMs = 60_000): Promise<Json> {
     const subtype = String(request.subtype);
-    if (this.ended) throw new CLIConnectionError(`the session has ended; cannot send ${subtype}`);
-    this.#counter += 1;
-    const id = `req_${this.#counter}_${randomBytes(4).toString("hex")}`;
-    let timer: NodeJS.Timeout | undefined;
-    const answer = new Promise<Json>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      timer = setTimeout(() => {
-        this.#pending.delete(id);
-        reject(new ControlRequestError(subtype, `Control request timeout: ${subtype}`));
-      }, timeoutMs);
-    });
-    try {
-      await this.write({ type: "control_request", request_id: id, request });
-      const response = await answer;
-      if (response.subtype === "error") {
-        throw new ControlRequestError(subtype, String(response.error ?? "Unknown error"));
-      }
-      return asObject(response.response);
-    } finally {
-      clearTimeout(timer);
-      this.#pending.delete(id);
-    }
+    const host = this.#native;
+    if (host === undefined || this.ended) throw new CLIConnectionError(`the session has ended; cannot send ${subtype}`);
+    // Lines queued before the request go first, as they would over a pipe.
+    await this.#whenFlushed();
+    const outcome = await host.request(JSON.stringify(request), timeoutMs);
+    if (outcome.response != null) return asObject(JSON.parse(outcome.response));
+    const message = outcome.message ?? "Unknown error";
+    if (outcome.code === "DCL_TIMEOUT") throw new ControlRequestError(subtype, `Control request timeout: ${subtype}`);
+    if (outcome.code === "DCL_REFUSED") throw new ControlRequestError(subtype, message.replace(`${subtype}: `, ""));
+    throw new CLIConnectionError(message);
   }
 
   // ------------------------------------------------------------------ requests from dcl
 
-  async #handle(requestId: string, request: Json, signal: AbortSignal): Promise<void> {
-    const subtype = request.subtype;
-    let response: Json;
+  async #handle(host: NativeHost, event: NativeEvent, signal: AbortSignal): Promise<void> {
+    let answer: string;
     try {
+      const request = asObject(JSON.parse(event.payload));
       let data: Json;
-      if (subtype === "can_use_tool") data = await this.#canUseTool(request, signal);
-      else if (subtype === "hook_callback") data = await this.#hookCallback(request, signal);
-      else if (subtype === "mcp_message") data = await this.#mcpMessage(request);
-      else if (subtype === "elicitation") data = await this.#elicitation(request, signal);
-      else throw new Error(`Unsupported control request subtype: ${String(subtype)}`);
-      response = { subtype: "success", request_id: requestId, response: data };
+      if (event.kind === "can_use_tool") data = await this.#canUseTool(request, signal);
+      else if (event.kind === "hook_callback") data = await this.#hookCallback(request, signal);
+      else if (event.kind === "tool_call") data = await this.#toolCall(request);
+      else if (event.kind === "elicitation") data = await this.#elicitation(request, signal);
+      else throw new Error(`Unsupported control request subtype: ${event.kind}`);
+      answer = JSON.stringify(data);
     } catch (e) {
-      const message = e instanceof Error ? e.message || e.name : String(e);
-      response = { subtype: "error", request_id: requestId, error: message };
+      if (signal.aborted) return; // withdrawn (dcl cancelled it, or it timed out): no answer
+      this.#answer(() => host.respondError(event.id, e instanceof Error ? e.message || e.name : String(e)));
+      return;
     }
-    if (signal.aborted) return; // dcl withdrew the request (or the session ended): no answer
+    if (signal.aborted) return;
+    this.#answer(() => host.respond(event.id, answer));
+  }
+
+  #answer(send: () => void): void {
     try {
-      await this.write({ type: "control_response", response });
+      send();
     } catch (e) {
-      if (!(e instanceof DclError)) throw e; // the session ended: nobody to answer
+      // Withdrawn meanwhile, or the session ended: nobody waits for this answer.
+      if (!(fromNative(e) instanceof DclError)) throw e;
     }
   }
 
@@ -449,30 +432,18 @@ export class HostSession {
   }
 
   async #hookCallback(request: Json, signal: AbortSignal): Promise<Json> {
-    const id = String(request.callback_id);
-    const callback = this.#hooks.get(id);
-    if (callback === undefined) throw new Error(`No hook callback found for ID: ${id}`);
+    const index = request.callback_index;
+    const callback = typeof index === "number" ? this.#hooks[index] : undefined;
+    if (callback === undefined) throw new Error(`No hook callback found for ID: ${String(request.callback_id)}`);
     const toolUseId = typeof request.tool_use_id === "string" ? request.tool_use_id : undefined;
     const output = await callback(asObject(request.input) as never, toolUseId, { signal });
     return asObject(output);
   }
 
-  async #mcpMessage(request: Json): Promise<Json> {
-    const name = request.server_name;
-    const message = asObject(request.message);
-    if (typeof name !== "string" || request.message === undefined) throw new Error("Missing server_name or message for MCP request");
-    const server = this.#mcp.get(name);
-    let response: Json | null;
-    if (server === undefined) {
-      response = { jsonrpc: "2.0", id: message.id ?? null, error: { code: -32601, message: `Server '${name}' not found` } };
-    } else {
-      try {
-        response = await server.handle(message);
-      } catch (e) {
-        response = { jsonrpc: "2.0", id: message.id ?? null, error: { code: -32603, message: e instanceof Error ? e.message : String(e) } };
-      }
-    }
-    return { mcp_response: response ?? { jsonrpc: "2.0", result: {} } };
+  async #toolCall(request: Json): Promise<Json> {
+    const server = this.#mcp.get(String(request.server));
+    if (server === undefined) throw new Error(`Server '${String(request.server)}' not found`);
+    return (await server.callTool(String(request.tool ?? ""), request.arguments)) as Json;
   }
 
   async #elicitation(request: Json, signal: AbortSignal): Promise<Json> {

@@ -63,6 +63,17 @@ export class SdkMcpServer {
     }
   }
 
+  /** The declaration dcl's Rust host serves (initialize, tools/list and schema checks are
+   * answered there; only calls reach `callTool`). */
+  spec(): Record<string, unknown> {
+    return {
+      name: this.name,
+      version: this.version,
+      tools: this.listTools(),
+      ...(this.instructions ? { instructions: this.instructions } : {}),
+    };
+  }
+
   /** The `tools/list` entries. */
   listTools(): Array<Record<string, unknown>> {
     return [...this.#tools.values()].map(({ def, json }) => ({

@@ -27,7 +27,45 @@ export interface NativeSession {
   close(): void;
 }
 
+/** One event of a `NativeHost`: a message (`kind` `message`, `payload` the line) or a
+ * request from dcl to answer with `respond`. */
+export interface NativeEvent {
+  id: string;
+  kind: string;
+  payload: string;
+}
+
+/** How a control request ended: `response` (JSON text) or a coded failure. */
+export interface NativeRequestOutcome {
+  response?: string | null;
+  code?: string | null;
+  message?: string | null;
+}
+
+/** A session with the host side of the protocol done in Rust (`bindings/node/src/host.rs`). */
+export interface NativeHost {
+  readonly sessionId: string;
+  addMcpServer(specJson: string): void;
+  initializeRequest(specJson: string): string;
+  request(requestJson: string, timeoutMs?: number | null): Promise<NativeRequestOutcome>;
+  trySend(line: string): boolean;
+  respond(id: string, resultJson: string): void;
+  respondError(id: string, message: string): void;
+  nextEvents(max?: number | null): Promise<{ events: NativeEvent[]; ended: boolean }>;
+  withdrawn(id: string): Promise<string>;
+  pendingCallbacks(): number;
+  interrupt(): void;
+  endInput(): void;
+  close(): void;
+}
+
 export interface NativeBinding {
+  Host: abstract new (...args: never[]) => NativeHost;
+  openHost(
+    optionsJson: string,
+    callbackTimeoutMs?: number | null,
+    controlTimeoutMs?: number | null,
+  ): NativeHost | NativeOpenFailure;
   Session: abstract new (...args: never[]) => NativeSession;
   open(optionsJson: string): NativeSession | NativeOpenFailure;
   openArgs(argv: string[], env: Record<string, string>, cwd?: string | null): NativeSession | NativeOpenFailure;
@@ -55,4 +93,8 @@ export function native(): NativeBinding {
 
 export function isSession(value: NativeSession | NativeOpenFailure): value is NativeSession {
   return value instanceof native().Session;
+}
+
+export function isHost(value: NativeHost | NativeOpenFailure): value is NativeHost {
+  return value instanceof native().Host;
 }

@@ -15,6 +15,7 @@
 //! tokio runtime per process whatever the front end, and Node's thread never blocks.
 
 mod errors;
+pub mod host;
 
 use std::any::Any;
 use std::collections::{BTreeMap, HashMap};
@@ -94,7 +95,7 @@ pub fn open_args(
     }
 }
 
-fn panic_text(payload: &(dyn Any + Send)) -> String {
+pub(crate) fn panic_text(payload: &(dyn Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())

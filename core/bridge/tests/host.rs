@@ -370,3 +370,114 @@ fn a_raw_server_gets_its_json_rpc_as_events() {
         "{results:?}"
     );
 }
+
+#[test]
+fn withdrawn_says_how_each_request_ended() {
+    use dcl_bridge::host::Withdrawal;
+    let dir = tempfile::tempdir().unwrap();
+    let host = Arc::new(
+        Host::open(
+            &options(dir.path(), json!({"permissionPromptTool": "stdio"})),
+            HostConfig {
+                callback_timeout: Some(Duration::from_millis(300)),
+                ..HostConfig::default()
+            },
+        )
+        .unwrap(),
+    );
+    let rt = dcl_bridge::runtime().unwrap();
+    initialize(&host, json!({}));
+    // Answered: the watcher learns it, so the language stops nothing.
+    host.send(&prompt("FAKE_WRITE a.txt")).unwrap();
+    let seen = events_until(&host, |e| e.kind == "can_use_tool");
+    let ask = seen.last().unwrap().clone();
+    let watch = {
+        let h = Arc::clone(&host);
+        let id = ask.id.clone();
+        rt.spawn(async move { h.withdrawn(&id).await })
+    };
+    std::thread::sleep(Duration::from_millis(50));
+    let input = ask.payload_json().unwrap()["input"].clone();
+    host.respond(
+        &ask.id,
+        Ok(json!({"behavior": "allow", "updatedInput": input})),
+    )
+    .unwrap();
+    assert_eq!(rt.block_on(watch).unwrap(), Withdrawal::Answered);
+    assert_eq!(rt.block_on(host.withdrawn(&ask.id)), Withdrawal::NotPending);
+    events_until(&host, is_result);
+    // Never answered: the watcher learns of the timeout (the twin of the answered case).
+    host.send(&prompt("FAKE_WRITE b.txt")).unwrap();
+    let seen = events_until(&host, |e| e.kind == "can_use_tool");
+    let id = seen.last().unwrap().id.clone();
+    let h = Arc::clone(&host);
+    assert_eq!(
+        rt.block_on(async move { h.withdrawn(&id).await }),
+        Withdrawal::TimedOut
+    );
+    events_until(&host, is_result);
+    assert!(!dir.path().join("b.txt").exists());
+}
+
+#[test]
+fn a_request_may_name_its_own_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    // One queued event stalls the pump, so dcl's answers are not read while events wait.
+    let host = Host::open(
+        &options(dir.path(), json!({})),
+        HostConfig {
+            max_events: 1,
+            ..HostConfig::default()
+        },
+    )
+    .unwrap();
+    let rt = dcl_bridge::runtime().unwrap();
+    // dcl answers initialize within a generous timeout ...
+    let init = rt.block_on(host.request_with_timeout(InitSpec::default().request(&[]), Some(WAIT)));
+    assert!(init.is_ok(), "{init:?}");
+    // ... and with the pump stalled behind untaken messages, a short one fails with the
+    // call's subtype named.
+    host.send(&prompt("hello")).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let late = rt.block_on(host.request_with_timeout(
+        json!({"subtype": "mcp_status"}),
+        Some(Duration::from_millis(200)),
+    ));
+    assert!(
+        matches!(late, Err(dcl_bridge::host::HostError::Timeout(ref s)) if s == "mcp_status"),
+        "{late:?}"
+    );
+    // Taking the events lets the session go on.
+    events_until(&host, is_result);
+}
+
+#[test]
+fn server_instructions_and_structured_content_reach_dcl() {
+    use dcl_bridge::host::McpServer;
+    let spec: McpServerSpec = serde_json::from_value(json!({
+        "name": "calc", "instructions": "Use add for sums.",
+        "tools": [{"name": "add", "description": "d", "inputSchema": {"type": "object"}}]
+    }))
+    .unwrap();
+    let server = McpServer::new(spec).unwrap();
+    let dcl_bridge::host::McpStep::Reply(init) =
+        server.handle(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}))
+    else {
+        panic!("initialize is answered by the host")
+    };
+    assert_eq!(init["result"]["instructions"], "Use add for sums.");
+    let answer = McpServer::tool_result(
+        &json!(2),
+        Ok(json!({"content": [{"type": "text", "text": "5"}], "structuredContent": {"sum": 5}})),
+    );
+    assert_eq!(answer["result"]["structuredContent"], json!({"sum": 5}));
+    assert_eq!(answer["result"]["isError"], false);
+    // Without instructions the key is absent, as before.
+    let bare = McpServer::new(calc()).unwrap();
+    let dcl_bridge::host::McpStep::Reply(init) =
+        bare.handle(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize"}))
+    else {
+        panic!("initialize is answered by the host")
+    };
+    assert!(init["result"].get("instructions").is_none());
+}

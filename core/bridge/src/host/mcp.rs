@@ -45,6 +45,9 @@ pub struct McpServerSpec {
     pub tools: Vec<McpToolSpec>,
     #[serde(default)]
     pub raw: bool,
+    /// What the server tells the model about itself (`initialize`'s `instructions`).
+    #[serde(default)]
+    pub instructions: Option<String>,
 }
 
 fn default_version() -> String {
@@ -62,6 +65,7 @@ pub struct McpServer {
     pub name: String,
     pub version: String,
     pub raw: bool,
+    instructions: Option<String>,
     tools: Vec<Tool>,
 }
 
@@ -121,6 +125,7 @@ impl McpServer {
             name: spec.name,
             version: spec.version,
             raw: spec.raw,
+            instructions: spec.instructions.filter(|i| !i.is_empty()),
             tools,
         })
     }
@@ -156,14 +161,15 @@ impl McpServer {
                     .and_then(Value::as_str)
                     .filter(|v| !v.is_empty())
                     .unwrap_or(DEFAULT_PROTOCOL_VERSION);
-                McpStep::Reply(ok(
-                    id,
-                    json!({
-                        "protocolVersion": version,
-                        "capabilities": {"tools": {"listChanged": false}},
-                        "serverInfo": {"name": self.name, "version": self.version},
-                    }),
-                ))
+                let mut result = json!({
+                    "protocolVersion": version,
+                    "capabilities": {"tools": {"listChanged": false}},
+                    "serverInfo": {"name": self.name, "version": self.version},
+                });
+                if let (Some(text), Some(obj)) = (&self.instructions, result.as_object_mut()) {
+                    obj.insert("instructions".into(), json!(text));
+                }
+                McpStep::Reply(ok(id, result))
             }
             "ping" => McpStep::Reply(ok(id, json!({}))),
             "tools/list" => McpStep::Reply(ok(id, json!({"tools": self.list_tools()}))),
@@ -217,7 +223,14 @@ impl McpServer {
                     .and_then(Value::as_array)
                     .map(|items| content(items))
                     .unwrap_or_default();
-                json!({"content": content, "isError": is_error})
+                let mut answer = json!({"content": content, "isError": is_error});
+                // Structured output travels as is: the model's client reads it beside content.
+                if let (Some(structured), Some(obj)) =
+                    (result.get("structuredContent"), answer.as_object_mut())
+                {
+                    obj.insert("structuredContent".into(), structured.clone());
+                }
+                answer
             }
             Ok(other) => tool_error(&format!(
                 "the tool returned {}, expected an object",

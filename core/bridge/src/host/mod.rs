@@ -136,6 +136,48 @@ struct InboundEntry {
     what: Inbound,
     kind: String,
     timer: Option<AbortHandle>,
+    /// Who waits to learn how the request ends ([`Host::withdrawn`]).
+    watchers: Vec<oneshot::Sender<Withdrawal>>,
+}
+
+impl InboundEntry {
+    /// The request is over: its timer stops and its watchers learn why.
+    fn release(self, why: Withdrawal) -> Inbound {
+        if let Some(t) = self.timer {
+            t.abort();
+        }
+        for w in self.watchers {
+            let _ = w.send(why);
+        }
+        self.what
+    }
+}
+
+/// How a request from dcl stopped waiting for the language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Withdrawal {
+    /// The language answered it.
+    Answered,
+    /// dcl withdrew it (`control_cancel_request`).
+    Cancelled,
+    /// The callback timeout passed; dcl got an error answer.
+    TimedOut,
+    /// The session ended.
+    Ended,
+    /// No such request is waiting (never was, or already over).
+    NotPending,
+}
+
+impl Withdrawal {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Withdrawal::Answered => "answered",
+            Withdrawal::Cancelled => "cancelled",
+            Withdrawal::TimedOut => "timeout",
+            Withdrawal::Ended => "ended",
+            Withdrawal::NotPending => "not_pending",
+        }
+    }
 }
 
 enum Waiter {
@@ -254,9 +296,45 @@ impl Host {
 
     /// [`Host::call`] as a future of the response payload.
     pub async fn request(&self, request: Value) -> Result<Value, HostError> {
+        self.request_with_timeout(request, None).await
+    }
+
+    /// [`Host::request`] with its own timeout (`None`: [`HostConfig::control_timeout`]).
+    /// Languages whose runtime can await a future settled off-thread (Node's deferred
+    /// promises) use this, and keep no table of the calls they made.
+    pub async fn request_with_timeout(
+        &self,
+        request: Value,
+        timeout: Option<Duration>,
+    ) -> Result<Value, HostError> {
         let (tx, rx) = oneshot::channel();
-        self.shared.call(request, Waiter::Future(tx), None)?;
+        self.shared.call(request, Waiter::Future(tx), timeout)?;
         rx.await.unwrap_or(Err(HostError::Ended))
+    }
+
+    /// Resolves when request `id` of an event stops waiting for the language, saying why:
+    /// the language aborts the callback's work unless it was [`Withdrawal::Answered`]. So a
+    /// language keeps no table of running callbacks to route `cancel` events to. The watch
+    /// starts when this is called (not when the future is first polled), so an answer given
+    /// right after still reads as answered.
+    pub fn withdrawn(
+        &self,
+        id: &str,
+    ) -> impl std::future::Future<Output = Withdrawal> + Send + 'static {
+        let rx = {
+            let mut state = self.shared.lock();
+            state.inbound.get_mut(id).map(|entry| {
+                let (tx, rx) = oneshot::channel();
+                entry.watchers.push(tx);
+                rx
+            })
+        };
+        async move {
+            match rx {
+                None => Withdrawal::NotPending,
+                Some(rx) => rx.await.unwrap_or(Withdrawal::Ended),
+            }
+        }
     }
 
     /// Answers the request `id` of an event: `Ok(result)` or `Err(message)`. For a
@@ -271,10 +349,8 @@ impl Host {
         let Some(entry) = entry else {
             return Err(HostError::NotPending(id.to_string()));
         };
-        if let Some(timer) = entry.timer {
-            timer.abort();
-        }
-        self.shared.answer(id, &entry.what, outcome)
+        let what = entry.release(Withdrawal::Answered);
+        self.shared.answer(id, &what, outcome)
     }
 
     /// Up to `max` queued events, without waiting: `None` when none is ready, an empty
@@ -559,8 +635,9 @@ impl Shared {
                         entry.kind,
                         after.as_secs_f64()
                     );
+                    let what = entry.release(Withdrawal::TimedOut);
                     // dcl gets its answer now; the language is told to stop.
-                    if let Err(e) = self.answer(id, &entry.what, Err(message)) {
+                    if let Err(e) = self.answer(id, &what, Err(message)) {
                         tracing::debug!("timeout answer for {id} not delivered: {e}");
                     }
                     self.push_json(id, kind::CANCEL, &json!({"reason": "timeout"}));
@@ -627,9 +704,7 @@ impl Shared {
             Message::ControlCancelRequest(cancel) => {
                 let entry = self.lock().inbound.remove(&cancel.request_id);
                 if let Some(entry) = entry {
-                    if let Some(t) = entry.timer {
-                        t.abort();
-                    }
+                    entry.release(Withdrawal::Cancelled);
                     self.push_json(
                         &cancel.request_id,
                         kind::CANCEL,
@@ -734,6 +809,7 @@ impl Shared {
                     what,
                     kind: kind.clone(),
                     timer,
+                    watchers: Vec::new(),
                 },
             );
         }
@@ -757,9 +833,7 @@ impl Shared {
             )
         };
         for entry in inbound.into_values() {
-            if let Some(t) = entry.timer {
-                t.abort();
-            }
+            entry.release(Withdrawal::Ended);
         }
         for (id, entry) in outbound {
             self.settle(&id, entry, Err(HostError::Ended));
