@@ -14,7 +14,7 @@ import pytest
 
 import dcl
 from dcl import _native
-from dcl._host import next_events
+from dcl._host import new_key, next_events, pull
 from conftest import MOCK, opts, tool_results
 
 
@@ -42,11 +42,12 @@ async def until(host: Any, key: int, want: str) -> List[Tuple[str, str, str]]:
 
 
 async def initialized(host: Any, key: int, spec: Dict[str, Any]) -> Dict[str, Any]:
-    rid = host.initialize(json.dumps(spec))
-    seen = await until(host, key, "control_response")
-    assert seen[-1][0] == rid
-    answer: Dict[str, Any] = json.loads(seen[-1][2])
-    assert answer["subtype"] == "success", answer
+    call = host.initialize(json.dumps(spec))
+    assert call.id.startswith("req_")
+    how, payload = await asyncio.wait_for(pull(call, new_key(), call.take), 30)
+    assert how == "ok", payload
+    assert call.take() is None, "an outcome is taken once"
+    answer: Dict[str, Any] = json.loads(payload)
     return answer
 
 
@@ -206,3 +207,28 @@ async def test_a_claude_agent_sdk_server_answers_its_own_json_rpc(workdir: Path)
     messages = [m async for m in dcl.query(prompt='FAKE_TOOL mcp__calc__add {"a": 2, "b": 5}', options=options)]
     block = tool_results(messages)[0]
     assert not block.is_error and "sum=7" in str(block.content)
+
+
+async def test_a_refused_call_and_a_timed_out_call_say_so(workdir: Path) -> None:
+    host = _native.Host(host_options(workdir))
+    await initialized(host, 103, {})
+    call = host.call(json.dumps({"subtype": "rewind_files", "user_message_id": "nope"}))
+    how, message = await asyncio.wait_for(pull(call, new_key(), call.take), 30)
+    assert how == "refused" and message, (how, message)
+    host.close()
+    # After the end, a call is refused at once rather than left waiting.
+    with pytest.raises(dcl.DclError):
+        host.call(json.dumps({"subtype": "mcp_status"}))
+
+
+def test_no_request_id_bookkeeping_in_the_package() -> None:
+    """Correlation lives in the Rust host: no table keyed by request id, no ids minted here."""
+    import re
+
+    src = Path(dcl.__file__).parent
+    offenders = []
+    for f in sorted(src.glob("*.py")):
+        text = f.read_text()
+        if re.search(r"_pending\b|request_id\"\s*:\s*(rid|id)\b|f\"req_", text):
+            offenders.append(f.name)
+    assert offenders == []

@@ -5,11 +5,11 @@
 //! ```text
 //! waker = Waker()                        one per event loop: loop.add_reader(waker.fd, ...)
 //! host = Host(options_json, callback_timeout, control_timeout)
-//! host.add_mcp_server(spec_json); rid = host.initialize(spec_json)
+//! host.add_mcp_server(spec_json); call = host.initialize(spec_json)
 //! host.try_events(max) -> [(id, kind, payload)] | None     None: nothing yet; []: ended
 //! host.arm(waker, key)                   key goes into waker.take_ready() when events wait
 //! host.respond(id, result_json) / host.respond_error(id, message)
-//! rid = host.call(request_json, timeout) answer: a ("control_response", rid) event
+//! call = host.call(request_json, timeout)  call.arm(waker, key); call.take() -> (how, json)
 //! ```
 //!
 //! Pull, never push: events are taken on the caller's thread; the runtime only marks a
@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use dcl_bridge::host::{
     Host as BridgeHost, HostConfig, HostError, InitSpec, McpServer as BridgeMcpServer,
-    McpServerSpec, McpStep, Waker as BridgeWaker,
+    McpServerSpec, McpStep, PendingCall as BridgePendingCall, Waker as BridgeWaker,
 };
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
@@ -135,24 +135,29 @@ impl Host {
     }
 
     /// Sends `initialize` built from `spec_json` (`{"hooks": [{"event", "matcher",
-    /// "callbacks", "timeout"?, "onFailure"?}], ...}`); returns its request id.
+    /// "callbacks", "timeout"?, "onFailure"?}], ...}`); returns the call in flight.
     #[pyo3(signature = (spec_json, timeout = None))]
     fn initialize(
         &self,
         py: Python<'_>,
         spec_json: &str,
         timeout: Option<f64>,
-    ) -> PyResult<String> {
+    ) -> PyResult<PendingCall> {
         let spec: InitSpec = serde_json::from_value(json_arg("spec", spec_json)?)
             .map_err(|e| PyValueError::new_err(format!("initialize spec: {e}")))?;
         let request = self.inner.initialize_request(&spec);
         self.call_value(py, request, timeout)
     }
 
-    /// Sends a control request; returns its id. The answer is a `control_response` event
-    /// with that id (dcl's `response` object; `subtype` `error` on a timeout too).
+    /// Sends a control request; returns the call in flight, whose `take()` gives the
+    /// outcome once dcl answered (or the call timed out, or the session ended).
     #[pyo3(signature = (request_json, timeout = None))]
-    fn call(&self, py: Python<'_>, request_json: &str, timeout: Option<f64>) -> PyResult<String> {
+    fn call(
+        &self,
+        py: Python<'_>,
+        request_json: &str,
+        timeout: Option<f64>,
+    ) -> PyResult<PendingCall> {
         let request = json_arg("request", request_json)?;
         self.call_value(py, request, timeout)
     }
@@ -224,11 +229,48 @@ impl Host {
         py: Python<'_>,
         request: serde_json::Value,
         timeout: Option<f64>,
-    ) -> PyResult<String> {
+    ) -> PyResult<PendingCall> {
         let timeout = timeout.map(|t| seconds("timeout", t)).transpose()?;
         self.inner
-            .call_with_timeout(request, timeout)
+            .call_pending(request, timeout)
+            .map(|inner| PendingCall { inner })
             .map_err(|e| host_err(py, e))
+    }
+}
+
+/// A control call in flight. The package holds it (not its id) while it waits: `arm`
+/// wakes the loop's waker under a key when the outcome is there; `take()` gives it once.
+#[pyclass(frozen, module = "dcl._native", name = "PendingCall")]
+pub struct PendingCall {
+    inner: BridgePendingCall,
+}
+
+#[pymethods]
+impl PendingCall {
+    #[getter]
+    fn id(&self) -> String {
+        self.inner.id().to_string()
+    }
+
+    /// `None` until the outcome is there, then once: `("ok", response_json)`,
+    /// `("refused", message)` (dcl answered an error), `("timeout", message)` or
+    /// `("ended", message)`.
+    fn take(&self) -> Option<(String, String)> {
+        self.inner.take().map(|outcome| match outcome {
+            Ok(v) => ("ok".to_string(), v.to_string()),
+            Err(HostError::Refused { message, .. }) => ("refused".to_string(), message),
+            Err(e @ HostError::Timeout(_)) => ("timeout".to_string(), e.to_string()),
+            Err(e) => ("ended".to_string(), e.to_string()),
+        })
+    }
+
+    /// Asks to be woken once, under `key`, when the outcome is there.
+    fn arm(&self, waker: &Waker, key: u64) {
+        self.inner.arm(waker.shared(), key);
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<dcl._native.PendingCall {}>", self.inner.id())
     }
 }
 

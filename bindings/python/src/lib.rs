@@ -470,6 +470,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Session>()?;
     m.add_class::<host::Host>()?;
     m.add_class::<host::Waker>()?;
+    m.add_class::<host::PendingCall>()?;
     m.add_class::<host::McpServer>()?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_function(wrap_pyfunction!(sessions, m)?)?;

@@ -5,8 +5,9 @@ JSON-RPC of in-process MCP servers — is done in Rust (``dcl_bridge::host``). W
 here is what only Python can do: call the user's functions. A reader task pulls events
 ``(id, kind, payload)``: messages go to a queue the user iterates; ``can_use_tool``,
 ``hook_callback``, ``tool_call`` and ``mcp_message`` (a foreign MCP server) each run in
-their own task and answer with ``respond``; ``cancel`` stops such a task;
-``control_response`` resolves a call this side made (``interrupt``, ``set_model``...).
+their own task and answer with ``respond``; ``cancel`` stops such a task. A call this side
+makes (``interrupt``, ``set_model``...) is a ``_native.PendingCall`` the caller awaits on
+the loop's waker: no table of request ids lives here.
 
 Waiting costs no descriptor per session: every session of an event loop is woken
 through one ``dcl._native.Waker`` the loop watches (``loop.add_reader``).
@@ -154,7 +155,6 @@ class HostSession:
         self._key = new_key()
         self._queue: "asyncio.Queue[Any]" = asyncio.Queue()
         self._reader: Optional["asyncio.Task[None]"] = None
-        self._pending: Dict[str, "asyncio.Future[Dict[str, Any]]"] = {}
         self._handlers: Dict[str, "asyncio.Task[None]"] = {}
         self._tasks: Set["asyncio.Task[Any]"] = set()
         self._hooks: List[HookCallback] = []
@@ -288,9 +288,6 @@ class HostSession:
             self._failure = e
         finally:
             self.ended = True
-            for fut in self._pending.values():
-                if not fut.done():
-                    fut.set_exception(CLIConnectionError("the session ended before answering"))
             self._queue.put_nowait(_END)
             self._result_event.set()
 
@@ -303,11 +300,6 @@ class HostSession:
                 return
             if isinstance(msg, dict):
                 self._message(msg)
-            return
-        if kind == "control_response":
-            fut = self._pending.get(rid)
-            if fut is not None and not fut.done():
-                fut.set_result(json.loads(payload))
             return
         if kind == "cancel":
             cancelled = self._handlers.pop(rid, None)
@@ -371,22 +363,19 @@ class HostSession:
             raise CLIConnectionError("Not connected. Call connect() first.")
         return await self._call(self._native.call, request, str(request.get("subtype")), timeout)
 
-    async def _call(self, send: Callable[..., str], request: Dict[str, Any], subtype: str, timeout: Optional[float]) -> Dict[str, Any]:
+    async def _call(self, send: Callable[..., Any], request: Dict[str, Any], subtype: str, timeout: Optional[float]) -> Dict[str, Any]:
         if self.ended:
             raise CLIConnectionError("the session ended before answering")
-        rid = send(json.dumps(request), timeout)
-        fut: "asyncio.Future[Dict[str, Any]]" = asyncio.get_running_loop().create_future()
-        self._pending[rid] = fut
-        try:
-            answer = await fut
-        finally:
-            self._pending.pop(rid, None)
-        if answer.get("ended"):
+        call = send(json.dumps(request), timeout)
+        how, payload = await pull(call, new_key(), call.take)
+        if how == "ok":
+            answer = json.loads(payload)
+            return answer if isinstance(answer, dict) else {}
+        if how == "ended":
             raise CLIConnectionError("the session ended before answering")
-        if answer.get("subtype") == "error":
-            raise ControlRequestError(subtype, str(answer.get("error", "Unknown error")))
-        payload = answer.get("response")
-        return payload if isinstance(payload, dict) else {}
+        if how == "timeout":
+            raise ControlRequestError(subtype, f"Control request timeout: {subtype}")
+        raise ControlRequestError(subtype, payload or "Unknown error")
 
     # ------------------------------------------------------------------ requests from dcl
 

@@ -183,6 +183,71 @@ impl Withdrawal {
 enum Waiter {
     Event,
     Future(oneshot::Sender<Result<Value, HostError>>),
+    Slot(Arc<CallSlot>),
+}
+
+/// Where a [`PendingCall`]'s outcome lands, and who to wake when it does.
+#[derive(Default)]
+struct CallSlot {
+    state: Mutex<SlotState>,
+}
+
+#[derive(Default)]
+struct SlotState {
+    outcome: Option<Result<Value, HostError>>,
+    armed: Option<(Arc<Waker>, u64)>,
+}
+
+impl CallSlot {
+    fn lock(&self) -> std::sync::MutexGuard<'_, SlotState> {
+        match self.state.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    fn fill(&self, outcome: Result<Value, HostError>) {
+        let armed = {
+            let mut state = self.lock();
+            state.outcome = Some(outcome);
+            state.armed.take()
+        };
+        if let Some((waker, key)) = armed {
+            waker.notify(key);
+        }
+    }
+}
+
+/// A control call in flight, for languages whose event loop cannot await a future settled
+/// off-thread (Python): the language holds this object, not its id, so it keeps no table
+/// of calls. [`PendingCall::take`] gives the outcome once; [`PendingCall::arm`] wakes the
+/// loop's [`Waker`] under `key` when it is there.
+pub struct PendingCall {
+    id: String,
+    slot: Arc<CallSlot>,
+}
+
+impl PendingCall {
+    /// The request id the host gave the call (for logs).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The outcome once it is there (the response payload, or why not); `None` before.
+    pub fn take(&self) -> Option<Result<Value, HostError>> {
+        self.slot.lock().outcome.take()
+    }
+
+    /// Wakes `waker` under `key` once the outcome is there (at once if it already is).
+    pub fn arm(&self, waker: Arc<Waker>, key: u64) {
+        let mut state = self.slot.lock();
+        if state.outcome.is_some() {
+            drop(state);
+            waker.notify(key);
+        } else {
+            state.armed = Some((waker, key));
+        }
+    }
 }
 
 struct OutboundEntry {
@@ -310,6 +375,20 @@ impl Host {
         let (tx, rx) = oneshot::channel();
         self.shared.call(request, Waiter::Future(tx), timeout)?;
         rx.await.unwrap_or(Err(HostError::Ended))
+    }
+
+    /// [`Host::call_with_timeout`] whose outcome lands in the returned [`PendingCall`]
+    /// instead of arriving as an event.
+    pub fn call_pending(
+        &self,
+        request: Value,
+        timeout: Option<Duration>,
+    ) -> Result<PendingCall, HostError> {
+        let slot = Arc::new(CallSlot::default());
+        let id = self
+            .shared
+            .call(request, Waiter::Slot(Arc::clone(&slot)), timeout)?;
+        Ok(PendingCall { id, slot })
     }
 
     /// Resolves when request `id` of an event stops waiting for the language, saying why:
@@ -652,21 +731,22 @@ impl Shared {
             t.abort();
         }
         let subtype = entry.subtype;
+        let settled = |outcome: Result<ControlResponse, HostError>, subtype: String| match outcome {
+            Ok(ControlResponse::Success { response, .. }) => {
+                Ok(response.unwrap_or_else(|| json!({})))
+            }
+            Ok(ControlResponse::Error { error, .. }) => Err(HostError::Refused {
+                subtype,
+                message: error,
+            }),
+            Err(HostError::Timeout(_)) => Err(HostError::Timeout(subtype)),
+            Err(e) => Err(e),
+        };
         match entry.waiter {
             Waiter::Future(tx) => {
-                let result = match outcome {
-                    Ok(ControlResponse::Success { response, .. }) => {
-                        Ok(response.unwrap_or_else(|| json!({})))
-                    }
-                    Ok(ControlResponse::Error { error, .. }) => Err(HostError::Refused {
-                        subtype,
-                        message: error,
-                    }),
-                    Err(HostError::Timeout(_)) => Err(HostError::Timeout(subtype)),
-                    Err(e) => Err(e),
-                };
-                let _ = tx.send(result);
+                let _ = tx.send(settled(outcome, subtype));
             }
+            Waiter::Slot(slot) => slot.fill(settled(outcome, subtype)),
             Waiter::Event => {
                 let payload = match outcome {
                     Ok(response) => serde_json::to_value(&response)
