@@ -34,3 +34,7 @@ fi
 
 # shellcheck disable=SC2086
 RUST_BACKTRACE=0 node --test --test-force-exit ${NODE_TEST_ARGS:-} test/*.test.mjs
+# And again with every session in a dcl child driven by the same Rust host (the subprocess
+# transport): the same tests, the same assertions.
+# shellcheck disable=SC2086
+DCL_CLI_PATH="$DCL_BIN" RUST_BACKTRACE=0 node --test --test-force-exit ${NODE_TEST_ARGS:-} test/*.test.mjs

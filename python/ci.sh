@@ -12,6 +12,8 @@ VENV="$ROOT/tests/.work/pyenv"
 PYTHON="${PYTHON:-python3}"
 CONSTRAINTS="$ROOT/tests/conformance/python/constraints.txt"
 
+export DCL_BIN="${DCL_BIN:-$ROOT/target/debug/dcl}"
+
 log() { printf '[python/ci] %s\n' "$*"; }
 
 want="maturin pytest pytest-asyncio claude-agent-sdk==0.2.189 $("$PYTHON" -c 'import sys; print(sys.version.split()[0])')"
@@ -39,3 +41,11 @@ log "maturin develop took $((SECONDS - t0))s"
 cd "$PYDIR"
 # shellcheck disable=SC2086
 "$VENV/bin/python" -m pytest tests -q -p no:cacheprovider ${PYTEST_ARGS:-}
+# And again with every session in a dcl child driven by the same Rust host (the subprocess
+# transport): the same tests, the same assertions.
+if [[ -x "${DCL_BIN:-}" ]]; then
+  DCL_CLI_PATH="$DCL_BIN" "$VENV/bin/python" -m pytest tests -q -p no:cacheprovider ${PYTEST_ARGS:-}
+else
+  echo "[python/ci] DCL_BIN ($DCL_BIN) is not built: the subprocess-transport run needs it" >&2
+  exit 1
+fi

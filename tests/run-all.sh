@@ -30,8 +30,8 @@ count() {
   case "$kind" in
     cargo) # "test result: ok. 12 passed; 0 failed; 0 ignored; ..."
       read -r p f < <(awk '/^test result: /{for(i=2;i<=NF;i++){if($i~/^passed;?$/)p+=$(i-1); if($i~/^failed;?$/)f+=$(i-1)}} END{print p+0, f+0}' "$log") ;;
-    pytest) # last line like "2 failed, 10 passed in 9.24s"
-      read -r p f < <(awk '/[0-9]+ (passed|failed|errors?)/{l=$0} END{n=split(l,a," "); for(i=2;i<=n;i++){if(a[i]~/^passed,?$/)p+=a[i-1]; if(a[i]~/^(failed|errors?),?$/)f+=a[i-1]} print p+0, f+0}' "$log") ;;
+    pytest) # each run's summary line, like "2 failed, 10 passed in 9.24s" (a log may hold several)
+      read -r p f < <(awk '/[0-9]+ (passed|failed|errors?).* in [0-9.]+s/{n=split($0,a," "); for(i=2;i<=n;i++){if(a[i]~/^passed,?$/)p+=a[i-1]; if(a[i]~/^(failed|errors?),?$/)f+=a[i-1]}} END{print p+0, f+0}' "$log") ;;
     surefire) # Maven's closing "Tests run: 12, Failures: 0, Errors: 0, Skipped: 0" (no "Time elapsed")
       read -r p f < <(awk '/Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+/ && !/Time elapsed/{gsub(/,/,""); for(i=1;i<=NF;i++){if($i=="run:")r=$(i+1); if($i=="Failures:")fl=$(i+1); if($i=="Errors:")e=$(i+1); if($i=="Skipped:")s=$(i+1)}} END{print r-fl-e-s+0, fl+e+0}' "$log") ;;
     node) # "# pass 12" / "# fail 0"

@@ -146,7 +146,8 @@ export class HostSession {
     const signal = this.options.abortController?.signal;
     if (signal?.aborted) throw new AbortError("the query was aborted before it started");
     const timeout = Math.max(this.options.controlRequestTimeoutMs ?? 60_000, 60_000);
-    const opened = native().openHost(JSON.stringify(json), null, timeout);
+    const cliPath = this.options.cliPath ?? (process.env.DCL_CLI_PATH || undefined);
+    const opened = native().openHost(JSON.stringify(json), null, timeout, cliPath ?? null);
     if (!isHost(opened)) throw openFailure(opened);
     this.#native = opened;
     for (const [name, server] of this.#mcp) {
@@ -378,6 +379,8 @@ export class HostSession {
     const message = outcome.message ?? "Unknown error";
     if (outcome.code === "DCL_TIMEOUT") throw new ControlRequestError(subtype, `Control request timeout: ${subtype}`);
     if (outcome.code === "DCL_REFUSED") throw new ControlRequestError(subtype, message.replace(`${subtype}: `, ""));
+    // A dcl child that refused its options: the error opening in process would have given.
+    if (outcome.code === "DCL_INVALID_OPTIONS") throw openFailure({ code: outcome.code, message, option: null });
     throw new CLIConnectionError(message);
   }
 

@@ -65,6 +65,7 @@ export interface NativeBinding {
     optionsJson: string,
     callbackTimeoutMs?: number | null,
     controlTimeoutMs?: number | null,
+    cliPath?: string | null,
   ): NativeHost | NativeOpenFailure;
   Session: abstract new (...args: never[]) => NativeSession;
   open(optionsJson: string): NativeSession | NativeOpenFailure;

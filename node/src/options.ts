@@ -91,6 +91,12 @@ export interface Options {
   dialect?: "claude" | "qoder";
   /** Seconds dcl waits for a `canUseTool` / hook / MCP answer (default 300). */
   hostTimeout?: number;
+  /**
+   * Run the session in this `dcl` executable, a child process driven by the same Rust host
+   * over its stdio (`DCL_CLI_PATH` sets a default): callbacks, hooks, in-process MCP
+   * servers and every option behave as in process.
+   */
+  cliPath?: string;
   mockScript?: string;
   baseUrl?: string;
   apiKey?: string;
@@ -185,6 +191,7 @@ const KNOWN = new Set([
   "controlRequestTimeoutMs",
   "dialect",
   "hostTimeout",
+  "cliPath",
   "mockScript",
   "baseUrl",
   "apiKey",

@@ -12,6 +12,14 @@ import dcl
 
 MOCK = "mock-model"
 
+# The suite runs twice in CI: in process, and with DCL_CLI_PATH naming the dcl binary, so
+# every session runs in a dcl child driven by the same Rust host. Tests of what only an
+# in-process session is (its descriptor count, the shape of the native objects) say so.
+in_process_only = pytest.mark.skipif(
+    bool(os.environ.get("DCL_CLI_PATH")),
+    reason="measures the in-process session itself (DCL_CLI_PATH runs sessions in a dcl child)",
+)
+
 
 @pytest.fixture(autouse=True)
 def _temporary_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

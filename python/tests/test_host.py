@@ -15,7 +15,7 @@ import pytest
 import dcl
 from dcl import _native
 from dcl._host import new_key, next_events, pull
-from conftest import MOCK, opts, tool_results
+from conftest import MOCK, in_process_only, opts, tool_results
 
 
 def host_options(workdir: Path, **extra: Any) -> str:
@@ -165,6 +165,7 @@ async def _open_idle(workdir: Path, n: int) -> Tuple[Dict[str, int], Dict[str, i
     return before, after, clients
 
 
+@in_process_only
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc")
 async def test_idle_sessions_add_no_host_descriptor(workdir: Path) -> None:
     before, after, clients = await _open_idle(workdir, IDLE)
@@ -180,11 +181,7 @@ async def test_idle_sessions_add_no_host_descriptor(workdir: Path) -> None:
             await client.disconnect()
 
 
-@pytest.mark.xfail(
-    reason="dcl_sandbox::Scope: every session makes its pipe pair eagerly (engine "
-    "tools/mod.rs ShellState::new); lazy creation on the first Bash call would make this pass",
-    strict=False,
-)
+@in_process_only
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc")
 async def test_idle_sessions_cost_no_descriptor(workdir: Path) -> None:
     before, after, clients = await _open_idle(workdir, IDLE)

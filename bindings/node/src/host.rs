@@ -99,12 +99,14 @@ fn host_error(e: &HostError) -> Error<String> {
 
 /// Opens a session (options JSON as for `open`) with its host. `callbackTimeoutMs`: how
 /// long a callback may take before dcl gets an error answer and the package a `cancel`
-/// (default: as long as dcl waits); `controlTimeoutMs`: the default for `request`.
+/// (default: as long as dcl waits); `controlTimeoutMs`: the default for `request`. With
+/// `cliPath`, the session runs in that `dcl` executable as a child process.
 #[napi(catch_unwind)]
 pub fn open_host(
     options_json: String,
     callback_timeout_ms: Option<f64>,
     control_timeout_ms: Option<f64>,
+    cli_path: Option<String>,
 ) -> Result<Either<Host, OpenFailure>> {
     let config = HostConfig {
         callback_timeout: millis("callbackTimeoutMs", callback_timeout_ms)?,
@@ -112,7 +114,11 @@ pub fn open_host(
             .unwrap_or(HostConfig::default().control_timeout),
         ..HostConfig::default()
     };
-    Ok(match BridgeHost::open(&options_json, config) {
+    let opened = match cli_path {
+        Some(path) => BridgeHost::spawn(std::path::Path::new(&path), &options_json, config),
+        None => BridgeHost::open(&options_json, config),
+    };
+    Ok(match opened {
         Ok(inner) => Either::A(Host {
             inner: Arc::new(inner),
         }),

@@ -99,13 +99,16 @@ impl Host {
     /// Opens a session. `callback_timeout`: seconds the package has to answer a request
     /// from dcl (`None`: dcl's own `hostTimeoutSecs`); `control_timeout`: seconds a
     /// control call to dcl may take unless `call` says otherwise.
+    /// With `cli_path`, the session runs in that `dcl` executable as a child process,
+    /// driven by the same host over its stdio.
     #[new]
-    #[pyo3(signature = (options_json, callback_timeout = None, control_timeout = 60.0))]
+    #[pyo3(signature = (options_json, callback_timeout = None, control_timeout = 60.0, cli_path = None))]
     fn new(
         py: Python<'_>,
         options_json: &str,
         callback_timeout: Option<f64>,
         control_timeout: f64,
+        cli_path: Option<std::path::PathBuf>,
     ) -> PyResult<Host> {
         let config = HostConfig {
             callback_timeout: callback_timeout
@@ -115,9 +118,12 @@ impl Host {
             ..HostConfig::default()
         };
         let options = options_json.to_owned();
-        py.detach(move || BridgeHost::open(&options, config))
-            .map(|inner| Host { inner })
-            .map_err(|e| host_err(py, e))
+        py.detach(move || match cli_path {
+            Some(path) => BridgeHost::spawn(&path, &options, config),
+            None => BridgeHost::open(&options, config),
+        })
+        .map(|inner| Host { inner })
+        .map_err(|e| host_err(py, e))
     }
 
     #[getter]
@@ -254,14 +260,21 @@ impl PendingCall {
 
     /// `None` until the outcome is there, then once: `("ok", response_json)`,
     /// `("refused", message)` (dcl answered an error), `("timeout", message)` or
-    /// `("ended", message)`.
-    fn take(&self) -> Option<(String, String)> {
-        self.inner.take().map(|outcome| match outcome {
+    /// `("ended", message)`. A session that could not start (a `dcl` child refusing its
+    /// options) raises the error opening it in process would have.
+    fn take(&self, py: Python<'_>) -> PyResult<Option<(String, String)>> {
+        let Some(outcome) = self.inner.take() else {
+            return Ok(None);
+        };
+        Ok(Some(match outcome {
             Ok(v) => ("ok".to_string(), v.to_string()),
             Err(HostError::Refused { message, .. }) => ("refused".to_string(), message),
             Err(e @ HostError::Timeout(_)) => ("timeout".to_string(), e.to_string()),
+            Err(HostError::Bridge(e @ dcl_bridge::BridgeError::InvalidOptions { .. })) => {
+                return Err(to_pyerr(py, e));
+            }
             Err(e) => ("ended".to_string(), e.to_string()),
-        })
+        }))
     }
 
     /// Asks to be woken once, under `key`, when the outcome is there.

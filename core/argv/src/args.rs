@@ -173,6 +173,7 @@ pub const FLAGS: &[Flag] = &[
     flag("--enable-builtin-skills", &[], Switch, "", NotActedOn),
     flag("--managed-settings", &[], Value, "<json|file> policy settings above every other layer", Text("managedSettings")),
     flag("--managed-settings-in-initialize", &[], Switch, "", Satisfied("initialize.managedSettings is applied (with --await-initialize)")),
+    flag("--session-options", &[], Value, "<file> the whole options JSON, read then deleted (a host's dcl child)", Cli),
     flag("--legacy-events", &[], Switch, "emit the legacy lines even when an SDK drives dcl", Set("legacyEvents", Literal::True)),
 ];
 

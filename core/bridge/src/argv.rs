@@ -18,7 +18,10 @@ pub fn session_options(
     output: OutputFormat,
     stream_input: bool,
 ) -> Result<SessionOptions, BridgeError> {
-    let json = options_json(args, env, output, stream_input).map_err(argv_error)?;
+    let mut json = options_json(args, env, output, stream_input).map_err(argv_error)?;
+    if let Some(path) = args.value(&["--session-options"]) {
+        overlay_options_file(&mut json, std::path::Path::new(path))?;
+    }
     SessionOptions::from_value(json).map_err(|e| {
         let flag = e.option.as_deref().and_then(flag_for_option);
         BridgeError::InvalidOptions {
@@ -56,6 +59,53 @@ pub fn open_argv<I: IntoIterator<Item = String>>(
         options.cwd = cwd;
     }
     open_with(options)
+}
+
+/// `--session-options <file>`: the options a host gave its `dcl` child (see
+/// [`crate::host::Host::spawn`]). The file is removed once read — it may hold a key. Its
+/// keys win over the flags', except what the process itself decides: its environment
+/// (the child's own), its output format and interactivity (stream-json SDK mode).
+fn overlay_options_file(
+    json: &mut serde_json::Value,
+    path: &std::path::Path,
+) -> Result<(), BridgeError> {
+    let refuse = |message: String| BridgeError::InvalidOptions {
+        option: None,
+        message: format!("--session-options {}: {message}", path.display()),
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| refuse(e.to_string()))?;
+    if let Err(e) = std::fs::remove_file(path) {
+        tracing::warn!(
+            "cannot remove the session options file {}: {e}",
+            path.display()
+        );
+    }
+    let serde_json::Value::Object(file) =
+        serde_json::from_str(&text).map_err(|e| refuse(e.to_string()))?
+    else {
+        return Err(refuse("expected a JSON object".into()));
+    };
+    let Some(out) = json.as_object_mut() else {
+        return Ok(());
+    };
+    for (key, value) in file {
+        match key.as_str() {
+            "env" | "outputFormat" | "nonInteractive" => {}
+            "ignoredFlags" => {
+                let mut list: Vec<serde_json::Value> = out
+                    .get("ignoredFlags")
+                    .and_then(serde_json::Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                list.extend(value.as_array().cloned().unwrap_or_default());
+                out.insert(key, serde_json::Value::Array(list));
+            }
+            _ => {
+                out.insert(key, value);
+            }
+        }
+    }
+    Ok(())
 }
 
 fn argv_error(e: ArgvError) -> BridgeError {
@@ -150,6 +200,48 @@ mod tests {
         assert!(e.starts_with("--max-turns: "), "{e}");
         let e = run(&[], env(&[("DCL_HOST_TIMEOUT_SECS", "soon")]));
         assert!(e.contains("DCL_HOST_TIMEOUT_SECS"), "{e}");
+    }
+
+    #[test]
+    fn a_session_options_file_is_read_removed_and_wins_over_flags() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("o.json");
+        std::fs::write(
+            &file,
+            r#"{"model":"from-file","maxTurns":7,"env":{"X":"1"},"outputFormat":"text"}"#,
+        )
+        .unwrap();
+        let args = parse(&[
+            "--model",
+            "from-flag",
+            "--session-options",
+            file.to_str().unwrap(),
+        ]);
+        let opts =
+            session_options(&args, env(&[("Y", "2")]), OutputFormat::StreamJson, true).unwrap();
+        assert_eq!(opts.model.as_deref(), Some("from-file"));
+        assert_eq!(opts.max_turns, Some(7));
+        assert_eq!(
+            opts.env.get("Y").map(String::as_str),
+            Some("2"),
+            "the process's env"
+        );
+        assert!(!opts.env.contains_key("X"));
+        assert_eq!(
+            opts.output_format,
+            Some(crate::options::OutputFormat::StreamJson)
+        );
+        assert!(!file.exists(), "the file is removed once read");
+        // Its twin: a missing or malformed file is a clear error naming the flag.
+        let e = message(
+            session_options(&args, BTreeMap::new(), OutputFormat::StreamJson, true).unwrap_err(),
+        );
+        assert!(e.starts_with("--session-options "), "{e}");
+        std::fs::write(&file, "[1]").unwrap();
+        let e = message(
+            session_options(&args, BTreeMap::new(), OutputFormat::StreamJson, true).unwrap_err(),
+        );
+        assert!(e.contains("expected a JSON object"), "{e}");
     }
 
     #[test]

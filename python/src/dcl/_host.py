@@ -20,6 +20,7 @@ import inspect
 import itertools
 import json
 import logging
+import os
 import weakref
 from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
@@ -186,7 +187,8 @@ class HostSession:
         payload = json.dumps(session_options(self.options, sdk_servers_in_mcp_config=self._sdk_in_config))
         specs = self._setup_mcp()
         timeout = max(self.options.control_request_timeout_ms / 1000.0, 60.0)
-        self._native = _native.Host(payload, None, timeout)
+        cli_path = self.options.cli_path or os.environ.get("DCL_CLI_PATH") or None
+        self._native = _native.Host(payload, None, timeout, os.fspath(cli_path) if cli_path else None)
         for spec in specs:
             self._native.add_mcp_server(json.dumps(spec))
         self._reader = asyncio.get_running_loop().create_task(self._read_loop())

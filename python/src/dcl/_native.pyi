@@ -51,7 +51,11 @@ class Host:
     """One in-process session with the host side of the protocol done in Rust."""
 
     def __init__(
-        self, options_json: str, callback_timeout: Optional[float] = None, control_timeout: float = 60.0
+        self,
+        options_json: str,
+        callback_timeout: Optional[float] = None,
+        control_timeout: float = 60.0,
+        cli_path: Optional[str] = None,
     ) -> None: ...
     @property
     def session_id(self) -> str: ...

@@ -110,6 +110,11 @@ class Options:
     base_url: Optional[str] = None
     api_key: Optional[str] = None
     api_format: Optional[str] = None
+    cli_path: Optional[PathLike] = None
+    """Run the session in this ``dcl`` executable, a child process driven by the same Rust
+    host over its stdio (``DCL_CLI_PATH`` sets a default): callbacks, hooks, in-process MCP
+    servers and every option behave as in process. Other SDKs' ``cli_path`` (their own
+    CLI) is not taken over by :meth:`from_any`."""
     dcl_options: Optional[SessionOptionsJson] = None
     """Keys of dcl's options JSON set directly (the generated ``SessionOptionsJson``: every
     option the engine reads, including ones without a field here). They win over the
@@ -139,6 +144,9 @@ class Options:
             raise TypeError(f"cannot read options from {type(source).__name__}")
         values.update(overrides)
         known = {f.name for f in dataclasses.fields(cls)}
+        if not strict:
+            # Another SDK's cli_path names its own CLI (claude, qodercli), not dcl.
+            values.pop("cli_path", None)
         out: Dict[str, Any] = {}
         dropped: List[str] = []
         for key, value in values.items():
@@ -192,11 +200,11 @@ _ALIASES: Dict[str, str] = {
     "apiKey": "api_key",
     "apiFormat": "api_format",
     "dclOptions": "dcl_options",
+    "cliPath": "cli_path",
 }
 
 # Other SDKs' fields that make no sense in-process (no child process, no CLI binary).
 _IGNORED = {
-    "cli_path",
     "pathToClaudeCodeExecutable",
     "executable",
     "executableArgs",

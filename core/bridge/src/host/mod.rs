@@ -21,6 +21,7 @@
 //! language takes them ([`Host::try_events`], [`Host::next_events`]) and may ask to be
 //! woken through a shared [`Waker`] ([`Host::arm`]). No Rust thread calls into a language.
 
+pub mod child;
 pub mod init;
 pub mod mcp;
 pub mod wake;
@@ -267,7 +268,7 @@ struct State {
 }
 
 struct Shared {
-    bridge: Bridge,
+    bridge: child::Link,
     config: HostConfig,
     state: Mutex<State>,
     /// Events were queued (for Rust waiters; languages use [`Waker`]).
@@ -291,6 +292,22 @@ impl Host {
 
     /// The host of an open bridge.
     pub fn over(bridge: Bridge, config: HostConfig) -> Result<Host, BridgeError> {
+        Host::start(child::Link::InProcess(bridge), config)
+    }
+
+    /// A session in a `dcl` child process (`cli_path`) with the same options, driven over
+    /// its stdio: everything above — events, callbacks, MCP servers, timeouts — is the
+    /// same as in process.
+    pub fn spawn(
+        cli_path: &std::path::Path,
+        options_json: &str,
+        config: HostConfig,
+    ) -> Result<Host, HostError> {
+        let child = child::Child::spawn(cli_path, options_json)?;
+        Ok(Host::start(child::Link::Child(child), config)?)
+    }
+
+    fn start(bridge: child::Link, config: HostConfig) -> Result<Host, BridgeError> {
         let rt = crate::runtime()?;
         let shared = Arc::new(Shared {
             bridge,
@@ -915,8 +932,10 @@ impl Shared {
         for entry in inbound.into_values() {
             entry.release(Withdrawal::Ended);
         }
+        let failure = self.bridge.failure();
         for (id, entry) in outbound {
-            self.settle(&id, entry, Err(HostError::Ended));
+            let why = failure.clone().map_or(HostError::Ended, HostError::Bridge);
+            self.settle(&id, entry, Err(why));
         }
         let armed = self.lock().armed.take();
         if let Some((waker, key)) = armed {

@@ -481,3 +481,98 @@ fn server_instructions_and_structured_content_reach_dcl() {
     };
     assert!(init["result"].get("instructions").is_none());
 }
+
+/// The `dcl` binary of this build (`cargo build` puts it beside `deps/`), for the child
+/// transport. CI builds the workspace before testing, so there it must exist.
+fn dcl_binary() -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let bin = exe.parent()?.parent()?.join("dcl");
+    if bin.is_file() {
+        return Some(bin);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{} is missing: cargo build -p dcl-cli first",
+        bin.display()
+    );
+    eprintln!(
+        "skipped: {} is not built (cargo build -p dcl-cli)",
+        bin.display()
+    );
+    None
+}
+
+#[test]
+fn a_dcl_child_is_driven_by_the_same_host() {
+    let Some(dcl) = dcl_binary() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let opts = json!({
+        "cwd": dir.path(), "model": "mock-model", "permissionPromptTool": "stdio",
+        "env": {"HOME": home.path(), "PATH": std::env::var("PATH").unwrap_or_default()},
+    });
+    let host = Host::spawn(&dcl, &opts.to_string(), HostConfig::default()).unwrap();
+    let known = host.session_id();
+    initialize(&host, json!({}));
+    host.send(&prompt("FAKE_WRITE child.txt")).unwrap();
+    let seen = events_until(&host, |e| e.kind == "can_use_tool");
+    let ask = seen.last().unwrap();
+    let input = ask.payload_json().unwrap()["input"].clone();
+    host.respond(
+        &ask.id,
+        Ok(json!({"behavior": "allow", "updatedInput": input})),
+    )
+    .unwrap();
+    let seen = events_until(&host, is_result);
+    let result = seen.last().unwrap().payload_json().unwrap();
+    assert_eq!(
+        result["session_id"], known,
+        "the id the host gave the child"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("child.txt")).unwrap(),
+        "hello\n"
+    );
+    // The options went through a private file the child removed.
+    let leftovers: Vec<_> = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains(&known))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    host.close();
+}
+
+#[test]
+fn a_child_refusing_its_options_is_an_invalid_options_error() {
+    let Some(dcl) = dcl_binary() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let rt = dcl_bridge::runtime().unwrap();
+    // Caught before spawning, naming the option, as in process ...
+    let bad = json!({"cwd": dir.path(), "model": "mock-model", "maxTurns": -1});
+    let e = Host::spawn(&dcl, &bad.to_string(), HostConfig::default())
+        .err()
+        .expect("refused");
+    assert!(
+        matches!(&e, dcl_bridge::host::HostError::Bridge(b) if b.option() == Some("maxTurns")),
+        "{e:?}"
+    );
+    // ... or by the child at start-up: the waiting call gets its reason.
+    let bad = json!({"cwd": dir.path(), "model": "mock-model", "permissionMode": "sideways"});
+    let host = Host::spawn(&dcl, &bad.to_string(), HostConfig::default()).unwrap();
+    let answer = rt.block_on(host.request(InitSpec::default().request(&[])));
+    match answer {
+        Err(dcl_bridge::host::HostError::Bridge(dcl_bridge::BridgeError::InvalidOptions {
+            message,
+            ..
+        })) => assert!(message.contains("sideways"), "{message}"),
+        other => panic!("expected the child's refusal, got {other:?}"),
+    }
+    // Its twin: a good mode opens.
+    let good = json!({"cwd": dir.path(), "model": "mock-model", "permissionMode": "plan"});
+    let host = Host::spawn(&dcl, &good.to_string(), HostConfig::default()).unwrap();
+    assert!(
+        rt.block_on(host.request(InitSpec::default().request(&[])))
+            .is_ok()
+    );
+}
