@@ -1,14 +1,13 @@
 /**
  * In-process MCP tools: `tool()` and `createSdkMcpServer()` with zod schemas, as
  * @anthropic-ai/claude-agent-sdk has them. The model sees tool `add` of server `calc` as
- * `mcp__calc__add`; dcl reaches the server through `mcp_message` control requests
- * carrying JSON-RPC, which `SdkMcpServer.handle` answers (initialize, ping, tools/list,
- * tools/call), so no MCP SDK is needed.
+ * `mcp__calc__add`. dcl's Rust host answers the server's JSON-RPC (initialize, ping,
+ * tools/list, schema checks) from `spec()`; only `tools/call` runs a handler here, so no
+ * MCP SDK is needed.
  */
 import { z } from "zod";
 
-/** The MCP revision answered when the client names none. */
-export const DEFAULT_PROTOCOL_VERSION = "2025-06-18";
+import { native, type NativeMcpServer } from "./native";
 
 export type ZodRawShape = Record<string, z.ZodType>;
 
@@ -49,6 +48,7 @@ export class SdkMcpServer {
   readonly name: string;
   readonly version: string;
   readonly instructions: string | undefined;
+  #rpc: NativeMcpServer | undefined;
   readonly #tools = new Map<string, { def: SdkMcpToolDefinition; schema: z.ZodObject<ZodRawShape>; json: Record<string, unknown> }>();
 
   constructor(name: string, version = "1.0.0", tools: SdkMcpToolDefinition<any>[] = [], instructions?: string) {
@@ -102,28 +102,15 @@ export class SdkMcpServer {
     }
   }
 
-  /** Answers one JSON-RPC message; `null` for notifications. */
+  /** Answers one JSON-RPC message (`null` for a notification) the way a session's host
+   * does: the JSON-RPC is dcl's (Rust), only the tool's function runs here. */
   async handle(message: JsonRpc): Promise<Record<string, unknown> | null> {
-    if (!("id" in message) || message.method === undefined) return null;
-    const ok = (result: unknown) => ({ jsonrpc: "2.0", id: message.id, result });
-    const params = message.params ?? {};
-    switch (message.method) {
-      case "initialize":
-        return ok({
-          protocolVersion: typeof params.protocolVersion === "string" ? params.protocolVersion : DEFAULT_PROTOCOL_VERSION,
-          capabilities: { tools: { listChanged: false } },
-          serverInfo: { name: this.name, version: this.version },
-          ...(this.instructions ? { instructions: this.instructions } : {}),
-        });
-      case "ping":
-        return ok({});
-      case "tools/list":
-        return ok({ tools: this.listTools() });
-      case "tools/call":
-        return ok(await this.callTool(String(params.name ?? ""), params.arguments));
-      default:
-        return { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: `Method not found: ${message.method}` } };
-    }
+    this.#rpc ??= new (native().McpServer)(JSON.stringify(this.spec()));
+    const step = this.#rpc.handle(JSON.stringify(message));
+    if (step.reply != null) return JSON.parse(step.reply) as Record<string, unknown>;
+    if (step.tool == null || step.id == null) return null;
+    const result = await this.callTool(step.tool, JSON.parse(step.arguments ?? "{}"));
+    return JSON.parse(native().McpServer.toolResult(step.id, JSON.stringify(result), null)) as Record<string, unknown>;
   }
 }
 

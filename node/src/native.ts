@@ -59,7 +59,16 @@ export interface NativeHost {
   close(): void;
 }
 
+/** The JSON-RPC of one in-process MCP server (the Rust host's). */
+export interface NativeMcpServer {
+  handle(messageJson: string): { reply?: string | null; tool?: string | null; arguments?: string | null; id?: string | null };
+}
+
 export interface NativeBinding {
+  McpServer: {
+    new (specJson: string): NativeMcpServer;
+    toolResult(idJson: string, resultJson?: string | null, error?: string | null): string;
+  };
   Host: abstract new (...args: never[]) => NativeHost;
   openHost(
     optionsJson: string,

@@ -310,3 +310,77 @@ impl Host {
         self.inner.close();
     }
 }
+
+/// What one JSON-RPC message asks of an in-process MCP server: the complete `reply`, or a
+/// tool to `call` (then `McpServer.toolResult`), or neither for a notification.
+#[napi(object)]
+pub struct McpStep {
+    pub reply: Option<String>,
+    pub tool: Option<String>,
+    pub arguments: Option<String>,
+    pub id: Option<String>,
+}
+
+/// The JSON-RPC of one in-process MCP server (the Rust host's), for `SdkMcpServer.handle`
+/// used on its own, outside a session.
+#[napi(js_name = "McpServer")]
+pub struct McpServerJs {
+    inner: dcl_bridge::host::McpServer,
+}
+
+#[napi]
+impl McpServerJs {
+    #[napi(constructor)]
+    pub fn new(spec_json: String) -> Result<Self> {
+        let spec: McpServerSpec = serde_json::from_value(json_arg("spec", &spec_json)?)
+            .map_err(|e| Error::new(Status::InvalidArg, format!("MCP server spec: {e}")))?;
+        dcl_bridge::host::McpServer::new(spec)
+            .map(|inner| McpServerJs { inner })
+            .map_err(|e| Error::new(Status::InvalidArg, e.to_string()))
+    }
+
+    #[napi(catch_unwind)]
+    pub fn handle(&self, message_json: String) -> Result<McpStep> {
+        let message = json_arg("message", &message_json)?;
+        Ok(match self.inner.handle(&message) {
+            dcl_bridge::host::McpStep::Reply(v) => McpStep {
+                reply: Some(v.to_string()),
+                tool: None,
+                arguments: None,
+                id: None,
+            },
+            dcl_bridge::host::McpStep::NoReply => McpStep {
+                reply: None,
+                tool: None,
+                arguments: None,
+                id: None,
+            },
+            dcl_bridge::host::McpStep::Call {
+                jsonrpc_id,
+                tool,
+                arguments,
+            } => McpStep {
+                reply: None,
+                tool: Some(tool),
+                arguments: Some(arguments.to_string()),
+                id: Some(jsonrpc_id.to_string()),
+            },
+        })
+    }
+
+    /// The `tools/call` answer for a tool's result (JSON text) or its error message.
+    #[napi]
+    pub fn tool_result(
+        id_json: String,
+        result_json: Option<String>,
+        error: Option<String>,
+    ) -> Result<String> {
+        let id = json_arg("id", &id_json)?;
+        let outcome = match (result_json, error) {
+            (_, Some(e)) => Err(e),
+            (Some(r), None) => Ok(json_arg("result", &r)?),
+            (None, None) => Ok(serde_json::Value::Null),
+        };
+        Ok(dcl_bridge::host::McpServer::tool_result(&id, outcome).to_string())
+    }
+}
