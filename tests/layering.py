@@ -21,7 +21,7 @@ ALLOWED: dict[str, set[str]] = {
     "dcl-model": {"dcl-protocol"},
     "dcl-store": {"dcl-protocol"},
 }
-FRONT_ENDS = {"dcl-cli", "dcl-python", "dcl-node", "dcl-java"}
+FRONT_ENDS = {"dcl-cli", "dcl-python", "dcl-node", "dcl-java", "dcl-c"}
 
 
 def main() -> int:

@@ -153,6 +153,7 @@ java_suite() {
   return "$rc"
 }
 phase "java suite" java_suite
+phase "c abi" bash "$ROOT/tests/c/run.sh"
 if [[ "${SKIP_CARGO:-0}" != 1 ]]; then
   phase "fuzz parse_line" env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash tests/fuzz.sh
 fi
