@@ -34,6 +34,8 @@ count() {
       read -r p f < <(awk '/[0-9]+ (passed|failed|errors?).* in [0-9.]+s/{n=split($0,a," "); for(i=2;i<=n;i++){if(a[i]~/^passed,?$/)p+=a[i-1]; if(a[i]~/^(failed|errors?),?$/)f+=a[i-1]}} END{print p+0, f+0}' "$log") ;;
     surefire) # Maven's closing "Tests run: 12, Failures: 0, Errors: 0, Skipped: 0" (no "Time elapsed")
       read -r p f < <(awk '/Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+/ && !/Time elapsed/{gsub(/,/,""); for(i=1;i<=NF;i++){if($i=="run:")r=$(i+1); if($i=="Failures:")fl=$(i+1); if($i=="Errors:")e=$(i+1); if($i=="Skipped:")s=$(i+1)}} END{print r-fl-e-s+0, fl+e+0}' "$log") ;;
+    gotest) # "--- PASS: TestX" / "--- FAIL: TestX"
+      read -r p f < <(awk '/^--- PASS/{p++} /^--- FAIL/{f++} END{print p+0, f+0}' "$log") ;;
     node) # "# pass 12" / "# fail 0"
       read -r p f < <(awk '/^# pass [0-9]+/{p+=$3} /^# fail [0-9]+/{f+=$3} END{print p+0, f+0}' "$log") ;;
   esac
@@ -154,6 +156,14 @@ java_suite() {
 }
 phase "java suite" java_suite
 phase "c abi" bash "$ROOT/tests/c/run.sh"
+go_suite() {
+  local rc=0
+  mkdir -p "$ROOT/tests/.work"
+  bash "$ROOT/tests/go/run.sh" || rc=$?
+  count gotest "$ROOT/tests/.work/go-test.log"
+  return "$rc"
+}
+phase "go" go_suite
 if [[ "${SKIP_CARGO:-0}" != 1 ]]; then
   phase "fuzz parse_line" env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash tests/fuzz.sh
 fi

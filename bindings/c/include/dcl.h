@@ -145,6 +145,15 @@ int32_t dcl_initialize(const DclSession *session,
                        char **error_out);
 
 /*
+ The `initialize` request [`dcl_initialize`] would send for `spec_json`, for callers
+ that send it with [`dcl_request`] and wait; NULL (with `*error_out`) for a bad spec.
+
+ # Safety
+ As [`dcl_add_mcp_server`].
+ */
+char *dcl_initialize_request(const DclSession *session, const char *spec_json, char **error_out);
+
+/*
  Sends a control request (`{"subtype": "interrupt"}`, `set_model`, `mcp_status`…);
  `timeout_ms` < 0: the default (60 s). See [`dcl_initialize`] for the answer.
 
@@ -156,6 +165,22 @@ int32_t dcl_call(const DclSession *session,
                  int64_t timeout_ms,
                  char **id_out,
                  char **error_out);
+
+/*
+ Sends a control request and waits for dcl's answer (at most `timeout_ms`; < 0: the
+ default 60 s): [`DCL_OK`] with `*response_out` the `response` payload (JSON), else
+ [`DCL_ERROR`] with `DCL_REFUSED` (dcl answered an error), `DCL_TIMEOUT` or
+ `DCL_CLOSED`. No `control_response` event follows, so a caller keeps no table of ids.
+ Blocks the calling thread; must not be called from a thread of dcl's runtime.
+
+ # Safety
+ As [`dcl_call`]; `response_out` valid or NULL.
+ */
+int32_t dcl_request(const DclSession *session,
+                    const char *request_json,
+                    int64_t timeout_ms,
+                    char **response_out,
+                    char **error_out);
 
 /*
  Sends one protocol line (a user message). [`DCL_BUSY`]: the input queue is full; send

@@ -363,6 +363,35 @@ pub unsafe extern "C" fn dcl_initialize(
     })
 }
 
+/// The `initialize` request [`dcl_initialize`] would send for `spec_json`, for callers
+/// that send it with [`dcl_request`] and wait; NULL (with `*error_out`) for a bad spec.
+///
+/// # Safety
+/// As [`dcl_add_mcp_server`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn dcl_initialize_request(
+    session: *const DclSession,
+    spec_json: *const c_char,
+    error_out: *mut *mut c_char,
+) -> *mut c_char {
+    let mut out = ptr::null_mut();
+    guarded(error_out, || {
+        let Some(s) = session_of(session) else {
+            return fail(error_out, "DCL_BAD_INPUT", "session is NULL", None);
+        };
+        match arg(spec_json, "spec_json").and_then(|t| {
+            serde_json::from_str::<InitSpec>(t).map_err(|e| format!("initialize spec: {e}"))
+        }) {
+            Ok(spec) => {
+                out = text(&s.host.initialize_request(&spec).to_string());
+                DCL_OK
+            }
+            Err(m) => fail(error_out, "DCL_INVALID_OPTIONS", &m, None),
+        }
+    });
+    out
+}
+
 fn call(
     s: &DclSession,
     request: Value,
@@ -403,6 +432,46 @@ pub unsafe extern "C" fn dcl_call(
             Err(m) => return fail(error_out, "DCL_BAD_INPUT", &m, None),
         };
         call(s, request, timeout_ms, id_out, error_out)
+    })
+}
+
+/// Sends a control request and waits for dcl's answer (at most `timeout_ms`; < 0: the
+/// default 60 s): [`DCL_OK`] with `*response_out` the `response` payload (JSON), else
+/// [`DCL_ERROR`] with `DCL_REFUSED` (dcl answered an error), `DCL_TIMEOUT` or
+/// `DCL_CLOSED`. No `control_response` event follows, so a caller keeps no table of ids.
+/// Blocks the calling thread; must not be called from a thread of dcl's runtime.
+///
+/// # Safety
+/// As [`dcl_call`]; `response_out` valid or NULL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn dcl_request(
+    session: *const DclSession,
+    request_json: *const c_char,
+    timeout_ms: i64,
+    response_out: *mut *mut c_char,
+    error_out: *mut *mut c_char,
+) -> i32 {
+    guarded(error_out, || {
+        let Some(s) = session_of(session) else {
+            return fail(error_out, "DCL_BAD_INPUT", "session is NULL", None);
+        };
+        let request: Value = match arg(request_json, "request_json")
+            .and_then(|t| serde_json::from_str(t).map_err(|e| format!("request: {e}")))
+        {
+            Ok(r) => r,
+            Err(m) => return fail(error_out, "DCL_BAD_INPUT", &m, None),
+        };
+        let rt = match dcl_bridge::runtime() {
+            Ok(rt) => rt,
+            Err(e) => return fail(error_out, "DCL_INTERNAL", &e.to_string(), None),
+        };
+        match rt.block_on(s.host.request_with_timeout(request, millis(timeout_ms))) {
+            Ok(v) => {
+                put(response_out, &v.to_string());
+                DCL_OK
+            }
+            Err(e) => host_fail(error_out, &e),
+        }
     })
 }
 

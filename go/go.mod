@@ -1,0 +1,3 @@
+module github.com/dcl-run/dcl/go
+
+go 1.22
