@@ -286,3 +286,27 @@ func TestBadOptionsNameTheOption(t *testing.T) {
 		t.Fatalf("err %#v", err)
 	}
 }
+
+func TestMessagesDecodeIntoTheGeneratedTypes(t *testing.T) {
+	_, o := box(t)
+	o.Extra = map[string]any{OptionMaxTurns: 3}
+	msgs, err := Query(ctx(t), "hello", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var init SystemInit
+	if err := msgs[0].Decode(&init); err != nil || init.Model != "mock-model" || init.SessionId == "" {
+		t.Fatalf("system/init %+v %v", init, err)
+	}
+	var r ResultMessage
+	if err := result(t, msgs).Decode(&r); err != nil || r.NumTurns != 1 || r.Result == nil {
+		t.Fatalf("result %+v %v", r, err)
+	}
+	found := false
+	for _, k := range OptionKeys {
+		found = found || k == "maxTurns"
+	}
+	if !found {
+		t.Fatal("OptionKeys has no maxTurns")
+	}
+}

@@ -117,6 +117,8 @@ def test_a_new_option_reaches_every_binding_by_regeneration(tmp_path: Path) -> N
     assert "zzScratchOption: Optional[int]" in py and '"zzScratchOption",' in py
     java = (out / "java/src/main/java/nexus/io/agent/sdk/generated/SessionOptionKeys.java").read_text()
     assert 'public static final String ZZ_SCRATCH_OPTION = "zzScratchOption";' in java
+    go = (out / "go/options_gen.go").read_text()
+    assert 'OptionZzScratchOption' in go and '"zzScratchOption"' in go
     node_modules = ROOT / "node/node_modules/json-schema-to-typescript"
     if not node_modules.exists():
         if os.environ.get("CI"):
