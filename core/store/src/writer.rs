@@ -21,10 +21,11 @@ pub fn new_uuid() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
-/// An open transcript file.
+/// A transcript file to append to. It holds no descriptor of its own: entries go through
+/// [`handles`], a small pool shared by every session of the process, so 10,000 idle
+/// sessions hold no transcript open while a busy one does not reopen its file per entry.
 #[derive(Debug)]
 pub struct TranscriptFile {
-    file: File,
     path: PathBuf,
 }
 
@@ -52,7 +53,6 @@ impl TranscriptFile {
                 .map_err(|e| StoreError::io("cannot write", path, e))?;
         }
         Ok(TranscriptFile {
-            file,
             path: path.to_path_buf(),
         })
     }
@@ -65,11 +65,69 @@ impl TranscriptFile {
     pub fn append(&mut self, entry: &Value) -> Result<()> {
         let mut line = serde_json::to_vec(entry)?;
         line.push(b'\n');
+        let file =
+            handles::get(&self.path).map_err(|e| StoreError::io("cannot open", &self.path, e))?;
         // `write_all` on a regular file is one write(2) unless the disk is full or the line
         // is enormous; O_APPEND puts it at the end whoever else appended meanwhile.
-        self.file
+        (&*file)
             .write_all(&line)
             .map_err(|e| StoreError::io("cannot write", &self.path, e))
+    }
+}
+
+/// The process's open transcript handles: the most recently written [`handles::CAPACITY`]
+/// files stay open (append-only), the least recent is closed when another is needed. A
+/// handle being written when it is evicted stays open until that write is done.
+pub mod handles {
+    use std::fs::{File, OpenOptions};
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::path::{Path, PathBuf};
+    use std::sync::{Arc, Mutex};
+
+    /// Open transcripts kept at most: a turn's writers and the subagents it runs.
+    pub const CAPACITY: usize = 64;
+
+    static POOL: Mutex<Vec<(PathBuf, Arc<File>)>> = Mutex::new(Vec::new());
+
+    fn pool() -> std::sync::MutexGuard<'static, Vec<(PathBuf, Arc<File>)>> {
+        match POOL.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// An append handle of `path` (most recently used last).
+    pub fn get(path: &Path) -> std::io::Result<Arc<File>> {
+        let mut pool = pool();
+        if let Some(i) = pool.iter().position(|(p, _)| p == path) {
+            let entry = pool.remove(i);
+            let file = Arc::clone(&entry.1);
+            pool.push(entry);
+            return Ok(file);
+        }
+        let file = Arc::new(
+            OpenOptions::new()
+                .append(true)
+                .create(true)
+                .mode(0o600)
+                .open(path)?,
+        );
+        if pool.len() >= CAPACITY {
+            pool.remove(0);
+        }
+        pool.push((path.to_path_buf(), Arc::clone(&file)));
+        Ok(file)
+    }
+
+    /// Closes the handle of `path`, if open: for a transcript that is deleted or replaced
+    /// (its next entry then recreates the file rather than reaching the old one).
+    pub fn release(path: &Path) {
+        pool().retain(|(p, _)| p != path);
+    }
+
+    /// How many transcripts the process holds open.
+    pub fn open_count() -> usize {
+        pool().len()
     }
 }
 
@@ -358,4 +416,42 @@ fn write_meta(path: &Path, meta: &Value) -> Result<()> {
     bytes.push(b'\n');
     f.write_all(&bytes)
         .map_err(|e| StoreError::io("cannot write", path, e))
+}
+
+#[cfg(test)]
+mod handle_pool_tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn many_transcripts_share_a_bounded_pool_and_lose_no_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = handles::CAPACITY * 3;
+        let mut files: Vec<TranscriptFile> = (0..n)
+            .map(|i| TranscriptFile::open(&dir.path().join(format!("{i}.jsonl"))).unwrap())
+            .collect();
+        for round in 0..3 {
+            for f in &mut files {
+                f.append(&json!({"round": round})).unwrap();
+            }
+        }
+        // Other tests of this process write through the same pool: it is bounded, whoever
+        // filled it.
+        assert!(handles::open_count() <= handles::CAPACITY);
+        for i in 0..n {
+            let text = std::fs::read_to_string(dir.path().join(format!("{i}.jsonl"))).unwrap();
+            let rounds: Vec<Value> = text
+                .lines()
+                .map(|l| serde_json::from_str::<Value>(l).unwrap()["round"].clone())
+                .collect();
+            assert_eq!(rounds, vec![json!(0), json!(1), json!(2)], "file {i}");
+        }
+        // A released handle is reopened on the next entry: a replaced file gets it.
+        let path = dir.path().join("0.jsonl");
+        handles::release(&path);
+        std::fs::remove_file(&path).unwrap();
+        files[0].append(&json!({"round": 3})).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"round\":3}\n");
+    }
 }
