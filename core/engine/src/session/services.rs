@@ -333,7 +333,7 @@ impl SessionCore {
             &cwd,
             tool_env.clone(),
         );
-        let output_style = settings.resolved_output_style();
+        let output_style = crate::prompt::resolved_output_style(&settings);
         if let Some(w) = &output_style.warning {
             tracing::warn!("{w}");
         }

@@ -266,6 +266,7 @@ async fn prepare(
         todos: services.shell.todos.clone(),
         background: services.shell.background.clone(),
         grants: ctx.grants.clone(),
+        turn: None,
     };
     let tool = ctx.tool(&tu.name);
     let mut prepared = Prepared {

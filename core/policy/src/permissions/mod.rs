@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::tools::{Tool, ToolContext, ToolKind};
+use dcl_tool_api::{Tool, ToolContext, ToolKind};
 pub use rules::{CallView, Rule, RuleSet};
 
 /// The message the seed prescribes for plan mode.
@@ -330,7 +330,7 @@ mod tests {
         let allow: Vec<String> = allow.iter().map(|s| s.to_string()).collect();
         let policy = Policy::new(mode, &allow, &[], &cwd, &[]);
         let ctx = ToolContext::new(cwd);
-        let bash = crate::tools::bash::BashTool;
+        let bash = dcl_tools::bash::BashTool;
         policy.check("Bash", Some(&bash), &json!({ "command": line }), &ctx)
     }
 
