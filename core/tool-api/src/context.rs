@@ -32,6 +32,8 @@ pub struct ToolContext {
     /// Rules granted for the rest of the turn (a skill's or a command's `allowed-tools`);
     /// the turn's permission policy reads them as allow rules.
     pub grants: Arc<Mutex<Vec<String>>>,
+    /// The id of the call (`tool_use.id`); empty outside a turn.
+    pub tool_use_id: String,
     /// The turn running the call, for tools that emit, ask the host or run a child turn;
     /// `None` outside a turn (tests, direct calls).
     pub turn: Option<Arc<dyn TurnHandle>>,
@@ -73,6 +75,7 @@ impl ToolContext {
             env: Arc::new(BTreeMap::new()),
             cancel: CancellationToken::new(),
             grants: Arc::default(),
+            tool_use_id: String::new(),
             turn: None,
         }
     }

@@ -23,12 +23,19 @@ pub enum ToolKind {
     Execute,
     /// Anything else (network, MCP, …).
     Other,
+    /// Runs a child turn (Agent): not an action of its own, since each of the child's
+    /// calls is decided, checkpointed and reported by itself.
+    Delegate,
 }
 
 /// What a call needs before it may run. Deny rules and PreToolUse hooks apply to every
 /// kind; this decides what happens when neither refuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Approval {
+    /// Nothing to decide: the call is no action of its own (a subagent, whose calls are
+    /// each decided; StructuredOutput, which only hands over the answer). No rule, mode or
+    /// host is consulted.
+    Exempt,
     /// Runs without asking, whatever the permission mode: the call only touches session
     /// state (TodoWrite) or processes the session already approved (BashOutput).
     NotNeeded,
@@ -68,18 +75,28 @@ pub trait Tool: Send + Sync {
         self.always_allowed()
     }
     /// What this call needs before it runs; by default [`Approval::NotNeeded`] for calls
-    /// [`Tool::allowed_without_asking`] lets through, otherwise the policy decides.
+    /// [`Tool::allowed_without_asking`] lets through, [`Approval::Exempt`] for a
+    /// [`ToolKind::Delegate`], otherwise the policy decides.
     fn approval(&self, input: &Value) -> Approval {
-        if self.allowed_without_asking(input) {
+        if self.kind() == ToolKind::Delegate {
+            Approval::Exempt
+        } else if self.allowed_without_asking(input) {
             Approval::NotNeeded
         } else {
             Approval::ByPolicy
         }
     }
     /// Whether the call may run side by side with the other parallel-safe calls of the
-    /// same response (decisions and hooks still run in order). Read-only tools may.
+    /// same response (decisions and hooks still run in order). Read-only tools may, and
+    /// subagents (each runs in its own context).
     fn parallel_safe(&self) -> bool {
-        self.kind() == ToolKind::Read
+        matches!(self.kind(), ToolKind::Read | ToolKind::Delegate)
+    }
+    /// True when a successful call's input is the turn's answer (StructuredOutput under
+    /// `--json-schema`): the turn keeps it as its structured result, and counts the calls
+    /// that failed validation.
+    fn answers_turn(&self) -> bool {
+        false
     }
     /// Runs the tool. Invalid input is an error result, never a panic.
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput>;

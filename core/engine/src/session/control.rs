@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::actor::Actor;
-use super::hooks::HookRegistry;
+use super::hook_registry::HookRegistry;
 use super::init::{mcp_server_status, mode_name, qoder_capabilities};
 use super::models;
 use super::services::SessionCore;
@@ -25,7 +25,7 @@ pub enum ControlError {
     #[error("Already initialized")]
     AlreadyInitialized,
     #[error(transparent)]
-    Hooks(#[from] super::hooks::HooksConfigError),
+    Hooks(#[from] super::hook_registry::HooksConfigError),
     #[error("initialize.agent {name:?}: no such agent (known: {known})")]
     UnknownInitializeAgent { name: String, known: String },
     #[error("initialize.agent {name:?}: no such agent")]

@@ -11,6 +11,7 @@ pub mod conversation;
 pub mod effort;
 pub mod emit;
 mod extensions;
+mod hook_registry;
 pub(crate) mod hooks;
 pub mod host;
 mod init;

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use super::client::Clients;
 use super::conversation::Conversation;
 use super::emit::{Emitter, Outbox};
-use super::hooks::HookRegistry;
+use super::hook_registry::HookRegistry;
 use super::host::HostChannel;
 use super::state::{LiveSettings, McpPending, SessionState, SessionStats, StateCell, Totals};
 use super::{effort, mcp, models, persist};
@@ -28,8 +28,7 @@ use crate::tools::{ShellState, Tool};
 /// The tool a `--json-schema` session answers through (the reference's name).
 pub(crate) const STRUCTURED_OUTPUT_TOOL: &str = "StructuredOutput";
 
-/// A server start-up that any number of waiters can await.
-pub(crate) type McpStartup = futures::future::Shared<futures::future::BoxFuture<'static, ()>>;
+pub(crate) use super::state::McpStartup;
 
 pub(crate) struct SessionServices {
     pub opts: SessionOptions,
@@ -76,10 +75,6 @@ impl SessionServices {
         self.stream_json() && self.opts.legacy_events.unwrap_or(true)
     }
 
-    pub fn tool(&self, name: &str) -> Option<Arc<dyn Tool>> {
-        self.tools.iter().find(|t| t.name() == name).cloned()
-    }
-
     /// Whether an "ask" can reach someone: stream-json with the host as the prompt tool.
     pub fn can_ask_host(&self) -> bool {
         self.stream_json()
@@ -89,11 +84,6 @@ impl SessionServices {
                 .permission_prompt_tool
                 .as_deref()
                 .is_none_or(|p| p == "stdio")
-    }
-
-    /// Tools served by someone else (MCP servers, the host); they always need a decision.
-    pub fn is_host_tool(&self, name: &str) -> bool {
-        name.starts_with("mcp__") && self.mcp.tools().iter().any(|t| t.qualified_name == name)
     }
 }
 
@@ -184,7 +174,7 @@ impl SessionCore {
             tracing::warn!("{w}");
         }
         for event in command_hooks.events.keys() {
-            if !super::hooks::FIRED_EVENTS.contains(&event.as_str()) {
+            if !super::hook_registry::FIRED_EVENTS.contains(&event.as_str()) {
                 tracing::warn!(
                     "settings hooks for {event} are accepted but dcl never fires that event"
                 );

@@ -9,9 +9,12 @@ use std::sync::Mutex;
 use dcl_protocol::{ContentBlock, ModelUsage};
 use serde_json::Value;
 
-use super::hooks::HookRegistry;
+use super::hook_registry::HookRegistry;
 use crate::permissions::PermissionMode;
 use crate::settings::Settings;
+
+/// A server start-up that any number of waiters can await.
+pub(crate) type McpStartup = futures::future::Shared<futures::future::BoxFuture<'static, ()>>;
 
 /// Settings read at the start of each model call or tool check.
 #[derive(Debug, Clone)]
@@ -88,7 +91,7 @@ pub struct McpPending {
     /// Host-provided (`type: "sdk"`) servers to start once the host has initialized.
     pub sdk: Vec<String>,
     /// Start-ups in flight; a turn waits for them so its tools are known.
-    pub startups: Vec<super::services::McpStartup>,
+    pub startups: Vec<McpStartup>,
 }
 
 pub struct SessionState {

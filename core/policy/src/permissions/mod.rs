@@ -214,7 +214,7 @@ impl Policy {
                 }
                 _ => (false, &[]),
             },
-            ToolKind::Edit | ToolKind::Other => (false, &[]),
+            ToolKind::Edit | ToolKind::Other | ToolKind::Delegate => (false, &[]),
         };
         let paths_inside = |ps: &[PathBuf]| ps.iter().all(|p| self.inside_allowed(p));
         if read_only && paths_inside(read_paths) {
@@ -287,7 +287,7 @@ impl Policy {
                     });
                 (unseen && protected::mentions_protected(line)).then(|| ctx.cwd.clone())
             }),
-            ToolKind::Read | ToolKind::Other => None,
+            ToolKind::Read | ToolKind::Other | ToolKind::Delegate => None,
         }
     }
 }

@@ -359,7 +359,7 @@ async fn summarise(
         };
         match outcome {
             Ok(turn) => {
-                super::result::record_usage(ctx, model, &turn.usage);
+                super::usage::record_usage(ctx, model, &turn.usage);
                 let summary = format_summary(&turn.text());
                 if summary.trim().is_empty() {
                     return Err(CompactError::EmptySummary);

@@ -17,9 +17,12 @@ pub(crate) mod compact;
 mod custom_commands;
 pub(crate) mod interactive;
 mod orchestrator;
+mod registry;
 mod result;
 mod sampling;
 mod subagent;
+mod suggestion;
+mod usage;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -32,7 +35,6 @@ use super::QueuedPrompt;
 use super::conversation::{Conversation, Entry, NewItem, UserOrigin};
 use super::emit::{TurnEmitter, new_uuid, now_iso};
 use super::services::{STRUCTURED_OUTPUT_TOOL, SessionCore};
-use crate::tools::Tool;
 
 pub(crate) use agent_loop::run_turn;
 pub(crate) use result::{emit_cancelled_result, emit_refused_result, emit_startup_error};
@@ -110,17 +112,6 @@ impl TurnContext {
 
     pub fn is_subagent(&self) -> bool {
         matches!(self.kind, TurnKind::Subagent { .. })
-    }
-
-    pub fn tool(&self, name: &str) -> Option<Arc<dyn Tool>> {
-        self.tools
-            .offers(name)
-            .then(|| self.core.services.tool(name))
-            .flatten()
-    }
-
-    pub fn is_host_tool(&self, name: &str) -> bool {
-        self.tools.offers(name) && self.core.services.is_host_tool(name)
     }
 
     pub fn tool_specs(&self) -> Vec<crate::model::ToolSpec> {

@@ -296,7 +296,7 @@ async fn consume_stream(
     }
     let turn = acc.finish().map_err(SampleError::Api)?;
     st.usage.add(&turn.usage);
-    super::result::record_usage(ctx, &st.model, &turn.usage);
+    super::usage::record_usage(ctx, &st.model, &turn.usage);
     Ok(Reply {
         content: turn.content,
         invalid_inputs: turn.invalid_tool_inputs,
@@ -396,6 +396,6 @@ pub(super) async fn complete_text(
         acc.push(&ev.ok()?).ok()?;
     }
     let turn = acc.finish().ok()?;
-    super::result::record_usage(ctx, model, &turn.usage);
+    super::usage::record_usage(ctx, model, &turn.usage);
     Some(turn.text())
 }
