@@ -3,19 +3,22 @@
 //! and emits every outbound line through its [`Emitter`].
 
 mod actor;
+mod build;
 mod checkpoints;
 mod client;
 mod context;
 mod control;
 pub mod conversation;
 pub mod effort;
+mod elicitation;
 pub mod emit;
 mod extensions;
 mod hook_registry;
-pub(crate) mod hooks;
 pub mod host;
 mod init;
+mod lifecycle;
 mod mcp;
+mod model_names;
 pub mod models;
 mod persist;
 pub(crate) mod requests;
@@ -84,12 +87,16 @@ impl Session {
     pub fn spawn(handle: &Handle, options: SessionOptions) -> Result<Session, OptionsError> {
         let core = Arc::new(SessionCore::build(options)?);
         // MCP elicitations reach the session's hooks through the host channel.
-        core.services.host.attach_session(&core);
+        core.services
+            .host
+            .attach_elicitation_hooks(Arc::new(elicitation::SessionElicitation(Arc::downgrade(
+                &core,
+            ))));
         // Background shells fire TaskCreated / TaskCompleted.
         core.services
             .shell
             .background
-            .set_listener(Arc::new(requests::ShellTaskHooks(Arc::downgrade(&core))));
+            .set_listener(Arc::new(turn::hooks::ShellTaskHooks(Arc::downgrade(&core))));
         let capacity = core
             .services
             .opts

@@ -13,6 +13,16 @@ use super::hook_registry::HookRegistry;
 use crate::permissions::PermissionMode;
 use crate::settings::Settings;
 
+/// Whose turn this is.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum TurnKind {
+    Main,
+    Subagent {
+        agent_id: String,
+        agent_type: String,
+    },
+}
+
 /// A server start-up that any number of waiters can await.
 pub(crate) type McpStartup = futures::future::Shared<futures::future::BoxFuture<'static, ()>>;
 

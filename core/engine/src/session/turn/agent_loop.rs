@@ -4,7 +4,9 @@
 use dcl_protocol::{ContentBlock, Message, SystemInformational, TerminalReason, ToolUseBlock};
 use serde_json::{Map, json};
 
+use super::STRUCTURED_OUTPUT_TOOL;
 use super::compact::{self, Trigger};
+use super::hooks;
 use super::orchestrator::{self, CallOutcome};
 use super::result::{self, Finish};
 use super::sampling::{self, SampleError};
@@ -12,8 +14,6 @@ use super::{TurnContext, TurnKind, TurnOutcome, TurnState};
 use crate::session::QueuedPrompt;
 use crate::session::conversation::{Conversation, Entry, UserOrigin};
 use crate::session::emit::now_iso;
-use crate::session::hooks;
-use crate::session::services::STRUCTURED_OUTPUT_TOOL;
 
 /// How often a Stop hook may keep one turn going, so two hooks cannot loop forever.
 const MAX_STOP_HOOK_ROUNDS: u32 = 8;

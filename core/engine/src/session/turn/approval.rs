@@ -9,8 +9,8 @@ use dcl_protocol::{
 use serde_json::{Map, Value, json};
 
 use super::TurnContext;
+use super::hooks;
 use crate::permissions::{self, PermissionMode, Policy, Verdict, host_decision};
-use crate::session::hooks;
 use crate::session::host::HostError;
 use crate::tools::{Approval, Tool, ToolContext, ToolKind};
 

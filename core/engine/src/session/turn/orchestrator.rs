@@ -12,11 +12,11 @@ use dcl_protocol::{
 use serde_json::{Map, Value, json};
 
 use super::approval::{self, Decision, HookPermission};
+use super::hooks::{self, HookVerdict};
 use super::registry::Registry;
 use super::{TurnContext, TurnState, subagent};
 use crate::model::accumulate::InvalidToolInput;
 use crate::session::conversation::{Conversation, UserOrigin};
-use crate::session::hooks::{self, HookVerdict};
 use crate::tools::{Tool, ToolContext, ToolKind, ToolOutput};
 
 /// Largest tool-result text put on one stdout line; SDKs refuse lines over 1 MiB.

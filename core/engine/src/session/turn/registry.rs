@@ -14,8 +14,8 @@ use std::sync::{Arc, OnceLock};
 use dcl_protocol::ToolUseBlock;
 use serde_json::Value;
 
+use super::STRUCTURED_OUTPUT_TOOL;
 use super::{TurnContext, interactive, subagent};
-use crate::session::services::STRUCTURED_OUTPUT_TOOL;
 use crate::tools::{Approval, BoxFuture, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec};
 
 /// The tools of one response, by the name the model calls them.

@@ -9,12 +9,13 @@ use dcl_protocol::{
 };
 use serde_json::{Value, json};
 
+use super::STRUCTURED_OUTPUT_TOOL;
 use super::{TurnContext, TurnOutcome, TurnState};
 use crate::model::ModelError;
 use crate::session::QueuedPrompt;
 use crate::session::conversation::{Conversation, UserOrigin};
 use crate::session::emit::{Emitter, new_uuid};
-use crate::session::services::{STRUCTURED_OUTPUT_TOOL, SessionCore};
+use crate::session::services::SessionCore;
 
 /// Why a turn ended.
 pub(super) enum Finish {

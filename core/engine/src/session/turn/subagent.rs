@@ -15,13 +15,13 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::hooks;
 use super::result::Finish;
 use super::{ToolSet, TurnContext, TurnKind, TurnState};
 use crate::agents::{AgentCatalog, AgentSpec, GENERAL_PURPOSE};
 use crate::session::QueuedPrompt;
 use crate::session::conversation::{Conversation, Entry, UserOrigin};
 use crate::session::emit::{TurnEmitter, new_uuid};
-use crate::session::hooks;
 use crate::session::models;
 use crate::session::services::SessionCore;
 use crate::tools::ToolOutput;
@@ -328,7 +328,7 @@ fn start_background(
     let emitter = core.services.emitter.clone();
     tokio::spawn(async move {
         let prompt = input.prompt.clone();
-        let task_hook = crate::session::requests::task_hook;
+        let task_hook = super::hooks::task_hook;
         task_hook(&core, "TaskCreated", &task_id, &description, &prompt).await;
         let began = Instant::now();
         let ticker = progress.map(|p| {

@@ -6,11 +6,12 @@ use std::time::Duration;
 
 use std::sync::Arc;
 
-use super::hook_registry::{NEVER_FIRED, Registration};
-use super::host::HostError;
-use super::services::SessionCore;
-use super::turn::{TurnContext, TurnKind};
+use super::TurnContext;
 use crate::permissions::command_hooks;
+use crate::session::hook_registry::{NEVER_FIRED, Registration};
+use crate::session::host::HostError;
+use crate::session::services::SessionCore;
+use crate::session::state::TurnKind;
 use crate::tools::environment::{self as tool_environment, redact_text};
 use dcl_protocol::{
     GetHooksListingResponse, HookCallbackRequest, HookCallbackTag, HookEventName,
@@ -676,6 +677,52 @@ pub(crate) fn any_for(core: &SessionCore, event: &str) -> bool {
         || crate::extensions::read(&core.services.extensions, |e| {
             e.command_hooks.events.contains_key(event)
         })
+}
+
+/// TaskCreated / TaskCompleted for a background agent: `task_subject` is the agent call's
+/// description, `task_description` its prompt.
+pub(crate) async fn task_hook(
+    core: &Arc<SessionCore>,
+    event: &str,
+    task_id: &str,
+    subject: &str,
+    description: &str,
+) {
+    let mut input = Map::new();
+    input.insert("task_id".into(), json!(task_id));
+    input.insert("task_subject".into(), json!(subject));
+    input.insert("task_description".into(), json!(description));
+    run_outside(core, event, input).await;
+}
+
+/// TaskCreated / TaskCompleted for background shells (`run_in_background`): `task_subject`
+/// is the command. Completed means it exited 0 by itself; a failing or killed shell fires
+/// no TaskCompleted. Weak: the shells belong to the session.
+pub(crate) struct ShellTaskHooks(pub std::sync::Weak<SessionCore>);
+
+impl crate::tools::background::ShellListener for ShellTaskHooks {
+    fn started<'a>(&'a self, id: &'a str, command: &'a str) -> crate::model::BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if let Some(core) = self.0.upgrade() {
+                task_hook(&core, "TaskCreated", id, command, command).await;
+            }
+        })
+    }
+
+    fn exited<'a>(
+        &'a self,
+        id: &'a str,
+        command: &'a str,
+        code: i32,
+    ) -> crate::model::BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if code == 0
+                && let Some(core) = self.0.upgrade()
+            {
+                task_hook(&core, "TaskCompleted", id, command, command).await;
+            }
+        })
+    }
 }
 
 #[cfg(test)]
