@@ -20,6 +20,7 @@ use super::state::{LiveSettings, McpPending, SessionState, SessionStats, StateCe
 use super::{effort, mcp, models, persist};
 use crate::options::{Dialect, OptionsError, SessionOptions};
 use crate::permissions::PermissionMode;
+use crate::permissions::command_hooks::CommandHooks;
 use crate::permissions::host_decision::SettingsFiles;
 use crate::settings::{Settings, SettingsPaths};
 use crate::tools::{ShellState, Tool};
@@ -31,56 +32,13 @@ impl SessionCore {
     pub fn build(opts: SessionOptions) -> Result<SessionCore, OptionsError> {
         // Options built in Rust get the environment defaults the JSON path resolves.
         let opts = opts.resolved()?;
-        let cwd = match &opts.cwd {
-            Some(c) if c.is_absolute() => c.clone(),
-            Some(c) => std::env::current_dir()
-                .map_err(|e| format!("cannot read the current directory: {e}"))?
-                .join(c),
-            None => std::env::current_dir()
-                .map_err(|e| format!("cannot read the current directory: {e}"))?,
-        };
-        if !cwd.is_dir() {
-            return Err(OptionsError::new(
-                "cwd",
-                format!("working directory {} does not exist", cwd.display()),
-            ));
-        }
+        let cwd = working_dir(&opts)?;
         let home = opts.env.get("HOME").map(PathBuf::from);
         let homes =
             dcl_store::Homes::resolve(opts.data_dir.as_deref(), |k| opts.env.get(k).cloned(), &cwd);
-        let settings = Settings::load_from(
-            &SettingsPaths::from_homes(&homes, &cwd),
-            &cwd,
-            opts.setting_sources.as_deref(),
-            opts.settings.as_deref(),
-        )
-        .map_err(|e| OptionsError::new("settings", e))?
-        .with_managed(opts.managed_settings.as_deref(), &cwd)
-        .map_err(|e| OptionsError::new("managedSettings", e))?;
-        let mut env_map = opts.env.clone();
-        if let Some(Value::Object(extra)) = settings.get("env") {
-            for (k, v) in extra {
-                if let Some(v) = v.as_str() {
-                    env_map.insert(k, v.to_string());
-                }
-            }
-        }
-        // A settings `env` block fills what the environment left unset.
-        let opts = SessionOptions {
-            env: env_map.clone(),
-            ..opts
-        }
-        .resolved()?;
-        let requested_id = match &opts.session_id {
-            Some(id) => Some(
-                uuid::Uuid::parse_str(id)
-                    .map_err(|e| {
-                        OptionsError::new("sessionId", format!("--session-id must be a UUID: {e}"))
-                    })?
-                    .to_string(),
-            ),
-            None => None,
-        };
+        let settings = load_settings(&opts, &homes, &cwd)?;
+        let (opts, env_map) = with_settings_env(opts, &settings)?;
+        let requested_id = requested_session_id(&opts)?;
         let checkpoint_home = homes.dcl_home.clone();
         let source_on = |s: &str| {
             opts.setting_sources
@@ -96,51 +54,18 @@ impl SessionCore {
             source_on("project"),
         );
         let settings_files = SettingsFiles::for_homes(&homes, &cwd);
-        let (command_hooks, hook_warnings) = settings.command_hooks();
-        for w in hook_warnings {
-            tracing::warn!("{w}");
-        }
-        for event in command_hooks.events.keys() {
-            if !super::hook_registry::FIRED_EVENTS.contains(&event.as_str()) {
-                tracing::warn!(
-                    "settings hooks for {event} are accepted but dcl never fires that event"
-                );
-            }
-        }
+        let command_hooks = settings_command_hooks(&settings);
         let opened = persist::open(&opts, homes.clone(), &cwd, &env_map, requested_id);
         let resumed = opened.state.clone().unwrap_or_default();
-        let permission_mode = match opts
-            .permission_mode
-            .clone()
-            .or_else(|| resumed.permission_mode.clone())
-            .or_else(|| settings.get_str("permissions.defaultMode"))
-        {
-            Some(m) => {
-                PermissionMode::parse(&m).map_err(|e| OptionsError::new("permissionMode", e))?
-            }
-            None => PermissionMode::Default,
-        };
+        let permission_mode = permission_mode(&opts, &resumed, &settings)?;
         let env = Arc::new(env_map);
         let model_name = opts
             .model
             .clone()
             .or_else(|| resumed.model.clone())
             .or_else(|| settings.get_str("model"));
-        let effort = match opts
-            .effort
-            .clone()
-            .or_else(|| settings.get_str("effortLevel"))
-        {
-            Some(e) => Some(effort::parse(&e).map_err(|e| OptionsError::new("effort", e))?),
-            None => None,
-        };
-        let output_schema = match &opts.json_schema {
-            Some(schema) => Some(Arc::new(
-                crate::structured::OutputSchema::compile(schema)
-                    .map_err(|e| OptionsError::new("jsonSchema", format!("--json-schema: {e}")))?,
-            )),
-            None => None,
-        };
+        let effort = effort_level(&opts, &settings)?;
+        let output_schema = output_schema(&opts)?;
         // Not an option's fault alone (model, format, keys, mock script): no option named.
         let clients = Clients::new(&opts, &env).map_err(|e| OptionsError::from(e.to_string()))?;
         let model = models::resolve_alias(model_name.as_deref(), clients.default_model());
@@ -174,36 +99,14 @@ impl SessionCore {
             source_on("user"),
             source_on("project") || source_on("local"),
         );
-        let (mut agents, agent_warnings) = crate::agents::AgentCatalog::load(&agent_dirs(
+        let agents = load_agents(
             &opts,
             &env,
             &cwd,
-            source_on("user"),
-            source_on("project"),
-        ));
-        for w in agent_warnings
-            .into_iter()
-            .chain(super::extensions::add_plugin_agents(&mut agents, &loaded))
-        {
-            tracing::warn!("{w}");
-        }
+            (source_on("user"), source_on("project")),
+            &loaded,
+        )?;
         drop(loaded);
-        if let Some(defs) = &opts.agents {
-            agents
-                .add_definitions(defs, crate::agents::AgentSource::Flag)
-                .map_err(|e| OptionsError::new("agents", e))?;
-        }
-        if let Some(name) = &opts.agent
-            && agents.get(name).is_none()
-        {
-            return Err(OptionsError::new(
-                "agent",
-                format!(
-                    "--agent {name:?}: no such agent (known: {})",
-                    agents.names().join(", ")
-                ),
-            ));
-        }
         let capacity = opts
             .outbox_lines
             .filter(|n| *n > 0)
@@ -355,6 +258,178 @@ impl SessionCore {
             conversation: tokio::sync::Mutex::new(conversation),
         })
     }
+}
+
+/// The session's working directory: `cwd` made absolute against the process's; it must
+/// exist.
+fn working_dir(opts: &SessionOptions) -> Result<PathBuf, OptionsError> {
+    let cwd = match &opts.cwd {
+        Some(c) if c.is_absolute() => c.clone(),
+        Some(c) => std::env::current_dir()
+            .map_err(|e| format!("cannot read the current directory: {e}"))?
+            .join(c),
+        None => std::env::current_dir()
+            .map_err(|e| format!("cannot read the current directory: {e}"))?,
+    };
+    if !cwd.is_dir() {
+        return Err(OptionsError::new(
+            "cwd",
+            format!("working directory {} does not exist", cwd.display()),
+        ));
+    }
+    Ok(cwd)
+}
+
+/// The settings layers (user, project, local, flag) and the managed ones on top.
+fn load_settings(
+    opts: &SessionOptions,
+    homes: &dcl_store::Homes,
+    cwd: &std::path::Path,
+) -> Result<Settings, OptionsError> {
+    Settings::load_from(
+        &SettingsPaths::from_homes(homes, cwd),
+        cwd,
+        opts.setting_sources.as_deref(),
+        opts.settings.as_deref(),
+    )
+    .map_err(|e| OptionsError::new("settings", e))?
+    .with_managed(opts.managed_settings.as_deref(), cwd)
+    .map_err(|e| OptionsError::new("managedSettings", e))
+}
+
+/// The options again with the settings' `env` block merged into their environment (it
+/// fills what the environment left unset), and that environment.
+fn with_settings_env(
+    opts: SessionOptions,
+    settings: &Settings,
+) -> Result<(SessionOptions, BTreeMap<String, String>), OptionsError> {
+    let mut env_map = opts.env.clone();
+    if let Some(Value::Object(extra)) = settings.get("env") {
+        for (k, v) in extra {
+            if let Some(v) = v.as_str() {
+                env_map.insert(k, v.to_string());
+            }
+        }
+    }
+    let opts = SessionOptions {
+        env: env_map.clone(),
+        ..opts
+    }
+    .resolved()?;
+    Ok((opts, env_map))
+}
+
+/// `--session-id`, which must be a UUID.
+fn requested_session_id(opts: &SessionOptions) -> Result<Option<String>, OptionsError> {
+    match &opts.session_id {
+        Some(id) => Ok(Some(
+            uuid::Uuid::parse_str(id)
+                .map_err(|e| {
+                    OptionsError::new("sessionId", format!("--session-id must be a UUID: {e}"))
+                })?
+                .to_string(),
+        )),
+        None => Ok(None),
+    }
+}
+
+/// The settings files' command hooks; problems and events dcl never fires are logged.
+fn settings_command_hooks(settings: &Settings) -> CommandHooks {
+    let (command_hooks, hook_warnings) = settings.command_hooks();
+    for w in hook_warnings {
+        tracing::warn!("{w}");
+    }
+    for event in command_hooks.events.keys() {
+        if !super::hook_registry::FIRED_EVENTS.contains(&event.as_str()) {
+            tracing::warn!(
+                "settings hooks for {event} are accepted but dcl never fires that event"
+            );
+        }
+    }
+    command_hooks
+}
+
+/// The starting mode: the option, else the resumed session's, else the settings' default.
+fn permission_mode(
+    opts: &SessionOptions,
+    resumed: &dcl_store::SessionState,
+    settings: &Settings,
+) -> Result<PermissionMode, OptionsError> {
+    match opts
+        .permission_mode
+        .clone()
+        .or_else(|| resumed.permission_mode.clone())
+        .or_else(|| settings.get_str("permissions.defaultMode"))
+    {
+        Some(m) => PermissionMode::parse(&m).map_err(|e| OptionsError::new("permissionMode", e)),
+        None => Ok(PermissionMode::Default),
+    }
+}
+
+/// The effort level: the option, else the settings' `effortLevel`.
+fn effort_level(
+    opts: &SessionOptions,
+    settings: &Settings,
+) -> Result<Option<String>, OptionsError> {
+    match opts
+        .effort
+        .clone()
+        .or_else(|| settings.get_str("effortLevel"))
+    {
+        Some(e) => Ok(Some(
+            effort::parse(&e).map_err(|e| OptionsError::new("effort", e))?,
+        )),
+        None => Ok(None),
+    }
+}
+
+/// `--json-schema`, compiled once.
+fn output_schema(
+    opts: &SessionOptions,
+) -> Result<Option<Arc<crate::structured::OutputSchema>>, OptionsError> {
+    match &opts.json_schema {
+        Some(schema) => Ok(Some(Arc::new(
+            crate::structured::OutputSchema::compile(schema)
+                .map_err(|e| OptionsError::new("jsonSchema", format!("--json-schema: {e}")))?,
+        ))),
+        None => Ok(None),
+    }
+}
+
+/// The agent catalog: the `agents/` folders (user, project), the plugins' agents and
+/// `--agents`; `--agent` must name one of them.
+fn load_agents(
+    opts: &SessionOptions,
+    env: &BTreeMap<String, String>,
+    cwd: &std::path::Path,
+    (user, project): (bool, bool),
+    loaded: &crate::extensions::Extensions,
+) -> Result<crate::agents::AgentCatalog, OptionsError> {
+    let (mut agents, agent_warnings) =
+        crate::agents::AgentCatalog::load(&agent_dirs(opts, env, cwd, user, project));
+    for w in agent_warnings
+        .into_iter()
+        .chain(super::extensions::add_plugin_agents(&mut agents, loaded))
+    {
+        tracing::warn!("{w}");
+    }
+    if let Some(defs) = &opts.agents {
+        agents
+            .add_definitions(defs, crate::agents::AgentSource::Flag)
+            .map_err(|e| OptionsError::new("agents", e))?;
+    }
+    if let Some(name) = &opts.agent
+        && agents.get(name).is_none()
+    {
+        return Err(OptionsError::new(
+            "agent",
+            format!(
+                "--agent {name:?}: no such agent (known: {})",
+                agents.names().join(", ")
+            ),
+        ));
+    }
+    Ok(agents)
 }
 
 /// The `agents/` folders of the homes and the project, by the session's setting sources.
