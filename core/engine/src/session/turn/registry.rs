@@ -257,6 +257,9 @@ struct McpTool<'t> {
 }
 
 impl Tool for McpTool<'_> {
+    // The model calls it by its qualified name (`mcp__<server>__<tool>`), not by the
+    // name it has on its server.
+    #[allow(clippy::misnamed_getters)]
     fn name(&self) -> &str {
         &self.tool.qualified_name
     }

@@ -285,7 +285,6 @@ async fn run_child(
 }
 
 #[allow(clippy::too_many_arguments)] // the parts of one call, passed on once
-#[allow(clippy::too_many_arguments)]
 fn start_background(
     ctx: &TurnContext,
     drive: Drive,
