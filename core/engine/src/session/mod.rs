@@ -1,6 +1,15 @@
 //! The session actor: one per conversation. It reads host messages, queues prompts, runs
 //! one turn at a time on its own task (so control requests are served during a turn),
 //! and emits every outbound line through its [`Emitter`].
+//!
+//! The modules import downwards only (`tests/module_cycles.py` fails on a cycle):
+//! - parts: `emit`, `conversation`, `persist`, `checkpoints`, `hook_registry`, `state`
+//!   (session state and `TurnKind`), `effort`, `model_names`, `client`, `host`;
+//! - `services`: the session's types (`SessionServices`, `SessionCore`) over those parts;
+//! - on the services: `models`, `mcp`, `init`, `extensions`;
+//! - `turn`: the agent loop, its tools (`turn::registry`), hooks (`turn::hooks`) and result;
+//! - above the turn: `context`, `lifecycle`, `elicitation`, the `actor`, its `requests`
+//!   and `control` handlers, and `build`, which puts a session together.
 
 mod actor;
 mod build;
