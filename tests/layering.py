@@ -2,7 +2,8 @@
 """Fails when a crate reaches past its layer (DESIGN.md "Where the shape goes next"):
 front ends and bindings reach the engine only through the bridge; the leaf crates use no
 other dcl crate (the sandbox may use the shell parser, which decides `excludedCommands`);
-the model clients and the store know only the protocol. Reads `cargo metadata`; stdlib only.
+the model clients and the store know only the protocol; the tool API, the built-in tools
+and the policy never import the engine (nor the policy a tool implementation). Reads `cargo metadata`; stdlib only.
 """
 from __future__ import annotations
 
@@ -20,6 +21,12 @@ ALLOWED: dict[str, set[str]] = {
     "dcl-sandbox": {"dcl-shell"},
     "dcl-model": {"dcl-protocol"},
     "dcl-store": {"dcl-protocol"},
+    # The tool API knows the protocol and the session state tools share (the shell's
+    # environment policy, the sandbox); the built-in tools sit on it; the policy decides
+    # on what tools say about themselves and knows no tool implementation or session.
+    "dcl-tool-api": {"dcl-protocol", "dcl-shell", "dcl-sandbox"},
+    "dcl-tools": {"dcl-protocol", "dcl-tool-api", "dcl-shell", "dcl-sandbox"},
+    "dcl-policy": {"dcl-tool-api", "dcl-shell", "dcl-sandbox", "dcl-store"},
 }
 FRONT_ENDS = {"dcl-cli", "dcl-python", "dcl-node", "dcl-java", "dcl-c"}
 

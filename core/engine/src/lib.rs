@@ -1,5 +1,7 @@
-//! dcl's agent core: the session actor, the agent loop, model clients, built-in tools
-//! and permissions. It owns no tokio runtime: callers spawn it on theirs.
+//! dcl's agent core: the session (actor, conversation, turn, control, emission). The model
+//! clients (`dcl-model`), the tool API (`dcl-tool-api`), the built-in tools (`dcl-tools`)
+//! and the policy (`dcl-policy`) are crates of their own, re-exported here under their
+//! old paths. It owns no tokio runtime: callers spawn it on theirs.
 
 pub mod agents;
 pub mod delivery;
@@ -9,10 +11,10 @@ pub mod memory;
 /// re-exports them under their old path.
 pub use dcl_model as model;
 pub mod options;
-pub mod permissions;
+/// Permissions and settings live in the policy crate; re-exported under their old paths.
+pub use dcl_policy::{permissions, settings};
 pub mod prompt;
 pub mod session;
-pub mod settings;
 pub mod structured;
 pub mod tools;
 

@@ -2,6 +2,8 @@
 
 use std::path::Path;
 
+use crate::settings::Settings;
+
 const DEFAULT_PROMPT: &str = "You are dcl, a coding agent working in the user's project. \
 Use the tools to read, search, edit and run code; prefer small, verified steps. \
 Read files before changing them, keep edits minimal and in the project's style, \
@@ -142,6 +144,41 @@ fn environment(cwd: &Path) -> String {
     )
 }
 
+/// The output style the settings name, resolved (here rather than in the settings, which
+/// know no prompt): the built-ins' instructions, or a
+/// custom style's from `output-styles/<name>.md` (the highest-precedence folder's, its
+/// front matter left out). An unknown name falls back to `default` with a warning.
+pub fn resolved_output_style(settings: &Settings) -> OutputStyle {
+    let name = settings.output_style();
+    if let Some(style) = OutputStyle::built_in(&name) {
+        return style;
+    }
+    let file = settings
+        .folder_dirs("output-styles")
+        .into_iter()
+        .rev()
+        .map(|d| d.join(format!("{name}.md")))
+        .find(|p| p.is_file());
+    let read = file.as_ref().map(std::fs::read_to_string);
+    match (file, read) {
+        (Some(path), Some(Ok(text))) => OutputStyle::custom(&name, &text, &path),
+        (Some(path), Some(Err(e))) => OutputStyle::unavailable(
+            &name,
+            format!(
+                "outputStyle {name:?}: cannot read {}: {e}; using the default style's instructions",
+                path.display()
+            ),
+        ),
+        _ => OutputStyle::unavailable(
+            &name,
+            format!(
+                "outputStyle {name:?}: no such style (known: {}); using the default style's instructions",
+                settings.available_output_styles().join(", ")
+            ),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,5 +219,51 @@ mod tests {
             system_prompt(Some("mine"), Some("extra"), true, cwd).as_deref(),
             Some("mine\n\nextra")
         );
+    }
+
+    #[test]
+    fn the_named_output_style_resolves_to_its_instructions() {
+        let home = tempfile::tempdir().unwrap();
+        let cwd = tempfile::tempdir().unwrap();
+        write(
+            &home.path().join(".claude/output-styles/Terse.md"),
+            "---
+name: Terse
+description: short
+---
+Be terse.",
+        );
+        write(
+            &cwd.path().join(".dcl/output-styles/Terse.md"),
+            "Project terse.",
+        );
+        let load = |style: &str| {
+            let flag = format!(r#"{{"outputStyle":"{style}"}}"#);
+            resolved_output_style(
+                &Settings::load(Some(home.path()), cwd.path(), None, Some(&flag)).unwrap(),
+            )
+        };
+        let custom = load("Terse");
+        assert_eq!(custom.name, "Terse");
+        // The project folder wins over the user's.
+        assert_eq!(custom.instructions.as_deref(), Some("Project terse."));
+        assert!(custom.warning.is_none());
+        let learning = load("Learning");
+        assert_eq!(learning.name, "Learning");
+        assert!(learning.instructions.unwrap().contains("learn"));
+        let default = load("default");
+        assert!(default.instructions.is_none());
+        let unknown = load("Nope");
+        // Named as configured (the reference reports it so), with no instructions.
+        assert_eq!(unknown.name, "Nope");
+        assert!(unknown.instructions.is_none());
+        assert!(unknown.warning.unwrap().contains("no such style"));
+        std::fs::remove_file(cwd.path().join(".dcl/output-styles/Terse.md")).unwrap();
+        assert_eq!(load("Terse").instructions.as_deref(), Some("Be terse."));
+    }
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
     }
 }

@@ -23,7 +23,6 @@ use std::pin::Pin;
 use dcl_protocol::ContentBlock;
 use futures::Stream;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 pub use error::{ErrorKind, ErrorText, ModelError};
@@ -43,13 +42,9 @@ pub enum Role {
     Assistant,
 }
 
-/// A tool as offered to the model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolSpec {
-    pub name: String,
-    pub description: String,
-    pub input_schema: Value,
-}
+/// A tool as offered to the model (defined beside the wire types, so the tool API can
+/// describe tools without depending on the model clients).
+pub use dcl_protocol::ToolSpec;
 
 /// Extended thinking budget; `None` on the request means thinking off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -22,6 +22,7 @@ pub mod responses;
 pub mod schema;
 pub mod serde_helpers;
 pub mod system;
+pub mod tool_spec;
 #[cfg(any(feature = "validate", test))]
 pub mod validate;
 pub mod vocab;
@@ -42,6 +43,7 @@ pub use system::{
     SystemSubtype, SystemTaskNotification, SystemTaskProgress, SystemTaskStarted,
     SystemTaskUpdated, SystemThinkingTokens, TaskUsage,
 };
+pub use tool_spec::ToolSpec;
 pub use vocab::*;
 
 /// The reference protocol level dcl implements (reported as `claude_code_version`).

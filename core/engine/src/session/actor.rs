@@ -132,12 +132,12 @@ impl Actor {
                 () = idle => {
                     self.idle_deadline = None;
                     let core = self.core.clone();
-                    self.answers.spawn(async move { super::requests::idle_notification(&core).await });
+                    self.answers.spawn(async move { super::lifecycle::idle_notification(&core).await });
                 }
                 done = turn_done => {
                     self.current = None;
                     self.idle_deadline = (self.queue.is_empty() && !self.input_closed)
-                        .then(|| super::requests::idle_deadline(&self.core))
+                        .then(|| super::lifecycle::idle_deadline(&self.core))
                         .flatten();
                     if let Some(Err(e)) = done {
                         tracing::error!("turn task failed: {e}");
@@ -148,7 +148,7 @@ impl Actor {
         }
         // End of input: requests already taken still get their answers.
         while self.answers.join_next().await.is_some() {}
-        super::requests::session_end(&self.core, self.end_reason).await;
+        super::lifecycle::session_end(&self.core, self.end_reason).await;
         let services = &self.core.services;
         services.closed.cancel();
         services.mcp.shutdown().await;

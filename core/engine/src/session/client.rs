@@ -15,7 +15,7 @@ use crate::options::SessionOptions;
 use dcl_protocol::{ContentBlock, KnownBlock};
 use tokio_util::sync::CancellationToken;
 
-use super::models;
+use super::model_names as models;
 
 /// An endpoint: format, base URL, API key, bearer token.
 type ClientKey = (ApiFormat, String, Option<String>, Option<String>);

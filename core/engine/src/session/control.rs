@@ -10,8 +10,9 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::actor::Actor;
-use super::hooks::HookRegistry;
-use super::init::{mcp_server_status, mode_name, qoder_capabilities};
+use super::hook_registry::HookRegistry;
+use super::init::{mode_name, qoder_capabilities};
+use super::mcp::mcp_server_status;
 use super::models;
 use super::services::SessionCore;
 use crate::permissions::{InvalidPermissionMode, PermissionMode};
@@ -25,7 +26,7 @@ pub enum ControlError {
     #[error("Already initialized")]
     AlreadyInitialized,
     #[error(transparent)]
-    Hooks(#[from] super::hooks::HooksConfigError),
+    Hooks(#[from] super::hook_registry::HooksConfigError),
     #[error("initialize.agent {name:?}: no such agent (known: {known})")]
     UnknownInitializeAgent { name: String, known: String },
     #[error("initialize.agent {name:?}: no such agent")]
@@ -111,9 +112,6 @@ impl ControlError {
 /// A control request's answer: the `success` payload, or the `error`.
 pub(crate) type Answer = Result<Option<Value>, ControlError>;
 
-/// What dcl's Qoder dialect advertises; only what is implemented.
-pub const QODER_CAPABILITIES: &[&str] = &["interrupt_receipt_v1", "interrupt_cancel_queued_v1"];
-
 impl Actor {
     pub(super) fn handle_control(&mut self, req: ControlRequestEnvelope) {
         let id = req.request_id.clone();
@@ -158,7 +156,7 @@ impl Actor {
             HostRequest::RenameSession(r) => self.rename_session(r),
             HostRequest::UpdateQueuedMessage(r) => self.update_queued_message(r),
             HostRequest::ListPermissionRules(_) => self.list_permission_rules(),
-            HostRequest::GetHooksListing(_) => answer(super::hooks::listing(&self.core)),
+            HostRequest::GetHooksListing(_) => answer(super::turn::hooks::listing(&self.core)),
             HostRequest::SetCwd(r) => self.set_cwd(r),
             HostRequest::RegisterRepoRoot(r) => {
                 self.register_repo_root(id.clone(), r);

@@ -9,7 +9,7 @@ use std::sync::{Arc, RwLock};
 use dcl_mcp::ServerConfig;
 use dcl_protocol::{AgentInfo, Extra, ReloadPluginsResponse, SlashCommandInfo};
 
-use super::init::mcp_server_status;
+use super::mcp::mcp_server_status;
 use super::services::SessionCore;
 use crate::agents::AgentCatalog;
 use crate::extensions::{self, ExtensionSources, Extensions, SharedExtensions};
@@ -87,15 +87,38 @@ pub(crate) fn plugin_servers(ext: &Extensions) -> BTreeMap<String, (ServerConfig
         .collect()
 }
 
+/// The built-in commands: name and description, for `system/init.slash_commands` and the
+/// `initialize` answer's `commands`.
+const BUILTIN_COMMANDS: &[(&str, &str)] = &[
+    ("clear", "Clear conversation history and free up context"),
+    (
+        "compact",
+        "Free up context by summarizing the conversation so far",
+    ),
+    (
+        "cost",
+        "Show the total cost and duration of the current session",
+    ),
+    ("context", "Show current context usage"),
+];
+
+/// The `initialize` answer's `commands`.
+fn builtin_command_infos() -> Vec<dcl_protocol::SlashCommandInfo> {
+    BUILTIN_COMMANDS
+        .iter()
+        .map(|(n, d)| dcl_protocol::SlashCommandInfo::new(*n, *d))
+        .collect()
+}
+
 /// Built-in commands, then custom commands and skills (a built-in name wins).
 pub(crate) fn command_infos(core: &SessionCore) -> Vec<SlashCommandInfo> {
-    let mut out = super::turn::builtin::command_infos();
+    let mut out = builtin_command_infos();
     let custom = extensions::read(&core.services.extensions, Extensions::command_infos);
-    out.extend(custom.into_iter().filter(|c| {
-        !super::turn::builtin::COMMANDS
-            .iter()
-            .any(|(n, _)| *n == c.name)
-    }));
+    out.extend(
+        custom
+            .into_iter()
+            .filter(|c| !BUILTIN_COMMANDS.iter().any(|(n, _)| *n == c.name)),
+    );
     out
 }
 

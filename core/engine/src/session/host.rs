@@ -38,10 +38,36 @@ impl std::fmt::Display for HostError {
     }
 }
 
+/// Why an MCP server's elicitation got no answer (dcl-mcp then cancels it).
+#[derive(Debug, thiserror::Error)]
+pub enum ElicitError {
+    #[error("{0}")]
+    Host(HostError),
+    #[error("malformed elicitation answer: {0}")]
+    MalformedAnswer(serde_json::Error),
+    #[error("hook elicitation answer: {0}")]
+    HookAnswer(serde_json::Error),
+    #[error("{0}")]
+    Serialize(serde_json::Error),
+}
+
+/// What answers an MCP server's elicitation before the host is asked: the session's
+/// Elicitation hooks. The session registers them once it is built, so the channel needs
+/// none of the session's types.
+pub(crate) trait ElicitationHooks: Send + Sync {
+    fn elicit<'a>(
+        &'a self,
+        server: &'a str,
+        request: &'a serde_json::Value,
+        ask_host: futures::future::BoxFuture<'a, Result<serde_json::Value, ElicitError>>,
+    ) -> futures::future::BoxFuture<'a, Result<serde_json::Value, ElicitError>>;
+}
+
 pub struct HostChannel {
-    /// The session this channel serves, for requests made outside a turn (an MCP
-    /// server's elicitation) that run its hooks first. Weak: the session owns the channel.
-    session: std::sync::OnceLock<std::sync::Weak<super::services::SessionCore>>,
+    /// The session's Elicitation hooks, for requests made outside a turn (an MCP server's
+    /// elicitation) that run its hooks first. They hold the session weakly: the session
+    /// owns the channel.
+    elicitation_hooks: std::sync::OnceLock<std::sync::Arc<dyn ElicitationHooks>>,
     pending: Mutex<HashMap<String, oneshot::Sender<ControlResponse>>>,
     input_closed: AtomicBool,
     closed_signal: CancellationToken,
@@ -51,7 +77,7 @@ pub struct HostChannel {
 impl HostChannel {
     pub fn new(timeout: Duration) -> Self {
         HostChannel {
-            session: std::sync::OnceLock::new(),
+            elicitation_hooks: std::sync::OnceLock::new(),
             pending: Mutex::new(HashMap::new()),
             input_closed: AtomicBool::new(false),
             closed_signal: CancellationToken::new(),
@@ -66,14 +92,14 @@ impl HostChannel {
         }
     }
 
-    /// Ties the channel to its session (once, when the session is built).
-    pub(crate) fn attach_session(&self, core: &std::sync::Arc<super::services::SessionCore>) {
-        let _ = self.session.set(std::sync::Arc::downgrade(core));
+    /// Ties the channel to its session's hooks (once, when the session is built).
+    pub(crate) fn attach_elicitation_hooks(&self, hooks: std::sync::Arc<dyn ElicitationHooks>) {
+        let _ = self.elicitation_hooks.set(hooks);
     }
 
-    /// The session, while it lives.
-    pub(crate) fn session(&self) -> Option<std::sync::Arc<super::services::SessionCore>> {
-        self.session.get()?.upgrade()
+    /// The session's Elicitation hooks, once attached.
+    pub(crate) fn elicitation_hooks(&self) -> Option<std::sync::Arc<dyn ElicitationHooks>> {
+        self.elicitation_hooks.get().cloned()
     }
 
     pub fn input_closed(&self) -> bool {

@@ -1,14 +1,14 @@
 //! The `system/init` line that opens every turn (Qoder also sends one before the
 //! `initialize` answer), and the mapping of dcl's own enums to the wire's vocabularies.
 
-use dcl_mcp::{ConnectionStatus, ServerStatus};
-use dcl_protocol::{
-    Extra, InitMcpServer, McpServerState, McpServerStatus, McpToolInfo, PermissionModeName,
-    SystemInit,
-};
+use super::mcp::mcp_state;
+use dcl_protocol::{InitMcpServer, PermissionModeName, SystemInit};
 
 use super::services::SessionCore;
 use crate::permissions::PermissionMode;
+
+/// What dcl's Qoder dialect advertises; only what is implemented.
+pub const QODER_CAPABILITIES: &[&str] = &["interrupt_receipt_v1", "interrupt_cancel_queued_v1"];
 
 pub(crate) fn emit_init(core: &SessionCore) {
     let live = core.state.live();
@@ -47,10 +47,7 @@ pub(crate) fn emit_init(core: &SessionCore) {
 
 /// What the Qoder dialect advertises, as the wire carries it.
 pub(crate) fn qoder_capabilities() -> Vec<String> {
-    super::control::QODER_CAPABILITIES
-        .iter()
-        .map(|c| c.to_string())
-        .collect()
+    QODER_CAPABILITIES.iter().map(|c| c.to_string()).collect()
 }
 
 /// A permission mode as the wire names it.
@@ -64,41 +61,10 @@ pub(crate) fn mode_name(mode: PermissionMode) -> PermissionModeName {
     }
 }
 
-/// An MCP connection state as the wire names it.
-pub(crate) fn mcp_state(status: ConnectionStatus) -> McpServerState {
-    match status {
-        ConnectionStatus::Connected => McpServerState::Connected,
-        ConnectionStatus::Pending => McpServerState::Pending,
-        ConnectionStatus::Failed => McpServerState::Failed,
-        ConnectionStatus::Disabled => McpServerState::Disabled,
-    }
-}
-
-/// An MCP server's entry in `mcp_status` and `reload_plugins`.
-pub(crate) fn mcp_server_status(s: ServerStatus) -> McpServerStatus {
-    McpServerStatus {
-        error: s.error,
-        server_info: s.server_info,
-        tools: Some(
-            s.tools
-                .into_iter()
-                .map(|t| McpToolInfo {
-                    name: t.name,
-                    description: t.description,
-                    annotations: t.annotations,
-                    extra: Extra::new(),
-                })
-                .collect(),
-        ),
-        config: Some(s.config),
-        scope: s.scope,
-        ..McpServerStatus::new(s.name, mcp_state(s.status).as_str())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dcl_mcp::ConnectionStatus;
 
     #[test]
     fn wire_names_match_the_engine_spellings() {

@@ -6,14 +6,21 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use dcl_mcp::{HostRpc, McpManager, McpOptions, Scope, ServerConfig};
-use dcl_protocol::{ElicitationRequest, ElicitationResponse, McpMessageOut, ToolResultContent};
+use dcl_mcp::{
+    ConnectionStatus, HostRpc, McpManager, McpOptions, Scope, ServerConfig, ServerStatus,
+};
+use dcl_protocol::{
+    ElicitationRequest, ElicitationResponse, Extra, McpMessageOut, McpServerState, McpServerStatus,
+    McpToolInfo, ToolResultContent,
+};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::emit::Emitter;
+pub(crate) use super::host::ElicitError;
 use super::host::HostChannel;
-use super::services::SessionServices;
+use super::services::{SessionCore, SessionServices};
+use super::state::McpStartup;
 use crate::options::SessionOptions;
 use crate::tools::ToolOutput;
 
@@ -64,27 +71,14 @@ impl HostRpc for ControlRpc {
                 serde_json::to_value(answer).map_err(ElicitError::Serialize)
             };
             // Elicitation hooks may answer before the host is asked.
-            let answer = match self.host.session() {
-                Some(core) => super::requests::elicit(&core, &server, &request, ask_host).await,
+            let answer = match self.host.elicitation_hooks() {
+                Some(hooks) => hooks.elicit(&server, &request, Box::pin(ask_host)).await,
                 None => ask_host.await,
             };
             // dcl-mcp's HostRpc takes the reason as text (it cancels the elicitation).
             answer.map_err(|e| e.to_string())
         })
     }
-}
-
-/// Why an MCP server's elicitation got no answer (dcl-mcp then cancels it).
-#[derive(Debug, thiserror::Error)]
-pub enum ElicitError {
-    #[error("{0}")]
-    Host(super::host::HostError),
-    #[error("malformed elicitation answer: {0}")]
-    MalformedAnswer(serde_json::Error),
-    #[error("hook elicitation answer: {0}")]
-    HookAnswer(serde_json::Error),
-    #[error("{0}")]
-    Serialize(serde_json::Error),
 }
 
 /// The control protocol's `elicitation` request for dcl-mcp's `elicit` request
@@ -213,6 +207,107 @@ pub(crate) async fn call(
         }
         Err(e) => ToolOutput::error(e),
     }
+}
+
+/// An MCP connection state as the wire names it.
+pub(crate) fn mcp_state(status: ConnectionStatus) -> McpServerState {
+    match status {
+        ConnectionStatus::Connected => McpServerState::Connected,
+        ConnectionStatus::Pending => McpServerState::Pending,
+        ConnectionStatus::Failed => McpServerState::Failed,
+        ConnectionStatus::Disabled => McpServerState::Disabled,
+    }
+}
+
+/// An MCP server's entry in `mcp_status` and `reload_plugins`.
+pub(crate) fn mcp_server_status(s: ServerStatus) -> McpServerStatus {
+    McpServerStatus {
+        error: s.error,
+        server_info: s.server_info,
+        tools: Some(
+            s.tools
+                .into_iter()
+                .map(|t| McpToolInfo {
+                    name: t.name,
+                    description: t.description,
+                    annotations: t.annotations,
+                    extra: Extra::new(),
+                })
+                .collect(),
+        ),
+        config: Some(s.config),
+        scope: s.scope,
+        ..McpServerStatus::new(s.name, mcp_state(s.status).as_str())
+    }
+}
+
+/// Starting the session's MCP servers, and waiting for them.
+impl SessionCore {
+    /// Starts the configured MCP servers (when the actor starts).
+    pub fn start_configured_servers(&self) {
+        let configured = self.state.with(|s| std::mem::take(&mut s.mcp.configured));
+        self.start_servers(configured);
+    }
+
+    /// Starts the host-provided MCP servers that are waiting (at `initialize`, or at the
+    /// first turn when the host never sends one).
+    pub fn start_sdk_servers(&self, mut names: Vec<String>) {
+        names.extend(self.state.with(|s| std::mem::take(&mut s.mcp.sdk)));
+        let servers = names
+            .into_iter()
+            .map(|n| {
+                (
+                    n.clone(),
+                    (
+                        dcl_mcp::ServerConfig::Sdk { name: n },
+                        "dynamic".to_string(),
+                    ),
+                )
+            })
+            .collect();
+        self.start_servers(servers);
+    }
+
+    /// Starts the servers an `initialize` delivered after the session was built
+    /// (`type: "sdk"` entries join the host-provided ones waiting).
+    pub fn start_delivered_servers(&self, servers: Vec<(String, dcl_mcp::ServerConfig)>) {
+        let (sdk, external): (Vec<_>, Vec<_>) = servers
+            .into_iter()
+            .partition(|(_, c)| matches!(c, dcl_mcp::ServerConfig::Sdk { .. }));
+        self.start_sdk_servers(sdk.into_iter().map(|(name, _)| name).collect());
+        self.start_servers(
+            external
+                .into_iter()
+                .map(|(name, config)| (name, (config, "dynamic".to_string())))
+                .collect(),
+        );
+    }
+
+    /// Connects `servers` on a task of their own; turns wait for them through
+    /// [`SessionCore::mcp_ready`].
+    fn start_servers(&self, servers: BTreeMap<String, (dcl_mcp::ServerConfig, String)>) {
+        if servers.is_empty() {
+            return;
+        }
+        let m = self.services.mcp.clone();
+        let started = startup(tokio::spawn(async move { m.start_scoped(servers).await }));
+        self.state.with(|s| s.mcp.startups.push(started));
+    }
+
+    /// Waits for MCP servers that are still connecting (each bounded by its timeout).
+    pub async fn mcp_ready(&self) {
+        let pending: Vec<McpStartup> = self.state.with(|s| s.mcp.startups.clone());
+        futures::future::join_all(pending).await;
+    }
+}
+
+fn startup(handle: tokio::task::JoinHandle<()>) -> McpStartup {
+    use futures::FutureExt;
+    async move {
+        let _ = handle.await;
+    }
+    .boxed()
+    .shared()
 }
 
 #[cfg(test)]

@@ -1,20 +1,33 @@
 //! The session actor: one per conversation. It reads host messages, queues prompts, runs
 //! one turn at a time on its own task (so control requests are served during a turn),
 //! and emits every outbound line through its [`Emitter`].
+//!
+//! The modules import downwards only (`tests/module_cycles.py` fails on a cycle):
+//! - parts: `emit`, `conversation`, `persist`, `checkpoints`, `hook_registry`, `state`
+//!   (session state and `TurnKind`), `effort`, `model_names`, `client`, `host`;
+//! - `services`: the session's types (`SessionServices`, `SessionCore`) over those parts;
+//! - on the services: `models`, `mcp`, `init`, `extensions`;
+//! - `turn`: the agent loop, its tools (`turn::registry`), hooks (`turn::hooks`) and result;
+//! - above the turn: `context`, `lifecycle`, `elicitation`, the `actor`, its `requests`
+//!   and `control` handlers, and `build`, which puts a session together.
 
 mod actor;
+mod build;
 mod checkpoints;
 mod client;
 mod context;
 mod control;
 pub mod conversation;
 pub mod effort;
+mod elicitation;
 pub mod emit;
 mod extensions;
-pub(crate) mod hooks;
+mod hook_registry;
 pub mod host;
 mod init;
+mod lifecycle;
 mod mcp;
+mod model_names;
 pub mod models;
 mod persist;
 pub(crate) mod requests;
@@ -83,12 +96,16 @@ impl Session {
     pub fn spawn(handle: &Handle, options: SessionOptions) -> Result<Session, OptionsError> {
         let core = Arc::new(SessionCore::build(options)?);
         // MCP elicitations reach the session's hooks through the host channel.
-        core.services.host.attach_session(&core);
+        core.services
+            .host
+            .attach_elicitation_hooks(Arc::new(elicitation::SessionElicitation(Arc::downgrade(
+                &core,
+            ))));
         // Background shells fire TaskCreated / TaskCompleted.
         core.services
             .shell
             .background
-            .set_listener(Arc::new(requests::ShellTaskHooks(Arc::downgrade(&core))));
+            .set_listener(Arc::new(turn::hooks::ShellTaskHooks(Arc::downgrade(&core))));
         let capacity = core
             .services
             .opts

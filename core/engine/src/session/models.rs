@@ -10,69 +10,18 @@ use dcl_protocol::{
     EffortLevel, ModelContextWindow, ModelEffort, ModelInfo, ModelPolicyResponse,
     ModelThinkingConfig, ModelThinkingDisabled, ModelThinkingEnabled,
 };
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::client::Clients;
 use super::services::SessionCore;
-use super::turn::TurnKind;
-use crate::model::{capabilities, pricing, providers};
+use super::state::TurnKind;
+use crate::model::capabilities;
 
-/// The default model of the Anthropic format.
-pub const DEFAULT_ANTHROPIC_MODEL: &str = providers::ANTHROPIC.default_model;
-pub const MOCK_MODEL: &str = "mock-model";
-
-pub fn is_mock(model: &str) -> bool {
-    model == MOCK_MODEL || model.starts_with("mock-")
-}
-
-/// Resolves aliases (`sonnet`, `opus`, `haiku`) and the "default" spellings (`""`,
-/// `default`, and Qoder's `auto`, which every Qoder sample asks for).
-pub fn resolve_alias(model: Option<&str>, default: &str) -> String {
-    match model.map(str::trim) {
-        None | Some("") | Some("default") | Some("auto") => default.to_string(),
-        Some("sonnet") => "claude-sonnet-4-5".to_string(),
-        Some("opus") => "claude-opus-4-1".to_string(),
-        Some("haiku") => "claude-haiku-4-5".to_string(),
-        Some(other) => other.to_string(),
-    }
-}
-
-/// (input, output, cache read, cache write) USD per million tokens; the mock is free,
-/// `None` means the model is not in the price table (it is counted as free; see
-/// [`pricing::lookup`] and `Clients::unpriced_notice`).
-pub fn price_per_mtok(model: &str) -> Option<(f64, f64, f64, f64)> {
-    if is_mock(model) {
-        return Some(pricing::Price::FREE.as_tuple());
-    }
-    pricing::lookup(model).map(|p| p.as_tuple())
-}
-
-/// The price of `model`: the mock is free, `None` when the table does not list it.
-pub fn price(model: &str) -> Option<pricing::Price> {
-    if is_mock(model) {
-        return Some(pricing::Price::FREE);
-    }
-    pricing::lookup(model)
-}
-
-/// Context window (`modelUsage[…].contextWindow`): the price table's, else the
-/// provider's default, else 128k (200k for an unlisted Claude model).
-pub fn context_window(model: &str) -> u64 {
-    if is_mock(model) {
-        return 200_000;
-    }
-    pricing::context_window(model).unwrap_or_else(|| providers::default_context_window(model))
-}
-
-/// Largest output (`max_tokens`, `modelUsage[…].maxOutputTokens`): the price table's,
-/// else the provider's default, else 8192.
-pub fn max_output_tokens(model: &str) -> u64 {
-    if is_mock(model) {
-        return 8_192;
-    }
-    pricing::max_output_tokens(model).unwrap_or_else(|| providers::default_max_output_tokens(model))
-}
+pub use super::model_names::{
+    DEFAULT_ANTHROPIC_MODEL, MOCK_MODEL, context_window, is_mock, max_output_tokens, price,
+    price_per_mtok, resolve_alias,
+};
 
 /// The Claude aliases the catalogue lists, with the ids [`resolve_alias`] gives them.
 const CLAUDE_ALIASES: [(&str, &str); 3] =
@@ -356,6 +305,46 @@ fn policy_choice(answer: ModelPolicyResponse, default: &str) -> Result<PolicyCho
         }
     }
     Ok(choice)
+}
+
+/// PreModelSwitch/PostModelSwitch input. dcl keeps no record of the prompt cache, so
+/// `prompt_cache_warm` is false and `estimated_cache_write_usd` prices the whole context
+/// as a cache write at the new model's rate (`pricing`: `catalog` when dcl's price table
+/// lists it, else `default`, counted as free).
+pub(crate) fn model_switch_input(
+    core: &SessionCore,
+    from: &str,
+    to: &str,
+    requested: Option<&str>,
+    source: &str,
+) -> Map<String, Value> {
+    // The mock counts a quarter of the characters; the request size is in bytes.
+    let context_tokens = core
+        .conversation_size
+        .load(std::sync::atomic::Ordering::Relaxed) as u64
+        / 4;
+    let price = price_per_mtok(to);
+    let write_usd = price.map_or(0.0, |(_, _, _, write)| {
+        context_tokens as f64 * write / 1_000_000.0
+    });
+    let mut m = Map::new();
+    m.insert("from_model".into(), json!(from));
+    m.insert("to_model".into(), json!(to));
+    m.insert("requested_model".into(), json!(requested));
+    m.insert("source".into(), json!(source));
+    m.insert("context_tokens".into(), json!(context_tokens));
+    m.insert("prompt_cache_warm".into(), json!(false));
+    m.insert("cache_ttl".into(), json!("5m"));
+    m.insert("estimated_cache_write_usd".into(), json!(write_usd));
+    m.insert(
+        "pricing".into(),
+        json!(if price.is_some() {
+            "catalog"
+        } else {
+            "default"
+        }),
+    );
+    m
 }
 
 #[cfg(test)]

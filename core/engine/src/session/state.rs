@@ -9,9 +9,22 @@ use std::sync::Mutex;
 use dcl_protocol::{ContentBlock, ModelUsage};
 use serde_json::Value;
 
-use super::hooks::HookRegistry;
+use super::hook_registry::HookRegistry;
 use crate::permissions::PermissionMode;
 use crate::settings::Settings;
+
+/// Whose turn this is.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum TurnKind {
+    Main,
+    Subagent {
+        agent_id: String,
+        agent_type: String,
+    },
+}
+
+/// A server start-up that any number of waiters can await.
+pub(crate) type McpStartup = futures::future::Shared<futures::future::BoxFuture<'static, ()>>;
 
 /// Settings read at the start of each model call or tool check.
 #[derive(Debug, Clone)]
@@ -88,7 +101,7 @@ pub struct McpPending {
     /// Host-provided (`type: "sdk"`) servers to start once the host has initialized.
     pub sdk: Vec<String>,
     /// Start-ups in flight; a turn waits for them so its tools are known.
-    pub startups: Vec<super::services::McpStartup>,
+    pub startups: Vec<McpStartup>,
 }
 
 pub struct SessionState {

@@ -5,7 +5,7 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::support::object_schema;
+use super::object_schema;
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
 use crate::extensions::{self, SharedExtensions};
 use crate::model::{BoxFuture, ToolSpec};

@@ -115,11 +115,17 @@ fn string_errors(text: &str) -> Vec<(usize, String)> {
 
 #[test]
 fn no_result_with_a_string_error_outside_tests() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    // The engine and the crates cut out of it (issue 19): the tool API, the built-in
+    // tools and the policy keep the rule they had while they were engine modules.
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = manifest.join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
-    files.sort();
     assert!(files.len() > 20, "the engine's sources were not found");
+    for sibling in ["tool-api", "tools", "policy"] {
+        rust_files(&manifest.join("..").join(sibling).join("src"), &mut files);
+    }
+    files.sort();
     let mut offences = Vec::new();
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap();
@@ -129,7 +135,7 @@ fn no_result_with_a_string_error_outside_tests() {
         }
         for (line, what) in string_errors(&text) {
             let rel = path.strip_prefix(&src).unwrap_or(&path).display();
-            offences.push(format!("src/{rel}:{line}: {what}"));
+            offences.push(format!("{rel}:{line}: {what}"));
         }
     }
     assert!(

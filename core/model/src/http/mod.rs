@@ -6,6 +6,7 @@
 
 mod client;
 mod config;
+mod format;
 mod transport;
 
 pub(crate) use client::deref_to_http_config;

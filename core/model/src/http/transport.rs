@@ -12,8 +12,8 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::client::ApiFormat;
 use super::config::{HttpConfig, redact_url};
+use super::format::ApiFormat;
 use crate::sse::{self, snippet};
 use crate::{EventStream, ModelError, ModelRequest};
 

@@ -1,12 +1,12 @@
 //! The loop of one turn: record the prompt, then sample and run tools until the model
 //! stops calling them, a limit is reached, a hook stops the turn or it is interrupted.
 
-use dcl_protocol::{
-    ContentBlock, Extra, Message, SystemInformational, TerminalReason, ToolUseBlock,
-};
+use dcl_protocol::{ContentBlock, Message, SystemInformational, TerminalReason, ToolUseBlock};
 use serde_json::{Map, json};
 
+use super::STRUCTURED_OUTPUT_TOOL;
 use super::compact::{self, Trigger};
+use super::hooks;
 use super::orchestrator::{self, CallOutcome};
 use super::result::{self, Finish};
 use super::sampling::{self, SampleError};
@@ -14,8 +14,6 @@ use super::{TurnContext, TurnKind, TurnOutcome, TurnState};
 use crate::session::QueuedPrompt;
 use crate::session::conversation::{Conversation, Entry, UserOrigin};
 use crate::session::emit::now_iso;
-use crate::session::hooks;
-use crate::session::services::STRUCTURED_OUTPUT_TOOL;
 
 /// How often a Stop hook may keep one turn going, so two hooks cannot loop forever.
 const MAX_STOP_HOOK_ROUNDS: u32 = 8;
@@ -140,6 +138,15 @@ async fn instructions_loaded_hooks(ctx: &TurnContext) {
     }
 }
 
+/// [`drive`] as the subagents' child turns take it.
+fn drive_boxed<'a>(
+    ctx: &'a TurnContext,
+    conv: &'a mut Conversation,
+    st: &'a mut TurnState,
+) -> crate::model::BoxFuture<'a, Finish> {
+    Box::pin(drive(ctx, conv, st))
+}
+
 /// Samples and runs tools until the model stops calling them, a limit is reached, a hook
 /// stops the turn or it is interrupted. The prompt is already recorded; nothing of the
 /// turn's ending is emitted here, so a subagent's child turn runs the same loop.
@@ -234,7 +241,16 @@ pub(super) async fn drive(
                 }
             }
         }
-        match orchestrator::run_calls(ctx, conv, st, &tool_uses, &reply.invalid_inputs).await {
+        match orchestrator::run_calls(
+            ctx,
+            conv,
+            st,
+            &tool_uses,
+            &reply.invalid_inputs,
+            drive_boxed,
+        )
+        .await
+        {
             CallOutcome::Interrupted => return Finish::Interrupted(TerminalReason::AbortedTools),
             CallOutcome::Done => {}
         }
@@ -364,48 +380,4 @@ async fn stop_hooks_and_checks(ctx: &TurnContext, st: &mut TurnState) -> AfterSt
         return AfterStop::Finish(Finish::StructuredOutputMissing);
     }
     AfterStop::Finish(Finish::Completed)
-}
-
-/// Asks the model, without tools, for the user's likely next message.
-pub(super) async fn suggest_next_prompt(
-    ctx: &TurnContext,
-    conv: &Conversation,
-    model: &str,
-) -> Option<String> {
-    let history = conv.api_messages();
-    let recent: Vec<String> = history
-        .iter()
-        .rev()
-        .take(4)
-        .rev()
-        .map(|m| {
-            let text: Vec<&str> = m.content.iter().filter_map(ContentBlock::as_text).collect();
-            format!("{:?}: {}", m.role, text.join(" "))
-        })
-        .collect();
-    let text = sampling::complete_text(
-        ctx,
-        model,
-        "You predict what the user will type next to a coding agent. Reply with that one short message only.",
-        format!(
-            "Conversation so far:\n{}\n\nWhat is the user's most likely next message?",
-            recent.join("\n")
-        ),
-        64,
-    )
-    .await?;
-    let text = text.trim().to_string();
-    (!text.is_empty()).then_some(text)
-}
-
-/// The `prompt_suggestion` line.
-pub(super) fn emit_suggestion(ctx: &TurnContext, suggestion: String) {
-    ctx.emitter.emit(Message::PromptSuggestion(
-        dcl_protocol::PromptSuggestionMessage {
-            suggestion,
-            session_id: String::new(),
-            uuid: String::new(),
-            extra: Extra::new(),
-        },
-    ));
 }

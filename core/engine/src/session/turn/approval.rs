@@ -9,12 +9,20 @@ use dcl_protocol::{
 use serde_json::{Map, Value, json};
 
 use super::TurnContext;
-use super::orchestrator::HookPermission;
+use super::hooks;
 use crate::permissions::{self, PermissionMode, Policy, Verdict, host_decision};
-use crate::session::hooks;
 use crate::session::host::HostError;
-use crate::session::services::STRUCTURED_OUTPUT_TOOL;
-use crate::tools::{Tool, ToolContext, ToolKind};
+use crate::tools::{Approval, Tool, ToolContext, ToolKind};
+
+/// A PreToolUse hook's say in the permission decision.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum HookPermission {
+    None,
+    /// Skips the prompt (never a deny rule or plan mode).
+    Allow,
+    /// Asks even where the policy would allow.
+    Ask,
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Decision {
@@ -72,26 +80,21 @@ pub(super) async fn decide(
     tool_ctx: &ToolContext,
     hook_permission: HookPermission,
 ) -> Decision {
-    if tu.name == STRUCTURED_OUTPUT_TOOL && ctx.core.json_schema().is_some() {
-        return Decision::Allow(input.clone());
-    }
-    // Delegating is not itself an action: each of the subagent's calls is decided on its
-    // own, in the session's mode and rules.
-    if super::subagent::is_agent_tool(&tu.name)
-        && ctx.tools.offers(super::subagent::AGENT_TOOL)
-        && ctx.core.agent_tool_enabled()
-    {
-        return Decision::Allow(input.clone());
-    }
-    // A question is for the user: it always goes to the host, in every mode.
-    if tu.name == super::interactive::ASK_USER_QUESTION && ctx.tools.offers(&tu.name) {
-        if !ctx.core.services.can_ask_host() {
-            return Decision::Deny(super::interactive::NO_ONE_TO_ASK.to_string());
+    match tool.map(|t| t.approval(input)) {
+        // No action of its own (a subagent, whose calls are each decided on their own;
+        // the structured answer): nothing to decide.
+        Some(Approval::Exempt) => return Decision::Allow(input.clone()),
+        // A question for the user always goes to the host, in every mode.
+        Some(Approval::AlwaysAskHost) => {
+            if !ctx.core.services.can_ask_host() {
+                return Decision::Deny(super::interactive::NO_ONE_TO_ASK.to_string());
+            }
+            if let Some(d) = permission_request_hooks(ctx, tu, input).await {
+                return d;
+            }
+            return ask_host(ctx, tu, tool, None, None).await;
         }
-        if let Some(d) = permission_request_hooks(ctx, tu, input).await {
-            return d;
-        }
-        return ask_host(ctx, tu, tool, None, None).await;
+        Some(Approval::NotNeeded | Approval::ByPolicy) | None => {}
     }
     let policy = policy(ctx);
     let kind = tool.map_or(ToolKind::Other, |t| t.kind());
@@ -103,13 +106,7 @@ pub(super) async fn decide(
         Verdict::Allow => return Decision::Allow(input.clone()),
         Verdict::Deny(msg) => return Decision::Deny(msg),
         // Nothing to approve: the call fails as an unknown tool.
-        Verdict::Ask { .. }
-            if tool.is_none()
-                && !ctx.is_host_tool(&tu.name)
-                && !super::interactive::is_interactive_tool(&tu.name) =>
-        {
-            return Decision::Allow(input.clone());
-        }
+        Verdict::Ask { .. } if tool.is_none() => return Decision::Allow(input.clone()),
         Verdict::Ask {
             blocked_path,
             decision_reason_type,

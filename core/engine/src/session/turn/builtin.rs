@@ -12,29 +12,6 @@ use crate::session::conversation::Conversation;
 use crate::session::emit::new_uuid;
 use crate::session::models;
 
-/// The built-in commands: name and description, for `system/init.slash_commands` and the
-/// `initialize` answer's `commands`.
-pub(crate) const COMMANDS: &[(&str, &str)] = &[
-    ("clear", "Clear conversation history and free up context"),
-    (
-        "compact",
-        "Free up context by summarizing the conversation so far",
-    ),
-    (
-        "cost",
-        "Show the total cost and duration of the current session",
-    ),
-    ("context", "Show current context usage"),
-];
-
-/// The `initialize` answer's `commands`.
-pub(crate) fn command_infos() -> Vec<dcl_protocol::SlashCommandInfo> {
-    COMMANDS
-        .iter()
-        .map(|(n, d)| dcl_protocol::SlashCommandInfo::new(*n, *d))
-        .collect()
-}
-
 /// `/compact [instructions]`: `Some(instructions)` when `prompt` is that command (the
 /// agent loop runs it, as it needs the model).
 pub(super) fn compact_request(prompt: &QueuedPrompt) -> Option<Option<String>> {

@@ -18,11 +18,11 @@ use futures::StreamExt;
 use serde_json::{Map, Value, json};
 
 use super::TurnContext;
+use super::hooks;
 use crate::model::accumulate::Accumulator;
 use crate::model::{ApiMessage, ModelError, ModelRequest, Role};
 use crate::session::conversation::{Boundary, Conversation, Entry, NewItem, UserOrigin};
 use crate::session::emit::new_uuid;
-use crate::session::hooks;
 use crate::session::models;
 
 /// Below the window, what the default threshold leaves for the reply and the estimate's
@@ -359,7 +359,7 @@ async fn summarise(
         };
         match outcome {
             Ok(turn) => {
-                super::result::record_usage(ctx, model, &turn.usage);
+                super::usage::record_usage(ctx, model, &turn.usage);
                 let summary = format_summary(&turn.text());
                 if summary.trim().is_empty() {
                     return Err(CompactError::EmptySummary);

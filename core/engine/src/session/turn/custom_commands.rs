@@ -6,10 +6,10 @@
 use dcl_protocol::{ContentBlock, MessageContent};
 use serde_json::{Map, json};
 
+use super::hooks;
 use super::{TurnContext, TurnState};
 use crate::extensions;
 use crate::session::QueuedPrompt;
-use crate::session::hooks;
 
 /// What `/name args` becomes.
 #[derive(Debug, Clone, PartialEq)]

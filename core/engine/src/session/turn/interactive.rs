@@ -17,10 +17,6 @@ pub(crate) const EXIT_PLAN_MODE: &str = "ExitPlanMode";
 /// The answer to an AskUserQuestion call when nobody can be asked.
 pub(crate) const NO_ONE_TO_ASK: &str = "AskUserQuestion needs someone to answer, and this session has no interactive host (-p with text or json output). Decide yourself, or say what you need to know in your final answer.";
 
-pub(crate) fn is_interactive_tool(name: &str) -> bool {
-    name == ASK_USER_QUESTION || name == EXIT_PLAN_MODE
-}
-
 /// The specs offered now: AskUserQuestion when a host can answer, ExitPlanMode in plan mode.
 pub(crate) fn tool_specs(can_ask: bool, mode: PermissionMode) -> Vec<crate::model::ToolSpec> {
     let mut specs = Vec::new();

@@ -15,11 +15,16 @@ mod approval;
 pub(crate) mod builtin;
 pub(crate) mod compact;
 mod custom_commands;
+pub(crate) mod hooks;
 pub(crate) mod interactive;
+mod offer;
 mod orchestrator;
+mod registry;
 mod result;
 mod sampling;
 mod subagent;
+mod suggestion;
+mod usage;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -31,12 +36,14 @@ use tokio_util::sync::CancellationToken;
 use super::QueuedPrompt;
 use super::conversation::{Conversation, Entry, NewItem, UserOrigin};
 use super::emit::{TurnEmitter, new_uuid, now_iso};
-use super::services::{STRUCTURED_OUTPUT_TOOL, SessionCore};
-use crate::tools::Tool;
+use super::services::SessionCore;
 
 pub(crate) use agent_loop::run_turn;
 pub(crate) use result::{emit_cancelled_result, emit_refused_result, emit_startup_error};
 pub(crate) use subagent::{AGENT_TOOL, AGENT_TOOL_ALIAS};
+
+/// The tool a `--json-schema` session answers through (the reference's name).
+pub(crate) const STRUCTURED_OUTPUT_TOOL: &str = "StructuredOutput";
 
 /// How a turn ended, for the front end's exit code.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -44,15 +51,7 @@ pub struct TurnOutcome {
     pub is_error: bool,
 }
 
-/// Whose turn this is.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum TurnKind {
-    Main,
-    Subagent {
-        agent_id: String,
-        agent_type: String,
-    },
-}
+pub(crate) use super::state::TurnKind;
 
 /// What one turn may use and where its lines go.
 pub(crate) struct TurnContext {
@@ -110,17 +109,6 @@ impl TurnContext {
 
     pub fn is_subagent(&self) -> bool {
         matches!(self.kind, TurnKind::Subagent { .. })
-    }
-
-    pub fn tool(&self, name: &str) -> Option<Arc<dyn Tool>> {
-        self.tools
-            .offers(name)
-            .then(|| self.core.services.tool(name))
-            .flatten()
-    }
-
-    pub fn is_host_tool(&self, name: &str) -> bool {
-        self.tools.offers(name) && self.core.services.is_host_tool(name)
     }
 
     pub fn tool_specs(&self) -> Vec<crate::model::ToolSpec> {

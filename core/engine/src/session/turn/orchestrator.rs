@@ -11,12 +11,12 @@ use dcl_protocol::{
 };
 use serde_json::{Map, Value, json};
 
-use super::approval::{self, Decision};
+use super::approval::{self, Decision, HookPermission};
+use super::hooks::{self, HookVerdict};
+use super::registry::Registry;
 use super::{TurnContext, TurnState, subagent};
 use crate::model::accumulate::InvalidToolInput;
 use crate::session::conversation::{Conversation, UserOrigin};
-use crate::session::hooks::{self, HookVerdict};
-use crate::session::services::STRUCTURED_OUTPUT_TOOL;
 use crate::tools::{Tool, ToolContext, ToolKind, ToolOutput};
 
 /// Largest tool-result text put on one stdout line; SDKs refuse lines over 1 MiB.
@@ -44,16 +44,6 @@ pub(super) enum PreHook {
         permission: HookPermission,
         context: Vec<String>,
     },
-}
-
-/// A PreToolUse hook's say in the permission decision.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum HookPermission {
-    None,
-    /// Skips the prompt (never a deny rule or plan mode).
-    Allow,
-    /// Asks even where the policy would allow.
-    Ask,
 }
 
 impl PreHook {
@@ -84,9 +74,10 @@ impl PreHook {
 }
 
 /// A call after its hooks and permission decision, before it runs.
-struct Prepared {
+struct Prepared<'t> {
     tu: ToolUseBlock,
-    tool: Option<Arc<dyn Tool>>,
+    /// The tool the call names, when the turn offers one by that name.
+    tool: Option<Arc<dyn Tool + 't>>,
     tool_ctx: ToolContext,
     /// The input to run with, when approved.
     approved: Option<Value>,
@@ -96,8 +87,8 @@ struct Prepared {
     context: Vec<String>,
 }
 
-/// Which calls run as a read-only batch: `(start, end)` ranges of built-in read tools
-/// at least two long; everything else runs alone.
+/// Which calls run as a batch: `(start, end)` ranges of parallel-safe calls (read-only
+/// tools, subagents) at least two long; everything else runs alone.
 pub(super) fn batches(read_only: &[bool]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut i = 0;
@@ -123,6 +114,7 @@ pub(super) async fn run_calls(
     st: &mut TurnState,
     tool_uses: &[ToolUseBlock],
     invalid_inputs: &[InvalidToolInput],
+    drive: subagent::Drive,
 ) -> CallOutcome {
     let invalid_of = |tu: &ToolUseBlock| {
         invalid_inputs
@@ -130,14 +122,11 @@ pub(super) async fn run_calls(
             .find(|x| x.tool_use_id == tu.id)
             .map(InvalidToolInput::tool_result_text)
     };
-    // Read-only tools and subagents (each in its own context) may run side by side.
+    let registry = Registry::for_response(ctx, tool_uses, drive);
+    // Each tool says whether it may run side by side with the response's other calls.
     let read_only: Vec<bool> = tool_uses
         .iter()
-        .map(|tu| {
-            ctx.tool(&tu.name)
-                .is_some_and(|t| t.kind() == ToolKind::Read)
-                || (subagent::is_agent_tool(&tu.name) && ctx.tools.offers(subagent::AGENT_TOOL))
-        })
+        .map(|tu| registry.get(&tu.name).is_some_and(|t| t.parallel_safe()))
         .collect();
     if let Some(p) = &ctx.progress {
         for tu in tool_uses {
@@ -180,7 +169,7 @@ pub(super) async fn run_calls(
         ctx.emitter.writable().await;
         let mut prepared = Vec::with_capacity(end - start);
         for tu in &tool_uses[start..end] {
-            prepared.push(prepare(ctx, st, tu, invalid_of(tu)).await);
+            prepared.push(prepare(ctx, st, tu, invalid_of(tu), &registry).await);
         }
         let started = Instant::now();
         let outputs = futures::future::join_all(prepared.iter().map(|p| async move {
@@ -194,7 +183,7 @@ pub(super) async fn run_calls(
         for (p, (out, structured)) in prepared.into_iter().zip(outputs) {
             if structured.is_some() {
                 st.structured = structured;
-            } else if p.tu.name == STRUCTURED_OUTPUT_TOOL && out.is_error {
+            } else if out.is_error && p.tool.as_ref().is_some_and(|t| t.answers_turn()) {
                 st.invalid_outputs += 1;
             }
             if let Some(input) = p.approved.as_ref().filter(|_| p.early.is_none()) {
@@ -251,12 +240,13 @@ fn tool_response(output: &ToolOutput) -> Value {
         .unwrap_or_else(|| json!(output.content.to_text()))
 }
 
-async fn prepare(
+async fn prepare<'t>(
     ctx: &TurnContext,
     st: &mut TurnState,
     tu: &ToolUseBlock,
     invalid_input: Option<String>,
-) -> Prepared {
+    registry: &Registry<'t>,
+) -> Prepared<'t> {
     let services = &ctx.core.services;
     let tool_ctx = ToolContext {
         cwd: services.cwd.clone(),
@@ -266,8 +256,10 @@ async fn prepare(
         todos: services.shell.todos.clone(),
         background: services.shell.background.clone(),
         grants: ctx.grants.clone(),
+        tool_use_id: tu.id.clone(),
+        turn: None,
     };
-    let tool = ctx.tool(&tu.name);
+    let tool = registry.get(&tu.name);
     let mut prepared = Prepared {
         tu: tu.clone(),
         tool,
@@ -352,71 +344,45 @@ async fn prepare(
     prepared
 }
 
-/// Runs an approved call: a built-in tool, the structured-output tool, or an MCP tool.
-/// Returns the output and, for a valid structured-output call, the structured value.
-async fn execute(ctx: &TurnContext, p: &Prepared) -> (ToolOutput, Option<Value>) {
+/// Runs an approved call with the tool it names. Returns the output and, for a tool whose
+/// input answers the turn (StructuredOutput), that answer when the call succeeded.
+async fn execute(ctx: &TurnContext, p: &Prepared<'_>) -> (ToolOutput, Option<Value>) {
     if let Some(err) = &p.invalid_input {
         return (ToolOutput::error(err.clone()), None);
     }
     let input = p.approved.clone().unwrap_or_else(|| p.tu.input.clone());
-    if p.tu.name == STRUCTURED_OUTPUT_TOOL
-        && ctx.tools.offers(STRUCTURED_OUTPUT_TOOL)
-        && let Some(schema) = ctx.core.state.with(|s| s.output_schema.clone())
-    {
-        return match schema.validate(&input) {
-            Ok(()) => (
-                ToolOutput::ok("Structured output provided successfully"),
-                Some(input),
-            ),
-            Err(e) => (
-                ToolOutput::error(format!(
-                    "The structured output does not match the schema. Call {STRUCTURED_OUTPUT_TOOL} again with output that fixes these errors:\n{e}"
-                )),
-                None,
-            ),
-        };
-    }
-    if super::interactive::is_interactive_tool(&p.tu.name) && ctx.tools.offers(&p.tu.name) {
-        return (super::interactive::run(ctx, &p.tu, input), None);
-    }
-    if subagent::is_agent_tool(&p.tu.name) && ctx.tools.offers(subagent::AGENT_TOOL) {
-        return (subagent::run(ctx, &p.tu, input).await, None);
+    let Some(tool) = &p.tool else {
+        return (
+            ToolOutput::error(format!(
+                "<tool_use_error>Error: No such tool available: {}</tool_use_error>",
+                p.tu.name
+            )),
+            None,
+        );
+    };
+    let answer = tool.answers_turn().then(|| input.clone());
+    if tool.kind() == ToolKind::Delegate {
+        // A child turn reports its own calls (progress, checkpoints, file and directory
+        // hooks); wrapping it as well would say each of them twice.
+        return (tool.call(input, &p.tool_ctx).await, None);
     }
     let checkpoints = &ctx.core.services.checkpoints;
     // The files an edit touches (and whether each was there) and the shell's directory
     // before the call, for FileChanged and CwdChanged hooks.
     let mut edited: Vec<(std::path::PathBuf, bool)> = Vec::new();
     let cwd_before = p.tool_ctx.shell.cwd();
-    let (pending, mut notes) = match &p.tool {
-        Some(t) if matches!(t.kind(), ToolKind::Edit | ToolKind::Execute) => {
-            let paths = match t.kind() {
-                ToolKind::Edit => t.paths(&input, &p.tool_ctx),
+    let (pending, mut notes) = match tool.kind() {
+        kind @ (ToolKind::Edit | ToolKind::Execute) => {
+            let paths = match kind {
+                ToolKind::Edit => tool.paths(&input, &p.tool_ctx),
                 _ => Vec::new(),
             };
             edited = paths.iter().map(|f| (f.clone(), f.exists())).collect();
-            checkpoints.before(&ctx.prompt_uuid, t.kind(), paths).await
+            checkpoints.before(&ctx.prompt_uuid, kind, paths).await
         }
         _ => Default::default(),
     };
-    let call = async {
-        match &p.tool {
-            Some(t) => t.call(input, &p.tool_ctx).await,
-            None if ctx.is_host_tool(&p.tu.name) => {
-                crate::session::mcp::call(
-                    &ctx.core.services,
-                    &p.tu.name,
-                    &p.tu.id,
-                    input,
-                    &p.tool_ctx.cancel,
-                )
-                .await
-            }
-            None => ToolOutput::error(format!(
-                "<tool_use_error>Error: No such tool available: {}</tool_use_error>",
-                p.tu.name
-            )),
-        }
-    };
+    let call = tool.call(input, &p.tool_ctx);
     let output = with_progress(ctx, &p.tu, call).await;
     notes.extend(checkpoints.after(&ctx.prompt_uuid, pending).await);
     if !output.is_error {
@@ -428,7 +394,8 @@ async fn execute(ctx: &TurnContext, p: &Prepared) -> (ToolOutput, Option<Value>)
         ctx.emitter
             .system(dcl_protocol::SystemInformational::warning(note));
     }
-    (output, None)
+    let answer = answer.filter(|_| !output.is_error);
+    (output, answer)
 }
 
 /// How often a running call reports `tool_progress` (`DCL_TOOL_PROGRESS_MS`).
@@ -516,7 +483,7 @@ async fn finish_call(
     ctx: &TurnContext,
     conv: &mut Conversation,
     st: &mut TurnState,
-    prepared: Prepared,
+    prepared: Prepared<'_>,
     output: ToolOutput,
     elapsed: Duration,
 ) {

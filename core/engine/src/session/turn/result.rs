@@ -5,18 +5,17 @@ use std::time::{Duration, Instant};
 
 use dcl_protocol::{
     AssistantError, AssistantMessage, AssistantPayload, ContentBlock, Extra, LegacyUsageMessage,
-    Message, ModelUsage, ResultMessage, ResultSubtype, StopReason, SystemInformational,
-    TerminalReason, Usage,
+    Message, ResultMessage, ResultSubtype, StopReason, TerminalReason, Usage,
 };
 use serde_json::{Value, json};
 
+use super::STRUCTURED_OUTPUT_TOOL;
 use super::{TurnContext, TurnOutcome, TurnState};
 use crate::model::ModelError;
 use crate::session::QueuedPrompt;
 use crate::session::conversation::{Conversation, UserOrigin};
 use crate::session::emit::{Emitter, new_uuid};
-use crate::session::models;
-use crate::session::services::{STRUCTURED_OUTPUT_TOOL, SessionCore};
+use crate::session::services::SessionCore;
 
 /// Why a turn ended.
 pub(super) enum Finish {
@@ -163,9 +162,9 @@ pub(super) async fn finish_and_suggest(
     let outcome = finish(ctx, conv, st, how);
     if completed
         && ctx.core.state.with(|s| s.prompt_suggestions)
-        && let Some(s) = super::agent_loop::suggest_next_prompt(ctx, conv, &st.model).await
+        && let Some(s) = super::suggestion::suggest_next_prompt(ctx, conv, &st.model).await
     {
-        super::agent_loop::emit_suggestion(ctx, s);
+        super::suggestion::emit_suggestion(ctx, s);
     }
     outcome
 }
@@ -328,27 +327,6 @@ pub(crate) fn emit_startup_error(core: &SessionCore, error: String) {
         error,
     );
     emit_result(core, &core.services.emitter, &st, end);
-}
-
-/// Adds one response's usage to the session's totals, priced by the model's table entry.
-pub(super) fn record_usage(ctx: &TurnContext, model: &str, usage: &Usage) {
-    let services = &ctx.core.services;
-    if let Some(notice) = services.clients.unpriced_notice(model) {
-        ctx.emitter.system(SystemInformational::warning(notice));
-    }
-    let cost = models::price(model).map_or(0.0, |p| p.cost_usd(usage));
-    ctx.core.state.with(|s| {
-        let totals = &mut s.totals;
-        totals.cost_usd += cost;
-        totals
-            .model_entry(model, || {
-                ModelUsage::new(
-                    models::context_window(model),
-                    models::max_output_tokens(model),
-                )
-            })
-            .add(usage, cost);
-    });
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use dcl_protocol::{
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
+use super::STRUCTURED_OUTPUT_TOOL;
 use super::{TurnContext, TurnState};
 use crate::model::accumulate::{Accumulator, InvalidToolInput};
 use crate::model::{
@@ -19,7 +20,6 @@ use crate::model::{
 use crate::session::conversation::{Conversation, Entry};
 use crate::session::emit::new_uuid;
 use crate::session::models;
-use crate::session::services::STRUCTURED_OUTPUT_TOOL;
 
 pub(super) enum SampleError {
     Cancelled,
@@ -75,7 +75,7 @@ pub(super) async fn sample_with_fallback(
     )));
     // PostModelSwitch only: dcl switches on its own (`source: auto`), there is nothing a
     // PreModelSwitch hook could refuse short of failing the turn.
-    let input = crate::session::requests::model_switch_input(
+    let input = crate::session::models::model_switch_input(
         &ctx.core,
         &st.model,
         &fallback,
@@ -83,7 +83,7 @@ pub(super) async fn sample_with_fallback(
         "auto",
     );
     st.model = fallback;
-    let v = crate::session::hooks::run(ctx, "PostModelSwitch", None, None, input).await;
+    let v = super::hooks::run(ctx, "PostModelSwitch", None, None, input).await;
     if !v.additional_context.is_empty() {
         ctx.record_note(
             conv,
@@ -296,7 +296,7 @@ async fn consume_stream(
     }
     let turn = acc.finish().map_err(SampleError::Api)?;
     st.usage.add(&turn.usage);
-    super::result::record_usage(ctx, &st.model, &turn.usage);
+    super::usage::record_usage(ctx, &st.model, &turn.usage);
     Ok(Reply {
         content: turn.content,
         invalid_inputs: turn.invalid_tool_inputs,
@@ -396,6 +396,6 @@ pub(super) async fn complete_text(
         acc.push(&ev.ok()?).ok()?;
     }
     let turn = acc.finish().ok()?;
-    super::result::record_usage(ctx, model, &turn.usage);
+    super::usage::record_usage(ctx, model, &turn.usage);
     Some(turn.text())
 }

@@ -15,14 +15,13 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::agent_loop;
+use super::hooks;
 use super::result::Finish;
 use super::{ToolSet, TurnContext, TurnKind, TurnState};
 use crate::agents::{AgentCatalog, AgentSpec, GENERAL_PURPOSE};
 use crate::session::QueuedPrompt;
 use crate::session::conversation::{Conversation, Entry, UserOrigin};
 use crate::session::emit::{TurnEmitter, new_uuid};
-use crate::session::hooks;
 use crate::session::models;
 use crate::session::services::SessionCore;
 use crate::tools::ToolOutput;
@@ -57,6 +56,14 @@ impl Progress {
         }
     }
 }
+
+/// Runs a turn's loop to its end (the agent loop's `drive`). A child turn is handed the
+/// loop by whoever runs the Agent call, so this module never imports the loop that calls it.
+pub(super) type Drive = for<'a> fn(
+    &'a TurnContext,
+    &'a mut Conversation,
+    &'a mut TurnState,
+) -> crate::model::BoxFuture<'a, Finish>;
 
 pub(crate) fn is_agent_tool(name: &str) -> bool {
     name == AGENT_TOOL || name == AGENT_TOOL_ALIAS
@@ -102,7 +109,12 @@ pub(crate) fn resolve_model(core: &SessionCore, model: Option<&str>) -> Option<S
 }
 
 /// Runs one Agent call; a background one returns as soon as it has started.
-pub(super) async fn run(ctx: &TurnContext, tu: &ToolUseBlock, input: Value) -> ToolOutput {
+pub(super) async fn run(
+    ctx: &TurnContext,
+    drive: Drive,
+    tu: &ToolUseBlock,
+    input: Value,
+) -> ToolOutput {
     let input: AgentInput = match serde_json::from_value(input) {
         Ok(i) => i,
         Err(e) => {
@@ -127,7 +139,7 @@ pub(super) async fn run(ctx: &TurnContext, tu: &ToolUseBlock, input: Value) -> T
     let model = resolve_model(&ctx.core, input.model.as_deref())
         .or_else(|| resolve_model(&ctx.core, agent.model.as_deref()));
     if input.run_in_background || agent.background {
-        return start_background(ctx, tu, agent, agent_id, model, input, forward_text);
+        return start_background(ctx, drive, tu, agent, agent_id, model, input, forward_text);
     }
     let child = child_context(
         ctx.core.clone(),
@@ -139,7 +151,7 @@ pub(super) async fn run(ctx: &TurnContext, tu: &ToolUseBlock, input: Value) -> T
         forward_text,
         ctx.cancel.child_token(),
     );
-    let ended = Box::pin(run_child(child, input.prompt)).await;
+    let ended = Box::pin(run_child(child, drive, input.prompt)).await;
     match ended {
         Ok(text) => ToolOutput::ok(text),
         Err(e) => ToolOutput::error(e.to_string()),
@@ -199,7 +211,11 @@ enum SubagentError {
 }
 
 /// Runs a child turn to its end: its final text, or why it failed.
-async fn run_child(ctx: TurnContext, prompt: String) -> Result<String, SubagentError> {
+async fn run_child(
+    ctx: TurnContext,
+    drive: Drive,
+    prompt: String,
+) -> Result<String, SubagentError> {
     let TurnKind::Subagent {
         agent_id,
         agent_type,
@@ -251,7 +267,7 @@ async fn run_child(ctx: TurnContext, prompt: String) -> Result<String, SubagentE
         message: dcl_protocol::UserMessage::new(dcl_protocol::MessageContent::Text(prompt)),
     };
     let mut st = TurnState::new(model, &queued);
-    let how = agent_loop::drive(&ctx, &mut conv, &mut st).await;
+    let how = drive(&ctx, &mut conv, &mut st).await;
     match how {
         Finish::Completed | Finish::HookStopped(_) | Finish::Deferred => {
             Ok(st.last_text.unwrap_or_default())
@@ -271,6 +287,7 @@ async fn run_child(ctx: TurnContext, prompt: String) -> Result<String, SubagentE
 #[allow(clippy::too_many_arguments)] // the parts of one call, passed on once
 fn start_background(
     ctx: &TurnContext,
+    drive: Drive,
     tu: &ToolUseBlock,
     agent: AgentSpec,
     agent_id: String,
@@ -310,7 +327,7 @@ fn start_background(
     let emitter = core.services.emitter.clone();
     tokio::spawn(async move {
         let prompt = input.prompt.clone();
-        let task_hook = crate::session::requests::task_hook;
+        let task_hook = super::hooks::task_hook;
         task_hook(&core, "TaskCreated", &task_id, &description, &prompt).await;
         let began = Instant::now();
         let ticker = progress.map(|p| {
@@ -339,7 +356,7 @@ fn start_background(
                 }
             })
         });
-        let ended = run_child(child, input.prompt).await;
+        let ended = run_child(child, drive, input.prompt).await;
         if let Some(t) = ticker {
             t.abort();
         }

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::support::object_schema;
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
-use crate::model::BoxFuture;
+use crate::BoxFuture;
 
 const DESCRIPTION: &str = "Creates or updates the task list for the current session, so you \
 can plan multi-step work and the user can follow your progress. Each call replaces the whole \

@@ -14,7 +14,7 @@ use super::support::{
     refuse_special_file, resolve_path, run_blocking,
 };
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
-use crate::model::BoxFuture;
+use crate::BoxFuture;
 
 const DESCRIPTION: &str = "Edits one cell of a Jupyter notebook (.ipynb). `notebook_path` \
 should be absolute; a relative path is resolved against the session's working directory. \

@@ -22,7 +22,7 @@ use super::support::{
     object_schema, resolve_path, run_blocking, search_walker, sort_newest_first, truncate_line,
 };
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
-use crate::model::BoxFuture;
+use crate::BoxFuture;
 
 /// Entries (lines, files or counts) returned when the model gives no `head_limit`.
 const DEFAULT_HEAD_LIMIT: usize = 250;

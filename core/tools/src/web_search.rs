@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::net;
 use super::support::{input_str, object_schema};
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
-use crate::model::BoxFuture;
+use crate::BoxFuture;
 
 /// Session env var naming the search endpoint.
 pub const SEARCH_URL_ENV: &str = "DCL_SEARCH_URL";
@@ -324,7 +324,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
-    use crate::tools::web_fetch::tests::{Reply, serve};
+    use crate::web_fetch::tests::{Reply, serve};
     use std::collections::BTreeMap;
     use std::path::PathBuf;
     use std::sync::{Arc, Mutex};

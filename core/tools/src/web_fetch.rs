@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::net;
 use super::support::{input_str, object_schema};
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
-use crate::model::BoxFuture;
+use crate::BoxFuture;
 
 const MAX_URL_CHARS: usize = 2000;
 const MAX_REDIRECTS: usize = 5;

@@ -11,7 +11,7 @@ use super::support::{
     lenient_bool, object_schema, refuse_special_file, resolve_path, run_blocking, structured_patch,
 };
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
-use crate::model::BoxFuture;
+use crate::BoxFuture;
 
 const DESCRIPTION: &str = "Performs an exact string replacement in a file. `old_string` must \
 appear in the file exactly as given (whitespace and indentation included; do not include the \

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::tools::{Tool, ToolContext, ToolKind};
+use dcl_tool_api::{Tool, ToolContext, ToolKind};
 pub use rules::{CallView, Rule, RuleSet};
 
 /// The message the seed prescribes for plan mode.
@@ -214,7 +214,7 @@ impl Policy {
                 }
                 _ => (false, &[]),
             },
-            ToolKind::Edit | ToolKind::Other => (false, &[]),
+            ToolKind::Edit | ToolKind::Other | ToolKind::Delegate => (false, &[]),
         };
         let paths_inside = |ps: &[PathBuf]| ps.iter().all(|p| self.inside_allowed(p));
         if read_only && paths_inside(read_paths) {
@@ -287,7 +287,7 @@ impl Policy {
                     });
                 (unseen && protected::mentions_protected(line)).then(|| ctx.cwd.clone())
             }),
-            ToolKind::Read | ToolKind::Other => None,
+            ToolKind::Read | ToolKind::Other | ToolKind::Delegate => None,
         }
     }
 }
@@ -330,7 +330,7 @@ mod tests {
         let allow: Vec<String> = allow.iter().map(|s| s.to_string()).collect();
         let policy = Policy::new(mode, &allow, &[], &cwd, &[]);
         let ctx = ToolContext::new(cwd);
-        let bash = crate::tools::bash::BashTool;
+        let bash = dcl_tools::bash::BashTool;
         policy.check("Bash", Some(&bash), &json!({ "command": line }), &ctx)
     }
 

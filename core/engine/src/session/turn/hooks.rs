@@ -6,200 +6,23 @@ use std::time::Duration;
 
 use std::sync::Arc;
 
-use super::host::HostError;
-use super::services::SessionCore;
-use super::turn::{TurnContext, TurnKind};
+use super::TurnContext;
 use crate::permissions::command_hooks;
+use crate::session::hook_registry::{NEVER_FIRED, Registration};
+use crate::session::host::HostError;
+use crate::session::services::SessionCore;
+use crate::session::state::TurnKind;
 use crate::tools::environment::{self as tool_environment, redact_text};
 use dcl_protocol::{
     GetHooksListingResponse, HookCallbackRequest, HookCallbackTag, HookEventName,
-    HookListingCatalogEntry, HookListingEvent, HookListingPolicy, HookListingRow,
-    HookMatcherConfig, HookOutcome, HookOutput, InformationalLevel, InitializeRequest,
-    SystemHookProgress, SystemHookResponse, SystemHookStarted, SystemInformational,
+    HookListingCatalogEntry, HookListingEvent, HookListingPolicy, HookListingRow, HookOutcome,
+    HookOutput, InformationalLevel, SystemHookProgress, SystemHookResponse, SystemHookStarted,
+    SystemInformational,
 };
-use regex::Regex;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-/// Events dcl fires. Hooks registered for other events are accepted and reported as
-/// never firing (a warning in the `initialize` answer).
-pub const FIRED_EVENTS: &[&str] = &[
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PostToolBatch",
-    "Notification",
-    "UserPromptSubmit",
-    "UserPromptExpansion",
-    "SessionStart",
-    "SessionEnd",
-    "Stop",
-    "StopFailure",
-    "SubagentStart",
-    "SubagentStop",
-    "PreCompact",
-    "PostCompact",
-    "PreModelSwitch",
-    "PostModelSwitch",
-    "PermissionRequest",
-    "PermissionDenied",
-    "TaskCreated",
-    "TaskCompleted",
-    "Elicitation",
-    "ElicitationResult",
-    "ConfigChange",
-    "InstructionsLoaded",
-    "CwdChanged",
-    "FileChanged",
-    "DirectoryAdded",
-];
-
-/// The SDK's events dcl has no moment for, and why; a hook for one is accepted with a
-/// warning that says so once.
-pub const NEVER_FIRED: &[(&str, &str)] = &[
-    ("Setup", "dcl has no init/maintenance run"),
-    ("TeammateIdle", "dcl has no agent teams"),
-    ("WorktreeCreate", "dcl creates no git worktrees"),
-    ("WorktreeRemove", "dcl creates no git worktrees"),
-    (
-        "MessageDisplay",
-        "dcl has no display of its own; the host renders the stream",
-    ),
-    (
-        "PreSkillShellCommand",
-        "dcl does not run a skill's shell lines",
-    ),
-];
-
-/// The warning for hooks registered for `event`, if dcl never fires it.
-pub fn never_fired_warning(event: &str) -> Option<String> {
-    if FIRED_EVENTS.contains(&event) {
-        return None;
-    }
-    Some(match NEVER_FIRED.iter().find(|(e, _)| *e == event) {
-        Some((_, why)) => {
-            format!("hooks for {event} are accepted but dcl never fires that event ({why})")
-        }
-        None => format!("hooks for {event} are accepted but dcl never fires that event"),
-    })
-}
-
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
-
-#[derive(Debug, Clone)]
-struct Registration {
-    event: String,
-    matcher: Option<Matcher>,
-    /// The matcher as the host sent it (`""` for none), for `get_hooks_listing`.
-    matcher_text: String,
-    callback_ids: Vec<String>,
-    timeout: Option<Duration>,
-    block_on_failure: bool,
-}
-
-/// A tool-name matcher: `Bash`, `Edit|Write`, `mcp__.*`; empty or `*` matches all.
-#[derive(Debug, Clone)]
-enum Matcher {
-    All,
-    Names(Vec<String>),
-    Pattern(Regex),
-}
-
-impl Matcher {
-    fn parse(raw: &Option<Value>) -> Option<Matcher> {
-        let text = raw.as_ref()?.as_str()?.trim();
-        if text.is_empty() || text == "*" {
-            return Some(Matcher::All);
-        }
-        if text
-            .split('|')
-            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
-        {
-            return Some(Matcher::Names(
-                text.split('|').map(str::to_string).collect(),
-            ));
-        }
-        match Regex::new(&format!("^(?:{text})$")) {
-            Ok(r) => Some(Matcher::Pattern(r)),
-            // An unparsable pattern is matched literally rather than silently matching all.
-            Err(_) => Some(Matcher::Names(vec![text.to_string()])),
-        }
-    }
-
-    fn matches(&self, subject: &str) -> bool {
-        match self {
-            Matcher::All => true,
-            Matcher::Names(n) => n.iter().any(|x| x == subject),
-            Matcher::Pattern(r) => r.is_match(subject),
-        }
-    }
-}
-
-/// Hooks registered by the host.
-/// A malformed `initialize.hooks` block, as the protocol crate words it
-/// (`hooks.PreToolUse must be an array`, `hooks.Stop: …`).
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct HooksConfigError(pub String);
-
-#[derive(Debug, Clone, Default)]
-pub struct HookRegistry {
-    registrations: Vec<Registration>,
-}
-
-impl HookRegistry {
-    /// Reads `initialize.hooks`; returns the registry and warnings for events that never fire.
-    pub fn from_initialize(
-        init: &InitializeRequest,
-    ) -> Result<(HookRegistry, Vec<String>), HooksConfigError> {
-        let mut registrations = Vec::new();
-        let mut warnings = Vec::new();
-        for (event, cfg) in init.hook_matchers().map_err(HooksConfigError)? {
-            let HookMatcherConfig {
-                matcher,
-                hook_callback_ids,
-                timeout,
-                on_failure,
-                ..
-            } = cfg;
-            if let Some(w) = never_fired_warning(&event)
-                && !warnings.contains(&w)
-            {
-                warnings.push(w);
-            }
-            registrations.push(Registration {
-                matcher_text: matcher
-                    .as_ref()
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-                matcher: Matcher::parse(&matcher),
-                event,
-                callback_ids: hook_callback_ids,
-                timeout: timeout
-                    .filter(|t| t.is_finite() && *t > 0.0)
-                    .map(Duration::from_secs_f64),
-                block_on_failure: on_failure.as_deref() == Some("block"),
-            });
-        }
-        Ok((HookRegistry { registrations }, warnings))
-    }
-
-    fn matching<'a>(
-        &'a self,
-        event: &'a str,
-        subject: Option<&'a str>,
-    ) -> impl Iterator<Item = &'a Registration> + 'a {
-        self.registrations.iter().filter(move |r| {
-            r.event == event
-                && match (&r.matcher, subject) {
-                    (None, _) | (Some(Matcher::All), _) => true,
-                    (Some(m), Some(s)) => m.matches(s),
-                    (Some(_), None) => true,
-                }
-        })
-    }
-}
 
 /// The combined answer of every hook that ran for one event.
 #[derive(Debug, Clone, Default)]
@@ -856,9 +679,57 @@ pub(crate) fn any_for(core: &SessionCore, event: &str) -> bool {
         })
 }
 
+/// TaskCreated / TaskCompleted for a background agent: `task_subject` is the agent call's
+/// description, `task_description` its prompt.
+pub(crate) async fn task_hook(
+    core: &Arc<SessionCore>,
+    event: &str,
+    task_id: &str,
+    subject: &str,
+    description: &str,
+) {
+    let mut input = Map::new();
+    input.insert("task_id".into(), json!(task_id));
+    input.insert("task_subject".into(), json!(subject));
+    input.insert("task_description".into(), json!(description));
+    run_outside(core, event, input).await;
+}
+
+/// TaskCreated / TaskCompleted for background shells (`run_in_background`): `task_subject`
+/// is the command. Completed means it exited 0 by itself; a failing or killed shell fires
+/// no TaskCompleted. Weak: the shells belong to the session.
+pub(crate) struct ShellTaskHooks(pub std::sync::Weak<SessionCore>);
+
+impl crate::tools::background::ShellListener for ShellTaskHooks {
+    fn started<'a>(&'a self, id: &'a str, command: &'a str) -> crate::model::BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if let Some(core) = self.0.upgrade() {
+                task_hook(&core, "TaskCreated", id, command, command).await;
+            }
+        })
+    }
+
+    fn exited<'a>(
+        &'a self,
+        id: &'a str,
+        command: &'a str,
+        code: i32,
+    ) -> crate::model::BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if code == 0
+                && let Some(core) = self.0.upgrade()
+            {
+                task_hook(&core, "TaskCompleted", id, command, command).await;
+            }
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::hook_registry::{FIRED_EVENTS, HookRegistry, Matcher, never_fired_warning};
+    use dcl_protocol::InitializeRequest;
 
     #[test]
     fn every_fired_event_has_a_hook_frame_name_and_a_settings_name() {

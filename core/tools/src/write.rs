@@ -11,7 +11,7 @@ use super::support::{
     object_schema, refuse_special_file, resolve_path, run_blocking, structured_patch,
 };
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
-use crate::model::BoxFuture;
+use crate::BoxFuture;
 
 const DESCRIPTION: &str = "Writes a file to the local filesystem, creating it (and any missing \
 parent directories) or overwriting it completely. `file_path` should be absolute; a relative \

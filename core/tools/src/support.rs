@@ -18,7 +18,7 @@ const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
 /// A tool input schema in the reference's exact shape: keys in the same order,
 /// `additionalProperties: false`.
-pub(crate) fn object_schema(properties: Value, required: &[&str]) -> Value {
+pub fn object_schema(properties: Value, required: &[&str]) -> Value {
     json!({
         "$schema": SCHEMA_DIALECT,
         "type": "object",

@@ -14,7 +14,7 @@ use super::support::{
     object_schema, resolve_path, run_blocking, search_walker, sort_newest_first,
 };
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
-use crate::model::BoxFuture;
+use crate::BoxFuture;
 
 /// Paths returned at most; past this the model should narrow the pattern.
 const MAX_RESULTS: usize = 100;

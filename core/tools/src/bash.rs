@@ -21,7 +21,7 @@ use tokio::task::JoinHandle;
 
 use super::support::{input_str, lenient_bool, object_schema, truncate_middle};
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
-use crate::model::BoxFuture;
+use crate::BoxFuture;
 
 const DEFAULT_TIMEOUT_MS: f64 = 120_000.0;
 const MAX_TIMEOUT_MS: f64 = 600_000.0;

@@ -278,40 +278,6 @@ impl Settings {
         out
     }
 
-    /// The output style the settings name, resolved: the built-ins' instructions, or a
-    /// custom style's from `output-styles/<name>.md` (the highest-precedence folder's, its
-    /// front matter left out). An unknown name falls back to `default` with a warning.
-    pub fn resolved_output_style(&self) -> crate::prompt::OutputStyle {
-        let name = self.output_style();
-        if let Some(style) = crate::prompt::OutputStyle::built_in(&name) {
-            return style;
-        }
-        let file = self
-            .folder_dirs("output-styles")
-            .into_iter()
-            .rev()
-            .map(|d| d.join(format!("{name}.md")))
-            .find(|p| p.is_file());
-        let read = file.as_ref().map(std::fs::read_to_string);
-        match (file, read) {
-            (Some(path), Some(Ok(text))) => crate::prompt::OutputStyle::custom(&name, &text, &path),
-            (Some(path), Some(Err(e))) => crate::prompt::OutputStyle::unavailable(
-                &name,
-                format!(
-                    "outputStyle {name:?}: cannot read {}: {e}; using the default style's instructions",
-                    path.display()
-                ),
-            ),
-            _ => crate::prompt::OutputStyle::unavailable(
-                &name,
-                format!(
-                    "outputStyle {name:?}: no such style (known: {}); using the default style's instructions",
-                    self.available_output_styles().join(", ")
-                ),
-            ),
-        }
-    }
-
     /// All layers merged.
     pub fn effective(&self) -> Map<String, Value> {
         let mut out = Map::new();
@@ -736,46 +702,5 @@ mod tests {
             ["default", "Explanatory", "Learning", "Terse", "Pirate"]
         );
         assert_eq!(s.folder_dirs("output-styles").len(), 2);
-    }
-
-    #[test]
-    fn the_named_output_style_resolves_to_its_instructions() {
-        let home = tempfile::tempdir().unwrap();
-        let cwd = tempfile::tempdir().unwrap();
-        write(
-            &home.path().join(".claude/output-styles/Terse.md"),
-            "---
-name: Terse
-description: short
----
-Be terse.",
-        );
-        write(
-            &cwd.path().join(".dcl/output-styles/Terse.md"),
-            "Project terse.",
-        );
-        let load = |style: &str| {
-            let flag = format!(r#"{{"outputStyle":"{style}"}}"#);
-            Settings::load(Some(home.path()), cwd.path(), None, Some(&flag))
-                .unwrap()
-                .resolved_output_style()
-        };
-        let custom = load("Terse");
-        assert_eq!(custom.name, "Terse");
-        // The project folder wins over the user's.
-        assert_eq!(custom.instructions.as_deref(), Some("Project terse."));
-        assert!(custom.warning.is_none());
-        let learning = load("Learning");
-        assert_eq!(learning.name, "Learning");
-        assert!(learning.instructions.unwrap().contains("learn"));
-        let default = load("default");
-        assert!(default.instructions.is_none());
-        let unknown = load("Nope");
-        // Named as configured (the reference reports it so), with no instructions.
-        assert_eq!(unknown.name, "Nope");
-        assert!(unknown.instructions.is_none());
-        assert!(unknown.warning.unwrap().contains("no such style"));
-        std::fs::remove_file(cwd.path().join(".dcl/output-styles/Terse.md")).unwrap();
-        assert_eq!(load("Terse").instructions.as_deref(), Some("Be terse."));
     }
 }

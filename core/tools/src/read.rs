@@ -20,7 +20,7 @@ use super::support::{
     run_blocking, special_file_kind, truncate_line,
 };
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
-use crate::model::BoxFuture;
+use crate::BoxFuture;
 
 /// Lines returned when the model gives no `limit`.
 const DEFAULT_LIMIT: usize = 2000;

@@ -1,0 +1,47 @@
+//! The built-in tools (Bash, the file tools, search, the web tools, TodoWrite), on the tool
+//! API. Each tool resolves paths against its session's working directory (never the
+//! process's), so sessions with different cwds can share one process. The crate knows no
+//! engine: permissions, hooks and the turn are the caller's.
+
+pub mod background;
+pub mod bash;
+pub mod edit;
+pub mod environment;
+pub mod glob;
+pub mod grep;
+mod net;
+pub mod notebook_edit;
+pub mod read;
+mod support;
+pub mod todo_write;
+pub mod web_fetch;
+pub mod web_search;
+pub mod write;
+
+pub use background::{BackgroundShellInfo, BackgroundShells, ShellStatus};
+/// The schema shape every tool input uses; the engine's own tools build theirs with it too.
+pub use support::object_schema;
+
+use std::sync::Arc;
+
+pub use dcl_tool_api::{
+    Approval, BoxFuture, ShellState, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input,
+};
+
+/// The built-in tools, in the order they are offered to the model.
+pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
+    vec![
+        Arc::new(bash::BashTool),
+        Arc::new(background::BashOutputTool),
+        Arc::new(edit::EditTool),
+        Arc::new(glob::GlobTool),
+        Arc::new(grep::GrepTool),
+        Arc::new(background::KillShellTool),
+        Arc::new(notebook_edit::NotebookEditTool),
+        Arc::new(read::ReadTool),
+        Arc::new(todo_write::TodoWriteTool),
+        Arc::new(web_fetch::WebFetchTool),
+        Arc::new(web_search::WebSearchTool),
+        Arc::new(write::WriteTool),
+    ]
+}
