@@ -1102,7 +1102,12 @@ async fn background_shells_fire_task_created_and_completed_only_on_success() {
     while recorded(dir.path(), "TaskCreated").len() < 2
         || recorded(dir.path(), "TaskCompleted").is_empty()
     {
-        assert!(std::time::Instant::now() < deadline, "no task hooks");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no task hooks: created {:?}, completed {:?}",
+            recorded(dir.path(), "TaskCreated"),
+            recorded(dir.path(), "TaskCompleted")
+        );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
