@@ -65,7 +65,7 @@ impl PostgresStore {
             .map_err(|e| BackendError::Invalid(format!("postgres URL: {e}")))?;
         let pool = PgPoolOptions::new()
             .max_connections(4)
-            .acquire_timeout(Duration::from_secs(5))
+            .acquire_timeout(Duration::from_secs(3))
             .connect_lazy_with(opts);
         Ok(PostgresStore {
             pool,
