@@ -112,7 +112,13 @@ impl ControlError {
 pub(crate) type Answer = Result<Option<Value>, ControlError>;
 
 /// What dcl's Qoder dialect advertises; only what is implemented.
-pub const QODER_CAPABILITIES: &[&str] = &["interrupt_receipt_v1", "interrupt_cancel_queued_v1"];
+pub const QODER_CAPABILITIES: &[&str] = &[
+    "interrupt_receipt_v1",
+    "interrupt_cancel_queued_v1",
+    // A fork's entries reach the session store and leave as `transcript_mirror` frames
+    // before the `initialize` answer (`Persistence::fork_barrier`).
+    "session_store_fork_barrier_v1",
+];
 
 impl Actor {
     pub(super) fn handle_control(&mut self, req: ControlRequestEnvelope) {
@@ -431,6 +437,9 @@ impl Actor {
         if self.core.services.qoder() {
             super::init::emit_init(&self.core);
         }
+        for m in self.core.persistence.fork_barrier() {
+            self.core.services.emitter.emit(m);
+        }
         let mut response = InitializeResponse {
             agents,
             commands: super::extensions::command_infos(&self.core),
@@ -717,9 +726,9 @@ impl Actor {
                 source: l.source.to_string(),
                 path: l.path.as_ref().map(|p| p.display().to_string()),
                 // Values of secret-looking keys never leave dcl (WIRE "tool environment").
-                settings: match crate::tools::environment::redact_settings(&Value::Object(
-                    l.settings.clone(),
-                )) {
+                settings: match super::remote_store::redact_store_url(
+                    crate::tools::environment::redact_settings(&Value::Object(l.settings.clone())),
+                ) {
                     Value::Object(m) => m,
                     _ => Map::new(),
                 },
@@ -727,9 +736,9 @@ impl Actor {
             })
             .collect();
         GetSettingsResponse {
-            effective: match crate::tools::environment::redact_settings(&Value::Object(
-                settings.effective(),
-            )) {
+            effective: match super::remote_store::redact_store_url(
+                crate::tools::environment::redact_settings(&Value::Object(settings.effective())),
+            ) {
                 Value::Object(m) => m,
                 _ => Map::new(),
             },

@@ -17,6 +17,7 @@ mod init;
 mod mcp;
 pub mod models;
 mod persist;
+mod remote_store;
 pub(crate) mod requests;
 mod services;
 mod state;

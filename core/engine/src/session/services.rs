@@ -190,7 +190,18 @@ impl SessionCore {
                 );
             }
         }
-        let opened = persist::open(&opts, homes.clone(), &cwd, &env_map, requested_id);
+        let store_url = opts
+            .session_store
+            .clone()
+            .or_else(|| settings.get_str("sessionStore"));
+        let opened = persist::open(
+            &opts,
+            homes.clone(),
+            &cwd,
+            &env_map,
+            requested_id,
+            store_url.as_deref(),
+        );
         let resumed = opened.state.clone().unwrap_or_default();
         let permission_mode = match opts
             .permission_mode
