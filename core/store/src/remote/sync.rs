@@ -135,12 +135,41 @@ impl Drop for Rt {
     }
 }
 
-/// A session store in use by this process, with its drain task.
+/// A session store in use by this process, with its drain task. Dereferences to
+/// [`SyncCore`], which holds the methods; every open store is also registered, so a
+/// process can drain them all on its way out ([`close_all`]) even when a session's
+/// owner is never dropped.
 #[derive(Debug)]
-pub struct StoreSync {
+pub struct StoreSync(Arc<SyncCore>);
+
+impl std::ops::Deref for StoreSync {
+    type Target = SyncCore;
+    fn deref(&self) -> &SyncCore {
+        &self.0
+    }
+}
+
+/// The stores this process opened (weakly: a dropped one is gone).
+static OPEN: Mutex<Vec<std::sync::Weak<SyncCore>>> = Mutex::new(Vec::new());
+
+/// Drains every open store (each up to `timeout`) and gives its leases up: for a
+/// process about to exit.
+pub fn close_all(timeout: Duration) {
+    let open: Vec<Arc<SyncCore>> = lock(&OPEN)
+        .iter()
+        .filter_map(std::sync::Weak::upgrade)
+        .collect();
+    for core in open {
+        core.close(timeout);
+    }
+}
+
+#[derive(Debug)]
+pub struct SyncCore {
     shared: Arc<Shared>,
     sink: SpoolSink,
     url: String,
+    closed: AtomicBool,
     /// Last field: dropped after everything that may still hold runtime handles.
     rt: Rt,
 }
@@ -199,14 +228,21 @@ impl StoreSync {
         });
         rt.spawn(drain(shared.clone(), rx));
         rt.spawn(renew(shared.clone()));
-        StoreSync {
+        let core = Arc::new(SyncCore {
             shared,
             sink: SpoolSink { tx, enqueued },
             url,
+            closed: AtomicBool::new(false),
             rt: Rt(Some(rt)),
-        }
+        });
+        let mut open = lock(&OPEN);
+        open.retain(|w| w.strong_count() > 0);
+        open.push(Arc::downgrade(&core));
+        StoreSync(core)
     }
+}
 
+impl SyncCore {
     /// The URL without credentials.
     pub fn url(&self) -> &str {
         &self.url
@@ -418,6 +454,9 @@ impl StoreSync {
     /// Drains (up to `timeout`) and gives the leases up, so the next worker may take the
     /// session at once.
     pub fn close(&self, timeout: Duration) {
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return;
+        }
         if !self.flush(timeout) {
             let pending = self.shared.enqueued.load(Ordering::SeqCst)
                 - self
