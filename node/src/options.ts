@@ -68,6 +68,11 @@ export interface Options {
   resume?: string;
   /** With `resume`/`continue`: go on under a new session id, leaving the source as it was. */
   forkSession?: boolean;
+  /**
+   * Drain the session to a shared store so any worker resumes it: `postgres://…`,
+   * `redis://…`, `rediss://…`, `file:/dir`; `file:` (the default) keeps it local.
+   */
+  sessionStore?: string;
   /** Resume the chain only up to this message uuid. */
   resumeSessionAt?: string;
   /** Resume without this turn (its prompt's uuid); refused unless it is the last turn. */
@@ -178,6 +183,7 @@ const KNOWN = new Set([
   "continue",
   "resume",
   "forkSession",
+  "sessionStore",
   "resumeSessionAt",
   "resumeDropsTurn",
   "includeHookEvents",
@@ -366,6 +372,7 @@ export function sessionOptions(
   if (opts.resume !== undefined) out.resume = opts.resume;
   if (opts.continue) out.continueConversation = true;
   if (opts.forkSession) out.forkSession = true;
+  if (opts.sessionStore !== undefined) out.sessionStore = opts.sessionStore;
   if (opts.resumeSessionAt !== undefined) out.resumeSessionAt = opts.resumeSessionAt;
   if (opts.resumeDropsTurn !== undefined) out.resumeDropsTurn = opts.resumeDropsTurn;
   if (opts.includeHookEvents) out.includeHookEvents = true;

@@ -110,7 +110,7 @@ impl StoreUrl {
         match self {
             StoreUrl::Postgres { url, .. } | StoreUrl::Redis { url, .. } => url::Url::parse(url)
                 .ok()
-                .and_then(|u| u.password().map(|p| decode(p)))
+                .and_then(|u| u.password().map(decode))
                 .filter(|p| !p.is_empty()),
             _ => None,
         }

@@ -561,3 +561,79 @@ fn redis_outage_loses_nothing() {
         store,
     );
 }
+
+/// A worker that never saw a session gets it from the store in the reference layout:
+/// the main transcript (`type` first on each line), each subagent transcript, and the
+/// subagent's `.meta.json` from its `agent_metadata` entry; a corrupt stored entry is
+/// skipped with a warning for the host.
+#[test]
+fn a_session_only_the_store_holds_is_written_into_the_local_layout() {
+    let root = tempfile::tempdir().unwrap();
+    let store: Arc<dyn SessionStore> = Arc::new(FileStore::new(root.path().join("store")));
+    let sid = "0b6f4a52-5f0e-4b8f-9a56-1c2d3e4f5a6b";
+    let main = key("-repo", sid);
+    let sub = main.sub("subagents/agent-a1");
+    let rt = runtime();
+    rt.block_on(async {
+        store
+            .append(
+                &main,
+                &[json!({"uuid":"u1","type":"user","message":{"content":"hi"}})],
+                Position::End,
+                None,
+            )
+            .await
+            .unwrap();
+        store
+            .append(
+                &sub,
+                &[
+                    json!({"type":"agent_metadata","agentType":"Explore","toolUseId":"t1"}),
+                    json!({"type":"user","uuid":"s1","isSidechain":true}),
+                ],
+                Position::End,
+                None,
+            )
+            .await
+            .unwrap();
+    });
+    // A line that is not JSON, as a damaged store might hold.
+    let stored_main = root
+        .path()
+        .join(format!("store/projects/-repo/{sid}.jsonl"));
+    let mut text = std::fs::read_to_string(&stored_main).unwrap();
+    text.push_str("{not json\n");
+    std::fs::write(&stored_main, text).unwrap();
+    let sync = StoreSync::with_store(
+        store,
+        runtime(),
+        "file".into(),
+        "w".into(),
+        Duration::from_secs(30),
+    );
+    let local = root.path().join("home/projects/-repo");
+    assert!(sync.materialize(&local, "-repo", sid).unwrap());
+    let main_text = std::fs::read_to_string(local.join(format!("{sid}.jsonl"))).unwrap();
+    assert_eq!(main_text.lines().count(), 1);
+    assert!(main_text.starts_with("{\"type\":\"user\""), "{main_text}");
+    let sub_text =
+        std::fs::read_to_string(local.join(sid).join("subagents/agent-a1.jsonl")).unwrap();
+    assert_eq!(
+        sub_text.lines().count(),
+        1,
+        "agent_metadata belongs in the sidecar: {sub_text}"
+    );
+    let meta: Value = serde_json::from_str(
+        &std::fs::read_to_string(local.join(sid).join("subagents/agent-a1.meta.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(meta, json!({"agentType":"Explore","toolUseId":"t1"}));
+    let warnings = sync.take_warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].error.contains("corrupt"), "{warnings:?}");
+    assert!(
+        !sync
+            .materialize(&local, "-repo", "1b6f4a52-5f0e-4b8f-9a56-1c2d3e4f5a6b")
+            .unwrap()
+    );
+}
