@@ -342,9 +342,11 @@ pub(crate) fn open(
     let session_id = fork_id
         .clone()
         .unwrap_or_else(|| resumed.session_id().to_string());
-    if let (Some(r), Some(id)) = (&remote, &fork_id)
+    // The session this worker writes from now on (the fork, or the resumed one; a resume
+    // by id already holds it, `--continue` takes it here).
+    if let Some(r) = &remote
         && persist
-        && let Err(e) = r.acquire(id)
+        && let Err(e) = r.acquire(&session_id)
     {
         return fresh(session_id, Some(e));
     }
