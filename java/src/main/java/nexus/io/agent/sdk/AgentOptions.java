@@ -412,7 +412,7 @@ public final class AgentOptions {
   /**
    * Drains the session to a shared store so any worker resumes it.
    *
-   * @param url {@code postgres://…}, {@code redis://…}, {@code rediss://…}, {@code file:/dir};
+   * @param url {@code postgres://...}, {@code redis://...}, {@code rediss://...}, {@code file:/dir};
    *     {@code file:} (the default) keeps sessions local
    * @return this
    */
