@@ -252,6 +252,9 @@ pub(crate) fn open(
         redactor.add(k);
     }
     // A store is only of use to a session that keeps a transcript.
+    if store_url.is_some() && !persist {
+        tracing::warn!("the session store is not used: this session keeps no transcript");
+    }
     let (remote, remote_error) =
         match RemoteStore::open(store_url.filter(|_| persist), env, &store, &mut redactor) {
             Ok(r) => (r.map(Arc::new), None),
