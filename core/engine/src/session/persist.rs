@@ -258,7 +258,7 @@ pub(crate) fn open(
     let (remote, remote_error) =
         match RemoteStore::open(store_url.filter(|_| persist), env, &store, &mut redactor) {
             Ok(r) => (r.map(Arc::new), None),
-            Err(e) => (None, Some(e)),
+            Err(e) => (None, Some(e.to_string())),
         };
     let mirror = opts.session_mirror.then(MirrorSink::new);
     let topts = TranscriptOptions {
@@ -270,7 +270,7 @@ pub(crate) fn open(
         let error = error.or_else(|| remote_error.clone()).or_else(|| {
             // A new session's lease, so no other worker writes it meanwhile.
             let r = remote.as_ref().filter(|_| persist)?;
-            r.acquire(&id).err()
+            r.acquire(&id).err().map(|e| e.to_string())
         });
         let recorder = (persist && error.is_none()).then(|| {
             Arc::new(TranscriptRecorder {
@@ -321,7 +321,7 @@ pub(crate) fn open(
     if let Some(r) = &remote
         && let Err(e) = r.prepare_resume(&store, &mut target, !opts.fork_session)
     {
-        return fresh(requested_id.unwrap_or_else(new_uuid), Some(e));
+        return fresh(requested_id.unwrap_or_else(new_uuid), Some(e.to_string()));
     }
     let req = ResumeRequest {
         target,
@@ -351,7 +351,7 @@ pub(crate) fn open(
         && persist
         && let Err(e) = r.acquire(&session_id)
     {
-        return fresh(session_id, Some(e));
+        return fresh(session_id, Some(e.to_string()));
     }
     let source_excluded = resumed
         .state

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use dcl_protocol::{Extra, Message, SystemMessage};
 use dcl_store::remote::sync::StoreSync;
-use dcl_store::remote::{SessionKey, StoreUrl};
+use dcl_store::remote::{BackendError, SessionKey, StoreUrl};
 use dcl_store::resume::{find_session, newest_session};
 use dcl_store::{Redactor, Store, Target};
 use serde_json::Value;
@@ -21,6 +21,36 @@ const LEASE_SECS: u64 = 30;
 /// How long closing waits for the queue to drain (`DCL_SESSION_STORE_FLUSH_SECS`,
 /// default 10); the fork barrier waits as long.
 const FLUSH_SECS: u64 = 10;
+
+/// What a session store refused or could not do while a session opened.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RemoteError {
+    #[error("--session-store: {0}")]
+    Url(#[source] BackendError),
+    #[error("--session-store {url}: {source}")]
+    Open {
+        url: String,
+        #[source]
+        source: BackendError,
+    },
+    /// Another worker holds the session, or the store refused it.
+    #[error(transparent)]
+    Store(#[from] BackendError),
+    #[error("session {session_id} is not on this machine and {source}")]
+    NotLocal {
+        session_id: String,
+        #[source]
+        source: BackendError,
+    },
+    #[error("cannot load session {session_id} from the session store: {source}")]
+    Load {
+        session_id: String,
+        #[source]
+        source: BackendError,
+    },
+    #[error(transparent)]
+    Layout(#[from] dcl_store::StoreError),
+}
 
 /// An open session store.
 #[derive(Debug)]
@@ -58,16 +88,18 @@ impl RemoteStore {
         env: &BTreeMap<String, String>,
         store: &Store,
         redactor: &mut Redactor,
-    ) -> Result<Option<RemoteStore>, String> {
+    ) -> Result<Option<RemoteStore>, RemoteError> {
         let Some(text) = url else { return Ok(None) };
-        let parsed = StoreUrl::parse(text, |k| env.get(k).cloned())
-            .map_err(|e| format!("--session-store: {e}"))?;
+        let parsed = StoreUrl::parse(text, |k| env.get(k).cloned()).map_err(RemoteError::Url)?;
         if let Some(secret) = parsed.secret() {
             redactor.add(&secret);
         }
         let lease = env_secs(env, "DCL_SESSION_LEASE_SECS", LEASE_SECS);
-        let Some(sync) = StoreSync::open(&parsed, owner(), lease)
-            .map_err(|e| format!("--session-store {}: {e}", parsed.redacted()))?
+        let Some(sync) =
+            StoreSync::open(&parsed, owner(), lease).map_err(|source| RemoteError::Open {
+                url: parsed.redacted(),
+                source,
+            })?
         else {
             return Ok(None);
         };
@@ -85,10 +117,8 @@ impl RemoteStore {
 
     /// Takes the lease of a session this worker is about to write; refused while another
     /// worker holds it.
-    pub fn acquire(&self, session_id: &str) -> Result<(), String> {
-        self.sync
-            .acquire(&self.project_key, session_id)
-            .map_err(|e| e.to_string())
+    pub fn acquire(&self, session_id: &str) -> Result<(), RemoteError> {
+        Ok(self.sync.acquire(&self.project_key, session_id)?)
     }
 
     /// Before a resume: a session the store holds more of than this machine (or that this
@@ -101,7 +131,7 @@ impl RemoteStore {
         store: &Store,
         target: &mut Target,
         writes_source: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), RemoteError> {
         let homes = store.homes().read_homes();
         let id = match target {
             Target::Id(id) => id.clone(),
@@ -134,7 +164,12 @@ impl RemoteStore {
                 tracing::warn!("session store: {e}; resuming from the local transcript");
                 return Ok(());
             }
-            Err(e) => return Err(format!("session {id} is not on this machine and {e}")),
+            Err(source) => {
+                return Err(RemoteError::NotLocal {
+                    session_id: id,
+                    source,
+                });
+            }
         };
         let local_len = local
             .as_ref()
@@ -144,15 +179,15 @@ impl RemoteStore {
             });
         let project_dir = match &local {
             Some(f) => f.files.project_dir.clone(),
-            None => match store.files_for(&id) {
-                Ok(f) => f.project_dir,
-                Err(e) => return Err(e.to_string()),
-            },
+            None => store.files_for(&id)?.project_dir,
         };
         if stored > local_len {
             self.sync
                 .materialize(&project_dir, &self.project_key, &id)
-                .map_err(|e| format!("cannot load session {id} from the session store: {e}"))?;
+                .map_err(|source| RemoteError::Load {
+                    session_id: id.clone(),
+                    source,
+                })?;
         } else if writes_source && local_len > stored {
             self.sync.replay_local(&project_dir, &self.project_key, &id);
         }
