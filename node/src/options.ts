@@ -68,6 +68,12 @@ export interface Options {
   resume?: string;
   /** With `resume`/`continue`: go on under a new session id, leaving the source as it was. */
   forkSession?: boolean;
+  /**
+   * A URL string drains the session to a shared store so any worker resumes it:
+   * `postgres://…`, `redis://…`, `rediss://…`, `file:/dir`; `file:` (the default) keeps it
+   * local. An SDK `SessionStore` object is accepted with a warning and not acted on.
+   */
+  sessionStore?: string | object;
   /** Resume the chain only up to this message uuid. */
   resumeSessionAt?: string;
   /** Resume without this turn (its prompt's uuid); refused unless it is the last turn. */
@@ -282,6 +288,8 @@ export function sessionOptions(
   for (const key of Object.keys(opts)) {
     if ((opts as Record<string, unknown>)[key] === undefined) continue;
     if (KNOWN.has(key) || NO_MEANING.has(key)) continue;
+    // A store URL is dcl's own session store; an SDK store object is not acted on yet.
+    if (key === "sessionStore" && typeof opts.sessionStore === "string") continue;
     if (NOT_YET.has(key)) {
       ignored.push(key);
       continue;
@@ -373,6 +381,7 @@ export function sessionOptions(
   if (opts.resume !== undefined) out.resume = opts.resume;
   if (opts.continue) out.continueConversation = true;
   if (opts.forkSession) out.forkSession = true;
+  if (typeof opts.sessionStore === "string") out.sessionStore = opts.sessionStore;
   if (opts.resumeSessionAt !== undefined) out.resumeSessionAt = opts.resumeSessionAt;
   if (opts.resumeDropsTurn !== undefined) out.resumeDropsTurn = opts.resumeDropsTurn;
   if (opts.includeHookEvents) out.includeHookEvents = true;

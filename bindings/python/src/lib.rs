@@ -15,6 +15,7 @@
 //! process whatever the front end.
 
 mod host;
+mod store;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -472,6 +473,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<host::Waker>()?;
     m.add_class::<host::PendingCall>()?;
     m.add_class::<host::McpServer>()?;
+    m.add_class::<store::NativeStore>()?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_function(wrap_pyfunction!(sessions, m)?)?;
     Ok(())

@@ -19,6 +19,7 @@ mod process_hardening;
 mod replay;
 mod same_options;
 mod secrets_everywhere;
+mod session_stores;
 mod sessions;
 mod stream_json;
 mod tools_flag;

@@ -169,6 +169,7 @@ pub const FLAGS: &[Flag] = &[
     flag("--context-window", &[], Value, "", NotActedOn),
 
     flag("--session-mirror", &[], Switch, "emit transcript_mirror frames for a session store", Set("sessionMirror", Literal::True)),
+    flag("--session-store", &[], Value, "<url> drain sessions to postgres://, redis:// or file:/dir (default file: = local only)", Text("sessionStore")),
     flag("--fork-session", &[], Switch, "resume into a new session id", Set("forkSession", Literal::True)),
     flag("--enable-builtin-skills", &[], Switch, "", NotActedOn),
     flag("--managed-settings", &[], Value, "<json|file> policy settings above every other layer", Text("managedSettings")),

@@ -135,6 +135,10 @@ pub struct SessionOptions {
     /// `--session-mirror`: emit `transcript_mirror` frames before each result.
     #[serde(default)]
     pub session_mirror: bool,
+    /// `--session-store <url>` (else the settings' `sessionStore`): `postgres://…`,
+    /// `redis://…`, `rediss://…`, `file:/dir`, or `file:` (local transcripts only, the
+    /// default). Holds credentials: never logged (see `Debug`).
+    pub session_store: Option<String>,
     /// `--data-dir`: dcl home (else `DCL_CONFIG_DIR`, else `~/.dcl`).
     pub data_dir: Option<PathBuf>,
     /// `false` (`--no-session-persistence`) writes no transcript.

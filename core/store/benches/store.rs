@@ -44,6 +44,7 @@ fn write_entry(c: &mut Criterion) {
                     ("DB_PASSWORD", "correct-horse-battery"),
                 ])),
                 mirror: None,
+                spool: None,
             },
         ),
         (

@@ -22,6 +22,7 @@ pub mod listing;
 pub mod loader;
 pub mod mirror;
 pub mod redact;
+pub mod remote;
 pub mod requests;
 pub mod resume;
 pub mod sanitize;

@@ -149,6 +149,8 @@ pub struct TranscriptOptions {
     pub redactor: Arc<Redactor>,
     /// Set with `--session-mirror`: every written entry is also collected here.
     pub mirror: Option<MirrorSink>,
+    /// Set with a session store: every written entry is also queued for the store.
+    pub spool: Option<crate::remote::sync::SpoolSink>,
 }
 
 /// One session's (or subagent's) transcript: the file, the shared entry fields, and the
@@ -366,7 +368,7 @@ impl Transcript {
         self.opts.redactor.redact(&mut meta);
         let file = TranscriptFile::open(&path)?;
         write_meta(&meta_path, &meta)?;
-        if let Some(m) = &self.opts.mirror {
+        if self.opts.mirror.is_some() || self.opts.spool.is_some() {
             // The SDK's SessionStore carries the sidecar as an `agent_metadata` entry.
             let mut e = json!({"type": "agent_metadata"});
             if let (Value::Object(e), Value::Object(src)) = (&mut e, &meta) {
@@ -374,7 +376,12 @@ impl Transcript {
                     e.entry(k.clone()).or_insert_with(|| v.clone());
                 }
             }
-            m.push(&path, e);
+            if let Some(s) = &self.opts.spool {
+                s.push(&path, e.clone());
+            }
+            if let Some(m) = &self.opts.mirror {
+                m.push(&path, e);
+            }
         }
         Ok(Transcript {
             file,
@@ -388,6 +395,9 @@ impl Transcript {
     fn write(&mut self, mut entry: Value) -> Result<()> {
         self.opts.redactor.redact(&mut entry);
         self.file.append(&entry)?;
+        if let Some(s) = &self.opts.spool {
+            s.push(self.file.path(), entry.clone());
+        }
         if let Some(m) = &self.opts.mirror {
             m.push(self.file.path(), entry);
         }

@@ -6,6 +6,7 @@
 //! This crate depends on no dcl crate, so any crate's tests can use it without a cycle.
 
 pub mod anthropic;
+pub mod dbs;
 pub mod openai;
 mod server;
 pub mod sse;

@@ -55,7 +55,18 @@ impl SessionCore {
         );
         let settings_files = SettingsFiles::for_homes(&homes, &cwd);
         let command_hooks = settings_command_hooks(&settings);
-        let opened = persist::open(&opts, homes.clone(), &cwd, &env_map, requested_id);
+        let store_url = opts
+            .session_store
+            .clone()
+            .or_else(|| settings.get_str("sessionStore"));
+        let opened = persist::open(
+            &opts,
+            homes.clone(),
+            &cwd,
+            &env_map,
+            requested_id,
+            store_url.as_deref(),
+        );
         let resumed = opened.state.clone().unwrap_or_default();
         let permission_mode = permission_mode(&opts, &resumed, &settings)?;
         let env = Arc::new(env_map);

@@ -429,6 +429,9 @@ impl Actor {
         if self.core.services.qoder() {
             super::init::emit_init(&self.core);
         }
+        for m in self.core.persistence.fork_barrier() {
+            self.core.services.emitter.emit(m);
+        }
         let mut response = InitializeResponse {
             agents,
             commands: super::extensions::command_infos(&self.core),
@@ -715,9 +718,9 @@ impl Actor {
                 source: l.source.to_string(),
                 path: l.path.as_ref().map(|p| p.display().to_string()),
                 // Values of secret-looking keys never leave dcl (WIRE "tool environment").
-                settings: match crate::tools::environment::redact_settings(&Value::Object(
-                    l.settings.clone(),
-                )) {
+                settings: match super::remote_store::redact_store_url(
+                    crate::tools::environment::redact_settings(&Value::Object(l.settings.clone())),
+                ) {
                     Value::Object(m) => m,
                     _ => Map::new(),
                 },
@@ -725,9 +728,9 @@ impl Actor {
             })
             .collect();
         GetSettingsResponse {
-            effective: match crate::tools::environment::redact_settings(&Value::Object(
-                settings.effective(),
-            )) {
+            effective: match super::remote_store::redact_store_url(
+                crate::tools::environment::redact_settings(&Value::Object(settings.effective())),
+            ) {
                 Value::Object(m) => m,
                 _ => Map::new(),
             },

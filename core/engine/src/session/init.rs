@@ -8,7 +8,13 @@ use super::services::SessionCore;
 use crate::permissions::PermissionMode;
 
 /// What dcl's Qoder dialect advertises; only what is implemented.
-pub const QODER_CAPABILITIES: &[&str] = &["interrupt_receipt_v1", "interrupt_cancel_queued_v1"];
+pub const QODER_CAPABILITIES: &[&str] = &[
+    "interrupt_receipt_v1",
+    "interrupt_cancel_queued_v1",
+    // A fork's entries reach the session store and leave as `transcript_mirror` frames
+    // before the `initialize` answer (`Persistence::fork_barrier`).
+    "session_store_fork_barrier_v1",
+];
 
 pub(crate) fn emit_init(core: &SessionCore) {
     let live = core.state.live();

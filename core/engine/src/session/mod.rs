@@ -30,6 +30,7 @@ mod mcp;
 mod model_names;
 pub mod models;
 mod persist;
+mod remote_store;
 pub(crate) mod requests;
 mod services;
 mod state;

@@ -16,6 +16,7 @@ use serde_json::{Map, Value, json};
 
 use super::conversation::{Boundary, Conversation, Entry, Item, NewItem, Recorder, UserOrigin};
 use super::emit::new_uuid;
+use super::remote_store::{Remote, RemoteStore};
 use crate::options::SessionOptions;
 
 /// What a tool call left open by a session that died mid-tool is answered with.
@@ -40,6 +41,11 @@ pub enum RenameError {
 pub(crate) struct Persistence {
     recorder: Option<Arc<TranscriptRecorder>>,
     mirror: Option<MirrorSink>,
+    /// The session store the transcript drains to (`--session-store`), if any.
+    remote: Remote,
+    /// A `--fork-session` resume: its copied chain passes the fork barrier before the
+    /// `initialize` answer.
+    forked: bool,
     /// A resume that could not be done: the host gets it as the error result of each
     /// prompt (or once at the end of its input), after its `initialize` is answered.
     startup_error: Mutex<Option<String>>,
@@ -171,6 +177,35 @@ impl Persistence {
         if let Some(r) = &self.recorder {
             r.write_state(state);
         }
+        let mut out = self
+            .remote
+            .as_ref()
+            .map(|r| r.warnings())
+            .unwrap_or_default();
+        out.extend(self.mirror_frames());
+        out
+    }
+
+    /// The fork barrier (`session_store_fork_barrier_v1`): before `initialize` is
+    /// answered, a fork's copied entries are in dcl's session store and leave as
+    /// `transcript_mirror` frames, so a host's store holds the fork before it goes on.
+    /// Empty for any other session.
+    pub fn fork_barrier(&self) -> Vec<Message> {
+        if !self.forked {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        if let Some(r) = &self.remote {
+            if !r.barrier() {
+                tracing::warn!("session store: the fork's entries are not all stored yet");
+            }
+            out.extend(r.warnings());
+        }
+        out.extend(self.mirror_frames());
+        out
+    }
+
+    fn mirror_frames(&self) -> Vec<Message> {
         let Some(m) = &self.mirror else {
             return Vec::new();
         };
@@ -187,15 +222,28 @@ impl Persistence {
     }
 }
 
+impl Drop for Persistence {
+    /// The session is over: what is queued for the session store goes out (bounded) and
+    /// its leases are given up.
+    fn drop(&mut self) {
+        if let Some(r) = &self.remote {
+            r.close();
+        }
+    }
+}
+
 /// Opens the session's store: a new transcript (created with its first entry), or the
 /// resumed one (`--resume`, `--continue`, `--fork-session`, `--resume-session-at`,
 /// `--resume-drops-turn`). Never fails: what cannot be done becomes the start-up error.
+/// With a session store (`store_url`), a resumed session the store holds is brought into
+/// the local layout first, and the session's lease is taken.
 pub(crate) fn open(
     opts: &SessionOptions,
     homes: Homes,
     cwd: &Path,
     env: &BTreeMap<String, String>,
     requested_id: Option<String>,
+    store_url: Option<&str>,
 ) -> Opened {
     let persist = opts.persist_session != Some(false);
     let store = Store::new(homes, cwd);
@@ -203,12 +251,27 @@ pub(crate) fn open(
     if let Some(k) = &opts.api_key {
         redactor.add(k);
     }
+    // A store is only of use to a session that keeps a transcript.
+    if store_url.is_some() && !persist {
+        tracing::warn!("the session store is not used: this session keeps no transcript");
+    }
+    let (remote, remote_error) =
+        match RemoteStore::open(store_url.filter(|_| persist), env, &store, &mut redactor) {
+            Ok(r) => (r.map(Arc::new), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
     let mirror = opts.session_mirror.then(MirrorSink::new);
     let topts = TranscriptOptions {
         redactor: Arc::new(redactor),
         mirror: mirror.clone(),
+        spool: remote.as_ref().map(|r| r.sink()),
     };
     let fresh = |id: String, error: Option<String>| {
+        let error = error.or_else(|| remote_error.clone()).or_else(|| {
+            // A new session's lease, so no other worker writes it meanwhile.
+            let r = remote.as_ref().filter(|_| persist)?;
+            r.acquire(&id).err().map(|e| e.to_string())
+        });
         let recorder = (persist && error.is_none()).then(|| {
             Arc::new(TranscriptRecorder {
                 store: store.clone(),
@@ -224,6 +287,8 @@ pub(crate) fn open(
             persistence: Persistence {
                 recorder,
                 mirror: mirror.clone(),
+                remote: remote.clone(),
+                forked: false,
                 startup_error: Mutex::new(error),
             },
             items: Vec::new(),
@@ -231,7 +296,7 @@ pub(crate) fn open(
         }
     };
 
-    let target = match (&opts.resume, opts.continue_conversation) {
+    let mut target = match (&opts.resume, opts.continue_conversation) {
         (Some(id), _) => Target::Id(id.clone()),
         (None, true) => Target::Continue,
         (None, false) => {
@@ -250,6 +315,14 @@ pub(crate) fn open(
             return fresh(id, error);
         }
     };
+    if let Some(e) = &remote_error {
+        return fresh(requested_id.unwrap_or_else(new_uuid), Some(e.clone()));
+    }
+    if let Some(r) = &remote
+        && let Err(e) = r.prepare_resume(&store, &mut target, !opts.fork_session)
+    {
+        return fresh(requested_id.unwrap_or_else(new_uuid), Some(e.to_string()));
+    }
     let req = ResumeRequest {
         target,
         at: opts.resume_session_at.clone(),
@@ -272,6 +345,14 @@ pub(crate) fn open(
     let session_id = fork_id
         .clone()
         .unwrap_or_else(|| resumed.session_id().to_string());
+    // The session this worker writes from now on (the fork, or the resumed one; a resume
+    // by id already holds it, `--continue` takes it here).
+    if let Some(r) = &remote
+        && persist
+        && let Err(e) = r.acquire(&session_id)
+    {
+        return fresh(session_id, Some(e.to_string()));
+    }
     let source_excluded = resumed
         .state
         .as_ref()
@@ -298,6 +379,8 @@ pub(crate) fn open(
         persistence: Persistence {
             recorder,
             mirror,
+            remote,
+            forked: fork_id.is_some(),
             startup_error: Mutex::new(None),
         },
         items: mark_excluded(to_items(&entries), &excluded_in(&entries, &source_excluded)),

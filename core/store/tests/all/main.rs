@@ -8,3 +8,4 @@
 mod common;
 mod sdk_helpers;
 mod sessions;
+mod stores;

@@ -456,6 +456,7 @@ fn secrets_never_reach_the_transcript_or_the_mirror() {
     let opts = TranscriptOptions {
         redactor: Arc::new(Redactor::from_env([("ANTHROPIC_API_KEY", secret)])),
         mirror: Some(sink.clone()),
+        spool: None,
     };
     let id = new_uuid();
     let mut t = store.start(&id, opts).unwrap();

@@ -67,6 +67,7 @@ public final class AgentOptions {
   private boolean continueConversation;
   private boolean forkSession;
   private String settings;
+  private String sessionStore;
   private List<String> settingSources;
   private Map<String, Object> jsonSchema;
   private String baseUrl;
@@ -433,6 +434,23 @@ public final class AgentOptions {
   public AgentOptions forkSession(boolean fork) {
     this.forkSession = fork;
     return this;
+  }
+
+  /**
+   * Drains the session to a shared store so any worker resumes it.
+   *
+   * @param url {@code postgres://...}, {@code redis://...}, {@code rediss://...}, {@code file:/dir};
+   *     {@code file:} (the default) keeps sessions local
+   * @return this
+   */
+  public AgentOptions sessionStore(String url) {
+    this.sessionStore = url;
+    return this;
+  }
+
+  /** @return the session store URL, or null */
+  public String getSessionStore() {
+    return sessionStore;
   }
 
   /**

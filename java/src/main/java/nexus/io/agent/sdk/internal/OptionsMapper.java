@@ -169,6 +169,7 @@ public final class OptionsMapper {
     }
     putIf(out, "sessionId", o.getSessionId());
     putIf(out, "settings", o.getSettings());
+    putIf(out, "sessionStore", o.getSessionStore());
     if (o.getSettingSources() != null) {
       out.put("settingSources", new ArrayList<String>(o.getSettingSources()));
     }
@@ -302,6 +303,7 @@ public final class OptionsMapper {
     }
     arg(a, "--session-id", o.getSessionId());
     arg(a, "--settings", o.getSettings());
+    arg(a, "--session-store", o.getSessionStore());
     if (o.getSettingSources() != null) {
       arg(a, "--setting-sources", join(o.getSettingSources()));
     }
