@@ -6,7 +6,7 @@ package nexus.io.agent.sdk.internal;
  * pending and hands the same object back when dcl withdraws it or it times out, so the thread
  * running it is interrupted without any lookup on this side.
  */
-public final class NativeCall {
+final class NativeCall {
   final long handle;
   final String id;
   final String kind;

@@ -129,6 +129,8 @@ final class NativeSession extends Session {
         ((NativeCall) item).withdraw();
       } else if ("end".equals(kind)) {
         end();
+      } else if (closed) {
+        ((NativeCall) item).withdraw(); // raced with close(): nobody wants its answer
       } else {
         final NativeCall call = (NativeCall) item;
         CALLBACKS.execute(() -> run(call));
@@ -181,7 +183,9 @@ final class NativeSession extends Session {
         if (server == null) {
           throw new IllegalStateException("no MCP server " + request.get("server"));
         }
-        answer = server.callTool(JsonAccess.string(request, "tool"), JsonAccess.object(request, "arguments"));
+        answer =
+            server.callTool(
+                JsonAccess.string(request, "tool"), JsonAccess.object(request, "arguments"));
       } else {
         throw new IllegalStateException("Unsupported control request subtype: " + call.kind);
       }
