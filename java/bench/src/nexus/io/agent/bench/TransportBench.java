@@ -31,7 +31,12 @@ public final class TransportBench {
   private TransportBench() {}
 
   private static AgentOptions opts(TransportKind kind, File cwd) {
-    return new AgentOptions().transport(kind).model("mock-model").cwd(cwd).settingSources();
+    AgentOptions o = new AgentOptions().transport(kind).model("mock-model").cwd(cwd).settingSources();
+    // -Dbench.persist=false: no transcript (in-process only; the CLI has no such flag).
+    if (kind == TransportKind.IN_PROCESS && "false".equals(System.getProperty("bench.persist"))) {
+      o.sessionOption("persistSession", false);
+    }
+    return o;
   }
 
   /**
