@@ -10,6 +10,9 @@
 //! String   sessionId(long h), version()
 //! ```
 //!
+//! The SDK's in-process sessions use [`host`] (`NativeHost`) instead: the host side of the
+//! protocol in Rust. These line entry points stay for code that speaks the protocol itself.
+//!
 //! Pull, never push: no Rust thread ever calls into the JVM. Approvals, hooks and host MCP
 //! calls arrive from `recv` as `control_request` lines and go back through `send`; the
 //! waiting happens on the Java thread that called `recv`. Every entry point runs under
@@ -17,6 +20,7 @@
 //! Handles index a table ([`registry`]), so a stale or doubly freed handle is an error,
 //! not a dangling pointer.
 
+pub mod host;
 pub mod registry;
 pub mod throw;
 
@@ -242,13 +246,13 @@ pub extern "system" fn Java_nexus_io_agent_sdk_transport_NativeBridge_version<'l
     })
 }
 
-/// How many handles are live (for leak tests).
+/// How many sessions are live, line bridges and hosts (for leak tests).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_nexus_io_agent_sdk_transport_NativeBridge_liveHandles<'local>(
     _env: JNIEnv<'local>,
     _class: JClass<'local>,
 ) -> jint {
-    jint::try_from(sessions().len()).unwrap_or(jint::MAX)
+    jint::try_from(sessions().len() + host::live()).unwrap_or(jint::MAX)
 }
 
 /// Panics on purpose, so the Java tests can prove a panic arrives as an `AgentException`

@@ -3,6 +3,7 @@
 
 use std::any::Any;
 
+use dcl_bridge::host::HostError;
 use dcl_bridge::{BridgeError, ErrorKind};
 use jni::JNIEnv;
 use jni::objects::{JObject, JValue};
@@ -11,6 +12,8 @@ pub const AGENT_EXCEPTION: &str = "nexus/io/agent/sdk/AgentException";
 pub const INVALID_OPTIONS: &str = "nexus/io/agent/sdk/InvalidOptionsException";
 pub const BAD_INPUT: &str = "nexus/io/agent/sdk/BadInputException";
 pub const SESSION_CLOSED: &str = "nexus/io/agent/sdk/SessionClosedException";
+pub const CONNECTION: &str = "nexus/io/agent/sdk/AgentConnectionException";
+pub const CONTROL_REQUEST: &str = "nexus/io/agent/sdk/ControlRequestException";
 
 /// Why a native call failed.
 #[derive(Debug)]
@@ -20,6 +23,19 @@ pub enum Failure {
     Jni(jni::errors::Error),
     /// A handle that was never issued or is already freed.
     UnknownHandle,
+    /// The host side: a control call refused or timed out, a bad spec.
+    Host(HostError),
+    /// Anything else, as an `AgentException`.
+    Message(String),
+}
+
+impl From<HostError> for Failure {
+    fn from(e: HostError) -> Self {
+        match e {
+            HostError::Bridge(b) => Failure::Bridge(b),
+            other => Failure::Host(other),
+        }
+    }
 }
 
 impl From<BridgeError> for Failure {
@@ -59,6 +75,16 @@ pub fn throw(env: &mut JNIEnv<'_>, failure: Failure) {
             SESSION_CLOSED,
             "the session is closed (its native handle was freed or never issued)",
         ),
+        Failure::Host(HostError::Timeout(subtype)) => {
+            throw_control(env, &subtype, "Control request timeout")
+        }
+        Failure::Host(HostError::Refused { subtype, message }) => {
+            throw_control(env, &subtype, &message)
+        }
+        Failure::Host(e @ HostError::Ended) => env.throw_new(CONNECTION, e.to_string()),
+        Failure::Host(e @ HostError::BadSpec(_)) => env.throw_new(BAD_INPUT, e.to_string()),
+        Failure::Host(e) => env.throw_new(AGENT_EXCEPTION, e.to_string()),
+        Failure::Message(m) => env.throw_new(AGENT_EXCEPTION, m),
     };
     if result.is_err() {
         // The class could not be loaded: at least something is thrown.
@@ -67,6 +93,18 @@ pub fn throw(env: &mut JNIEnv<'_>, failure: Failure) {
             "dcl: cannot raise its exception",
         );
     }
+}
+
+/// `ControlRequestException(subtype, message)`.
+fn throw_control(env: &mut JNIEnv<'_>, subtype: &str, message: &str) -> jni::errors::Result<()> {
+    let subtype = env.new_string(subtype)?;
+    let message = env.new_string(message)?;
+    let exception = env.new_object(
+        CONTROL_REQUEST,
+        "(Ljava/lang/String;Ljava/lang/String;)V",
+        &[JValue::Object(&subtype), JValue::Object(&message)],
+    )?;
+    env.throw(jni::objects::JThrowable::from(exception))
 }
 
 fn throw_invalid_options(

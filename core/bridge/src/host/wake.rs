@@ -2,17 +2,21 @@
 //! descriptor; sessions with something to deliver put their key in a ready set and poke
 //! that descriptor once (only when the set goes from empty to not empty). An idle session
 //! therefore costs no descriptor at all, and a burst across 10,000 sessions is one
-//! wake-up, after which the loop takes the whole ready set.
+//! wake-up, after which the loop takes the whole ready set. A runtime without a descriptor
+//! loop (a JVM dispatcher thread) blocks in [`Waker::wait_ready`] instead.
 
 use std::collections::HashSet;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 /// The wake-up of one event loop: a socket pair (the loop reads `fd()`) and a ready set.
 pub struct Waker {
     ready: Mutex<Ready>,
+    /// Signalled when the ready set stops being empty (for [`Waker::wait_ready`]).
+    filled: Condvar,
     poke: UnixStream,
     watched: UnixStream,
 }
@@ -33,6 +37,7 @@ impl Waker {
         watched.set_nonblocking(true)?;
         Ok(Waker {
             ready: Mutex::new(Ready::default()),
+            filled: Condvar::new(),
             poke,
             watched,
         })
@@ -61,7 +66,34 @@ impl Waker {
             // WouldBlock: the socket is full of wake-ups the loop has not read; one more
             // adds nothing.
             let _ = (&self.poke).write(&[1]);
+            self.filled.notify_all();
         }
+    }
+
+    /// Blocks until some key is ready (or `timeout` passed: an empty batch), then takes
+    /// them as [`Waker::take_ready`] does. For a thread that waits instead of watching
+    /// [`Waker::fd`].
+    pub fn wait_ready(&self, timeout: Option<Duration>) -> Vec<u64> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        {
+            let mut ready = self.lock();
+            while ready.order.is_empty() {
+                ready = match deadline {
+                    None => self.filled.wait(ready).unwrap_or_else(|p| p.into_inner()),
+                    Some(d) => {
+                        let left = d.saturating_duration_since(Instant::now());
+                        if left.is_zero() {
+                            break;
+                        }
+                        match self.filled.wait_timeout(ready, left) {
+                            Ok((g, _)) => g,
+                            Err(p) => p.into_inner().0,
+                        }
+                    }
+                };
+            }
+        }
+        self.take_ready()
     }
 
     /// Every key made ready since the last call, in order; clears the wake-up. Drains the
@@ -105,5 +137,21 @@ mod tests {
         assert!(w.take_ready().is_empty());
         w.notify(7);
         assert_eq!(w.take_ready(), vec![7]);
+    }
+
+    #[test]
+    fn wait_ready_blocks_until_a_key_is_ready_or_the_timeout() {
+        let w = std::sync::Arc::new(Waker::new().unwrap());
+        assert!(w.wait_ready(Some(Duration::from_millis(20))).is_empty());
+        let poker = std::sync::Arc::clone(&w);
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            poker.notify(5);
+            poker.notify(6);
+        });
+        let mut got = w.wait_ready(Some(Duration::from_secs(10)));
+        t.join().unwrap();
+        got.extend(w.wait_ready(Some(Duration::from_millis(1))));
+        assert_eq!(got, vec![5, 6]);
     }
 }

@@ -21,13 +21,22 @@ import nexus.io.agent.sdk.message.Message;
 /**
  * In-process (JNI) vs subprocess, in one run, on dcl's mock model: time to first message, time
  * per turn, and memory (PSS of this JVM plus its dcl children) for N concurrent open sessions.
- * Prints a markdown table. Run by {@code java/bench/run.sh}.
+ * Then N concurrent sessions in this JVM (all open, one turn each, then one more turn on all at
+ * once): heap, RSS, threads and descriptors per idle session, turns per second. Prints markdown
+ * tables. Run by {@code java/bench/run.sh}; {@code -Dbench.concurrent=1000,100} sets the
+ * concurrent phase's in-process and subprocess counts (0 skips one), {@code -Dbench.only=concurrent}
+ * runs only that phase.
  */
 public final class TransportBench {
   private TransportBench() {}
 
   private static AgentOptions opts(TransportKind kind, File cwd) {
-    return new AgentOptions().transport(kind).model("mock-model").cwd(cwd).settingSources();
+    AgentOptions o = new AgentOptions().transport(kind).model("mock-model").cwd(cwd).settingSources();
+    // -Dbench.persist=false: no transcript (in-process only; the CLI has no such flag).
+    if (kind == TransportKind.IN_PROCESS && "false".equals(System.getProperty("bench.persist"))) {
+      o.sessionOption("persistSession", false);
+    }
+    return o;
   }
 
   /**
@@ -45,6 +54,26 @@ public final class TransportBench {
       counts.add(1000);
     }
     File cwd = Files.createTempDirectory("dcl-bench").toFile();
+    String[] conc = System.getProperty("bench.concurrent", "1000,100").split(",");
+    List<String> concRows = new ArrayList<String>();
+    for (int i = 0; i < 2; i++) {
+      int n = Integer.parseInt(conc[Math.min(i, conc.length - 1)].trim());
+      if (n > 0) {
+        concRows.add(concurrent(i == 0 ? TransportKind.IN_PROCESS : TransportKind.SUBPROCESS, cwd, n));
+      }
+    }
+    System.out.println("N concurrent sessions in one JVM: all open, one turn each, then one more turn on");
+    System.out.println("all at once (growth over the JVM before opening; fds and threads per idle session):");
+    System.out.println();
+    System.out.println("| transport | sessions | open + turn 1, s | turn 2 on all at once, s | turns/s | heap used, MiB | RSS growth, MiB (JVM + children) | threads (+ per session) | fds per idle session |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|");
+    for (String r : concRows) {
+      System.out.println(r);
+    }
+    System.out.println();
+    if ("concurrent".equals(System.getProperty("bench.only"))) {
+      return;
+    }
     TransportKind[] kinds = {TransportKind.IN_PROCESS, TransportKind.SUBPROCESS};
     List<String> rows = new ArrayList<String>();
     for (TransportKind kind : kinds) {
@@ -146,6 +175,112 @@ public final class TransportBench {
       }
       pool.shutdownNow();
     }
+  }
+
+  /** Sends "hi" on every client, then reads every result; returns the seconds taken. */
+  private static double turnOnAll(List<AgentClient> clients) {
+    long t0 = System.nanoTime();
+    for (AgentClient c : clients) {
+      c.query("hi");
+    }
+    for (AgentClient c : clients) {
+      String type = null;
+      for (Message m : c.receiveResponse()) {
+        type = m.getType();
+      }
+      if (!"result".equals(type)) {
+        throw new IllegalStateException("no result");
+      }
+    }
+    return ms(t0) / 1000;
+  }
+
+  private static String concurrent(final TransportKind kind, final File cwd, int n) throws Exception {
+    Agent.query("hi", opts(kind, cwd)); // warm-up
+    System.gc();
+    Thread.sleep(500);
+    long rss0 = rssKib();
+    int fds0 = fds();
+    int threads0 = threads();
+    List<AgentClient> clients = new ArrayList<AgentClient>();
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      long t0 = System.nanoTime();
+      List<Future<AgentClient>> opened = new ArrayList<Future<AgentClient>>();
+      for (int i = 0; i < n; i++) {
+        opened.add(pool.submit(() -> Agent.connect(opts(kind, cwd))));
+      }
+      for (Future<AgentClient> f : opened) {
+        clients.add(f.get());
+      }
+      pool.shutdown();
+      double first = ms(t0) / 1000 + turnOnAll(clients);
+      double second = turnOnAll(clients);
+      System.gc();
+      Thread.sleep(1000);
+      Runtime rt = Runtime.getRuntime();
+      double heap = (rt.totalMemory() - rt.freeMemory()) / 1048576.0;
+      double rss = (rssKib() - rss0) / 1024.0;
+      int threads = threads() - threads0;
+      double fds = (fds() - fds0) / (double) n;
+      return String.format(
+          Locale.ROOT,
+          "| %s | %d | %.2f | %.2f | %.0f | %.0f | %.0f | %d (%.2f) | %.2f |",
+          name(kind), n, first, second, n / second, heap, rss, threads, threads / (double) n, fds);
+    } finally {
+      for (AgentClient c : clients) {
+        c.close();
+      }
+      pool.shutdownNow();
+    }
+  }
+
+  /** Threads of this process (every JVM and native thread), from /proc. */
+  private static int threads() throws IOException {
+    for (String line : Files.readAllLines(new File("/proc/self/status").toPath(), StandardCharsets.UTF_8)) {
+      if (line.startsWith("Threads:")) {
+        return Integer.parseInt(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    return 0;
+  }
+
+  private static int fds() {
+    String[] list = new File("/proc/self/fd").list();
+    return list == null ? 0 : list.length;
+  }
+
+  /** RSS of this process and its direct children, KiB. */
+  private static long rssKib() throws IOException {
+    String self = new File("/proc/self").getCanonicalFile().getName();
+    long total = rss(self);
+    File[] procs = new File("/proc").listFiles();
+    if (procs != null) {
+      for (File p : procs) {
+        if (!p.getName().matches("\\d+")) {
+          continue;
+        }
+        try {
+          String stat = new String(Files.readAllBytes(new File(p, "stat").toPath()), StandardCharsets.UTF_8);
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          if (f[1].equals(self)) {
+            total += rss(p.getName());
+          }
+        } catch (IOException gone) {
+          // exited meanwhile
+        }
+      }
+    }
+    return total;
+  }
+
+  private static long rss(String pid) throws IOException {
+    for (String line : Files.readAllLines(new File("/proc/" + pid + "/status").toPath(), StandardCharsets.UTF_8)) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    return 0;
   }
 
   private static String name(TransportKind k) {

@@ -1,6 +1,6 @@
 package nexus.io.agent.sdk;
 
-import nexus.io.agent.sdk.internal.HostSession;
+import nexus.io.agent.sdk.internal.Session;
 import nexus.io.agent.sdk.message.Message;
 import nexus.io.agent.sdk.message.ResultMessage;
 
@@ -73,7 +73,7 @@ public final class Agent {
    * @throws AgentConnectionException when the session cannot open
    */
   public static MessageStream stream(String prompt, AgentOptions options) {
-    HostSession host = HostSession.open(options != null ? options : new AgentOptions());
+    Session host = Session.open(options != null ? options : new AgentOptions());
     try {
       host.sendUser(prompt, "");
       boolean answers = host.isBidirectional();

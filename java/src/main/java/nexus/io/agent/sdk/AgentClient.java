@@ -6,7 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
-import nexus.io.agent.sdk.internal.HostSession;
+import nexus.io.agent.sdk.internal.Session;
 import nexus.io.agent.sdk.internal.NativeCleaner;
 import nexus.io.agent.sdk.message.Message;
 import nexus.io.agent.sdk.message.ResultMessage;
@@ -29,7 +29,7 @@ import nexus.io.agent.sdk.message.ResultMessage;
  */
 public final class AgentClient implements AutoCloseable {
   private final AgentOptions options;
-  private volatile HostSession host;
+  private volatile Session host;
   private NativeCleaner.Cleanable cleanable;
 
   /** @param options the options (null: defaults) */
@@ -47,14 +47,14 @@ public final class AgentClient implements AutoCloseable {
     if (host != null) {
       throw new AgentConnectionException("Already connected");
     }
-    HostSession h = HostSession.open(options);
+    Session h = Session.open(options);
     host = h;
     cleanable = NativeCleaner.register(this, h::close);
     return this;
   }
 
-  private HostSession need() {
-    HostSession h = host;
+  private Session need() {
+    Session h = host;
     if (h == null) {
       throw new AgentConnectionException("Not connected. Call connect() first.");
     }
@@ -120,7 +120,7 @@ public final class AgentClient implements AutoCloseable {
   }
 
   private Iterator<Message> messages(final boolean oneTurn) {
-    final HostSession h = need();
+    final Session h = need();
     return new Iterator<Message>() {
       private Message next;
       private boolean done;
@@ -218,13 +218,13 @@ public final class AgentClient implements AutoCloseable {
 
   /** @return options dcl accepted but does not act on, as it reported them */
   public List<String> getWarnings() {
-    HostSession h = host;
+    Session h = host;
     return h == null ? new ArrayList<String>() : h.getWarnings();
   }
 
   /** @return the session id (on the subprocess transport: once the first message arrived) */
   public String getSessionId() {
-    HostSession h = host;
+    Session h = host;
     return h == null ? null : h.getSessionId();
   }
 

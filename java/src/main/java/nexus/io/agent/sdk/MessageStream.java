@@ -2,7 +2,7 @@ package nexus.io.agent.sdk;
 
 import java.util.Iterator;
 import java.util.NoSuchElementException;
-import nexus.io.agent.sdk.internal.HostSession;
+import nexus.io.agent.sdk.internal.Session;
 import nexus.io.agent.sdk.internal.NativeCleaner;
 import nexus.io.agent.sdk.message.Message;
 import nexus.io.agent.sdk.message.ResultMessage;
@@ -23,13 +23,13 @@ import nexus.io.agent.sdk.message.ResultMessage;
  * <p>Unlike {@link Agent#query}, an error result is delivered as a message, not thrown.
  */
 public final class MessageStream implements Iterator<Message>, Iterable<Message>, AutoCloseable {
-  private final HostSession host;
+  private final Session host;
   private final NativeCleaner.Cleanable cleanable;
   private final boolean endAfterResult;
   private Message next;
   private boolean done;
 
-  MessageStream(HostSession host, boolean endAfterResult) {
+  MessageStream(Session host, boolean endAfterResult) {
     this.host = host;
     this.endAfterResult = endAfterResult;
     this.cleanable = NativeCleaner.register(this, host::close);

@@ -66,6 +66,11 @@ public final class McpServer {
     return name;
   }
 
+  /** @return the server's version */
+  public String getVersion() {
+    return version;
+  }
+
   /** @return the tools, in the order added */
   public synchronized List<McpTool> getTools() {
     return Collections.unmodifiableList(new ArrayList<McpTool>(tools.values()));

@@ -7,7 +7,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import nexus.io.agent.sdk.AgentConnectionException;
 import nexus.io.agent.sdk.SessionClosedException;
 
-/** dcl's core in this JVM, over JNI. */
+/**
+ * dcl's core in this JVM as a raw line pipe over JNI. The SDK's in-process sessions do not use it
+ * (they go through the Rust host: {@code nexus.io.agent.sdk.internal.NativeSession}); it stays for
+ * code that speaks the protocol itself.
+ */
 public final class NativeTransport implements Transport {
   /** Lines one native read returns at most. */
   private static final int BATCH = 256;

@@ -3,9 +3,10 @@ package nexus.io.agent.sdk.transport;
 import java.util.List;
 
 /**
- * A line pipe to one dcl session: the in-process {@link NativeTransport} or the {@link
- * SubprocessTransport}. Everything above it (callbacks, messages, sessions) is transport-blind.
- * Lines are NDJSON protocol lines without their newline.
+ * A line pipe to one dcl session: the {@link SubprocessTransport} under the SDK's pure-Java host,
+ * or the raw JNI {@link NativeTransport} (the SDK's in-process sessions go through dcl's Rust
+ * host instead, see {@code nexus.io.agent.sdk.internal.NativeSession}). Lines are NDJSON protocol lines without their
+ * newline.
  */
 public interface Transport {
   /**
