@@ -164,7 +164,7 @@ step "node: addon + packages" node_packages
 # --- 4. Java: the jar with libdcl_java.so and dcl ------------------------------------------
 java_jar() {
   # The libraries were built above (-Dskip.cargo); the pom copies them and writes .sha256.
-  mvn -B -ntp -q -f java/pom.xml -Dskip.cargo "-Dcargo.out=$TRIPLE/release" -DskipTests -Dmaven.javadoc.skip=true package
+  mvn -B -ntp -q -f java/pom.xml -Dskip.cargo "-Dcargo.out=$TRIPLE/release" -Dmaven.test.skip=true -Dmaven.javadoc.skip=true package
   cp "java/target/agent-cli-sdk-$VERSION.jar" "$DIST/"
   cp java/pom.xml "$DIST/agent-cli-sdk-$VERSION.pom"
 }
@@ -206,6 +206,13 @@ if any("/_bin/" in n for n in sn) or not any(n.endswith("bindings/python/Cargo.t
     sys.exit("sdist: carries a binary, or lacks the Rust sources")
 print(f"[dist] wheel and sdist: version {v}, extension + dcl executable + console script")
 EOF
+  # The sdist is a workspace cargo resolves on its own, offline, from its lock file.
+  local sdx="$STAGE/sdist"
+  mkdir -p "$sdx"
+  tar -xzf "$sdist" -C "$sdx"
+  # (not --locked: the lock lists the crates left out of this smaller workspace; cargo drops them)
+  cargo metadata --offline --format-version 1 --manifest-path "$sdx/dcl-$v/Cargo.toml" >/dev/null ||
+    die "the sdist's Rust workspace does not resolve with its Cargo.lock"
   local t
   for t in "dcl-agent-$v.tgz:@dcl/agent" "dcl-agent-$NPM_PLATFORM-$v.tgz:@dcl/agent-$NPM_PLATFORM"; do
     local file="$DIST/${t%%:*}" name="${t#*:}" got

@@ -12,8 +12,10 @@
 #                  project depending on it by coordinates compiles the seed's DclExample
 #                  (java/examples/dcl-example) and runs it in-process against a fake model,
 #                  and BundledCli runs the subprocess transport on the jar's own dcl
-#   npm fallback   npm install of @dcl/agent alone with DCL_NODE_BUILD_FROM_SOURCE=1: the addon
-#                  builds from the tarball's Rust sources and a query runs on it
+#   npm fallback   npm install of @dcl/agent alone with DCL_NODE_BUILD_FROM_SOURCE=1 (and
+#                  --allow-scripts=@dcl/agent: npm 11 runs no dependency install script
+#                  unasked): the addon builds from the tarball's Rust sources, a query runs on
+#                  it; without cargo the same install fails with a clear message
 #
 # Every user step runs in a private mount namespace where the checkout, the cargo target
 # dirs, ~/.cargo, ~/.rustup and ~/.m2 are empty tmpfs mounts, with a PATH that has no cargo
@@ -24,6 +26,7 @@
 #      INSTALL_FALLBACK_TARGET_DIR (cargo target dir of the fallback build; default the
 #      checkout's debug build dir, so crates.io dependencies the tests phase compiled are
 #      reused — the workspace crates still compile from the tarball's rust/),
+#      INSTALL_FALLBACK_RELEASE=1 (an optimised fallback build instead of a debug one),
 #      INSTALL_SKIP_FALLBACK=1.
 set -euo pipefail
 
@@ -32,6 +35,8 @@ HERE="$ROOT/tests/install"
 DIST="${DIST_DIR:-$ROOT/dist}"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 FALLBACK_TARGET="${INSTALL_FALLBACK_TARGET_DIR:-$TARGET_DIR}"
+FALLBACK_DEBUG=1
+[[ "${INSTALL_FALLBACK_RELEASE:-0}" == 1 ]] && FALLBACK_DEBUG=0
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/dcl-install.XXXXXX")"
 STEPS=()
 CURRENT=""
@@ -244,15 +249,15 @@ fallback() {
   mkdir -p "$app"
   user "$app" npm init -y >/dev/null
   # Only @dcl/agent: its optional platform package cannot come from a registry here.
-  user --with-cargo "$app" env DCL_NODE_BUILD_FROM_SOURCE=1 DCL_NODE_DEBUG_BUILD=1 CARGO_TARGET_DIR="$WORK/fallback-target" \
-    npm install --no-audit --no-fund --loglevel=error --foreground-scripts "$WORK/dist/dcl-agent-$VERSION.tgz"
+  user --with-cargo "$app" env DCL_NODE_BUILD_FROM_SOURCE=1 DCL_NODE_DEBUG_BUILD="$FALLBACK_DEBUG" CARGO_TARGET_DIR="$WORK/fallback-target" \
+    npm install --no-audit --no-fund --loglevel=error --foreground-scripts --allow-scripts=@dcl/agent "$WORK/dist/dcl-agent-$VERSION.tgz"
   cp "$WORK/tests/node/esm.mjs" "$app/"
   user "$app" env EXPECT_ADDON=source node esm.mjs "$VERSION" "$app"
   # Without the flag and without cargo, the same install must fail clearly, not half-work.
   local app2="$WORK/npm-nocargo" err
   mkdir -p "$app2"
   user "$app2" npm init -y >/dev/null
-  if err="$(user "$app2" env DCL_NODE_BUILD_FROM_SOURCE=1 npm install --no-audit --no-fund --loglevel=error "$WORK/dist/dcl-agent-$VERSION.tgz" 2>&1)"; then
+  if err="$(user "$app2" env DCL_NODE_BUILD_FROM_SOURCE=1 npm install --no-audit --no-fund --loglevel=error --allow-scripts=@dcl/agent "$WORK/dist/dcl-agent-$VERSION.tgz" 2>&1)"; then
     die "a forced source build without cargo succeeded"
   fi
   grep -q "needs a Rust toolchain" <<<"$err" || die "no clear error without cargo: $err"
