@@ -57,7 +57,7 @@ done
 VERSION="$(cargo metadata --no-deps --format-version 1 --offline |
   python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "dcl-cli"))')"
 [[ "$VERSION" =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]] || die "no workspace version found (got '$VERSION')"
-POM_VERSION="$(sed -n 's:^  <version>\(.*\)</version>$:\1:p' java/pom.xml | head -n 1)"
+POM_VERSION="$(awk -F'[<>]' '/^  <version>/ {print $3; exit}' java/pom.xml)"
 [[ "$POM_VERSION" == "$VERSION" ]] ||
   die "java/pom.xml <version> is '$POM_VERSION' but the workspace version is '$VERSION': set it to $VERSION"
 log "version $VERSION (workspace), target dir $CARGO_TARGET_DIR"
@@ -79,13 +79,17 @@ static_dcl() {
   local out
   out="$(file -L "$REL/dcl")"
   [[ "$out" == *"static-pie linked"* || "$out" == *"statically linked"* ]] || die "dcl is not static: $out"
-  if ldd "$REL/dcl" >/dev/null 2>&1 && ! ldd "$REL/dcl" 2>&1 | grep -q 'statically linked'; then
-    die "ldd lists shared libraries for dcl: $(ldd "$REL/dcl" 2>&1 | tr '\n' ' ')"
-  fi
+  local deps
+  deps="$(ldd "$REL/dcl" 2>&1 || true)"
+  [[ "$deps" == *"statically linked"* || "$deps" == *"not a dynamic executable"* ]] ||
+    die "ldd lists shared libraries for dcl: $deps"
   install -m 0755 "$REL/dcl" "$DIST/dcl"
 }
 step "cargo: static dcl" static_dcl
-step "cargo: dcl-java (cdylib)" cargo build --release --locked --target "$TRIPLE" -p dcl-java
+# --crate-type cdylib: bindings/java is also an rlib (for its unit tests), and an rlib output
+# makes cargo compile every dependency again as object code + bitcode instead of reusing the
+# bitcode-only artifacts the LTO'd dcl, wheel and addon share (a second full build).
+step "cargo: dcl-java (cdylib)" cargo rustc --release --locked --target "$TRIPLE" -p dcl-java --lib --crate-type cdylib
 
 # --- 2. Python: wheel (maturin, reusing the artifacts above) and sdist ------------------
 maturin_bin() {
@@ -108,7 +112,7 @@ python_wheel() {
   install -m 0755 "$DIST/dcl" python/src/dcl/_bin/dcl
   # manylinux: maturin checks the extension's symbol versions and tags the oldest policy
   # they satisfy; --compatibility makes a newer requirement an error instead of a silent tag.
-  (cd python && "$maturin" build --release --locked --target "$TRIPLE" --compatibility "${DCL_MANYLINUX:-manylinux_2_28}" --out "$DIST")
+  (cd python && "$maturin" build --release --locked --target "$TRIPLE" --compatibility "${DCL_MANYLINUX:-manylinux_2_34}" --out "$DIST")
   rm -rf python/src/dcl/_bin
   (cd python && "$maturin" sdist --out "$DIST")
 }
@@ -176,8 +180,9 @@ check() {
   f="$("$DIST/dcl" -v 2>&1)"
   [[ "$f" == *"(dcl $v)"* ]] || die "dcl -v says '$f', not (dcl $v)"
   local wheel sdist
-  wheel="$(ls "$DIST"/dcl-"$v"-*abi3*manylinux*x86_64.whl 2>/dev/null | head -n 1)"
-  [[ -n "$wheel" ]] || die "no abi3 manylinux wheel for $v in $DIST: $(ls "$DIST")"
+  local wheels=("$DIST"/dcl-"$v"-*abi3*manylinux*x86_64.whl)
+  wheel="${wheels[0]}"
+  [[ -f "$wheel" ]] || die "no abi3 manylinux wheel for $v in $DIST: $(ls "$DIST")"
   sdist="$DIST/dcl-$v.tar.gz"
   [[ -f "$sdist" ]] || die "no sdist $sdist"
   python3 - "$wheel" "$sdist" "$DIST/dcl" "$v" <<'EOF'
@@ -220,10 +225,14 @@ EOF
     got="$(tar -xzOf "$file" package/package.json | node -e 'const p=JSON.parse(require("fs").readFileSync(0,"utf8")); console.log(p.name+"@"+p.version+" "+JSON.stringify(p.optionalDependencies||{}))')"
     [[ "$got" == "$name@$v "* ]] || die "$file is $got, not $name@$v"
   done
-  tar -tzf "$DIST/dcl-agent-$NPM_PLATFORM-$v.tgz" | grep -qx "package/bin/dcl" || die "platform package lacks bin/dcl"
-  tar -tzf "$DIST/dcl-agent-$NPM_PLATFORM-$v.tgz" | grep -qx "package/dcl-node.$NPM_PLATFORM.node" || die "platform package lacks the addon"
-  tar -tzf "$DIST/dcl-agent-$v.tgz" | grep -q "^package/rust/bindings/node/Cargo.toml$" || die "@dcl/agent lacks the Rust sources"
-  if tar -tzf "$DIST/dcl-agent-$v.tgz" | grep -q '\.node$'; then die "@dcl/agent carries an addon (it belongs in the platform package)"; fi
+  # (Listings go to files first: `tar | grep -q` under pipefail fails when grep stops early.)
+  local plat_list="$STAGE/plat.list" agent_list="$STAGE/agent.list"
+  tar -tzf "$DIST/dcl-agent-$NPM_PLATFORM-$v.tgz" >"$plat_list"
+  tar -tzf "$DIST/dcl-agent-$v.tgz" >"$agent_list"
+  grep -qx "package/bin/dcl" "$plat_list" || die "platform package lacks bin/dcl"
+  grep -qx "package/dcl-node.$NPM_PLATFORM.node" "$plat_list" || die "platform package lacks the addon"
+  grep -qx "package/rust/bindings/node/Cargo.toml" "$agent_list" || die "@dcl/agent lacks the Rust sources"
+  if grep -q '\.node$' "$agent_list"; then die "@dcl/agent carries an addon (it belongs in the platform package)"; fi
   local jar="$DIST/agent-cli-sdk-$v.jar" e
   for e in libdcl_java.so libdcl_java.so.sha256 dcl dcl.sha256; do
     unzip -l "$jar" "native/$JAVA_PLATFORM/$e" >/dev/null || die "jar lacks native/$JAVA_PLATFORM/$e"
@@ -234,8 +243,10 @@ EOF
     die "the jar's dcl differs from dist/dcl"
   # Class file major version 52 = Java 8.
   local cls major
-  cls="$(unzip -Z1 "$jar" | grep '\.class$' | head -n 1)"
-  major="$(unzip -p "$jar" "$cls" | od -An -j6 -N2 -tu1 | awk '{print $1*256+$2}')"
+  unzip -Z1 "$jar" >"$STAGE/jar.list"
+  cls="$(grep -m 1 '\.class$' "$STAGE/jar.list")"
+  unzip -p "$jar" "$cls" >"$STAGE/first.class"
+  major="$(od -An -j6 -N2 -tu1 "$STAGE/first.class" | awk '{print $1*256+$2}')"
   [[ "$major" == 52 ]] || die "$cls is class file version $major, not 52 (Java 8)"
   log "versions agree: dcl -v '$f', wheel, npm packages, jar = $v"
 }

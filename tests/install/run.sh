@@ -27,7 +27,7 @@
 #      checkout's debug build dir, so crates.io dependencies the tests phase compiled are
 #      reused — the workspace crates still compile from the tarball's rust/),
 #      INSTALL_FALLBACK_RELEASE=1 (an optimised fallback build instead of a debug one),
-#      INSTALL_SKIP_FALLBACK=1.
+#      INSTALL_SKIP_FALLBACK=1, INSTALL_STEPS (a subset of "static python node java fallback").
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -106,7 +106,13 @@ HIDE=("$ROOT" "$HOME/.cargo" "$HOME/.rustup" "$HOME/.m2")
 [[ -d "$TARGET_DIR" ]] && HIDE+=("$TARGET_DIR")
 [[ -d "$FALLBACK_TARGET" ]] && HIDE+=("$FALLBACK_TARGET")
 EXISTING_HIDE=()
-for d in "${HIDE[@]}"; do [[ -d "$d" ]] && EXISTING_HIDE+=("$(cd "$d" && pwd -P)"); done
+for d in "${HIDE[@]}"; do
+  [[ -d "$d" ]] || continue
+  d="$(cd "$d" && pwd -P)"
+  inside=0 # a directory inside one already hidden is gone with it (and cannot be mounted on)
+  for h in "${EXISTING_HIDE[@]}"; do [[ "$d" == "$h" || "$d" == "$h"/* ]] && inside=1; done
+  [[ $inside == 1 ]] || EXISTING_HIDE+=("$d")
+done
 
 # user [--with-cargo] <dir> <command...>: runs a command as the user, in <dir>.
 user() {
@@ -139,10 +145,10 @@ user() {
   fi
   # shellcheck disable=SC2016
   unshare --mount --propagation private -- bash -c '
-    if [ "$1" = bind ]; then mount --bind "$2" "$3" || exit 89; fi
+    if [ "$1" = bind ]; then mount --bind "$2" "$3" || { echo "install: cannot bind-mount $2" >&2; exit 89; }; fi
     shift 3
     n="$1"; shift
-    for ((i = 0; i < n; i++)); do mount -t tmpfs -o ro,size=64k dcl-hidden "$1" || exit 90; shift; done
+    for ((i = 0; i < n; i++)); do mount -t tmpfs -o ro,size=64k dcl-hidden "$1" || { echo "install: cannot hide $1 (needs root and unshare --mount)" >&2; exit 90; }; shift; done
     cd "$1" || exit 91; shift
     exec env -i "$@"' _ "$([[ ${#bind[@]} -gt 0 ]] && echo bind || echo none)" "${bind[0]:-}" "${bind[1]:-}" "${#hide[@]}" "${hide[@]}" "$dir" \
     "${keep[@]}" HOME="$WORK/home" TMPDIR="$WORK/tmp" PATH="$path" \
@@ -170,13 +176,15 @@ static_dcl() {
   [[ "$out" == *"static-pie linked"* || "$out" == *"statically linked"* ]] || die "dist/dcl is not static: $out"
   log "$(du -h "$exe" | cut -f1) $out"
   mkdir -p "$WORK/static"
-  user "$WORK/static" "$exe" -v | grep -qF "(dcl $VERSION)" || die "dcl -v does not say $VERSION"
+  out="$(user "$WORK/static" "$exe" -v)"
+  [[ "$out" == *"(dcl $VERSION)"* ]] || die "dcl -v says '$out', not (dcl $VERSION)"
   out="$(user "$WORK/static" timeout 60 "$exe" -p "please FAKE_WRITE static.txt" --model mock-model \
     --permission-mode acceptEdits)"
   [[ -f "$WORK/static/static.txt" ]] || die "dcl -p on the mock model wrote no file; output: $out"
   log "ok: static dcl -p on the mock model: $(printf '%s' "$out" | tail -n 1)"
 }
-step "static dcl -p (mock model)" static_dcl
+wanted() { [[ " ${INSTALL_STEPS:-static python node java fallback} " == *" $1 "* ]]; }
+if wanted static; then step "static dcl -p (mock model)" static_dcl; fi
 
 # --- Python -------------------------------------------------------------------------------------
 python_user() {
@@ -190,7 +198,7 @@ python_user() {
   user "$WORK/py" env PATH="$WORK/venv/bin:$USER_PATH" "$WORK/venv/bin/python" \
     "$WORK/tests/python_checks.py" "$VERSION" "$WORK/py"
 }
-step "python: venv + wheel + queries" python_user
+if wanted python; then step "python: venv + wheel + queries" python_user; fi
 
 # --- Node ---------------------------------------------------------------------------------------
 node_user() {
@@ -201,7 +209,9 @@ node_user() {
   user "$app" npm install --no-audit --no-fund --loglevel=error \
     "$WORK/dist/dcl-agent-$VERSION.tgz" "$WORK/dist/dcl-agent-linux-x64-gnu-$VERSION.tgz"
   [[ -x "$app/node_modules/.bin/dcl" ]] || die "npm linked no node_modules/.bin/dcl"
-  user "$app" "$app/node_modules/.bin/dcl" -v | grep -qF "(dcl $VERSION)" || die "node_modules/.bin/dcl -v is not $VERSION"
+  local out
+  out="$(user "$app" "$app/node_modules/.bin/dcl" -v)"
+  [[ "$out" == *"(dcl $VERSION)"* ]] || die "node_modules/.bin/dcl -v says '$out', not (dcl $VERSION)"
   cp "$WORK/tests/node/"* "$app/"
   user "$app" node esm.mjs "$VERSION" "$app"
   user "$app" node cjs.cjs "$VERSION" "$app"
@@ -209,7 +219,7 @@ node_user() {
   user "$app" npm install --no-audit --no-fund --loglevel=error --omit=optional "@anthropic-ai/claude-agent-sdk@0.3.333"
   user "$app" node sdk.mjs "$VERSION" "$app"
 }
-step "node: npm install + ESM/CJS/TS SDK" node_user
+if wanted node; then step "node: npm install + ESM/CJS/TS SDK" node_user; fi
 
 # --- Java ---------------------------------------------------------------------------------------
 java_user() {
@@ -241,7 +251,7 @@ java_user() {
   mkdir -p "$WORK/java-sub"
   user "$WORK/java-sub" java -cp "$cp" BundledCli "$WORK/java-sub"
 }
-step "java: mvn install + DclExample" java_user
+if wanted java; then step "java: mvn install + DclExample" java_user; fi
 
 # --- npm source fallback ------------------------------------------------------------------------
 fallback() {
@@ -263,6 +273,6 @@ fallback() {
   grep -q "needs a Rust toolchain" <<<"$err" || die "no clear error without cargo: $err"
   log "ok: without cargo the forced build fails with: $(grep -o "needs a Rust toolchain[^.]*" <<<"$err" | head -n 1)"
 }
-if [[ "${INSTALL_SKIP_FALLBACK:-0}" != 1 ]]; then
+if wanted fallback && [[ "${INSTALL_SKIP_FALLBACK:-0}" != 1 ]]; then
   step "npm: forced source fallback" fallback
 fi
