@@ -67,7 +67,7 @@ export function native(): NativeBinding {
       throw new Error(
         `@dcl/agent: no native addon for ${platform} (${why}). Install the prebuilt package ` +
           `@dcl/agent-${platform} (an optional dependency: was it omitted?), or build from source: ` +
-          "`DCL_NODE_BUILD_FROM_SOURCE=1 npm rebuild --allow-scripts=@dcl/agent @dcl/agent` (needs cargo); in a checkout, `npm run build` in node/",
+          "`npm install-scripts approve @dcl/agent && DCL_NODE_BUILD_FROM_SOURCE=1 npm rebuild @dcl/agent` (needs cargo); in a checkout, `npm run build` in node/",
       );
     }
   }

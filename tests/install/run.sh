@@ -12,10 +12,10 @@
 #                  project depending on it by coordinates compiles the seed's DclExample
 #                  (java/examples/dcl-example) and runs it in-process against a fake model,
 #                  and BundledCli runs the subprocess transport on the jar's own dcl
-#   npm fallback   npm install of @dcl/agent alone with DCL_NODE_BUILD_FROM_SOURCE=1 (and
-#                  --allow-scripts=@dcl/agent: npm 11 runs no dependency install script
-#                  unasked): the addon builds from the tarball's Rust sources, a query runs on
-#                  it; without cargo the same install fails with a clear message
+#   npm fallback   npm install of @dcl/agent alone, `npm install-scripts approve @dcl/agent`
+#                  (npm 11 runs no dependency install script unasked), then
+#                  DCL_NODE_BUILD_FROM_SOURCE=1 npm rebuild: the addon builds from the tarball's
+#                  Rust sources and a query runs on it; without cargo the same fails clearly
 #
 # Every user step runs in a private mount namespace where the checkout, the cargo target
 # dirs, ~/.cargo, ~/.rustup and ~/.m2 are empty tmpfs mounts, with a PATH that has no cargo
@@ -59,8 +59,8 @@ finish() {
   pkill_fake
   if [[ "${INSTALL_KEEP:-0}" == 1 || $rc -ne 0 ]]; then echo "work dir kept: $WORK"; else rm -rf "$WORK"; fi
 }
-FAKE_PID=""
-pkill_fake() { [[ -n "$FAKE_PID" ]] && kill "$FAKE_PID" 2>/dev/null || true; }
+FAKE_SERVER=""
+pkill_fake() { [[ -n "$FAKE_SERVER" ]] && kill "$FAKE_SERVER" 2>/dev/null || true; }
 trap finish EXIT
 step() {
   local name="$1" t0=$SECONDS
@@ -235,7 +235,7 @@ java_user() {
   mkdir -p "$run"
   printf '# demo\n' >"$run/README.md"
   coproc FAKE { user "$WORK" python3 "$WORK/tests/fake_model.py" "$answer" "$WORK/fake-requests.log"; }
-  FAKE_PID=$FAKE_PID
+  FAKE_SERVER=$FAKE_PID # (bash unsets FAKE_PID when the coprocess ends)
   local url
   read -r -t 30 url <&"${FAKE[0]}" || die "the fake model did not start"
   local out
@@ -246,7 +246,7 @@ java_user() {
   grep -q '总结 README.md' "$WORK/fake-requests.log" || die "the prompt did not reach the model"
   log "ok: DclExample in-process printed the model's answer: $out"
   pkill_fake
-  FAKE_PID=""
+  FAKE_SERVER=""
   # The subprocess transport on the jar's own dcl (no dcl on this PATH).
   mkdir -p "$WORK/java-sub"
   user "$WORK/java-sub" java -cp "$cp" BundledCli "$WORK/java-sub"
@@ -258,16 +258,22 @@ fallback() {
   local app="$WORK/npm-src"
   mkdir -p "$app"
   user "$app" npm init -y >/dev/null
-  # Only @dcl/agent: its optional platform package cannot come from a registry here.
+  # Only @dcl/agent: its optional platform package cannot come from a registry here. npm 11
+  # skips a dependency's install script until the project approves it; then `npm rebuild`
+  # runs it: what a user does to build from source.
+  user "$app" npm install --ignore-scripts --no-audit --no-fund --loglevel=error "$WORK/dist/dcl-agent-$VERSION.tgz"
+  user "$app" npm install-scripts approve @dcl/agent >/dev/null
   user --with-cargo "$app" env DCL_NODE_BUILD_FROM_SOURCE=1 DCL_NODE_DEBUG_BUILD="$FALLBACK_DEBUG" CARGO_TARGET_DIR="$WORK/fallback-target" \
-    npm install --no-audit --no-fund --loglevel=error --foreground-scripts --allow-scripts=@dcl/agent "$WORK/dist/dcl-agent-$VERSION.tgz"
+    npm rebuild --foreground-scripts @dcl/agent
   cp "$WORK/tests/node/esm.mjs" "$app/"
   user "$app" env EXPECT_ADDON=source node esm.mjs "$VERSION" "$app"
   # Without the flag and without cargo, the same install must fail clearly, not half-work.
   local app2="$WORK/npm-nocargo" err
   mkdir -p "$app2"
   user "$app2" npm init -y >/dev/null
-  if err="$(user "$app2" env DCL_NODE_BUILD_FROM_SOURCE=1 npm install --no-audit --no-fund --loglevel=error --allow-scripts=@dcl/agent "$WORK/dist/dcl-agent-$VERSION.tgz" 2>&1)"; then
+  user "$app2" npm install --ignore-scripts --no-audit --no-fund --loglevel=error "$WORK/dist/dcl-agent-$VERSION.tgz"
+  user "$app2" npm install-scripts approve @dcl/agent >/dev/null
+  if err="$(user "$app2" env DCL_NODE_BUILD_FROM_SOURCE=1 npm rebuild --foreground-scripts @dcl/agent 2>&1)"; then
     die "a forced source build without cargo succeeded"
   fi
   grep -q "needs a Rust toolchain" <<<"$err" || die "no clear error without cargo: $err"
