@@ -19,7 +19,8 @@
 # crate only, and maturin / napi / the Java build link their cdylib against the same
 # dependency artifacts (the timings printed at the end show it).
 #
-# Needs: cargo, python3 (maturin is installed into tests/.work/distenv), node + npm, mvn, a JDK.
+# Needs: cargo, python3 (maturin is installed into tests/.work/distenv), node + npm, mvn, a JDK,
+# file, unzip.
 # Env: CARGO_TARGET_DIR (default target/), DIST_DIR (default dist/), MATURIN (a maturin to use).
 set -euo pipefail
 
@@ -50,7 +51,7 @@ step() { # step <name> <command...>: runs and records the wall time
 }
 
 [[ "$(uname -s)-$(uname -m)" == Linux-x86_64 ]] || die "this script builds the Linux x86-64 artifacts; this machine is $(uname -s)-$(uname -m)"
-for tool in cargo python3 node npm mvn java; do
+for tool in cargo python3 node npm mvn java file unzip ldd; do
   command -v "$tool" >/dev/null || die "$tool is not on PATH"
 done
 

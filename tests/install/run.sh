@@ -90,7 +90,7 @@ cp "$ROOT/java/examples/dcl-example/src/DclExample.java" "$WORK/tests/java/src/m
 
 # The real interpreters (a pyenv shim needs the real HOME): resolved once, put on the PATH.
 PYTHON="$(python3 -c 'import sys; print(sys.executable)')"
-for tool in node npm mvn java; do command -v "$tool" >/dev/null || die "$tool not found"; done
+for tool in node npm mvn java file unshare; do command -v "$tool" >/dev/null || die "$tool not found"; done
 ln -s "$PYTHON" "$WORK/bin/python3"
 USER_PATH="$WORK/bin"
 IFS=: read -ra path_dirs <<<"$PATH"
