@@ -1,7 +1,8 @@
 // Builds the addon (bindings/node) with @napi-rs/cli into native/:
 //   native/dcl-node.<platform>.node, native/binding.cjs (the loader), native/binding.d.ts
 // The Rust sources are the repository's (../) in a checkout, or rust/ inside a packed
-// tarball (written by scripts/prepack.mjs). `--release` builds optimised.
+// tarball (written by scripts/prepack.mjs). `--release` builds optimised; `--target <triple>`
+// is passed to napi (which names the host triple anyway).
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -30,5 +31,8 @@ const args = [
   "--dts", "binding.d.ts",
   ...(process.argv.includes("--release") ? ["--release"] : []),
 ];
+// --target <triple>: passed on (scripts/dist.sh builds every artifact for one named target).
+const t = process.argv.indexOf("--target");
+if (t > 0 && process.argv[t + 1]) args.push("--target", process.argv[t + 1]);
 const run = spawnSync(process.execPath, args, { stdio: "inherit", cwd: pkg });
 process.exit(run.status ?? 1);

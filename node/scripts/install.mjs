@@ -1,21 +1,74 @@
-// `npm install` hook. Inside a packed tarball (rust/ is there) with no addon built yet, it
-// builds the addon from the bundled Rust sources (release; needs cargo). In a repository
-// checkout it does nothing: `npm run build` builds there.
-import { existsSync, readdirSync } from "node:fs";
+// `npm install` hook of @dcl/agent.
+//   - A repository checkout (no rust/): nothing to do, `npm run build` builds there.
+//   - The prebuilt addon applies (the optional dependency @dcl/agent-<platform> is installed,
+//     or native/ already has an addon): nothing to do. No Rust toolchain is needed.
+//   - Otherwise, or when forced with DCL_NODE_BUILD_FROM_SOURCE=1: build the addon from the
+//     Rust sources in rust/ (written by scripts/prepack.mjs) with cargo, into
+//     native/dcl-node.<platform>.node, which native/binding.cjs loads first.
+// DCL_NODE_DEBUG_BUILD=1 builds unoptimised (faster; for trying the fallback out).
+// CARGO_TARGET_DIR is honoured (default: rust/target).
+import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
 import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..");
-if (!existsSync(join(pkg, "rust", "Cargo.toml"))) {
+const rust = join(pkg, "rust");
+const nativeDir = join(pkg, "native");
+
+/** napi-rs's platform name: linux-x64-gnu, linux-x64-musl, darwin-arm64, win32-x64-msvc. */
+function platformName() {
+  const { platform, arch } = process;
+  if (platform === "linux") {
+    const glibc = process.report?.getReport()?.header?.glibcVersionRuntime;
+    return `linux-${arch}-${glibc ? "gnu" : "musl"}`;
+  }
+  if (platform === "win32") return `win32-${arch}-msvc`;
+  return `${platform}-${arch}`;
+}
+
+if (!existsSync(join(rust, "Cargo.toml"))) {
   console.log("@dcl/agent: repository checkout, run `npm run build` to build the addon");
   process.exit(0);
 }
-const nativeDir = join(pkg, "native");
-if (existsSync(nativeDir) && readdirSync(nativeDir).some((f) => f.endsWith(".node"))) process.exit(0);
-// DCL_NODE_DEBUG_BUILD=1 builds unoptimised (faster to build, for trying a tarball out).
+const platform = platformName();
+const force = process.env.DCL_NODE_BUILD_FROM_SOURCE === "1";
+if (!force) {
+  if (existsSync(nativeDir) && readdirSync(nativeDir).some((f) => f.endsWith(".node"))) process.exit(0);
+  try {
+    createRequire(join(pkg, "package.json")).resolve(`@dcl/agent-${platform}`);
+    process.exit(0); // the prebuilt addon is installed
+  } catch {
+    // no prebuilt package for this machine: build below
+  }
+}
+
+const cargo = process.env.CARGO || "cargo";
+const probe = spawnSync(cargo, ["--version"], { encoding: "utf8" });
+if (probe.error || probe.status !== 0) {
+  console.error(
+    `@dcl/agent: ${force ? "DCL_NODE_BUILD_FROM_SOURCE=1 asks for a source build" : `no prebuilt addon for ${platform} (the optional dependency @dcl/agent-${platform} is not installed)`}, ` +
+      `and building it needs a Rust toolchain: '${cargo}' was not found (install it from https://rustup.rs).`,
+  );
+  process.exit(1);
+}
 const release = process.env.DCL_NODE_DEBUG_BUILD !== "1";
-console.log(`@dcl/agent: building the native addon from source (cargo, ${release ? "release" : "debug"})...`);
-const args = [join(pkg, "scripts", "build-native.mjs"), ...(release ? ["--release"] : [])];
-const run = spawnSync(process.execPath, args, { stdio: "inherit" });
-process.exit(run.status ?? 1);
+const targetDir = process.env.CARGO_TARGET_DIR || join(rust, "target");
+console.log(`@dcl/agent: building the native addon for ${platform} from source (${probe.stdout.trim()}, ${release ? "release" : "debug"})...`);
+const args = ["build", "--lib", "-p", "dcl-node", "--manifest-path", join(rust, "Cargo.toml"), "--target-dir", targetDir];
+if (release) args.push("--release");
+const run = spawnSync(cargo, args, { stdio: "inherit" });
+if (run.error || run.status !== 0) {
+  console.error(`@dcl/agent: cargo ${args.join(" ")} failed`);
+  process.exit(run.status || 1);
+}
+const lib = { linux: "libdcl_node.so", darwin: "libdcl_node.dylib", win32: "dcl_node.dll" }[process.platform];
+const built = join(targetDir, release ? "release" : "debug", lib ?? "libdcl_node.so");
+if (!existsSync(built)) {
+  console.error(`@dcl/agent: cargo succeeded but ${built} is missing`);
+  process.exit(1);
+}
+mkdirSync(nativeDir, { recursive: true });
+copyFileSync(built, join(nativeDir, `dcl-node.${platform}.node`));
+console.log(`@dcl/agent: built native/dcl-node.${platform}.node`);

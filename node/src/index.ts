@@ -13,5 +13,6 @@ export type { Options, PermissionMode } from "./options";
 export * from "./errors";
 export type * from "./types";
 export { versions } from "./versions";
+export { dclPath } from "./native";
 export { listSessions, getSessionInfo, getSessionMessages } from "./sessions";
 export type { ListSessionsOptions, GetSessionMessagesOptions, SDKSessionInfo, SessionMessage, SessionHomeOptions } from "./sessions";

@@ -83,7 +83,10 @@ public final class AgentOptions {
   /**
    * The {@code dcl} executable of the subprocess transport (a name on {@code PATH} or a path).
    * Default: the system property {@code dcl.cli.path}, else the environment variable {@code
-   * DCL_CLI_PATH}, else {@code dcl}. The in-process transport does not use it.
+   * DCL_CLI_PATH}, else {@code dcl} when it is on {@code PATH}, else the {@code dcl} this jar
+   * carries (extracted and checksummed, see {@link
+   * nexus.io.agent.sdk.transport.NativeBridge.Bundled}), else {@code dcl}. The in-process
+   * transport does not use it.
    *
    * @param cliPath the executable
    * @return this
@@ -548,7 +551,29 @@ public final class AgentOptions {
     if (p == null || p.isEmpty()) {
       p = System.getenv("DCL_CLI_PATH");
     }
-    return p == null || p.isEmpty() ? "dcl" : p;
+    if (p != null && !p.isEmpty()) {
+      return p;
+    }
+    if (!onPath("dcl")) {
+      String bundled = nexus.io.agent.sdk.transport.NativeBridge.Bundled.cliPath();
+      if (bundled != null) {
+        return bundled;
+      }
+    }
+    return "dcl";
+  }
+
+  private static boolean onPath(String name) {
+    String path = System.getenv("PATH");
+    if (path == null) {
+      return false;
+    }
+    for (String dir : path.split(File.pathSeparator)) {
+      if (!dir.isEmpty() && new File(dir, name).canExecute()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** @return the transport asked for */

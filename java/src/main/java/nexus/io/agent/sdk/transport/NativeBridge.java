@@ -5,6 +5,12 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Locale;
 
 /**
@@ -12,8 +18,9 @@ import java.util.Locale;
  *
  * <p>The library is looked for, in order: at the path in the system property {@code
  * dcl.native.lib}; in this jar under {@code native/<os>-<arch>/} (for example {@code
- * native/linux-x86_64/libdcl_java.so}), extracted to a temporary file; on {@code
- * java.library.path}. Handles are table indexes on the Rust side, so a stale handle raises
+ * native/linux-x86_64/libdcl_java.so}), extracted to a private temporary directory and checked
+ * against its {@code .sha256} (see {@link Bundled}); on {@code java.library.path}. It is loaded
+ * once, by this class's initialiser. Handles are table indexes on the Rust side, so a stale handle raises
  * {@link nexus.io.agent.sdk.SessionClosedException} instead of touching freed memory.
  */
 public final class NativeBridge {
@@ -74,32 +81,147 @@ public final class NativeBridge {
       return path;
     }
     String name = System.mapLibraryName("dcl_java");
-    String resource = "/native/" + platform() + "/" + name;
-    InputStream in = NativeBridge.class.getResourceAsStream(resource);
-    if (in == null) {
+    String resource = Bundled.DIR + name;
+    if (NativeBridge.class.getResource(resource) == null) {
       System.loadLibrary("dcl_java");
       return "java.library.path";
     }
-    File tmp = File.createTempFile("libdcl_java-", name.substring(name.lastIndexOf('.')));
-    try {
-      OutputStream out = new FileOutputStream(tmp);
-      try {
-        byte[] buf = new byte[1 << 16];
-        for (int n; (n = in.read(buf)) > 0; ) {
-          out.write(buf, 0, n);
-        }
-      } finally {
-        out.close();
-        in.close();
-      }
-      System.load(tmp.getAbsolutePath());
-    } finally {
-      // Loaded libraries stay mapped after their file is gone (not so on Windows).
-      if (!tmp.delete()) {
-        tmp.deleteOnExit();
-      }
+    File lib = Bundled.extract(resource, name, false);
+    System.load(lib.getAbsolutePath());
+    // Loaded libraries stay mapped after their file is gone (not so on Windows).
+    if (!lib.delete()) {
+      lib.deleteOnExit();
     }
     return "jar:" + resource;
+  }
+
+  /**
+   * The files this jar carries for its platform, under {@code native/<os>-<arch>/}: {@code
+   * libdcl_java} (loaded by {@link NativeBridge}) and the {@code dcl} executable (the
+   * subprocess transport's default when no {@code dcl} is on {@code PATH}), each with a {@code
+   * .sha256} next to it. A file is extracted into one private temporary directory (owner-only
+   * permissions, removed at exit), its SHA-256 checked against the packed one before use.
+   * Initialising this class does not load the native library.
+   */
+  public static final class Bundled {
+    static final String DIR = "/native/" + platform() + "/";
+    private static File privateDir;
+    private static String cli;
+
+    private Bundled() {}
+
+    /**
+     * @return the path of the {@code dcl} executable this jar carries, extracted (once) and
+     *     verified; null when the jar has none for this platform
+     * @throws IllegalStateException when it cannot be extracted or its checksum is wrong
+     */
+    public static synchronized String cliPath() {
+      if (cli == null) {
+        String name = platform().startsWith("windows") ? "dcl.exe" : "dcl";
+        if (NativeBridge.class.getResource(DIR + name) == null) {
+          return null;
+        }
+        try {
+          cli = extract(DIR + name, name, true).getAbsolutePath();
+        } catch (IOException e) {
+          throw new IllegalStateException("could not extract the bundled dcl: " + e.getMessage(), e);
+        }
+      }
+      return cli;
+    }
+
+    static synchronized File extract(String resource, String name, boolean executable)
+        throws IOException {
+      String expected = checksumOf(resource);
+      File out = new File(dir(), name);
+      MessageDigest sha = sha256();
+      InputStream in = NativeBridge.class.getResourceAsStream(resource);
+      if (in == null) {
+        throw new IOException("missing resource " + resource);
+      }
+      try {
+        OutputStream os = new FileOutputStream(out);
+        try {
+          byte[] buf = new byte[1 << 16];
+          for (int n; (n = in.read(buf)) > 0; ) {
+            sha.update(buf, 0, n);
+            os.write(buf, 0, n);
+          }
+        } finally {
+          os.close();
+        }
+      } finally {
+        in.close();
+      }
+      out.deleteOnExit();
+      String actual = hex(sha.digest());
+      if (!actual.equals(expected)) {
+        if (!out.delete()) {
+          out.deleteOnExit();
+        }
+        throw new IOException(
+            "checksum mismatch for " + resource + ": expected " + expected + ", got " + actual);
+      }
+      if (executable && !out.setExecutable(true, true)) {
+        throw new IOException("cannot make " + out + " executable");
+      }
+      return out;
+    }
+
+    private static String checksumOf(String resource) throws IOException {
+      InputStream in = NativeBridge.class.getResourceAsStream(resource + ".sha256");
+      if (in == null) {
+        throw new IOException("the jar has " + resource + " but no " + resource + ".sha256");
+      }
+      StringBuilder text = new StringBuilder();
+      try {
+        byte[] buf = new byte[256];
+        for (int n; (n = in.read(buf)) > 0; ) {
+          text.append(new String(buf, 0, n, "US-ASCII"));
+        }
+      } finally {
+        in.close();
+      }
+      String sum = text.toString().trim().split("\\s+")[0].toLowerCase(Locale.ROOT);
+      if (!sum.matches("[0-9a-f]{64}")) {
+        throw new IOException(resource + ".sha256 holds no SHA-256: '" + text + "'");
+      }
+      return sum;
+    }
+
+    private static File dir() throws IOException {
+      if (privateDir == null) {
+        Path d;
+        if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+          d =
+              Files.createTempDirectory(
+                  "dcl-native-",
+                  PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } else {
+          d = Files.createTempDirectory("dcl-native-");
+        }
+        privateDir = d.toFile();
+        // Registered first, so deleted last: after the files in it.
+        privateDir.deleteOnExit();
+      }
+      return privateDir;
+    }
+
+    private static MessageDigest sha256() {
+      try {
+        return MessageDigest.getInstance("SHA-256");
+      } catch (NoSuchAlgorithmException e) {
+        throw new IllegalStateException("no SHA-256 in this JVM", e);
+      }
+    }
+
+    private static String hex(byte[] bytes) {
+      StringBuilder sb = new StringBuilder(bytes.length * 2);
+      for (byte b : bytes) {
+        sb.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
+      }
+      return sb.toString();
+    }
   }
 
   static native long open(String optionsJson);
