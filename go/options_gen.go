@@ -81,6 +81,10 @@ const (
 	OptionResumeDropsTurn = "resumeDropsTurn"
 	// `--session-mirror`: emit `transcript_mirror` frames before each result.
 	OptionSessionMirror = "sessionMirror"
+	// `--session-store <url>` (else the settings' `sessionStore`): `postgres://…`,
+	// `redis://…`, `rediss://…`, `file:/dir`, or `file:` (local transcripts only, the
+	// default). Holds credentials: never logged (see `Debug`).
+	OptionSessionStore = "sessionStore"
 	// `--data-dir`: dcl home (else `DCL_CONFIG_DIR`, else `~/.dcl`).
 	OptionDataDir = "dataDir"
 	// `false` (`--no-session-persistence`) writes no transcript.
@@ -159,6 +163,7 @@ var OptionKeys = []string{
 	OptionResumeSessionAt,
 	OptionResumeDropsTurn,
 	OptionSessionMirror,
+	OptionSessionStore,
 	OptionDataDir,
 	OptionPersistSession,
 	OptionAgents,

@@ -189,3 +189,28 @@ def test_plugins_persist_session_and_agent_options(tmp_path: Path) -> None:
     # camelCase names from a mapping reach the same fields.
     o = dcl.Options.from_any({"forwardSubagentText": True, "persistSession": False, "agent": "reviewer"})
     assert o.forward_subagent_text and o.persist_session is False and o.agent == "reviewer"
+
+
+def test_session_store_urls_are_acted_on_and_foreign_stores_are_said_not_to_be() -> None:
+    import warnings
+
+    from dcl.options import session_options
+
+    out = session_options(dcl.Options(model="m", session_store="redis://127.0.0.1:6379/0"))
+    assert out["sessionStore"] == "redis://127.0.0.1:6379/0"
+
+    class Store:
+        dcl_url = "postgres://u@h/db"
+
+    assert session_options(dcl.Options(model="m", session_store=Store()))["sessionStore"] == "postgres://u@h/db"
+    assert dcl.Options.from_any({"sessionStore": "file:/tmp/s"}).session_store == "file:/tmp/s"
+
+    class SdkStore:  # an SDK adapter dcl cannot drain to
+        async def append(self, key: object, entries: object) -> None: ...
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = session_options(dcl.Options(model="m", session_store=SdkStore()))
+    assert "sessionStore" not in out
+    assert "session_store" in out["ignoredFlags"]
+    assert any("does not act on a SdkStore" in str(w.message) for w in caught)

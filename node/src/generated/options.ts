@@ -155,6 +155,12 @@ export interface SessionOptionsJson {
    */
   sessionMirror?: boolean;
   /**
+   * `--session-store <url>` (else the settings' `sessionStore`): `postgres://…`,
+   * `redis://…`, `rediss://…`, `file:/dir`, or `file:` (local transcripts only, the
+   * default). Holds credentials: never logged (see `Debug`).
+   */
+  sessionStore?: string | null;
+  /**
    * `--data-dir`: dcl home (else `DCL_CONFIG_DIR`, else `~/.dcl`).
    */
   dataDir?: string | null;
@@ -260,6 +266,7 @@ export const SESSION_OPTION_KEYS: readonly (keyof SessionOptionsJson)[] = [
   "resumeSessionAt",
   "resumeDropsTurn",
   "sessionMirror",
+  "sessionStore",
   "dataDir",
   "persistSession",
   "agents",

@@ -110,6 +110,10 @@ class Options:
     base_url: Optional[str] = None
     api_key: Optional[str] = None
     api_format: Optional[str] = None
+    session_store: Any = None
+    """dcl's session store, where sessions are drained and resumed from: a URL
+    (``postgres://…``, ``redis://…``, ``file:/dir``) or a :class:`dcl.store.DclSessionStore`.
+    Another SDK's ``SessionStore`` object is not acted on (a warning says so)."""
     cli_path: Optional[PathLike] = None
     """Run the session in this ``dcl`` executable, a child process driven by the same Rust
     host over its stdio (``DCL_CLI_PATH`` sets a default): callbacks, hooks, in-process MCP
@@ -201,6 +205,7 @@ _ALIASES: Dict[str, str] = {
     "apiFormat": "api_format",
     "dclOptions": "dcl_options",
     "cliPath": "cli_path",
+    "sessionStore": "session_store",
 }
 
 # Other SDKs' fields that make no sense in-process (no child process, no CLI binary).
@@ -214,7 +219,6 @@ _IGNORED = {
     "user",
     "abortController",
     "spawnClaudeCodeProcess",
-    "session_store",
     "session_store_flush",
     "load_timeout_ms",
     "client_app",
@@ -447,6 +451,18 @@ def session_options(
                 raise ValueError(f'plugins: only {{"type": "local", "path": ...}} plugins are supported, not {p!r}')
             dirs.append(os.path.abspath(os.path.join(os.fspath(opts.cwd or "."), os.fspath(p["path"]))))
         out["pluginDirs"] = dirs
+    store = opts.session_store
+    if isinstance(store, str):
+        out["sessionStore"] = store
+    elif isinstance(getattr(store, "dcl_url", None), str):
+        out["sessionStore"] = store.dcl_url
+    elif store is not None:
+        warnings.warn(
+            f"dcl does not act on a {type(store).__name__} session store: give a store URL or "
+            "a dcl.store.DclSessionStore, which dcl drains sessions to itself",
+            stacklevel=2,
+        )
+        ignored.append("session_store")
     _extra_args(opts, out, ignored)
     if opts.dcl_options:
         unknown = sorted(k for k in opts.dcl_options if k not in OPTION_KEYS)

@@ -38,6 +38,8 @@ class DclSessionStore:
 
     def __init__(self, url: str) -> None:
         self._native = _NativeStore(url)
+        #: The store's URL: ``dcl.Options(session_store=store)`` drains sessions there.
+        self.dcl_url = url
 
     async def append(self, key: Mapping[str, Any], entries: List[Dict[str, Any]]) -> None:
         if not entries:

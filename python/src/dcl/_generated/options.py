@@ -53,6 +53,7 @@ class SessionOptionsJson(TypedDict, total=False):
     resumeSessionAt: Optional[str]
     resumeDropsTurn: Optional[str]
     sessionMirror: bool
+    sessionStore: Optional[str]
     dataDir: Optional[str]
     persistSession: Optional[bool]
     agents: Optional[Dict[str, Any]]
@@ -122,6 +123,7 @@ OPTION_KEYS = frozenset(
         "resumeSessionAt",
         "resumeDropsTurn",
         "sessionMirror",
+        "sessionStore",
         "dataDir",
         "persistSession",
         "agents",

@@ -232,6 +232,13 @@ public final class SessionOptionKeys {
   public static final String SESSION_MIRROR = "sessionMirror";
 
   /**
+   * `--session-store &lt;url&gt;` (else the settings' `sessionStore`): `postgres://…`,
+   * `redis://…`, `rediss://…`, `file:/dir`, or `file:` (local transcripts only, the
+   * default). Holds credentials: never logged (see `Debug`).
+   */
+  public static final String SESSION_STORE = "sessionStore";
+
+  /**
    * `--data-dir`: dcl home (else `DCL_CONFIG_DIR`, else `~/.dcl`).
    */
   public static final String DATA_DIR = "dataDir";
@@ -349,6 +356,7 @@ public final class SessionOptionKeys {
                   RESUME_SESSION_AT,
                   RESUME_DROPS_TURN,
                   SESSION_MIRROR,
+                  SESSION_STORE,
                   DATA_DIR,
                   PERSIST_SESSION,
                   AGENTS,
