@@ -206,7 +206,7 @@ async def test_a_claude_agent_sdk_server_answers_its_own_json_rpc(workdir: Path)
     assert not block.is_error and "sum=7" in str(block.content)
 
 
-async def test_a_refused_call_and_a_timed_out_call_say_so(workdir: Path) -> None:
+async def test_a_refused_call_and_a_call_after_close_say_so(workdir: Path) -> None:
     host = _native.Host(host_options(workdir))
     await initialized(host, 103, {})
     call = host.call(json.dumps({"subtype": "rewind_files", "user_message_id": "nope"}))

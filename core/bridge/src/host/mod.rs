@@ -669,7 +669,9 @@ impl Shared {
         let id = self.next_id();
         {
             let mut state = self.lock();
-            if state.ended {
+            // Closed by the language: the session may not have seen its end yet, and a
+            // call sent now would only wait out its timeout.
+            if state.ended || self.closed.load(Ordering::SeqCst) {
                 return Err(HostError::Ended);
             }
             let after = timeout.unwrap_or(self.config.control_timeout);
