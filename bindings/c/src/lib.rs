@@ -123,9 +123,21 @@ fn guarded(error_out: *mut *mut c_char, f: impl FnOnce() -> i32) -> i32 {
     }
 }
 
-fn session<'a>(s: *const DclSession) -> Option<&'a DclSession> {
+fn live<'a>(s: *const DclSession) -> Option<&'a DclSession> {
     // SAFETY: the caller passes a handle from `dcl_open*` not yet closed, or NULL.
     unsafe { s.as_ref() }
+}
+
+/// [`guarded`] with the session a handle names; a NULL handle is an error for the caller.
+fn with_session(
+    session_ptr: *const DclSession,
+    error_out: *mut *mut c_char,
+    f: impl FnOnce(&DclSession) -> i32,
+) -> i32 {
+    guarded(error_out, || match live(session_ptr) {
+        Some(s) => f(s),
+        None => fail(error_out, "DCL_BAD_INPUT", "session is NULL", None),
+    })
 }
 
 fn millis(ms: i64) -> Option<Duration> {
@@ -293,14 +305,10 @@ pub unsafe extern "C" fn dcl_open_argv(
 /// `session` is a live handle or NULL.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn dcl_session_id(session: *const DclSession) -> *mut c_char {
-    match session_of(session) {
+    match live(session) {
         Some(s) => text(&s.host.session_id()),
         None => ptr::null_mut(),
     }
-}
-
-fn session_of<'a>(s: *const DclSession) -> Option<&'a DclSession> {
-    session(s)
 }
 
 /// Registers an in-process MCP server before `initialize`: `{"name", "version", "tools":
@@ -315,10 +323,7 @@ pub unsafe extern "C" fn dcl_add_mcp_server(
     spec_json: *const c_char,
     error_out: *mut *mut c_char,
 ) -> i32 {
-    guarded(error_out, || {
-        let Some(s) = session_of(session) else {
-            return fail(error_out, "DCL_BAD_INPUT", "session is NULL", None);
-        };
+    with_session(session, error_out, |s| {
         let spec: McpServerSpec = match arg(spec_json, "spec_json")
             .and_then(|t| serde_json::from_str(t).map_err(|e| format!("MCP server spec: {e}")))
         {
@@ -348,10 +353,7 @@ pub unsafe extern "C" fn dcl_initialize(
     id_out: *mut *mut c_char,
     error_out: *mut *mut c_char,
 ) -> i32 {
-    guarded(error_out, || {
-        let Some(s) = session_of(session) else {
-            return fail(error_out, "DCL_BAD_INPUT", "session is NULL", None);
-        };
+    with_session(session, error_out, |s| {
         let spec: InitSpec = match arg(spec_json, "spec_json")
             .and_then(|t| serde_json::from_str(t).map_err(|e| format!("initialize spec: {e}")))
         {
@@ -375,10 +377,7 @@ pub unsafe extern "C" fn dcl_initialize_request(
     error_out: *mut *mut c_char,
 ) -> *mut c_char {
     let mut out = ptr::null_mut();
-    guarded(error_out, || {
-        let Some(s) = session_of(session) else {
-            return fail(error_out, "DCL_BAD_INPUT", "session is NULL", None);
-        };
+    with_session(session, error_out, |s| {
         match arg(spec_json, "spec_json").and_then(|t| {
             serde_json::from_str::<InitSpec>(t).map_err(|e| format!("initialize spec: {e}"))
         }) {
@@ -421,10 +420,7 @@ pub unsafe extern "C" fn dcl_call(
     id_out: *mut *mut c_char,
     error_out: *mut *mut c_char,
 ) -> i32 {
-    guarded(error_out, || {
-        let Some(s) = session_of(session) else {
-            return fail(error_out, "DCL_BAD_INPUT", "session is NULL", None);
-        };
+    with_session(session, error_out, |s| {
         let request: Value = match arg(request_json, "request_json")
             .and_then(|t| serde_json::from_str(t).map_err(|e| format!("request: {e}")))
         {
@@ -451,10 +447,7 @@ pub unsafe extern "C" fn dcl_request(
     response_out: *mut *mut c_char,
     error_out: *mut *mut c_char,
 ) -> i32 {
-    guarded(error_out, || {
-        let Some(s) = session_of(session) else {
-            return fail(error_out, "DCL_BAD_INPUT", "session is NULL", None);
-        };
+    with_session(session, error_out, |s| {
         let request: Value = match arg(request_json, "request_json")
             .and_then(|t| serde_json::from_str(t).map_err(|e| format!("request: {e}")))
         {
@@ -486,10 +479,7 @@ pub unsafe extern "C" fn dcl_send(
     line: *const c_char,
     error_out: *mut *mut c_char,
 ) -> i32 {
-    guarded(error_out, || {
-        let Some(s) = session_of(session) else {
-            return fail(error_out, "DCL_BAD_INPUT", "session is NULL", None);
-        };
+    with_session(session, error_out, |s| {
         let line = match arg(line, "line") {
             Ok(l) => l,
             Err(m) => return fail(error_out, "DCL_BAD_INPUT", &m, None),
@@ -521,10 +511,7 @@ pub unsafe extern "C" fn dcl_next_events(
     events_out: *mut *mut c_char,
     error_out: *mut *mut c_char,
 ) -> i32 {
-    guarded(error_out, || {
-        let Some(s) = session_of(session) else {
-            return fail(error_out, "DCL_BAD_INPUT", "session is NULL", None);
-        };
+    with_session(session, error_out, |s| {
         match s
             .host
             .next_events_blocking(max.max(1) as usize, millis(timeout_ms))
@@ -551,7 +538,7 @@ pub unsafe extern "C" fn dcl_try_events(
     events_out: *mut *mut c_char,
 ) -> i32 {
     guarded(ptr::null_mut(), || {
-        let Some(s) = session_of(session) else {
+        let Some(s) = live(session) else {
             return DCL_ERROR;
         };
         match s.host.try_events(max.max(1) as usize) {
@@ -579,10 +566,7 @@ pub unsafe extern "C" fn dcl_respond(
     result_json: *const c_char,
     error_out: *mut *mut c_char,
 ) -> i32 {
-    guarded(error_out, || {
-        let Some(s) = session_of(session) else {
-            return fail(error_out, "DCL_BAD_INPUT", "session is NULL", None);
-        };
+    with_session(session, error_out, |s| {
         let (id, result) = match (arg(id, "id"), arg(result_json, "result_json")) {
             (Ok(i), Ok(r)) => (i, r),
             (Err(m), _) | (_, Err(m)) => return fail(error_out, "DCL_BAD_INPUT", &m, None),
@@ -616,10 +600,7 @@ pub unsafe extern "C" fn dcl_respond_error(
     message: *const c_char,
     error_out: *mut *mut c_char,
 ) -> i32 {
-    guarded(error_out, || {
-        let Some(s) = session_of(session) else {
-            return fail(error_out, "DCL_BAD_INPUT", "session is NULL", None);
-        };
+    with_session(session, error_out, |s| {
         let (id, message) = match (arg(id, "id"), arg(message, "message")) {
             (Ok(i), Ok(m)) => (i, m),
             (Err(m), _) | (_, Err(m)) => return fail(error_out, "DCL_BAD_INPUT", &m, None),
@@ -637,7 +618,7 @@ pub unsafe extern "C" fn dcl_respond_error(
 /// `session` live or NULL.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn dcl_interrupt(session: *const DclSession) {
-    if let Some(s) = session_of(session) {
+    if let Some(s) = live(session) {
         let _ = catch_unwind(AssertUnwindSafe(|| s.host.interrupt()));
     }
 }
@@ -648,7 +629,7 @@ pub unsafe extern "C" fn dcl_interrupt(session: *const DclSession) {
 /// `session` live or NULL.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn dcl_end_input(session: *const DclSession) {
-    if let Some(s) = session_of(session) {
+    if let Some(s) = live(session) {
         let _ = catch_unwind(AssertUnwindSafe(|| s.host.end_input()));
     }
 }
@@ -713,7 +694,7 @@ pub unsafe extern "C" fn dcl_waker_fd(waker: *const DclWaker) -> i32 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn dcl_arm(session: *const DclSession, waker: *const DclWaker, key: u64) {
     // SAFETY: the caller passes a live waker or NULL.
-    let (Some(s), Some(w)) = (session_of(session), unsafe { waker.as_ref() }) else {
+    let (Some(s), Some(w)) = (live(session), unsafe { waker.as_ref() }) else {
         return;
     };
     let _ = catch_unwind(AssertUnwindSafe(|| s.host.arm(Arc::clone(&w.inner), key)));
