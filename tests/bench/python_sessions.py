@@ -3,21 +3,24 @@
 model: what an idle session costs (memory, descriptors) and how many turns per second the
 process serves when every session runs turns at once.
 
-Steps, in one fresh interpreter:
+Steps, in one fresh interpreter (the issue's shape: all open, one turn each, then one more
+turn on all at once):
 
   1. one warm-up client (the tokio runtime, the extension, the loop's waker start);
   2. open ``--sessions`` clients (``dcl.Client.connect``: session opened, ``initialize``
      answered) and leave them idle; sample VmRSS and the open descriptors by kind;
-  3. every client runs ``--turns`` turns (``"hello"``) concurrently; turns per second over
-     the wall time of the whole burst; sample again (a session that ran a turn also holds
-     its open transcript unless ``--no-persist``).
+  3. ``--turns`` bursts: in each, every client runs one turn (``"hello"``) at once; turns
+     per second over the wall time of the burst; sample again after each burst. The last
+     burst is the "one more turn on all at once" figure.
+
+``--cli-path <dcl>`` runs every session in a ``dcl`` child through the same Rust host (the
+subprocess transport); the children's memory is added as PSS (``/proc/<pid>/smaps_rollup``)
+so shared pages count once.
 
 If opening fails, the failure and the count reached are reported and the last 100
-sessions are closed. Descriptors are counted by kind: a session that could not make its
-containment scope pipes (``EMFILE``) or its transcript carries on without them (dcl logs a
-warning), so fewer pipes or transcripts than sessions means the limit was reached. Usage (the venv of python/ci.sh)::
+sessions are closed. Descriptors are counted by kind. Usage (the venv of python/ci.sh)::
 
-    tests/.work/pyenv/bin/python tests/bench/python_sessions.py --sessions 1000 [--turns 3] [--json]
+    tests/.work/pyenv/bin/python tests/bench/python_sessions.py --sessions 10000 --turns 2 [--json]
 """
 
 from __future__ import annotations
@@ -35,12 +38,41 @@ from typing import Any, Dict, List
 import dcl
 
 
+def threads() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("Threads:"):
+                return int(line.split()[1])
+    return 0
+
+
 def rss_kib() -> int:
     with open("/proc/self/status") as f:
         for line in f:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
+
+
+def children_pss_kib() -> int:
+    """PSS of this process's children (the dcl processes of the subprocess transport)."""
+    total = 0
+    me = str(os.getpid())
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                ppid = f.read().rsplit(")", 1)[1].split()[1]
+            if ppid != me:
+                continue
+            with open(f"/proc/{pid}/smaps_rollup") as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1])
+        except OSError:
+            continue
+    return total
 
 
 def fds() -> Dict[str, int]:
@@ -78,13 +110,13 @@ class Reserve:
             self.fds = [os.open(os.devnull, os.O_RDONLY) for _ in range(len(self.fds))]
 
 
-async def run(n: int, turns: int, persist: bool) -> Dict[str, Any]:
+async def run(n: int, turns: int, persist: bool, cli_path: "str | None") -> Dict[str, Any]:
     home = tempfile.mkdtemp(prefix="dcl-bench-home-")
     cwd = tempfile.mkdtemp(prefix="dcl-bench-cwd-")
     os.environ["HOME"] = home
 
     def options() -> dcl.Options:
-        return dcl.Options(model="mock-model", cwd=cwd, persist_session=persist)
+        return dcl.Options(model="mock-model", cwd=cwd, persist_session=persist, cli_path=cli_path)
 
     warm = dcl.Client(options())
     await warm.connect()
@@ -110,22 +142,34 @@ async def run(n: int, turns: int, persist: bool) -> Dict[str, Any]:
     open_s = time.perf_counter() - t0
     opened = len(clients)
     rss1, fds1 = reserve.sample()
+    idle_children = children_pss_kib()
 
-    async def turns_of(c: dcl.Client) -> int:
+    async def one_turn(c: dcl.Client) -> int:
+        await c.query("hello")
         done = 0
-        for _ in range(turns):
-            await c.query("hello")
-            async for m in c.receive_response():
-                if isinstance(m, dcl.ResultMessage):
-                    done += 1
+        async for m in c.receive_response():
+            if isinstance(m, dcl.ResultMessage):
+                done += 1
         return done
 
-    t1 = time.perf_counter()
-    counts = await asyncio.gather(*(turns_of(c) for c in clients), return_exceptions=True)
-    burst_s = time.perf_counter() - t1
-    done = sum(c for c in counts if isinstance(c, int))
-    failed = [repr(c) for c in counts if not isinstance(c, int)][:3]
-    rss2, fds2 = reserve.sample()
+    bursts: List[Dict[str, Any]] = []
+    for _ in range(turns):
+        t1 = time.perf_counter()
+        counts = await asyncio.gather(*(one_turn(c) for c in clients), return_exceptions=True)
+        burst_s = time.perf_counter() - t1
+        done = sum(c for c in counts if isinstance(c, int))
+        rss, kinds = reserve.sample()
+        bursts.append(
+            {
+                "turns": done,
+                "failures": [repr(c) for c in counts if not isinstance(c, int)][:3],
+                "seconds": round(burst_s, 3),
+                "turns_per_second": round(done / burst_s, 1) if burst_s > 0 else None,
+                "rss_mib": round(rss / 1024, 1),
+                "children_pss_mib": round(children_pss_kib() / 1024, 1),
+                "fds": kinds,
+            }
+        )
     for c in clients:
         await c.disconnect()
     await warm.disconnect()
@@ -134,22 +178,25 @@ async def run(n: int, turns: int, persist: bool) -> Dict[str, Any]:
         return {k: b.get(k, 0) - a.get(k, 0) for k in sorted(set(a) | set(b)) if b.get(k, 0) != a.get(k, 0)}
 
     per = max(opened, 1)
+    last = bursts[-1] if bursts else None
     return {
+        "transport": "subprocess" if cli_path else "in-process",
         "sessions_asked": n,
         "sessions_opened": opened,
         "open_error": error,
         "fd_limit": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
         "open_seconds": round(open_s, 3),
-        "idle_rss_growth_mib": round((rss1 - rss0) / 1024, 1),
-        "idle_kib_per_session": round((rss1 - rss0) / per, 1),
+        "rss_before_mib": round(rss0 / 1024, 1),
+        "idle_rss_mib": round(rss1 / 1024, 1),
+        "idle_children_pss_mib": round(idle_children / 1024, 1),
+        "idle_kib_per_session": round((rss1 - rss0 + idle_children) / per, 1),
         "idle_fds_grown_by_kind": grown(fds0, fds1),
         "idle_fds_per_session": round((sum(fds1.values()) - sum(fds0.values())) / per, 3),
-        "turns": done,
-        "turn_failures": failed,
-        "burst_seconds": round(burst_s, 3),
-        "turns_per_second": round(done / burst_s, 1) if burst_s > 0 else None,
-        "after_turns_rss_growth_mib": round((rss2 - rss0) / 1024, 1),
-        "after_turns_fds_grown_by_kind": grown(fds0, fds2),
+        "threads": threads(),
+        "bursts": [{k: v for k, v in b.items() if k != "fds"} for b in bursts],
+        "last_burst_turns_per_second": last["turns_per_second"] if last else None,
+        "after_turns_total_mib": round(last["rss_mib"] + last["children_pss_mib"], 1) if last else None,
+        "after_turns_fds_grown_by_kind": grown(fds0, last["fds"]) if last else {},
         "extension": dcl._native.__file__,
     }
 
@@ -157,11 +204,12 @@ async def run(n: int, turns: int, persist: bool) -> Dict[str, Any]:
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--sessions", type=int, default=1000)
-    p.add_argument("--turns", type=int, default=3)
+    p.add_argument("--turns", type=int, default=2, help="bursts of one turn on every session")
     p.add_argument("--no-persist", action="store_true")
+    p.add_argument("--cli-path", default=None, help="run each session in this dcl (subprocess transport)")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
-    out = asyncio.run(run(a.sessions, a.turns, not a.no_persist))
+    out = asyncio.run(run(a.sessions, a.turns, not a.no_persist, a.cli_path))
     if a.json:
         print(json.dumps(out, indent=2))
     else:

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock};
 
 use dcl_protocol::AgentDefinition;
 use serde::Deserialize;
@@ -203,8 +204,13 @@ pub fn parse_agent_file(path: &Path, text: &str) -> Result<AgentSpec, AgentDefin
 
 #[derive(Debug, Clone, Default)]
 pub struct AgentCatalog {
-    agents: BTreeMap<String, AgentSpec>,
+    // Shared, not copied: every session starts with the same built-ins.
+    agents: BTreeMap<String, Arc<AgentSpec>>,
 }
+
+/// Built once per process.
+static BUILTINS: LazyLock<Vec<Arc<AgentSpec>>> =
+    LazyLock::new(|| builtins().into_iter().map(Arc::new).collect());
 
 impl AgentCatalog {
     /// The built-in agents, then those of every `agents/` folder in `dirs` (in order, so a
@@ -212,8 +218,8 @@ impl AgentCatalog {
     /// become warnings.
     pub fn load(dirs: &[PathBuf]) -> (AgentCatalog, Vec<String>) {
         let mut catalog = AgentCatalog::default();
-        for a in builtins() {
-            catalog.insert(a);
+        for a in BUILTINS.iter() {
+            catalog.agents.insert(a.name.clone(), a.clone());
         }
         let mut warnings = Vec::new();
         for dir in dirs {
@@ -266,7 +272,7 @@ impl AgentCatalog {
     }
 
     pub fn insert(&mut self, agent: AgentSpec) {
-        self.agents.insert(agent.name.clone(), agent);
+        self.agents.insert(agent.name.clone(), Arc::new(agent));
     }
 
     /// Adds `{name: AgentDefinition}` entries (`--agents`, `initialize.agents`).
@@ -298,7 +304,7 @@ impl AgentCatalog {
     }
 
     pub fn get(&self, name: &str) -> Option<&AgentSpec> {
-        self.agents.get(name)
+        self.agents.get(name).map(|a| &**a)
     }
 
     pub fn names(&self) -> Vec<String> {
@@ -306,7 +312,7 @@ impl AgentCatalog {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &AgentSpec> {
-        self.agents.values()
+        self.agents.values().map(|a| &**a)
     }
 }
 

@@ -46,7 +46,7 @@ const DYNAMIC_SCOPE: &str = "dynamic";
 /// values of `${VAR}` in configs.
 #[derive(Clone)]
 pub struct McpOptions {
-    pub child_env: BTreeMap<String, String>,
+    pub child_env: Arc<BTreeMap<String, String>>,
     /// Filters `child_env` for stdio servers (no dcl credentials, no secret-named
     /// variables by default); a server's own configured `env` always passes.
     pub tool_env: dcl_shell::environment::ToolEnvironment,
@@ -61,7 +61,7 @@ pub struct McpOptions {
 impl Default for McpOptions {
     fn default() -> Self {
         McpOptions {
-            child_env: BTreeMap::new(),
+            child_env: Arc::default(),
             tool_env: dcl_shell::environment::ToolEnvironment::default(),
             cwd: None,
             client_name: "dcl".into(),
@@ -359,11 +359,14 @@ fn millis_from(env: &BTreeMap<String, String>, key: &str, default: Duration) -> 
 
 impl McpManager {
     /// A manager whose stdio servers get `child_env` (the session's environment).
-    pub fn new(host: Arc<dyn HostRpc>, child_env: BTreeMap<String, String>) -> McpManager {
+    pub fn new(
+        host: Arc<dyn HostRpc>,
+        child_env: impl Into<Arc<BTreeMap<String, String>>>,
+    ) -> McpManager {
         McpManager::with_options(
             host,
             McpOptions {
-                child_env,
+                child_env: child_env.into(),
                 ..McpOptions::default()
             },
         )

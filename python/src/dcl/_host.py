@@ -16,6 +16,7 @@ through one ``dcl._native.Waker`` the loop watches (``loop.add_reader``).
 from __future__ import annotations
 
 import asyncio
+import collections
 import inspect
 import itertools
 import json
@@ -102,6 +103,54 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
+class _Waiters:
+    """Futures waiting for the next `wake()`. asyncio's Queue and Event cost ~3 KB a
+    session in deques made up front; an idle session here holds two empty slots."""
+
+    __slots__ = ("_futures",)
+
+    def __init__(self) -> None:
+        self._futures: Optional[List["asyncio.Future[None]"]] = None
+
+    async def wait(self) -> None:
+        fut: "asyncio.Future[None]" = asyncio.get_running_loop().create_future()
+        if self._futures is None:
+            self._futures = []
+        self._futures.append(fut)
+        try:
+            await fut
+        finally:
+            if self._futures is not None and fut in self._futures:
+                self._futures.remove(fut)
+
+    def wake(self) -> None:
+        futures, self._futures = self._futures, None
+        for fut in futures or ():
+            if not fut.done():
+                fut.set_result(None)
+
+
+class _Mailbox:
+    """An unbounded FIFO for the session's messages, read by any number of tasks."""
+
+    __slots__ = ("_items", "_waiters")
+
+    def __init__(self) -> None:
+        self._items: "Optional[collections.deque[Any]]" = None
+        self._waiters = _Waiters()
+
+    def put_nowait(self, item: Any) -> None:
+        if self._items is None:
+            self._items = collections.deque()
+        self._items.append(item)
+        self._waiters.wake()
+
+    async def get(self) -> Any:
+        while not self._items:
+            await self._waiters.wait()
+        return self._items.popleft()
+
+
 def permission_wire(result: Any, original_input: Dict[str, Any]) -> Dict[str, Any]:
     """A ``can_use_tool`` callback's answer in control-protocol form. Accepts dcl's and
     claude-agent-sdk's ``PermissionResultAllow`` / ``PermissionResultDeny`` (by their
@@ -154,7 +203,7 @@ class HostSession:
         self._sdk_in_config = sdk_servers_in_mcp_config
         self._native: Optional[Any] = None
         self._key = new_key()
-        self._queue: "asyncio.Queue[Any]" = asyncio.Queue()
+        self._queue = _Mailbox()
         self._reader: Optional["asyncio.Task[None]"] = None
         self._handlers: Dict[str, "asyncio.Task[None]"] = {}
         self._tasks: Set["asyncio.Task[Any]"] = set()
@@ -162,14 +211,24 @@ class HostSession:
         self._servers: Dict[str, SdkMcpServer] = {}
         self._raw: Dict[str, McpHandler] = {}
         self._bridges: List[Any] = []
-        self._result_event = asyncio.Event()
+        self._result_seen = _Waiters()
         self._failure: Optional[BaseException] = None
-        self.server_info: Optional[Dict[str, Any]] = None
+        # Kept as text, parsed on demand: the parsed answer is ~9 KB of objects a server
+        # holding 10,000 idle sessions would carry for a call few of them make.
+        self._server_info: Optional[str] = None
         self.results = 0
         self.last_error_result: Optional[Dict[str, Any]] = None
         self.ended = False
 
     # ------------------------------------------------------------------ lifecycle
+
+    @property
+    def server_info(self) -> Optional[Dict[str, Any]]:
+        """dcl's answer to ``initialize`` (a fresh dict each time)."""
+        if self._server_info is None:
+            return None
+        answer = json.loads(self._server_info)
+        return answer if isinstance(answer, dict) else {}
 
     @property
     def session_id(self) -> Optional[str]:
@@ -181,7 +240,7 @@ class HostSession:
         """Whether dcl may need answers from this side (callbacks, hooks, SDK tools)."""
         return bool(self.options.can_use_tool or self.options.hooks or sdk_servers(self.options))
 
-    async def start(self) -> Dict[str, Any]:
+    async def start(self) -> None:
         """Opens the session, registers the in-process MCP servers, starts the reader and
         sends ``initialize``."""
         payload = json.dumps(session_options(self.options, sdk_servers_in_mcp_config=self._sdk_in_config))
@@ -192,8 +251,7 @@ class HostSession:
         for spec in specs:
             self._native.add_mcp_server(json.dumps(spec))
         self._reader = asyncio.get_running_loop().create_task(self._read_loop())
-        self.server_info = await self._call(self._native.initialize, self._init_spec(), "initialize", timeout)
-        return self.server_info
+        self._server_info = await self._call_raw(self._native.initialize, self._init_spec(), "initialize", timeout)
 
     def _setup_mcp(self) -> List[Dict[str, Any]]:
         specs: List[Dict[str, Any]] = []
@@ -291,7 +349,7 @@ class HostSession:
         finally:
             self.ended = True
             self._queue.put_nowait(_END)
-            self._result_event.set()
+            self._result_seen.wake()
 
     def _route(self, rid: str, kind: str, payload: str) -> None:
         if kind == "message":
@@ -318,8 +376,7 @@ class HostSession:
         if msg.get("type") == "result":
             self.results += 1
             self.last_error_result = msg if msg.get("is_error") else None
-            event, self._result_event = self._result_event, asyncio.Event()
-            event.set()
+            self._result_seen.wake()
         else:
             self.last_error_result = None
         self._queue.put_nowait(msg)
@@ -344,7 +401,7 @@ class HostSession:
     async def wait_for_results(self, count: int) -> None:
         """Waits until ``count`` results have been read or the session ended."""
         while self.results < count and not self.ended:
-            await self._result_event.wait()
+            await self._result_seen.wait()
 
     # ------------------------------------------------------------------ input
 
@@ -366,13 +423,17 @@ class HostSession:
         return await self._call(self._native.call, request, str(request.get("subtype")), timeout)
 
     async def _call(self, send: Callable[..., Any], request: Dict[str, Any], subtype: str, timeout: Optional[float]) -> Dict[str, Any]:
+        answer = json.loads(await self._call_raw(send, request, subtype, timeout))
+        return answer if isinstance(answer, dict) else {}
+
+    async def _call_raw(self, send: Callable[..., Any], request: Dict[str, Any], subtype: str, timeout: Optional[float]) -> str:
+        """A control call's answer as the JSON text dcl sent."""
         if self.ended:
             raise CLIConnectionError("the session ended before answering")
         call = send(json.dumps(request), timeout)
         how, payload = await pull(call, new_key(), call.take)
         if how == "ok":
-            answer = json.loads(payload)
-            return answer if isinstance(answer, dict) else {}
+            return str(payload)
         if how == "ended":
             raise CLIConnectionError("the session ended before answering")
         if how == "timeout":

@@ -78,6 +78,11 @@ impl Actor {
         loop {
             if self.current.is_none() {
                 if let Some(next) = self.queue.pop_front() {
+                    if self.queue.is_empty() {
+                        // A drained queue gives back its buffer: an idle session (of
+                        // thousands a server may hold) keeps no room for prompts.
+                        self.queue = VecDeque::new();
+                    }
                     self.start_turn(next);
                 } else if self.input_closed {
                     break;
@@ -205,7 +210,8 @@ impl Actor {
     fn handle_input(&mut self, input: Input) {
         match input {
             Input::Message(m) => self.handle_message(*m),
-            Input::Reject { request_id, error } => {
+            Input::Reject(rejected) => {
+                let (request_id, error) = *rejected;
                 self.respond(ControlResponse::error(request_id, error));
             }
         }

@@ -69,7 +69,7 @@ impl SessionCore {
         );
         let resumed = opened.state.clone().unwrap_or_default();
         let permission_mode = permission_mode(&opts, &resumed, &settings)?;
-        let env = Arc::new(env_map);
+        let env = shared_env(env_map);
         let model_name = opts
             .model
             .clone()
@@ -322,12 +322,34 @@ fn with_settings_env(
             }
         }
     }
-    let opts = SessionOptions {
-        env: env_map.clone(),
+    let mut opts = SessionOptions {
+        env: env_map,
         ..opts
     }
     .resolved()?;
+    // The session keeps one copy of its environment (shared by the model clients, MCP and
+    // tools); the options it stores keep none, so 10,000 idle sessions don't hold it twice.
+    let env_map = std::mem::take(&mut opts.env);
     Ok((opts, env_map))
+}
+
+/// The environment as an `Arc` shared with the last session opened with the same one: a
+/// server opening thousands of sessions from one process passes the same environment to
+/// each, and a copy is ~4 KB a session (one of the largest parts of an idle session).
+fn shared_env(env: BTreeMap<String, String>) -> Arc<BTreeMap<String, String>> {
+    static LAST: std::sync::Mutex<std::sync::Weak<BTreeMap<String, String>>> =
+        std::sync::Mutex::new(std::sync::Weak::new());
+    let Ok(mut last) = LAST.lock() else {
+        return Arc::new(env);
+    };
+    if let Some(prev) = last.upgrade()
+        && *prev == env
+    {
+        return prev;
+    }
+    let env = Arc::new(env);
+    *last = Arc::downgrade(&env);
+    env
 }
 
 /// `--session-id`, which must be a UUID.

@@ -23,7 +23,7 @@ type ClientKey = (ApiFormat, String, Option<String>, Option<String>);
 pub struct Clients {
     mock: Arc<MockClient>,
     mock_session: bool,
-    env: BTreeMap<String, String>,
+    env: Arc<BTreeMap<String, String>>,
     overrides: Overrides,
     default_model: &'static str,
     api_key_source: &'static str,
@@ -51,7 +51,7 @@ pub enum ClientsError {
 impl Clients {
     pub fn new(
         opts: &SessionOptions,
-        env: &BTreeMap<String, String>,
+        env: &Arc<BTreeMap<String, String>>,
     ) -> Result<Clients, ClientsError> {
         // `mockScript` and `model` already hold their environment defaults (options.rs).
         let mock = match opts.mock_script.clone() {
@@ -243,11 +243,13 @@ mod tests {
         }
     }
 
-    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+    fn env(pairs: &[(&str, &str)]) -> Arc<BTreeMap<String, String>> {
+        Arc::new(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
     }
 
     #[test]

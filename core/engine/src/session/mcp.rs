@@ -159,7 +159,7 @@ pub fn plan(
 
 pub fn manager(
     rpc: ControlRpc,
-    env: &BTreeMap<String, String>,
+    env: &Arc<BTreeMap<String, String>>,
     cwd: &Path,
     tool_env: crate::tools::environment::ToolEnvironment,
 ) -> McpManager {

@@ -51,10 +51,9 @@ use services::SessionCore;
 enum Input {
     Message(Box<Message>),
     /// A host line that could not be decoded but named a `request_id`: answer `error`.
-    Reject {
-        request_id: String,
-        error: String,
-    },
+    /// `(request_id, error)`, boxed so an `Input` is two words: the queue's first block
+    /// (32 slots) is allocated for every session, idle or not.
+    Reject(Box<(String, String)>),
 }
 
 /// Out-of-band signals: never queued behind messages, so a full input queue cannot stop
@@ -179,7 +178,7 @@ impl Session {
     /// Answers a host request that could not be decoded with an `error` control response.
     pub fn reject(&self, request_id: String, error: String) -> Result<(), SessionClosed> {
         self.input
-            .try_send(Input::Reject { request_id, error })
+            .try_send(Input::Reject(Box::new((request_id, error))))
             .map_err(|_| SessionClosed)
     }
 

@@ -119,10 +119,11 @@ impl HostRpc for FakeHost {
 }
 
 fn manager(host: Arc<FakeHost>, env: &[(&str, &str)]) -> McpManager {
-    let child_env = env
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    let child_env = std::sync::Arc::new(
+        env.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    );
     McpManager::with_options(
         host,
         McpOptions {

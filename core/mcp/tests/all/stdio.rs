@@ -163,7 +163,7 @@ async fn connects_lists_tools_and_calls_them() {
 async fn child_gets_exactly_the_given_env_and_the_session_cwd() {
     let cwd = tempfile::tempdir().unwrap();
     let options = McpOptions {
-        child_env: base_env(&[("FROM_SESSION", "s"), ("SHARED", "session")]),
+        child_env: std::sync::Arc::new(base_env(&[("FROM_SESSION", "s"), ("SHARED", "session")])),
         cwd: Some(cwd.path().to_path_buf()),
         ..McpOptions::default()
     };
@@ -208,11 +208,11 @@ async fn child_gets_exactly_the_given_env_and_the_session_cwd() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn credentials_and_secret_names_do_not_reach_servers_unless_configured() {
     let options = McpOptions {
-        child_env: base_env(&[
+        child_env: std::sync::Arc::new(base_env(&[
             ("ANTHROPIC_API_KEY", "sk-ant-session"),
             ("GITHUB_TOKEN", "ghp-session"),
             ("PLAIN", "p"),
-        ]),
+        ])),
         ..McpOptions::default()
     };
     let m = McpManager::with_options(Arc::new(NoHost), options);
