@@ -25,6 +25,7 @@ import nexus.io.agent.dcl.ffi.DclSession
 import nexus.io.agent.dcl.ffi.Event
 import nexus.io.agent.dcl.ffi.Pulled
 import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.AtomicBoolean
 
 /**
  * One dcl session in this process, for several turns. Callbacks (permissions, hooks, MCP
@@ -49,6 +50,7 @@ class DclClient private constructor(
     private val tools: Map<String, Map<String, McpTool>> =
         options.mcpServers.associate { s -> s.name to s.tools.associateBy { it.name } }
     private val key = Poller.register(this)
+    private val closed = AtomicBoolean(false)
 
     /** The session's id. */
     val sessionId: String get() = ffi.sessionId()
@@ -154,8 +156,9 @@ class DclClient private constructor(
     /** No more prompts: the session ends once queued turns finish. */
     fun endInput() = ffi.endInput()
 
-    /** Stops the session (a running turn is cancelled) and frees it. */
+    /** Stops the session (a running turn is cancelled) and frees it; once, whoever calls it again. */
     override fun close() {
+        if (!closed.compareAndSet(false, true)) return
         ffi.shutdown()
         scope.cancel()
         Poller.forget(key)

@@ -3,6 +3,7 @@ package nexus.io.agent.dcl
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
+import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.runBlocking
@@ -205,6 +206,30 @@ class DclClientTest {
         }.awaitAll()
         assertEquals(n, finished.size)
         assertEquals(0, finished.last(), "the stalled session was not last: $finished")
+    }
+
+    @Test
+    fun closingWithACallbackPendingCancelsIt() = run {
+        val entered = CompletableDeferred<Unit>()
+        val cancelled = CompletableDeferred<Unit>()
+        val (cwd, base) = box()
+        val options = base.copy(canUseTool = { _, _ ->
+            entered.complete(Unit)
+            try {
+                awaitCancellation()
+            } finally {
+                cancelled.complete(Unit)
+            }
+        })
+        val client = DclClient.open(options)
+        client.query("FAKE_WRITE never.txt")
+        entered.await()
+        client.close()
+        cancelled.await()
+        // The messages end (the flow completes) without a result, and closing again is a no-op.
+        assertTrue(client.receiveMessages().toList().none { it.type == "result" })
+        client.close()
+        assertFalse(File(cwd, "never.txt").exists())
     }
 
     @Test
