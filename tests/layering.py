@@ -28,7 +28,7 @@ ALLOWED: dict[str, set[str]] = {
     "dcl-tools": {"dcl-protocol", "dcl-tool-api", "dcl-shell", "dcl-sandbox"},
     "dcl-policy": {"dcl-tool-api", "dcl-shell", "dcl-sandbox", "dcl-store"},
 }
-FRONT_ENDS = {"dcl-cli", "dcl-python", "dcl-node", "dcl-java", "dcl-c"}
+FRONT_ENDS = {"dcl-cli", "dcl-python", "dcl-node", "dcl-java", "dcl-c", "dcl-uniffi"}
 
 
 def main() -> int:

@@ -58,7 +58,7 @@ summary() {
     echo "  result: FAILED in phase '$CURRENT' after $((SECONDS - START_ALL))s"
   fi
   echo "========================================================="
-  # Test counts over every runner that ran (cargo test, pytest, node --test).
+  # Test counts over every runner that ran (cargo test, pytest, node --test, surefire, go test).
   echo "tests: $PASSED passed, $FAILED failed" | tee "$TOTALS"
 }
 trap summary EXIT
@@ -164,6 +164,14 @@ go_suite() {
   return "$rc"
 }
 phase "go" go_suite
+kotlin_suite() {
+  # Kotlin (kotlin/, JUnit 5) over the uniffi bindings, and the Swift sources' freshness check.
+  local log="$LOGDIR/kotlin.log" rc=0
+  timeout --kill-after=30 "$SUITE_TIMEOUT" env KOTLIN_LOG="$log" bash "$ROOT/tests/kotlin/run.sh" || rc=$?
+  count surefire "$log"
+  return "$rc"
+}
+phase "kotlin" kotlin_suite
 if [[ "${SKIP_CARGO:-0}" != 1 ]]; then
   phase "fuzz parse_line" env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash tests/fuzz.sh
 fi
