@@ -98,6 +98,12 @@ pub trait Tool: Send + Sync {
     fn answers_turn(&self) -> bool {
         false
     }
+    /// True for the call that ends plan mode (ExitPlanMode): plan mode refuses calls that
+    /// change things, and presenting the plan is how it is left, so that refusal does not
+    /// apply to this tool (the policy still decides, and asks the host).
+    fn ends_plan_mode(&self) -> bool {
+        false
+    }
     /// Runs the tool. Invalid input is an error result, never a panic.
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput>;
 

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use super::emit::Emitter;
 pub(crate) use super::host::ElicitError;
 use super::host::HostChannel;
-use super::services::{SessionCore, SessionServices};
+use super::services::SessionCore;
 use super::state::McpStartup;
 use crate::options::SessionOptions;
 use crate::tools::ToolOutput;
@@ -177,7 +177,7 @@ pub fn manager(
 /// Calls an MCP tool; the result keeps its content blocks (the seed: MCP results stay
 /// block arrays).
 pub(crate) async fn call(
-    services: &SessionServices,
+    manager: &dcl_mcp::McpManager,
     name: &str,
     tool_use_id: &str,
     input: Value,
@@ -188,8 +188,7 @@ pub(crate) async fn call(
         "claudecode/toolUseId".into(),
         Value::String(tool_use_id.to_string()),
     );
-    match services
-        .mcp
+    match manager
         .call_with_meta(name, input, Some(meta), cancel.clone())
         .await
     {

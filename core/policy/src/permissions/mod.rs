@@ -220,7 +220,10 @@ impl Policy {
         if read_only && paths_inside(read_paths) {
             return Verdict::Allow;
         }
-        if self.mode == PermissionMode::Plan && !read_only && tool_name != "ExitPlanMode" {
+        if self.mode == PermissionMode::Plan
+            && !read_only
+            && !tool.is_some_and(|t| t.ends_plan_mode())
+        {
             return Verdict::Deny(PLAN_MODE_DENIAL.to_string());
         }
         if let Some(p) =

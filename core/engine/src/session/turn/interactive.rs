@@ -3,13 +3,13 @@
 //! `updatedInput.answers`) and `ExitPlanMode` (offered in plan mode; approving the plan
 //! leaves plan mode).
 
-use dcl_protocol::ToolUseBlock;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::TurnContext;
 use crate::permissions::PermissionMode;
-use crate::tools::ToolOutput;
+use crate::session::emit::TurnEmitter;
+use crate::session::services::SessionCore;
+use crate::tools::{ToolOutput, TurnHandle};
 
 pub(crate) const ASK_USER_QUESTION: &str = "AskUserQuestion";
 pub(crate) const EXIT_PLAN_MODE: &str = "ExitPlanMode";
@@ -97,16 +97,9 @@ struct AskInput {
     answers: Map<String, Value>,
 }
 
-/// Runs an approved call; `input` is the host's `updatedInput` (with `answers`) or the
-/// model's own input.
-pub(super) fn run(ctx: &TurnContext, tu: &ToolUseBlock, input: Value) -> ToolOutput {
-    match tu.name.as_str() {
-        ASK_USER_QUESTION => answer_questions(input),
-        _ => exit_plan_mode(ctx, &tu.input, input),
-    }
-}
-
-fn answer_questions(input: Value) -> ToolOutput {
+/// An approved AskUserQuestion call; `input` is the host's `updatedInput` (with
+/// `answers`) or the model's own input.
+pub(super) fn answer_questions(input: Value) -> ToolOutput {
     let input: AskInput = match serde_json::from_value(input) {
         Ok(i) => i,
         Err(e) => {
@@ -141,28 +134,19 @@ fn answer_questions(input: Value) -> ToolOutput {
     }
 }
 
-fn exit_plan_mode(ctx: &TurnContext, proposed: &Value, input: Value) -> ToolOutput {
+/// An approved ExitPlanMode call: `input` is what the host approved (it may have edited
+/// the plan the model proposed).
+pub(super) fn exit_plan_mode(turn: &dyn TurnHandle, input: Value) -> ToolOutput {
     let plan = input
         .get("plan")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
-    // The host may hand back an edited plan in `updatedInput`.
+    let proposed = turn.proposed_input();
     let edited = proposed.get("plan").and_then(Value::as_str) != Some(plan.as_str());
-    let was_plan = ctx.core.state.with(|s| {
-        let was = s.live.permission_mode == PermissionMode::Plan;
-        if was {
-            s.live.permission_mode = PermissionMode::Default;
-        }
-        was
-    });
-    if !was_plan {
+    if !turn.end_plan_mode() {
         return ToolOutput::error("Not in plan mode: there is no plan to approve.");
     }
-    ctx.emitter
-        .system(dcl_protocol::SystemStatus::permission_mode_changed(
-            crate::session::init::mode_name(PermissionMode::Default),
-        ));
     ToolOutput {
         content: dcl_protocol::ToolResultContent::Text(format!(
             "User has approved your plan. You can now start coding. Start with updating your todo list if applicable\n\n## Approved Plan:\n{plan}"
@@ -170,6 +154,24 @@ fn exit_plan_mode(ctx: &TurnContext, proposed: &Value, input: Value) -> ToolOutp
         is_error: false,
         structured: Some(json!({"plan": plan, "isAgent": false, "planWasEdited": edited})),
     }
+}
+
+/// Leaves plan mode for the default one and says so on the stream; false when the
+/// session was not in plan mode.
+pub(super) fn end_plan_mode(core: &SessionCore, emitter: &TurnEmitter) -> bool {
+    let was_plan = core.state.with(|s| {
+        let was = s.live.permission_mode == PermissionMode::Plan;
+        if was {
+            s.live.permission_mode = PermissionMode::Default;
+        }
+        was
+    });
+    if was_plan {
+        emitter.system(dcl_protocol::SystemStatus::permission_mode_changed(
+            crate::session::init::mode_name(PermissionMode::Default),
+        ));
+    }
+    was_plan
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ pub(crate) mod compact;
 mod custom_commands;
 pub(crate) mod hooks;
 pub(crate) mod interactive;
+mod link;
 mod offer;
 mod orchestrator;
 mod registry;
@@ -111,17 +112,9 @@ impl TurnContext {
         matches!(self.kind, TurnKind::Subagent { .. })
     }
 
+    /// What the model is offered in this turn.
     pub fn tool_specs(&self) -> Vec<crate::model::ToolSpec> {
-        let mut specs = self.core.tool_specs();
-        specs.extend(self.core.interactive_specs());
-        if self.tools.offers(subagent::AGENT_TOOL) && self.core.agent_tool_enabled() {
-            // Built under the lock: the catalog is not copied for every request.
-            specs.push(self.core.state.with(|s| subagent::tool_spec(&s.agents)));
-        }
-        specs
-            .into_iter()
-            .filter(|t| self.tools.offers(&t.name))
-            .collect()
+        registry::Registry::new(&self.core, &self.tools).offer()
     }
 
     /// Records `entry` in the conversation under `uuid` (the uuid of its stream line).

@@ -13,11 +13,12 @@ use serde_json::{Map, Value, json};
 
 use super::approval::{self, Decision, HookPermission};
 use super::hooks::{self, HookVerdict};
+use super::link::TurnLink;
 use super::registry::Registry;
 use super::{TurnContext, TurnState, subagent};
 use crate::model::accumulate::InvalidToolInput;
 use crate::session::conversation::{Conversation, UserOrigin};
-use crate::tools::{Tool, ToolContext, ToolKind, ToolOutput};
+use crate::tools::{Tool, ToolContext, ToolKind, ToolOutput, TurnEvent};
 
 /// Largest tool-result text put on one stdout line; SDKs refuse lines over 1 MiB.
 const MAX_RESULT_CHARS: usize = 200_000;
@@ -74,10 +75,10 @@ impl PreHook {
 }
 
 /// A call after its hooks and permission decision, before it runs.
-struct Prepared<'t> {
+struct Prepared {
     tu: ToolUseBlock,
-    /// The tool the call names, when the turn offers one by that name.
-    tool: Option<Arc<dyn Tool + 't>>,
+    /// The tool the call names, when the turn has one by that name.
+    tool: Option<Arc<dyn Tool>>,
     tool_ctx: ToolContext,
     /// The input to run with, when approved.
     approved: Option<Value>,
@@ -122,7 +123,8 @@ pub(super) async fn run_calls(
             .find(|x| x.tool_use_id == tu.id)
             .map(InvalidToolInput::tool_result_text)
     };
-    let registry = Registry::for_response(ctx, tool_uses, drive);
+    let registry = Registry::new(&ctx.core, &ctx.tools);
+    let parent = subagent::Parent::of(ctx, drive);
     // Each tool says whether it may run side by side with the response's other calls.
     let read_only: Vec<bool> = tool_uses
         .iter()
@@ -169,7 +171,8 @@ pub(super) async fn run_calls(
         ctx.emitter.writable().await;
         let mut prepared = Vec::with_capacity(end - start);
         for tu in &tool_uses[start..end] {
-            prepared.push(prepare(ctx, st, tu, invalid_of(tu), &registry).await);
+            let turn = TurnLink::new(parent.clone(), tu.clone());
+            prepared.push(prepare(ctx, st, tu, invalid_of(tu), &registry, turn).await);
         }
         let started = Instant::now();
         let outputs = futures::future::join_all(prepared.iter().map(|p| async move {
@@ -240,13 +243,14 @@ fn tool_response(output: &ToolOutput) -> Value {
         .unwrap_or_else(|| json!(output.content.to_text()))
 }
 
-async fn prepare<'t>(
+async fn prepare(
     ctx: &TurnContext,
     st: &mut TurnState,
     tu: &ToolUseBlock,
     invalid_input: Option<String>,
-    registry: &Registry<'t>,
-) -> Prepared<'t> {
+    registry: &Registry,
+    turn: TurnLink,
+) -> Prepared {
     let services = &ctx.core.services;
     let tool_ctx = ToolContext {
         cwd: services.cwd.clone(),
@@ -257,7 +261,7 @@ async fn prepare<'t>(
         background: services.shell.background.clone(),
         grants: ctx.grants.clone(),
         tool_use_id: tu.id.clone(),
-        turn: None,
+        turn: Some(Arc::new(turn)),
     };
     let tool = registry.get(&tu.name);
     let mut prepared = Prepared {
@@ -346,7 +350,7 @@ async fn prepare<'t>(
 
 /// Runs an approved call with the tool it names. Returns the output and, for a tool whose
 /// input answers the turn (StructuredOutput), that answer when the call succeeded.
-async fn execute(ctx: &TurnContext, p: &Prepared<'_>) -> (ToolOutput, Option<Value>) {
+async fn execute(ctx: &TurnContext, p: &Prepared) -> (ToolOutput, Option<Value>) {
     if let Some(err) = &p.invalid_input {
         return (ToolOutput::error(err.clone()), None);
     }
@@ -383,7 +387,7 @@ async fn execute(ctx: &TurnContext, p: &Prepared<'_>) -> (ToolOutput, Option<Val
         _ => Default::default(),
     };
     let call = tool.call(input, &p.tool_ctx);
-    let output = with_progress(ctx, &p.tu, call).await;
+    let output = with_progress(ctx, &p.tool_ctx, call).await;
     notes.extend(checkpoints.after(&ctx.prompt_uuid, pending).await);
     if !output.is_error {
         file_changed_hooks(ctx, &p.tu, &edited).await;
@@ -406,10 +410,13 @@ const TOOL_PROGRESS_EVERY: Duration = Duration::from_secs(5);
 /// Qoder SDK does not know the line.
 async fn with_progress(
     ctx: &TurnContext,
-    tu: &ToolUseBlock,
+    tool_ctx: &ToolContext,
     call: impl std::future::Future<Output = ToolOutput>,
 ) -> ToolOutput {
     let services = &ctx.core.services;
+    let Some(turn) = tool_ctx.turn.as_ref() else {
+        return call.await;
+    };
     if !services.stream_json() || services.qoder() {
         return call.await;
     }
@@ -424,19 +431,9 @@ async fn with_progress(
     loop {
         tokio::select! {
             out = &mut call => return out,
-            _ = ticks.tick() => {
-                ctx.emitter.emit(dcl_protocol::Message::ToolProgress(
-                    dcl_protocol::ToolProgressMessage {
-                        tool_use_id: tu.id.clone(),
-                        tool_name: tu.name.clone(),
-                        parent_tool_use_id: ctx.emitter.parent_tool_use_id().map(str::to_string),
-                        elapsed_time_seconds: started.elapsed().as_secs_f64().round(),
-                        session_id: String::new(),
-                        uuid: String::new(),
-                        extra: Extra::new(),
-                    },
-                ));
-            }
+            _ = ticks.tick() => turn.emit(TurnEvent::Progress {
+                elapsed_seconds: started.elapsed().as_secs_f64().round(),
+            }),
         }
     }
 }
@@ -483,7 +480,7 @@ async fn finish_call(
     ctx: &TurnContext,
     conv: &mut Conversation,
     st: &mut TurnState,
-    prepared: Prepared<'_>,
+    prepared: Prepared,
     output: ToolOutput,
     elapsed: Duration,
 ) {

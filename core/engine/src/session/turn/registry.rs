@@ -1,152 +1,150 @@
-//! The tools one model response may call, by name: the session's built-in tools and Skill,
-//! its MCP servers' tools, and the engine's own — Agent (also as `Task`), AskUserQuestion,
-//! ExitPlanMode and StructuredOutput. Every one is a [`Tool`]; the orchestrator and the
-//! approval ask it what it needs (its kind, approval requirement, parallel safety) and
-//! never look at its name.
+//! The tools of a turn, by name: the session's built-in tools and Skill, its MCP servers'
+//! tools, and the engine's own — StructuredOutput, AskUserQuestion, ExitPlanMode and Agent
+//! (also as `Task`). Every one is a [`Tool`]: the orchestrator and the approval ask it what
+//! it needs (its kind, approval requirement, parallel safety) and never look at its name;
+//! the tools that need their turn reach it through the call's
+//! [`TurnHandle`](crate::tools::TurnHandle). What the model is offered is read from the
+//! same registry.
 //!
-//! Built for each response rather than once per session: MCP servers connect (and drop)
-//! while a session runs, the permission mode moves, and the engine's tools borrow the turn
-//! they run in.
+//! Built when it is needed rather than once per session: MCP servers connect (and drop)
+//! while a session runs, the permission mode moves, a host may set the output schema.
 
-use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use dcl_protocol::ToolUseBlock;
 use serde_json::Value;
 
-use super::STRUCTURED_OUTPUT_TOOL;
-use super::{TurnContext, interactive, subagent};
+use super::{STRUCTURED_OUTPUT_TOOL, ToolSet, interactive, subagent};
+use crate::session::services::SessionCore;
 use crate::tools::{Approval, BoxFuture, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec};
 
-/// The tools of one response, by the name the model calls them.
-pub(super) struct Registry<'t> {
-    tools: HashMap<String, Arc<dyn Tool + 't>>,
+/// One tool, and whether the model is offered it now. A tool the session has but does
+/// not offer (an interactive tool outside its mode, an MCP tool a deny rule names whole)
+/// still answers a call by that name: the policy or the tool itself says why it cannot run.
+struct Entry {
+    tool: Arc<dyn Tool>,
+    offered: bool,
 }
 
-impl<'t> Registry<'t> {
-    /// What the turn offers now. `calls` are the response's calls (the engine's tools
-    /// read their call's proposed input there).
-    /// `drive` is the agent loop, for the subagents' child turns.
-    pub fn for_response(
-        ctx: &'t TurnContext,
-        calls: &'t [ToolUseBlock],
-        drive: subagent::Drive,
-    ) -> Self {
-        let mut tools: HashMap<String, Arc<dyn Tool + 't>> = HashMap::new();
-        let services = &ctx.core.services;
+/// The tools of a turn, in the order the model is offered them.
+pub(super) struct Registry {
+    entries: Vec<Entry>,
+}
+
+impl Registry {
+    /// What a turn with `set` has now.
+    pub fn new(core: &SessionCore, set: &ToolSet) -> Self {
+        let services = &core.services;
+        let mut entries = Vec::new();
+        let mut add = |tool: Arc<dyn Tool>, offered: bool| {
+            if set.offers(tool.name()) {
+                entries.push(Entry { tool, offered });
+            }
+        };
         for tool in &services.tools {
-            if ctx.tools.offers(tool.name()) {
-                tools.insert(tool.name().to_string(), tool.clone());
-            }
+            add(tool.clone(), true);
         }
+        let deny = crate::permissions::RuleSet::parse(&services.opts.disallowed_tools);
         for tool in services.mcp.tools() {
-            if ctx.tools.offers(&tool.qualified_name) {
-                let name = tool.qualified_name.clone();
-                tools.insert(name, Arc::new(McpTool { turn: ctx, tool }));
-            }
-        }
-        let turn = Turn { ctx, calls };
-        if ctx.tools.offers(subagent::AGENT_TOOL) && ctx.core.agent_tool_enabled() {
-            let agent = Arc::new(AgentTool {
-                turn,
-                drive,
-                spec: OnceLock::new(),
-            });
-            tools.insert(subagent::AGENT_TOOL.to_string(), agent);
-        }
-        for (name, approval) in [
-            // A question is for the user: it always goes to the host, in every mode.
-            (interactive::ASK_USER_QUESTION, Approval::AlwaysAskHost),
-            (interactive::EXIT_PLAN_MODE, Approval::ByPolicy),
-        ] {
-            if ctx.tools.offers(name) {
-                tools.insert(
-                    name.to_string(),
-                    Arc::new(InteractiveTool {
-                        turn,
-                        name,
-                        approval,
-                    }),
-                );
-            }
-        }
-        if ctx.tools.offers(STRUCTURED_OUTPUT_TOOL)
-            && let Some(schema) = ctx.core.state.with(|s| s.output_schema.clone())
-        {
-            tools.insert(
-                STRUCTURED_OUTPUT_TOOL.to_string(),
-                Arc::new(StructuredOutputTool { turn, schema }),
+            let offered = !deny.names_whole_tool(&tool.qualified_name);
+            add(
+                Arc::new(McpTool {
+                    manager: services.mcp.clone(),
+                    tool,
+                }),
+                offered,
             );
         }
-        Registry { tools }
+        let (mode, output_schema) = core
+            .state
+            .with(|s| (s.live.permission_mode, s.output_schema.clone()));
+        if let Some(schema) = output_schema {
+            let input_schema = core.json_schema().unwrap_or_default();
+            add(
+                Arc::new(StructuredOutputTool {
+                    schema,
+                    spec: ToolSpec {
+                        name: STRUCTURED_OUTPUT_TOOL.to_string(),
+                        description: "Return your final answer as structured data matching the schema. Call this exactly once, at the end.".to_string(),
+                        input_schema,
+                    },
+                }),
+                true,
+            );
+        }
+        // Both definitions, whatever is offered at the moment.
+        let offered_now: Vec<String> = interactive::tool_specs(services.can_ask_host(), mode)
+            .into_iter()
+            .map(|spec| spec.name)
+            .collect();
+        for spec in interactive::tool_specs(true, crate::permissions::PermissionMode::Plan) {
+            let offered = offered_now.contains(&spec.name) && core.listed_in_tools(&spec.name);
+            let tool: Arc<dyn Tool> = if spec.name == interactive::ASK_USER_QUESTION {
+                Arc::new(AskUserQuestionTool { spec })
+            } else {
+                Arc::new(ExitPlanModeTool { spec })
+            };
+            add(tool, offered);
+        }
+        if core.agent_tool_enabled() {
+            let spec = core.state.with(|s| subagent::tool_spec(&s.agents));
+            add(Arc::new(AgentTool { spec }), true);
+        }
+        Registry { entries }
     }
 
-    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool + 't>> {
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
         // `Task`, the subagent tool's older name, is the same tool.
         let name = if subagent::is_agent_tool(name) {
             subagent::AGENT_TOOL
         } else {
             name
         };
-        self.tools.get(name).cloned()
-    }
-}
-
-/// What the engine's own tools borrow: the turn, and the response's calls.
-#[derive(Clone, Copy)]
-struct Turn<'t> {
-    ctx: &'t TurnContext,
-    calls: &'t [ToolUseBlock],
-}
-
-impl Turn<'_> {
-    /// The call `tool_ctx` runs, as the model proposed it (before hooks or the host
-    /// changed its input).
-    fn call(&self, name: &str, tool_ctx: &ToolContext) -> ToolUseBlock {
-        self.calls
+        self.entries
             .iter()
-            .find(|c| c.id == tool_ctx.tool_use_id)
-            .cloned()
-            .unwrap_or_else(|| ToolUseBlock {
-                id: tool_ctx.tool_use_id.clone(),
-                name: name.to_string(),
-                input: Value::Null,
-                extra: Default::default(),
-            })
+            .find(|e| e.tool.name() == name)
+            .map(|e| e.tool.clone())
+    }
+
+    /// The definitions the model is offered.
+    pub fn offer(&self) -> Vec<ToolSpec> {
+        self.offered().map(|t| t.spec()).collect()
+    }
+
+    /// The names of the tools the model is offered.
+    pub fn offered_names(&self) -> Vec<String> {
+        self.offered().map(|t| t.name().to_string()).collect()
+    }
+
+    fn offered(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
+        self.entries.iter().filter(|e| e.offered).map(|e| &e.tool)
     }
 }
 
-/// A subagent: `Agent` (and `Task`, its older name).
-struct AgentTool<'t> {
-    turn: Turn<'t>,
-    drive: subagent::Drive,
-    /// The definition lists the session's agents; made only when something reads it.
-    spec: OnceLock<ToolSpec>,
+/// The handle of a call that runs outside a turn, which the engine's own tools need.
+fn turn_of(ctx: &ToolContext) -> Result<&dyn crate::tools::TurnHandle, ToolOutput> {
+    ctx.turn
+        .as_deref()
+        .ok_or_else(|| ToolOutput::error("This tool runs only inside a turn."))
 }
 
-impl AgentTool<'_> {
-    fn spec_now(&self) -> &ToolSpec {
-        self.spec.get_or_init(|| {
-            self.turn
-                .ctx
-                .core
-                .state
-                .with(|s| subagent::tool_spec(&s.agents))
-        })
-    }
+/// A subagent: `Agent` (and `Task`, its older name). The child turn is the call's turn's
+/// to run.
+struct AgentTool {
+    /// The definition lists the session's agents.
+    spec: ToolSpec,
 }
 
-impl Tool for AgentTool<'_> {
+impl Tool for AgentTool {
     fn name(&self) -> &str {
         subagent::AGENT_TOOL
     }
 
     fn description(&self) -> &str {
-        &self.spec_now().description
+        &self.spec.description
     }
 
     fn input_schema(&self) -> Value {
-        self.spec_now().input_schema.clone()
+        self.spec.input_schema.clone()
     }
 
     /// Delegating is not itself an action: each of the subagent's calls is decided on its
@@ -157,71 +155,108 @@ impl Tool for AgentTool<'_> {
 
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
-            let tu = self.turn.call(subagent::AGENT_TOOL, ctx);
-            subagent::run(self.turn.ctx, self.drive, &tu, input).await
+            let child = match subagent::child_turn(input) {
+                Ok(child) => child,
+                Err(invalid) => return invalid,
+            };
+            let turn = match turn_of(ctx) {
+                Ok(turn) => turn,
+                Err(out) => return out,
+            };
+            match turn.run_child(child).await {
+                Ok(text) => ToolOutput::ok(text),
+                Err(e) => ToolOutput::error(e.to_string()),
+            }
         })
     }
 }
 
-/// AskUserQuestion and ExitPlanMode: questions for the user, answered by the host.
-struct InteractiveTool<'t> {
-    turn: Turn<'t>,
-    name: &'static str,
-    approval: Approval,
+/// AskUserQuestion: the question goes to the host, whose answer becomes the input.
+struct AskUserQuestionTool {
+    spec: ToolSpec,
 }
 
-impl Tool for InteractiveTool<'_> {
+impl Tool for AskUserQuestionTool {
     fn name(&self) -> &str {
-        self.name
+        &self.spec.name
     }
 
     fn description(&self) -> &str {
-        self.name
+        &self.spec.description
     }
 
     fn input_schema(&self) -> Value {
-        // Both definitions, whatever is offered at the moment.
-        interactive::tool_specs(true, crate::permissions::PermissionMode::Plan)
-            .into_iter()
-            .find(|spec| spec.name == self.name)
-            .map(|spec| spec.input_schema)
-            .unwrap_or_default()
+        self.spec.input_schema.clone()
     }
 
     fn kind(&self) -> ToolKind {
         ToolKind::Other
     }
 
+    /// A question is for the user: it always goes to the host, in every mode.
     fn approval(&self, _input: &Value) -> Approval {
-        self.approval
+        Approval::AlwaysAskHost
+    }
+
+    fn call<'a>(&'a self, input: Value, _ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move { interactive::answer_questions(input) })
+    }
+}
+
+/// ExitPlanMode: the plan goes to the host for approval; approving it leaves plan mode.
+struct ExitPlanModeTool {
+    spec: ToolSpec,
+}
+
+impl Tool for ExitPlanModeTool {
+    fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    fn description(&self) -> &str {
+        &self.spec.description
+    }
+
+    fn input_schema(&self) -> Value {
+        self.spec.input_schema.clone()
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Other
+    }
+
+    fn ends_plan_mode(&self) -> bool {
+        true
     }
 
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
-            let tu = self.turn.call(self.name, ctx);
-            interactive::run(self.turn.ctx, &tu, input)
+            match turn_of(ctx) {
+                Ok(turn) => interactive::exit_plan_mode(turn, input),
+                Err(out) => out,
+            }
         })
     }
 }
 
 /// StructuredOutput under `--json-schema`: the call's input is the turn's answer when it
 /// matches the schema.
-struct StructuredOutputTool<'t> {
-    turn: Turn<'t>,
+struct StructuredOutputTool {
     schema: Arc<crate::structured::OutputSchema>,
+    spec: ToolSpec,
 }
 
-impl Tool for StructuredOutputTool<'_> {
+impl Tool for StructuredOutputTool {
     fn name(&self) -> &str {
-        STRUCTURED_OUTPUT_TOOL
+        &self.spec.name
     }
 
     fn description(&self) -> &str {
-        STRUCTURED_OUTPUT_TOOL
+        &self.spec.description
     }
 
     fn input_schema(&self) -> Value {
-        self.turn.ctx.core.json_schema().unwrap_or_default()
+        self.spec.input_schema.clone()
     }
 
     fn kind(&self) -> ToolKind {
@@ -251,12 +286,12 @@ impl Tool for StructuredOutputTool<'_> {
 
 /// A tool of a connected MCP server (`mcp__<server>__<tool>`); the policy decides on it
 /// like any other tool.
-struct McpTool<'t> {
-    turn: &'t TurnContext,
+struct McpTool {
+    manager: dcl_mcp::McpManager,
     tool: dcl_mcp::McpTool,
 }
 
-impl Tool for McpTool<'_> {
+impl Tool for McpTool {
     // The model calls it by its qualified name (`mcp__<server>__<tool>`), not by the
     // name it has on its server.
     #[allow(clippy::misnamed_getters)]
@@ -278,7 +313,7 @@ impl Tool for McpTool<'_> {
 
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(crate::session::mcp::call(
-            &self.turn.core.services,
+            &self.manager,
             &self.tool.qualified_name,
             &ctx.tool_use_id,
             input,

@@ -9,7 +9,6 @@ use std::time::Instant;
 
 use dcl_protocol::{
     ContentBlock, SystemTaskNotification, SystemTaskProgress, SystemTaskStarted, TaskEndStatus,
-    ToolUseBlock,
 };
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -24,7 +23,7 @@ use crate::session::conversation::{Conversation, Entry, UserOrigin};
 use crate::session::emit::{TurnEmitter, new_uuid};
 use crate::session::models;
 use crate::session::services::SessionCore;
-use crate::tools::ToolOutput;
+use crate::tools::{ChildTurn, ToolOutput, TurnError};
 
 /// The subagent tool's name to the model.
 pub(crate) const AGENT_TOOL: &str = "Agent";
@@ -108,54 +107,93 @@ pub(crate) fn resolve_model(core: &SessionCore, model: Option<&str>) -> Option<S
     }
 }
 
-/// Runs one Agent call; a background one returns as soon as it has started.
-pub(super) async fn run(
-    ctx: &TurnContext,
-    drive: Drive,
-    tu: &ToolUseBlock,
-    input: Value,
-) -> ToolOutput {
-    let input: AgentInput = match serde_json::from_value(input) {
-        Ok(i) => i,
-        Err(e) => {
-            return ToolOutput::error(format!(
-                "<tool_use_error>InputValidationError: {e}</tool_use_error>"
-            ));
+/// An Agent call's input as the child turn it asks for; invalid input is the call's
+/// error result.
+pub(super) fn child_turn(input: Value) -> Result<ChildTurn, ToolOutput> {
+    let input: AgentInput = serde_json::from_value(input).map_err(|e| {
+        ToolOutput::error(format!(
+            "<tool_use_error>InputValidationError: {e}</tool_use_error>"
+        ))
+    })?;
+    Ok(ChildTurn {
+        description: input.description,
+        prompt: input.prompt,
+        agent: input.subagent_type,
+        model: input.model,
+        background: input.run_in_background,
+    })
+}
+
+/// What a child turn takes from the turn whose call starts it.
+#[derive(Clone)]
+pub(super) struct Parent {
+    pub core: Arc<SessionCore>,
+    pub emitter: TurnEmitter,
+    pub cancel: CancellationToken,
+    /// The uuid of the user message that started the parent turn.
+    pub prompt_uuid: String,
+    /// The agent loop, which the child runs in.
+    pub drive: Drive,
+}
+
+impl Parent {
+    pub fn of(ctx: &TurnContext, drive: Drive) -> Self {
+        Parent {
+            core: ctx.core.clone(),
+            emitter: ctx.emitter.clone(),
+            cancel: ctx.cancel.clone(),
+            prompt_uuid: ctx.prompt_uuid.clone(),
+            drive,
         }
-    };
-    let wanted = input.subagent_type.as_deref().unwrap_or(GENERAL_PURPOSE);
-    let (agent, forward_text) = ctx
-        .core
+    }
+}
+
+/// Runs the child turn of the Agent call `tool_use_id`: its final text, or (for a
+/// background one) that it started.
+pub(super) async fn run(
+    parent: &Parent,
+    tool_use_id: &str,
+    child: ChildTurn,
+) -> Result<String, TurnError> {
+    let core = &parent.core;
+    let wanted = child.agent.as_deref().unwrap_or(GENERAL_PURPOSE);
+    let (agent, forward_text) = core
         .state
         .with(|s| (s.agents.get(wanted).cloned(), s.forward_subagent_text));
     let Some(agent) = agent else {
-        let known = ctx.core.state.with(|s| s.agents.names());
-        return ToolOutput::error(format!(
+        let known = core.state.with(|s| s.agents.names());
+        return Err(TurnError::Failed(format!(
             "Agent type '{wanted}' not found. Available agents: {}",
             known.join(", ")
-        ));
+        )));
     };
     let agent_id = new_uuid().replace('-', "")[..16].to_string();
-    let model = resolve_model(&ctx.core, input.model.as_deref())
-        .or_else(|| resolve_model(&ctx.core, agent.model.as_deref()));
-    if input.run_in_background || agent.background {
-        return start_background(ctx, drive, tu, agent, agent_id, model, input, forward_text);
+    let model = resolve_model(core, child.model.as_deref())
+        .or_else(|| resolve_model(core, agent.model.as_deref()));
+    if child.background || agent.background {
+        return Ok(start_background(
+            parent,
+            tool_use_id,
+            agent,
+            agent_id,
+            model,
+            child,
+            forward_text,
+        ));
     }
-    let child = child_context(
-        ctx.core.clone(),
-        &ctx.prompt_uuid,
+    let ctx = child_context(
+        core.clone(),
+        &parent.prompt_uuid,
         &agent,
         &agent_id,
-        tu,
+        tool_use_id,
         model,
         forward_text,
-        ctx.cancel.child_token(),
+        parent.cancel.child_token(),
     );
-    let ended = Box::pin(run_child(child, drive, input.prompt)).await;
-    match ended {
-        Ok(text) => ToolOutput::ok(text),
-        Err(e) => ToolOutput::error(e.to_string()),
-    }
+    Box::pin(run_child(ctx, parent.drive, child.prompt))
+        .await
+        .map_err(|e| TurnError::Failed(e.to_string()))
 }
 
 #[allow(clippy::too_many_arguments)] // one constructor, called from two places
@@ -164,12 +202,16 @@ fn child_context(
     prompt_uuid: &str,
     agent: &AgentSpec,
     agent_id: &str,
-    tu: &ToolUseBlock,
+    tool_use_id: &str,
     model: Option<String>,
     forward_text: bool,
     cancel: CancellationToken,
 ) -> TurnContext {
-    let emitter = TurnEmitter::subagent(core.services.emitter.clone(), tu.id.clone(), forward_text);
+    let emitter = TurnEmitter::subagent(
+        core.services.emitter.clone(),
+        tool_use_id.to_string(),
+        forward_text,
+    );
     TurnContext {
         emitter,
         cancel,
@@ -284,18 +326,18 @@ async fn run_child(
     }
 }
 
-#[allow(clippy::too_many_arguments)] // the parts of one call, passed on once
+/// Starts a background child turn on its own task; the answer says it started.
 fn start_background(
-    ctx: &TurnContext,
-    drive: Drive,
-    tu: &ToolUseBlock,
+    parent: &Parent,
+    tool_use_id: &str,
     agent: AgentSpec,
     agent_id: String,
     model: Option<String>,
-    input: AgentInput,
+    input: ChildTurn,
     forward_text: bool,
-) -> ToolOutput {
-    let core = ctx.core.clone();
+) -> String {
+    let core = parent.core.clone();
+    let drive = parent.drive;
     let task_id = agent_id.clone();
     // A background agent outlives the turn, not the session.
     let cancel = core.services.closed.child_token();
@@ -305,10 +347,10 @@ fn start_background(
         .then(|| Arc::new(Progress::default()));
     let mut child = child_context(
         core.clone(),
-        &ctx.prompt_uuid,
+        &parent.prompt_uuid,
         &agent,
         &agent_id,
-        tu,
+        tool_use_id,
         model,
         forward_text,
         cancel.clone(),
@@ -316,14 +358,14 @@ fn start_background(
     child.progress = progress.clone();
     core.state
         .with(|s| s.background_agents.insert(task_id.clone(), cancel.clone()));
-    ctx.emitter.system(SystemTaskStarted::new(
+    parent.emitter.system(SystemTaskStarted::new(
         task_id.clone(),
         input.description.clone(),
-        tu.id.clone(),
+        tool_use_id.to_string(),
         "local_agent",
     ));
     let description = input.description.clone();
-    let tool_use_id = tu.id.clone();
+    let tool_use_id = tool_use_id.to_string();
     let emitter = core.services.emitter.clone();
     tokio::spawn(async move {
         let prompt = input.prompt.clone();
@@ -384,10 +426,10 @@ fn start_background(
         core.state
             .with(|s| s.pending_context.push(ContentBlock::text(note)));
     });
-    ToolOutput::ok(format!(
+    format!(
         "Started agent {agent_id} in the background ({}). You will be told when it finishes; do not wait for it.",
         input.description
-    ))
+    )
 }
 
 #[cfg(test)]
