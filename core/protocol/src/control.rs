@@ -136,17 +136,28 @@ impl ControlResponse {
 
     /// Decodes the payload of a success as `T` (a missing payload decodes from `{}`, as the
     /// SDKs treat it). An error response gives `Err` with its message.
-    pub fn decode_payload<T: DeserializeOwned>(&self) -> Result<T, String> {
+    pub fn decode_payload<T: DeserializeOwned>(&self) -> Result<T, PayloadError> {
         match self {
             ControlResponse::Success { response, .. } => {
                 let value = response
                     .clone()
                     .unwrap_or_else(|| Value::Object(Map::new()));
-                serde_json::from_value(value).map_err(|e| e.to_string())
+                serde_json::from_value(value).map_err(PayloadError::Malformed)
             }
-            ControlResponse::Error { error, .. } => Err(error.clone()),
+            ControlResponse::Error { error, .. } => Err(PayloadError::Refused(error.clone())),
         }
     }
+}
+
+/// Why [`ControlResponse::decode_payload`] gave no payload. `Display` is the peer's
+/// message for a refusal, serde's for a payload of the wrong shape.
+#[derive(Debug, thiserror::Error)]
+pub enum PayloadError {
+    /// The peer answered with an error response.
+    #[error("{0}")]
+    Refused(String),
+    #[error("{0}")]
+    Malformed(serde_json::Error),
 }
 
 /// `{"type":"control_cancel_request","request_id":…}`: the sender no longer wants an answer.
@@ -467,7 +478,7 @@ pub struct InitializeRequest {
 
 impl InitializeRequest {
     /// The hook registrations per event, each decoded; a malformed entry is an error.
-    pub fn hook_matchers(&self) -> Result<Vec<(String, HookMatcherConfig)>, String> {
+    pub fn hook_matchers(&self) -> Result<Vec<(String, HookMatcherConfig)>, InitializeError> {
         let mut out = Vec::new();
         let Some(hooks) = &self.hooks else {
             return Ok(out);
@@ -475,10 +486,13 @@ impl InitializeRequest {
         for (event, list) in hooks {
             let list = list
                 .as_array()
-                .ok_or_else(|| format!("hooks.{event} must be an array"))?;
+                .ok_or_else(|| InitializeError::HooksNotArray(event.clone()))?;
             for m in list {
                 let cfg: HookMatcherConfig =
-                    serde_json::from_value(m.clone()).map_err(|e| format!("hooks.{event}: {e}"))?;
+                    serde_json::from_value(m.clone()).map_err(|source| InitializeError::Hook {
+                        event: event.clone(),
+                        source,
+                    })?;
                 out.push((event.clone(), cfg));
             }
         }
@@ -486,7 +500,7 @@ impl InitializeRequest {
     }
 
     /// The `agents` definitions, each decoded; a malformed entry is an error.
-    pub fn agent_definitions(&self) -> Result<Vec<(String, AgentDefinition)>, String> {
+    pub fn agent_definitions(&self) -> Result<Vec<(String, AgentDefinition)>, InitializeError> {
         let Some(agents) = &self.agents else {
             return Ok(Vec::new());
         };
@@ -495,10 +509,30 @@ impl InitializeRequest {
             .map(|(name, def)| {
                 serde_json::from_value::<AgentDefinition>(def.clone())
                     .map(|d| (name.clone(), d))
-                    .map_err(|e| format!("agents.{name}: {e}"))
+                    .map_err(|source| InitializeError::Agent {
+                        name: name.clone(),
+                        source,
+                    })
             })
             .collect()
     }
+}
+
+/// A malformed `hooks` or `agents` entry of an `initialize` request, named by its key.
+#[derive(Debug, thiserror::Error)]
+pub enum InitializeError {
+    #[error("hooks.{0} must be an array")]
+    HooksNotArray(String),
+    #[error("hooks.{event}: {source}")]
+    Hook {
+        event: String,
+        source: serde_json::Error,
+    },
+    #[error("agents.{name}: {source}")]
+    Agent {
+        name: String,
+        source: serde_json::Error,
+    },
 }
 
 /// One subagent definition from `initialize.agents`.
