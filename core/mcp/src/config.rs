@@ -311,12 +311,12 @@ pub fn parse_mcp_config(
         let path = cwd.join(trimmed);
         let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::ReadFile {
             path: path.clone(),
-            source: source.into(),
+            source,
         })?;
         let v: Value =
             serde_json::from_str(&text).map_err(|source| ConfigError::InvalidFileJson {
                 path: path.clone(),
-                source: source.into(),
+                source,
             })?;
         (v, path.display().to_string())
     };

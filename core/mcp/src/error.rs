@@ -44,7 +44,7 @@ pub enum ConnectError {
     #[error("MCP handshake failed: {text}{exit}")]
     Handshake { text: String, exit: String },
     #[error("tools/list failed: {0}")]
-    ListTools(rmcp::service::ServiceError),
+    ListTools(Box<rmcp::service::ServiceError>),
     #[error("timed out after {} ms while connecting (MCP_TIMEOUT)", .0.as_millis())]
     TimedOut(std::time::Duration),
 }
@@ -93,16 +93,17 @@ pub enum CallError {
         code: i32,
         message: String,
     },
+    // rmcp's errors are boxed: they are large, and every `Result` of a call carries this type.
     #[error("MCP server {server:?}: {source}")]
     Transport {
         server: String,
-        source: rmcp::service::ServiceError,
+        source: Box<rmcp::service::ServiceError>,
     },
     #[error("MCP server {server:?} disconnected: {why}")]
     Disconnected { server: String, why: String },
     #[error("MCP tool call to {server:?} failed: {source}")]
     Failed {
         server: String,
-        source: rmcp::service::ServiceError,
+        source: Box<rmcp::service::ServiceError>,
     },
 }

@@ -638,7 +638,7 @@ impl McpManager {
         }
     }
 
-    /// The message of a failed call; a dead connection also flips the server to `failed`.
+    /// The error of a failed call; a dead connection also flips the server to `failed`.
     async fn call_failed(
         &self,
         server: &str,
@@ -656,19 +656,24 @@ impl McpManager {
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
                 let dead = conn.closed.is_cancelled() || conn.peer.is_transport_closed();
                 if !dead {
-                    return CallError::Transport { server, source: e };
+                    return CallError::Transport {
+                        server,
+                        source: Box::new(e),
+                    };
                 }
                 let why = conn.death().await;
-                let error = CallError::Disconnected { server, why };
-                if let CallError::Disconnected { server, .. } = &error {
-                    self.inner
-                        .mark_dead(server, generation, conn, error.to_string());
-                }
+                let error = CallError::Disconnected {
+                    server: server.clone(),
+                    why,
+                };
+                // The server's status carries the same text the call reports.
+                self.inner
+                    .mark_dead(&server, generation, conn, error.to_string());
                 error
             }
             other => CallError::Failed {
                 server,
-                source: other,
+                source: Box::new(other),
             },
         }
     }
@@ -1082,7 +1087,7 @@ impl Inner {
             .unwrap_or(false);
         let tools = match peer.list_all_tools().await {
             Ok(t) => t,
-            Err(e) if has_tools => return Err(ConnectError::ListTools(e)),
+            Err(e) if has_tools => return Err(ConnectError::ListTools(Box::new(e))),
             Err(_) => Vec::new(),
         };
         Ok((
