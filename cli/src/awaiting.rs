@@ -16,6 +16,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use dcl_bridge::SessionOptions;
+
+use crate::error::ClaimError;
 use dcl_protocol::{ControlRequestEnvelope, InitializeRequest, Message};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -80,7 +82,7 @@ fn yes() -> bool {
 pub fn claimed_options(
     spare: &SessionOptions,
     claim: &ClaimSession,
-) -> Result<(SessionOptions, Vec<String>), String> {
+) -> Result<(SessionOptions, Vec<String>), ClaimError> {
     let mut opts = spare.clone();
     opts.await_claim = false;
     opts.await_initialize = false;
@@ -88,7 +90,7 @@ pub fn claimed_options(
     if let Some(cwd) = claim.cwd.as_deref().filter(|c| !c.is_empty()) {
         let path = PathBuf::from(cwd);
         if !path.is_absolute() {
-            return Err(format!("claim_session.cwd must be absolute: {cwd:?}"));
+            return Err(ClaimError::RelativeCwd(cwd.to_string()));
         }
         opts.cwd = Some(path);
     }
@@ -119,7 +121,7 @@ pub fn claimed_options(
         let base = spare.cwd.clone().unwrap_or_default();
         let (mut flag, _) =
             dcl_bridge::options::read_flag_value("--settings", opts.settings.as_deref(), &base)
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| ClaimError::Settings(e.into()))?;
         let list = flag
             .entry("trustedProjects")
             .or_insert_with(|| Value::Array(Vec::new()));
@@ -199,7 +201,7 @@ mod tests {
             ..spare
         };
         let err = claimed_options(&broken, &claim).unwrap_err();
-        assert!(err.contains("missing.json"), "{err}");
+        assert!(err.to_string().contains("missing.json"), "{err}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `dcl`: the stream-json endpoint the agent SDKs drive, and a CLI for people (`-p`).
 
 mod awaiting;
+mod error;
 mod line_reader;
 mod mcp_cmd;
 mod print_mode;
@@ -10,6 +11,8 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use dcl_bridge::argv::{self as args, Args, OutputFormat};
+
+use crate::error::CliError;
 
 fn main() -> ExitCode {
     deny_same_user_inspection();
@@ -88,12 +91,13 @@ fn init_logging_with(debug: bool) {
         .try_init();
 }
 
-fn run(args: Args) -> Result<ExitCode, String> {
+fn run(args: Args) -> Result<ExitCode, CliError> {
     let env: BTreeMap<String, String> = std::env::vars().collect();
     consume_qoder_auth_payload(&env);
-    let output = OutputFormat::from_args(&args).map_err(|e| e.to_string())?;
-    let stream_input = args::stream_input(&args, output).map_err(|e| e.to_string())?;
-    let opts = args::session_options(&args, env, output, stream_input).map_err(|e| describe(&e))?;
+    let output = OutputFormat::from_args(&args)?;
+    let stream_input = args::stream_input(&args, output)?;
+    let opts =
+        args::session_options(&args, env, output, stream_input).map_err(CliError::Options)?;
     for flag in &opts.ignored_flags {
         eprintln!("warning: {flag}: accepted for compatibility but not supported yet; ignored");
     }
@@ -101,15 +105,6 @@ fn run(args: Args) -> Result<ExitCode, String> {
         stdio_loop::run(opts)
     } else {
         print_mode::run(&args, opts, output)
-    }
-}
-
-/// An options error as the CLI has always printed it: the message alone, which names the
-/// flag.
-fn describe(e: &dcl_bridge::BridgeError) -> String {
-    match e {
-        dcl_bridge::BridgeError::InvalidOptions { message, .. } => message.clone(),
-        other => other.to_string(),
     }
 }
 

@@ -9,9 +9,77 @@ use std::sync::Arc;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Args as ClapArgs, Parser, Subcommand};
-use dcl_mcp::config_store::{self, Scope};
+use dcl_mcp::config_store::{self, InvalidScope, Scope, StoreError};
 use dcl_mcp::{ConnectionStatus, McpManager, McpOptions, NoHost, ServerConfig, ServerStatus};
 use serde_json::{Map, Value, json};
+
+/// Why a `dcl mcp` command failed; `main` prints `Error: {it}`.
+#[derive(Debug, thiserror::Error)]
+pub enum McpCmdError {
+    #[error("unknown `dcl mcp` command {0:?}\n\n{USAGE}")]
+    UnknownCommand(String),
+    /// `sub`: the `dcl mcp` subcommand the option was given to.
+    #[error("unknown option {option:?} for `dcl mcp {sub}`\n\n{USAGE}")]
+    UnknownOption { option: String, sub: String },
+    /// clap's own message (a value parser's, or clap's first line).
+    #[error("{0}")]
+    Arguments(String),
+    /// `needs`: what the command is missing, e.g. "exactly one server name".
+    #[error("`dcl mcp {command}` needs {needs}\n\n{USAGE}")]
+    MissingOperands {
+        command: &'static str,
+        needs: &'static str,
+    },
+    #[error(
+        "neither DCL_CONFIG_DIR nor HOME is set: cannot find the user MCP config (~/.dcl/mcp.json)"
+    )]
+    NoHome,
+    #[error("cannot read the current directory: {0}")]
+    CurrentDir(std::io::Error),
+    #[error("invalid server name {0:?}: use only letters, digits, '-' and '_'")]
+    InvalidName(String),
+    #[error("--header applies to http and sse servers only")]
+    HeaderForStdio,
+    #[error("--env applies to stdio servers only")]
+    EnvForRemote,
+    #[error("an {transport} server takes one URL; unexpected arguments: {}", .args.join(" "))]
+    ExtraArguments {
+        transport: String,
+        args: Vec<String>,
+    },
+    #[error("invalid JSON for {name:?}: {source}")]
+    InvalidJson {
+        name: String,
+        source: serde_json::Error,
+    },
+    /// A server's JSON given to `add-json`, named.
+    #[error("{name:?}: {error}")]
+    InvalidServer {
+        name: String,
+        error: dcl_mcp::ConfigError,
+    },
+    #[error("{0}")]
+    Config(#[from] dcl_mcp::ConfigError),
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    #[error("`dcl mcp list` takes no arguments (got {0:?})")]
+    ListArguments(String),
+    #[error("No MCP server named {0:?} is configured")]
+    NotConfigured(String),
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+/// A value given to an option of `dcl mcp add` that it cannot take.
+#[derive(Debug, thiserror::Error)]
+enum BadValue {
+    #[error("invalid transport {0:?}: expected stdio, http or sse")]
+    Transport(String),
+    #[error("invalid --env {0:?}: expected KEY=VALUE")]
+    Env(String),
+    #[error("invalid --header {0:?}: expected \"Name: value\"")]
+    Header(String),
+}
 
 const USAGE: &str = "Usage: dcl mcp <command>
 
@@ -131,35 +199,33 @@ impl AddArgs {
     }
 }
 
-fn parse_scope(v: &str) -> Result<Scope, String> {
+fn parse_scope(v: &str) -> Result<Scope, InvalidScope> {
     v.parse()
 }
 
-fn parse_transport(v: &str) -> Result<String, String> {
+fn parse_transport(v: &str) -> Result<String, BadValue> {
     match v {
         "stdio" | "http" | "sse" => Ok(v.to_string()),
-        other => Err(format!(
-            "invalid transport {other:?}: expected stdio, http or sse"
-        )),
+        other => Err(BadValue::Transport(other.to_string())),
     }
 }
 
-fn parse_env(v: &str) -> Result<(String, String), String> {
+fn parse_env(v: &str) -> Result<(String, String), BadValue> {
     v.split_once('=')
         .filter(|(k, _)| !k.trim().is_empty())
         .map(|(k, val)| (k.trim().to_string(), val.to_string()))
-        .ok_or_else(|| format!("invalid --env {v:?}: expected KEY=VALUE"))
+        .ok_or_else(|| BadValue::Env(v.to_string()))
 }
 
-fn parse_header(v: &str) -> Result<(String, String), String> {
+fn parse_header(v: &str) -> Result<(String, String), BadValue> {
     v.split_once(':')
         .filter(|(k, _)| !k.trim().is_empty())
         .map(|(k, val)| (k.trim().to_string(), val.trim().to_string()))
-        .ok_or_else(|| format!("invalid --header {v:?}: expected \"Name: value\""))
+        .ok_or_else(|| BadValue::Header(v.to_string()))
 }
 
 /// Runs `dcl … mcp <subcommand> …`; `argv` is the whole command line after the program name.
-pub fn run(argv: Vec<String>) -> Result<ExitCode, String> {
+pub fn run(argv: Vec<String>) -> Result<ExitCode, McpCmdError> {
     let rest: Vec<String> = match argv.iter().position(|a| a == "mcp") {
         Some(i) => argv[i + 1..].to_vec(),
         None => Vec::new(),
@@ -176,8 +242,7 @@ pub fn run(argv: Vec<String>) -> Result<ExitCode, String> {
         Some(c) => c,
     };
     let home = home_dir()?;
-    let cwd =
-        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let cwd = std::env::current_dir().map_err(McpCmdError::CurrentDir)?;
     match command {
         McpCommand::Add(a) => add(a, &home, &cwd),
         McpCommand::AddJson(a) => add_json(a, &home, &cwd),
@@ -189,7 +254,7 @@ pub fn run(argv: Vec<String>) -> Result<ExitCode, String> {
 }
 
 /// Help is printed and succeeds; every other clap error becomes one of dcl's messages.
-fn clap_error(e: clap::Error, argv: &[String]) -> Result<ExitCode, String> {
+fn clap_error(e: clap::Error, argv: &[String]) -> Result<ExitCode, McpCmdError> {
     let sub = argv.first().map(String::as_str).unwrap_or("");
     let context = |kind| match e.get(kind) {
         Some(ContextValue::String(s)) => Some(s.clone()),
@@ -200,19 +265,20 @@ fn clap_error(e: clap::Error, argv: &[String]) -> Result<ExitCode, String> {
             let _ = e.print();
             Ok(ExitCode::SUCCESS)
         }
-        ErrorKind::InvalidSubcommand => Err(format!(
-            "unknown `dcl mcp` command {:?}\n\n{USAGE}",
-            context(ContextKind::InvalidSubcommand).unwrap_or_else(|| sub.to_string())
+        ErrorKind::InvalidSubcommand => Err(McpCmdError::UnknownCommand(
+            context(ContextKind::InvalidSubcommand).unwrap_or_else(|| sub.to_string()),
         )),
-        ErrorKind::UnknownArgument => Err(format!(
-            "unknown option {:?} for `dcl mcp {sub}`\n\n{USAGE}",
-            context(ContextKind::InvalidArg).unwrap_or_default()
-        )),
+        ErrorKind::UnknownArgument => Err(McpCmdError::UnknownOption {
+            option: context(ContextKind::InvalidArg).unwrap_or_default(),
+            sub: sub.to_string(),
+        }),
         // A value parser's own message says what is wrong with the value.
-        ErrorKind::ValueValidation => Err(std::error::Error::source(&e)
-            .map(|s| s.to_string())
-            .unwrap_or_else(|| rendered(&e))),
-        _ => Err(rendered(&e)),
+        ErrorKind::ValueValidation => Err(McpCmdError::Arguments(
+            std::error::Error::source(&e)
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| rendered(&e)),
+        )),
+        _ => Err(McpCmdError::Arguments(rendered(&e))),
     }
 }
 
@@ -224,19 +290,16 @@ fn rendered(e: &clap::Error) -> String {
 }
 
 /// dcl home, where sessions read the user's `mcp.json`: `DCL_CONFIG_DIR`, else `~/.dcl`.
-fn home_dir() -> Result<PathBuf, String> {
+fn home_dir() -> Result<PathBuf, McpCmdError> {
     let set = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
     match (set("DCL_CONFIG_DIR"), set("HOME")) {
         (Some(d), _) => Ok(PathBuf::from(d)),
         (None, Some(h)) => Ok(PathBuf::from(h).join(".dcl")),
-        _ => Err(
-            "neither DCL_CONFIG_DIR nor HOME is set: cannot find the user MCP config (~/.dcl/mcp.json)"
-                .into(),
-        ),
+        _ => Err(McpCmdError::NoHome),
     }
 }
 
-fn check_name(name: &str) -> Result<(), String> {
+fn check_name(name: &str) -> Result<(), McpCmdError> {
     let ok = !name.is_empty()
         && name
             .chars()
@@ -244,13 +307,11 @@ fn check_name(name: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!(
-            "invalid server name {name:?}: use only letters, digits, '-' and '_'"
-        ))
+        Err(McpCmdError::InvalidName(name.to_string()))
     }
 }
 
-fn add(a: AddArgs, home: &Path, cwd: &Path) -> Result<ExitCode, String> {
+fn add(a: AddArgs, home: &Path, cwd: &Path) -> Result<ExitCode, McpCmdError> {
     let scope = a.scope.unwrap_or(Scope::Local);
     let words = a.words();
     let transport = a.transport;
@@ -259,21 +320,23 @@ fn add(a: AddArgs, home: &Path, cwd: &Path) -> Result<ExitCode, String> {
     // Words are taken as they are from the first one on, so an unknown option before
     // the name lands here.
     if let Some(option) = words.first().filter(|w| w.starts_with('-') && w.len() > 1) {
-        return Err(format!(
-            "unknown option {option:?} for `dcl mcp add`\n\n{USAGE}"
-        ));
+        return Err(McpCmdError::UnknownOption {
+            option: option.clone(),
+            sub: "add".into(),
+        });
     }
     let mut positionals = words.into_iter();
     let (Some(name), Some(target)) = (positionals.next(), positionals.next()) else {
-        return Err(format!(
-            "`dcl mcp add` needs a name and a command or URL\n\n{USAGE}"
-        ));
+        return Err(McpCmdError::MissingOperands {
+            command: "add",
+            needs: "a name and a command or URL",
+        });
     };
     let server_args: Vec<String> = positionals.collect();
     check_name(&name)?;
     let server = if transport == "stdio" {
         if !headers.is_empty() {
-            return Err("--header applies to http and sse servers only".into());
+            return Err(McpCmdError::HeaderForStdio);
         }
         let mut o = Map::new();
         o.insert("type".into(), json!("stdio"));
@@ -285,13 +348,13 @@ fn add(a: AddArgs, home: &Path, cwd: &Path) -> Result<ExitCode, String> {
         Value::Object(o)
     } else {
         if !env.is_empty() {
-            return Err("--env applies to stdio servers only".into());
+            return Err(McpCmdError::EnvForRemote);
         }
         if !server_args.is_empty() {
-            return Err(format!(
-                "an {transport} server takes one URL; unexpected arguments: {}",
-                server_args.join(" ")
-            ));
+            return Err(McpCmdError::ExtraArguments {
+                transport,
+                args: server_args,
+            });
         }
         let mut o = Map::new();
         o.insert("type".into(), json!(transport));
@@ -315,18 +378,25 @@ fn add(a: AddArgs, home: &Path, cwd: &Path) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn add_json(a: AddJsonArgs, home: &Path, cwd: &Path) -> Result<ExitCode, String> {
+fn add_json(a: AddJsonArgs, home: &Path, cwd: &Path) -> Result<ExitCode, McpCmdError> {
     let scope = a.scope.unwrap_or(Scope::Local);
     let positionals = a.rest;
     let [name, text] = positionals.as_slice() else {
-        return Err(format!(
-            "`dcl mcp add-json` needs a name and the server's JSON\n\n{USAGE}"
-        ));
+        return Err(McpCmdError::MissingOperands {
+            command: "add-json",
+            needs: "a name and the server's JSON",
+        });
     };
     check_name(name)?;
-    let server: Value =
-        serde_json::from_str(text).map_err(|e| format!("invalid JSON for {name:?}: {e}"))?;
-    let config = ServerConfig::from_json(name, &server).map_err(|e| format!("{name:?}: {e}"))?;
+    let server: Value = serde_json::from_str(text).map_err(|source| McpCmdError::InvalidJson {
+        name: name.clone(),
+        source,
+    })?;
+    let config =
+        ServerConfig::from_json(name, &server).map_err(|error| McpCmdError::InvalidServer {
+            name: name.clone(),
+            error,
+        })?;
     let path = config_store::add_server(scope, home, cwd, name, &server)?;
     println!(
         "Added {} MCP server {name} to {scope} config",
@@ -336,9 +406,9 @@ fn add_json(a: AddJsonArgs, home: &Path, cwd: &Path) -> Result<ExitCode, String>
     Ok(ExitCode::SUCCESS)
 }
 
-fn list(args: &[String], home: &Path, cwd: &Path) -> Result<ExitCode, String> {
+fn list(args: &[String], home: &Path, cwd: &Path) -> Result<ExitCode, McpCmdError> {
     if let Some(extra) = args.first() {
-        return Err(format!("`dcl mcp list` takes no arguments (got {extra:?})"));
+        return Err(McpCmdError::ListArguments(extra.clone()));
     }
     let all = config_store::load_all(home, cwd)?;
     if all.is_empty() {
@@ -354,15 +424,16 @@ fn list(args: &[String], home: &Path, cwd: &Path) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn get(args: &[String], home: &Path, cwd: &Path) -> Result<ExitCode, String> {
+fn get(args: &[String], home: &Path, cwd: &Path) -> Result<ExitCode, McpCmdError> {
     let [name] = args else {
-        return Err(format!(
-            "`dcl mcp get` needs exactly one server name\n\n{USAGE}"
-        ));
+        return Err(McpCmdError::MissingOperands {
+            command: "get",
+            needs: "exactly one server name",
+        });
     };
     let found = config_store::find(name, home, cwd)?;
     let Some((scope, config)) = found.first().cloned() else {
-        return Err(format!("No MCP server named {name:?} is configured"));
+        return Err(McpCmdError::NotConfigured(name.clone()));
     };
     let one: BTreeMap<String, (ServerConfig, Scope)> =
         [(name.clone(), (config.clone(), scope))].into();
@@ -415,11 +486,12 @@ fn remove(
     positionals: &[String],
     home: &Path,
     cwd: &Path,
-) -> Result<ExitCode, String> {
+) -> Result<ExitCode, McpCmdError> {
     let [name] = positionals else {
-        return Err(format!(
-            "`dcl mcp remove` needs exactly one server name\n\n{USAGE}"
-        ));
+        return Err(McpCmdError::MissingOperands {
+            command: "remove",
+            needs: "exactly one server name",
+        });
     };
     let scope = config_store::remove_server(scope, home, cwd, name)?;
     println!("Removed MCP server {name} from {scope} config");
@@ -431,12 +503,12 @@ fn remove(
 fn check(
     servers: &BTreeMap<String, (ServerConfig, Scope)>,
     cwd: &Path,
-) -> Result<Vec<ServerStatus>, String> {
+) -> Result<Vec<ServerStatus>, McpCmdError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+        .map_err(McpCmdError::Runtime)?;
     let options = McpOptions {
         child_env: std::env::vars().collect(),
         cwd: Some(cwd.to_path_buf()),

@@ -9,34 +9,32 @@ use dcl_protocol::{Message, MessageContent, UserMessage};
 
 use dcl_bridge::argv::Args;
 
-pub fn run(args: &Args, opts: SessionOptions, output: OutputFormat) -> Result<ExitCode, String> {
+use crate::error::CliError;
+
+pub fn run(args: &Args, opts: SessionOptions, output: OutputFormat) -> Result<ExitCode, CliError> {
     let prompt = if args.positionals.is_empty() {
         // A prompt piped in with neither `-p` nor `--input-format` is a print-mode run, as
         // with the reference (SDKs' one-shot helpers do this); only a terminal on stdin
         // asks for the interactive mode dcl does not have.
         if !args.has("-p") && !args.has("--print") && std::io::stdin().is_terminal() {
-            return Err(
-                "no prompt: use `dcl -p \"<prompt>\"` or `--input-format stream-json` (interactive mode is not supported)".into(),
-            );
+            return Err(CliError::NoPrompt);
         }
         let mut text = String::new();
         std::io::stdin()
             .read_to_string(&mut text)
-            .map_err(|e| format!("cannot read the prompt from stdin: {e}"))?;
+            .map_err(CliError::ReadPrompt)?;
         text
     } else {
         args.positionals.join(" ")
     };
     if prompt.trim().is_empty() {
-        return Err("the prompt is empty".into());
+        return Err(CliError::EmptyPrompt);
     }
-    let rt = dcl_bridge::runtime().map_err(|e| e.to_string())?;
-    let bridge = dcl_bridge::open_with(opts).map_err(|e| e.to_string())?;
-    bridge
-        .send_message(Message::User(UserMessage::new(MessageContent::Text(
-            prompt,
-        ))))
-        .map_err(|e| e.to_string())?;
+    let rt = dcl_bridge::runtime()?;
+    let bridge = dcl_bridge::open_with(opts)?;
+    bridge.send_message(Message::User(UserMessage::new(MessageContent::Text(
+        prompt,
+    ))))?;
     bridge.end_input();
     let stdout = std::io::stdout();
     let mut last = None;
@@ -53,7 +51,7 @@ pub fn run(args: &Args, opts: SessionOptions, output: OutputFormat) -> Result<Ex
         }
     });
     let Some(result) = last else {
-        return Err("the session ended without a result".into());
+        return Err(CliError::NoResult);
     };
     match output {
         OutputFormat::Text => {

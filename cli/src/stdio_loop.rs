@@ -20,11 +20,12 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::awaiting;
+use crate::error::{ClaimError, CliError};
 
 use crate::line_reader::{self, Line};
 
-pub fn run(opts: SessionOptions) -> Result<ExitCode, String> {
-    let rt = dcl_bridge::runtime().map_err(|e| e.to_string())?;
+pub fn run(opts: SessionOptions) -> Result<ExitCode, CliError> {
+    let rt = dcl_bridge::runtime()?;
     let max_line = opts.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES);
     // Bounded: a host that writes faster than the session reads waits in its pipe.
     let (line_tx, line_rx) = mpsc::channel::<String>(64);
@@ -32,7 +33,7 @@ pub fn run(opts: SessionOptions) -> Result<ExitCode, String> {
         spawn_stdin_reader(line_tx, max_line);
         return Ok(rt.block_on(serve_awaiting(opts, line_rx)));
     }
-    let bridge = Arc::new(dcl_bridge::open_with(opts).map_err(|e| e.to_string())?);
+    let bridge = Arc::new(dcl_bridge::open_with(opts)?);
     spawn_stdin_reader(line_tx, max_line);
     let code = rt.block_on(async move { serve(Front::new(bridge), line_rx, None).await });
     Ok(code)
@@ -223,12 +224,12 @@ async fn claim(front: Front, spare: Spare, req: ControlRequestEnvelope) -> Front
     };
     let parsed: Result<awaiting::ClaimSession, _> = serde_json::from_value(req.request.clone());
     let planned = parsed
-        .map_err(|e| format!("malformed claim_session request: {e}"))
+        .map_err(ClaimError::Malformed)
         .and_then(|c| awaiting::claimed_options(&spare.options, &c).map(|o| (c, o)));
     let (claim, (options, mut warnings)) = match planned {
         Ok(p) => p,
         Err(e) => {
-            respond(ControlResponse::error(req.request_id, e));
+            respond(ControlResponse::error(req.request_id, e.to_string()));
             return front;
         }
     };
@@ -259,7 +260,7 @@ async fn claim(front: Front, spare: Spare, req: ControlRequestEnvelope) -> Front
         own.insert(own_id.clone(), tx);
     }
     let sent = serde_json::to_value(&init)
-        .map_err(|e| e.to_string())
+        .map_err(ClaimError::EncodeInitialize)
         .and_then(|mut v| {
             if let Value::Object(m) = &mut v {
                 m.insert("subtype".into(), Value::String("initialize".into()));
@@ -268,12 +269,10 @@ async fn claim(front: Front, spare: Spare, req: ControlRequestEnvelope) -> Front
                 .send_message(Message::ControlRequest(ControlRequestEnvelope::new(
                     own_id, v,
                 )))
-                .map_err(|e| e.to_string())
+                .map_err(ClaimError::SendInitialize)
         });
     let answered = match sent {
-        Ok(()) => rx
-            .await
-            .map_err(|_| "the claimed session ended".to_string()),
+        Ok(()) => rx.await.map_err(|_| ClaimError::Ended),
         Err(e) => Err(e),
     };
     let initialize = match answered {
@@ -286,7 +285,7 @@ async fn claim(front: Front, spare: Spare, req: ControlRequestEnvelope) -> Front
             return next;
         }
         Err(e) => {
-            respond(ControlResponse::error(req.request_id, e));
+            respond(ControlResponse::error(req.request_id, e.to_string()));
             return next;
         }
     };

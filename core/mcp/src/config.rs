@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+pub use crate::config_error::ConfigError;
+
 /// How to reach one MCP server. `Debug` never shows env values or header values.
 #[derive(Clone, PartialEq, Eq)]
 pub enum ServerConfig {
@@ -59,10 +61,10 @@ impl ServerConfig {
 
     /// Parses one server's JSON. `key` (the server's name in `mcpServers`) names SDK servers
     /// that carry no `name` of their own.
-    pub fn from_json(key: &str, value: &Value) -> Result<ServerConfig, String> {
+    pub fn from_json(key: &str, value: &Value) -> Result<ServerConfig, ConfigError> {
         let obj = value
             .as_object()
-            .ok_or_else(|| format!("expected an object, got {}", type_name(value)))?;
+            .ok_or_else(|| ConfigError::NotAnObject(type_name(value)))?;
         let kind = match obj.get("type") {
             None | Some(Value::Null) => {
                 if obj.contains_key("command") {
@@ -70,9 +72,7 @@ impl ServerConfig {
                 } else if obj.contains_key("url") {
                     "http"
                 } else {
-                    return Err(
-                        "missing \"command\" (stdio server) or \"url\" (http/sse server)".into(),
-                    );
+                    return Err(ConfigError::NoCommandOrUrl);
                 }
             }
             Some(Value::String(t)) => match t.as_str() {
@@ -81,44 +81,31 @@ impl ServerConfig {
                 "sse" => "sse",
                 "sdk" => "sdk",
                 other => {
-                    return Err(format!(
-                        "unknown \"type\" {other:?}: expected stdio, http, sse or sdk"
-                    ));
+                    return Err(ConfigError::UnknownType(other.to_string()));
                 }
             },
             Some(other) => {
-                return Err(format!(
-                    "\"type\" must be a string, got {}",
-                    type_name(other)
-                ));
+                return Err(ConfigError::wrong_type("type", "a string", other));
             }
         };
         match kind {
             "stdio" => {
                 let command = match obj.get("command") {
                     Some(Value::String(c)) if !c.trim().is_empty() => c.clone(),
-                    Some(Value::String(_)) => return Err("\"command\" is empty".into()),
+                    Some(Value::String(_)) => return Err(ConfigError::EmptyCommand),
                     Some(other) => {
-                        return Err(format!(
-                            "\"command\" must be a string, got {}",
-                            type_name(other)
-                        ));
+                        return Err(ConfigError::wrong_type("command", "a string", other));
                     }
-                    None => return Err("a stdio server needs \"command\"".into()),
+                    None => return Err(ConfigError::MissingCommand),
                 };
                 let args = match obj.get("args") {
                     None | Some(Value::Null) => Vec::new(),
                     Some(Value::Array(items)) => items
                         .iter()
-                        .map(|a| {
-                            scalar_string(a).ok_or_else(|| "\"args\" must hold strings".to_string())
-                        })
+                        .map(|a| scalar_string(a).ok_or(ConfigError::ArgsNotStrings))
                         .collect::<Result<_, _>>()?,
                     Some(other) => {
-                        return Err(format!(
-                            "\"args\" must be an array, got {}",
-                            type_name(other)
-                        ));
+                        return Err(ConfigError::wrong_type("args", "an array", other));
                     }
                 };
                 let env = string_map(obj.get("env"), "env")?;
@@ -127,10 +114,7 @@ impl ServerConfig {
                     Some(Value::String(c)) if c.is_empty() => None,
                     Some(Value::String(c)) => Some(PathBuf::from(c)),
                     Some(other) => {
-                        return Err(format!(
-                            "\"cwd\" must be a string, got {}",
-                            type_name(other)
-                        ));
+                        return Err(ConfigError::wrong_type("cwd", "a string", other));
                     }
                 };
                 Ok(ServerConfig::Stdio {
@@ -144,12 +128,9 @@ impl ServerConfig {
                 let url = match obj.get("url") {
                     Some(Value::String(u)) => u.clone(),
                     Some(other) => {
-                        return Err(format!(
-                            "\"url\" must be a string, got {}",
-                            type_name(other)
-                        ));
+                        return Err(ConfigError::wrong_type("url", "a string", other));
                     }
-                    None => return Err(format!("an {kind} server needs \"url\"")),
+                    None => return Err(ConfigError::MissingUrl(kind)),
                 };
                 check_url(&url)?;
                 let headers = string_map(obj.get("headers"), "headers")?;
@@ -164,10 +145,7 @@ impl ServerConfig {
                     Some(Value::String(n)) if !n.is_empty() => n.clone(),
                     None | Some(Value::Null) | Some(Value::String(_)) => key.to_string(),
                     Some(other) => {
-                        return Err(format!(
-                            "\"name\" must be a string, got {}",
-                            type_name(other)
-                        ));
+                        return Err(ConfigError::wrong_type("name", "a string", other));
                     }
                 };
                 Ok(ServerConfig::Sdk { name })
@@ -232,7 +210,10 @@ impl ServerConfig {
     /// Replaces `${VAR}` and `${VAR:-default}` in the command, args, env values, cwd, url and
     /// header values with values from `vars` (the session's environment), as `.mcp.json` files
     /// expect. A variable that is unset and has no default is an error naming it.
-    pub fn expand_vars(&self, vars: &BTreeMap<String, String>) -> Result<ServerConfig, String> {
+    pub fn expand_vars(
+        &self,
+        vars: &BTreeMap<String, String>,
+    ) -> Result<ServerConfig, ConfigError> {
         let mut missing = Vec::new();
         let mut ex = |s: &str| expand(s, vars, &mut missing);
         let out = match self {
@@ -264,10 +245,7 @@ impl ServerConfig {
         } else {
             missing.sort();
             missing.dedup();
-            Err(format!(
-                "missing environment variable(s) used in the config: {}",
-                missing.join(", ")
-            ))
+            Err(ConfigError::MissingVariables(missing))
         }
     }
 }
@@ -319,71 +297,78 @@ impl<'de> serde::Deserialize<'de> for ServerConfig {
 /// Parses `--mcp-config`: inline JSON (starts with `{`) or the path of a JSON file (relative
 /// to `cwd`). The JSON is `{"mcpServers": {"<name>": {…}}}`; `{}` means no servers. Every bad
 /// server is reported, each by name.
-pub fn parse_mcp_config(arg: &str, cwd: &Path) -> Result<BTreeMap<String, ServerConfig>, String> {
+pub fn parse_mcp_config(
+    arg: &str,
+    cwd: &Path,
+) -> Result<BTreeMap<String, ServerConfig>, ConfigError> {
     let trimmed = arg.trim();
     let (value, source) = if trimmed.starts_with('{') {
-        let v: Value =
-            serde_json::from_str(trimmed).map_err(|e| format!("invalid --mcp-config JSON: {e}"))?;
+        let v: Value = serde_json::from_str(trimmed).map_err(ConfigError::InvalidInlineJson)?;
         (v, "--mcp-config".to_string())
     } else if trimmed.is_empty() {
-        return Err("--mcp-config: empty value".into());
+        return Err(ConfigError::EmptyArgument);
     } else {
         let path = cwd.join(trimmed);
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read MCP config file {}: {e}", path.display()))?;
-        let v: Value = serde_json::from_str(&text)
-            .map_err(|e| format!("invalid JSON in MCP config file {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::ReadFile {
+            path: path.clone(),
+            source,
+        })?;
+        let v: Value =
+            serde_json::from_str(&text).map_err(|source| ConfigError::InvalidFileJson {
+                path: path.clone(),
+                source,
+            })?;
         (v, path.display().to_string())
     };
-    parse_servers_json(&value).map_err(|e| format!("{source}: {e}"))
+    parse_servers_json(&value).map_err(|e| e.within(source))
 }
 
 /// Parses a whole `{"mcpServers": {…}}` document.
-pub fn parse_servers_json(value: &Value) -> Result<BTreeMap<String, ServerConfig>, String> {
-    let obj = value.as_object().ok_or_else(|| {
-        format!(
-            "expected {{\"mcpServers\": {{…}}}}, got {}",
-            type_name(value)
-        )
-    })?;
+pub fn parse_servers_json(value: &Value) -> Result<BTreeMap<String, ServerConfig>, ConfigError> {
+    let obj = value
+        .as_object()
+        .ok_or_else(|| ConfigError::NotADocument(type_name(value)))?;
     let servers = match obj.get("mcpServers") {
         Some(Value::Object(s)) => s,
         Some(Value::Null) => return Ok(BTreeMap::new()),
         Some(other) => {
-            return Err(format!(
-                "\"mcpServers\" must be an object, got {}",
-                type_name(other)
-            ));
+            return Err(ConfigError::wrong_type("mcpServers", "an object", other));
         }
         None if obj.is_empty() => return Ok(BTreeMap::new()),
-        None => return Err("expected {\"mcpServers\": {…}}: no \"mcpServers\" key".into()),
+        None => return Err(ConfigError::NoMcpServersKey),
     };
     let mut out = BTreeMap::new();
-    let mut errors = Vec::new();
+    let mut errors: Vec<ConfigError> = Vec::new();
     for (name, server) in servers {
         if name.is_empty() {
-            errors.push("a server has an empty name".to_string());
+            errors.push(ConfigError::EmptyName);
             continue;
         }
         match ServerConfig::from_json(name, server) {
             Ok(c) => {
                 out.insert(name.clone(), c);
             }
-            Err(e) => errors.push(format!("MCP server {name:?}: {e}")),
+            Err(e) => errors.push(ConfigError::Server {
+                name: name.clone(),
+                error: Box::new(e),
+            }),
         }
     }
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(errors.join("; "))
+    match errors.len() {
+        0 => Ok(out),
+        1 => Err(errors.remove(0)),
+        _ => Err(ConfigError::Several(errors)),
     }
 }
 
-fn check_url(url: &str) -> Result<(), String> {
-    let parsed = reqwest::Url::parse(url).map_err(|e| format!("invalid \"url\" {url:?}: {e}"))?;
+fn check_url(url: &str) -> Result<(), ConfigError> {
+    let parsed = reqwest::Url::parse(url).map_err(|source| ConfigError::InvalidUrl {
+        url: url.to_string(),
+        source,
+    })?;
     match parsed.scheme() {
         "http" | "https" => Ok(()),
-        other => Err(format!("\"url\" must be http or https, got {other}:")),
+        other => Err(ConfigError::UrlScheme(other.to_string())),
     }
 }
 
@@ -396,7 +381,10 @@ fn scalar_string(v: &Value) -> Option<String> {
     }
 }
 
-fn string_map(v: Option<&Value>, what: &str) -> Result<BTreeMap<String, String>, String> {
+fn string_map(
+    v: Option<&Value>,
+    what: &'static str,
+) -> Result<BTreeMap<String, String>, ConfigError> {
     match v {
         None | Some(Value::Null) => Ok(BTreeMap::new()),
         Some(Value::Object(m)) => m
@@ -404,13 +392,13 @@ fn string_map(v: Option<&Value>, what: &str) -> Result<BTreeMap<String, String>,
             .map(|(k, v)| {
                 scalar_string(v)
                     .map(|s| (k.clone(), s))
-                    .ok_or_else(|| format!("\"{what}\".{k} must be a string"))
+                    .ok_or_else(|| ConfigError::NotAString {
+                        map: what,
+                        key: k.clone(),
+                    })
             })
             .collect(),
-        Some(other) => Err(format!(
-            "\"{what}\" must be an object of strings, got {}",
-            type_name(other)
-        )),
+        Some(other) => Err(ConfigError::wrong_type(what, "an object of strings", other)),
     }
 }
 
@@ -501,9 +489,9 @@ mod tests {
     fn errors_name_each_bad_server() {
         let v = json!({"mcpServers": {"x": {"type": "ws"}, "y": {"args": []}, "z": {"type":"http","url":"ftp://a"}}});
         let e = parse_servers_json(&v).unwrap_err();
-        assert!(e.contains("\"x\""), "{e}");
-        assert!(e.contains("\"y\""), "{e}");
-        assert!(e.contains("\"z\""), "{e}");
+        assert!(e.to_string().contains("\"x\""), "{e}");
+        assert!(e.to_string().contains("\"y\""), "{e}");
+        assert!(e.to_string().contains("\"z\""), "{e}");
         assert!(parse_servers_json(&json!([])).is_err());
         assert!(parse_servers_json(&json!({"servers": {}})).is_err());
         assert!(parse_servers_json(&json!({})).unwrap().is_empty());
@@ -522,7 +510,7 @@ mod tests {
         let m = parse_mcp_config(r#" {"mcpServers":{"t":{"type":"sdk"}}}"#, dir.path()).unwrap();
         assert!(m.contains_key("t"));
         let e = parse_mcp_config("nope.json", dir.path()).unwrap_err();
-        assert!(e.contains("nope.json"), "{e}");
+        assert!(e.to_string().contains("nope.json"), "{e}");
         assert!(parse_mcp_config("{not json", dir.path()).is_err());
     }
 
@@ -563,6 +551,11 @@ mod tests {
             url: "http://h/${MISSING}".into(),
             headers: BTreeMap::new(),
         };
-        assert!(c.expand_vars(&vars).unwrap_err().contains("MISSING"));
+        assert!(
+            c.expand_vars(&vars)
+                .unwrap_err()
+                .to_string()
+                .contains("MISSING")
+        );
     }
 }

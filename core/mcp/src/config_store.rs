@@ -18,7 +18,7 @@ use std::str::FromStr;
 
 use serde_json::{Map, Value};
 
-use crate::config::{ServerConfig, type_name};
+use crate::config::{ConfigError, ServerConfig, type_name};
 
 /// Where a server is configured. Ordered by precedence: `Local` wins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -65,16 +65,72 @@ impl fmt::Display for Scope {
     }
 }
 
+/// A `--scope` value that names no scope.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid scope {0:?}: expected local, project or user")]
+pub struct InvalidScope(pub String);
+
+/// Why a config file could not be read or changed. `Display` is what `dcl mcp` prints.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{0}")]
+    Config(#[from] ConfigError),
+    #[error("MCP server {name:?} already exists in {scope} config ({})", path.display())]
+    Exists {
+        name: String,
+        scope: Scope,
+        path: PathBuf,
+    },
+    #[error("No MCP server named {0:?} is configured")]
+    NotConfigured(String),
+    #[error("MCP server {name:?} exists in several scopes ({}); choose one with --scope", scopes.join(", "))]
+    SeveralScopes {
+        name: String,
+        scopes: Vec<&'static str>,
+    },
+    #[error("No MCP server named {name:?} in {scope} config")]
+    NotInScope { name: String, scope: Scope },
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: expected a JSON object, got {got}", path.display())]
+    NotAnObject { path: PathBuf, got: &'static str },
+    #[error("{}: invalid JSON: {source}", path.display())]
+    InvalidJson {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("{}: \"mcpServers\" is not an object", path.display())]
+    ServersNotAnObject { path: PathBuf },
+    /// `what`: `create`, `write in`, `write`.
+    #[error("cannot {what} {}: {source}", path.display())]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot encode {}: {source}", path.display())]
+    Encode {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("cannot replace {}: {source}", path.display())]
+    Replace {
+        path: PathBuf,
+        source: tempfile::PersistError,
+    },
+}
+
 impl FromStr for Scope {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Scope, String> {
+    type Err = InvalidScope;
+    fn from_str(s: &str) -> Result<Scope, InvalidScope> {
         match s {
             "local" => Ok(Scope::Local),
             "project" => Ok(Scope::Project),
             "user" | "global" => Ok(Scope::User),
-            other => Err(format!(
-                "invalid scope {other:?}: expected local, project or user"
-            )),
+            other => Err(InvalidScope(other.to_string())),
         }
     }
 }
@@ -84,11 +140,11 @@ pub fn load_scope(
     scope: Scope,
     home: &Path,
     cwd: &Path,
-) -> Result<BTreeMap<String, ServerConfig>, String> {
+) -> Result<BTreeMap<String, ServerConfig>, StoreError> {
     let path = scope.path(home, cwd);
     let doc = read_doc(&path)?;
-    crate::config::parse_servers_json(&Value::Object(doc))
-        .map_err(|e| format!("{}: {e}", path.display()))
+    Ok(crate::config::parse_servers_json(&Value::Object(doc))
+        .map_err(|e| e.within(path.display().to_string()))?)
 }
 
 /// Every configured server with the scope it comes from (local > project > user). A file
@@ -97,7 +153,7 @@ pub fn load_scope(
 pub fn load_all(
     home: &Path,
     cwd: &Path,
-) -> Result<BTreeMap<String, (ServerConfig, Scope)>, String> {
+) -> Result<BTreeMap<String, (ServerConfig, Scope)>, StoreError> {
     let mut out = BTreeMap::new();
     for scope in Scope::ALL.iter().rev() {
         for (name, config) in load_scope(*scope, home, cwd)? {
@@ -108,7 +164,7 @@ pub fn load_all(
 }
 
 /// Every scope that defines `name`, highest precedence first, with that scope's config.
-pub fn find(name: &str, home: &Path, cwd: &Path) -> Result<Vec<(Scope, ServerConfig)>, String> {
+pub fn find(name: &str, home: &Path, cwd: &Path) -> Result<Vec<(Scope, ServerConfig)>, StoreError> {
     let mut out = Vec::new();
     for scope in Scope::ALL {
         if let Some(c) = load_scope(scope, home, cwd)?.remove(name) {
@@ -126,17 +182,17 @@ pub fn add_server(
     cwd: &Path,
     name: &str,
     server: &Value,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, StoreError> {
     ServerConfig::from_json(name, server)?;
     let path = scope.path(home, cwd);
     let mut doc = read_doc(&path)?;
     let servers = servers_of(&mut doc, &path)?;
     if servers.contains_key(name) {
-        return Err(format!(
-            "MCP server {name:?} already exists in {} config ({})",
+        return Err(StoreError::Exists {
+            name: name.to_string(),
             scope,
-            path.display()
-        ));
+            path,
+        });
     }
     servers.insert(name.to_string(), server.clone());
     write_doc(&path, &doc)?;
@@ -150,20 +206,19 @@ pub fn remove_server(
     home: &Path,
     cwd: &Path,
     name: &str,
-) -> Result<Scope, String> {
+) -> Result<Scope, StoreError> {
     let scope = match scope {
         Some(s) => s,
         None => {
             let found = find(name, home, cwd)?;
             match found.as_slice() {
-                [] => return Err(format!("No MCP server named {name:?} is configured")),
+                [] => return Err(StoreError::NotConfigured(name.to_string())),
                 [(s, _)] => *s,
                 many => {
-                    let scopes: Vec<&str> = many.iter().map(|(s, _)| s.as_str()).collect();
-                    return Err(format!(
-                        "MCP server {name:?} exists in several scopes ({}); choose one with --scope",
-                        scopes.join(", ")
-                    ));
+                    return Err(StoreError::SeveralScopes {
+                        name: name.to_string(),
+                        scopes: many.iter().map(|(s, _)| s.as_str()).collect(),
+                    });
                 }
             }
         }
@@ -172,36 +227,46 @@ pub fn remove_server(
     let mut doc = read_doc(&path)?;
     let servers = servers_of(&mut doc, &path)?;
     if servers.remove(name).is_none() {
-        return Err(format!("No MCP server named {name:?} in {scope} config"));
+        return Err(StoreError::NotInScope {
+            name: name.to_string(),
+            scope,
+        });
     }
     write_doc(&path, &doc)?;
     Ok(scope)
 }
 
-fn read_doc(path: &Path) -> Result<Map<String, Value>, String> {
+fn read_doc(path: &Path) -> Result<Map<String, Value>, StoreError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        Err(source) => {
+            return Err(StoreError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
     };
     if text.trim().is_empty() {
         return Ok(Map::new());
     }
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(o)) => Ok(o),
-        Ok(other) => Err(format!(
-            "{}: expected a JSON object, got {}",
-            path.display(),
-            type_name(&other)
-        )),
-        Err(e) => Err(format!("{}: invalid JSON: {e}", path.display())),
+        Ok(other) => Err(StoreError::NotAnObject {
+            path: path.to_path_buf(),
+            got: type_name(&other),
+        }),
+        Err(source) => Err(StoreError::InvalidJson {
+            path: path.to_path_buf(),
+            source,
+        }),
     }
 }
 
 fn servers_of<'a>(
     doc: &'a mut Map<String, Value>,
     path: &Path,
-) -> Result<&'a mut Map<String, Value>, String> {
+) -> Result<&'a mut Map<String, Value>, StoreError> {
     let entry = doc
         .entry("mcpServers")
         .or_insert_with(|| Value::Object(Map::new()));
@@ -210,25 +275,34 @@ fn servers_of<'a>(
     }
     entry
         .as_object_mut()
-        .ok_or_else(|| format!("{}: \"mcpServers\" is not an object", path.display()))
+        .ok_or_else(|| StoreError::ServersNotAnObject {
+            path: path.to_path_buf(),
+        })
 }
 
-fn write_doc(path: &Path, doc: &Map<String, Value>) -> Result<(), String> {
+fn write_doc(path: &Path, doc: &Map<String, Value>) -> Result<(), StoreError> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let mut text = serde_json::to_string_pretty(doc)
-        .map_err(|e| format!("cannot encode {}: {e}", path.display()))?;
+    let io = |what: &'static str, path: &Path| {
+        let path = path.to_path_buf();
+        move |source| StoreError::Io { what, path, source }
+    };
+    std::fs::create_dir_all(&dir).map_err(io("create", &dir))?;
+    let mut text = serde_json::to_string_pretty(doc).map_err(|source| StoreError::Encode {
+        path: path.to_path_buf(),
+        source,
+    })?;
     text.push('\n');
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir)
-        .map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(io("write in", &dir))?;
     tmp.write_all(text.as_bytes())
         .and_then(|_| tmp.as_file().sync_all())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    tmp.persist(path)
-        .map_err(|e| format!("cannot replace {}: {e}", path.display()))?;
+        .map_err(io("write", path))?;
+    tmp.persist(path).map_err(|source| StoreError::Replace {
+        path: path.to_path_buf(),
+        source,
+    })?;
     Ok(())
 }
 
@@ -280,7 +354,7 @@ mod tests {
         assert!(add_server(Scope::User, h, c, "bad", &json!({"type": "ws"})).is_err());
         // Ambiguous removal needs a scope.
         let e = remove_server(None, h, c, "s").unwrap_err();
-        assert!(e.contains("local, project, user"), "{e}");
+        assert!(e.to_string().contains("local, project, user"), "{e}");
         assert_eq!(
             remove_server(Some(Scope::Local), h, c, "s").unwrap(),
             Scope::Local
@@ -312,6 +386,6 @@ mod tests {
         assert_eq!(v["keep"], json!(true));
         std::fs::write(&p, "{oops").unwrap();
         let e = load_all(home.path(), cwd.path()).unwrap_err();
-        assert!(e.contains(".mcp.json"), "{e}");
+        assert!(e.to_string().contains(".mcp.json"), "{e}");
     }
 }

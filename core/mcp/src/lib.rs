@@ -13,19 +13,24 @@
 //! Env values and header values never appear in `Debug` output or logs.
 
 pub mod config;
+mod config_error;
 pub mod config_store;
 pub mod content;
+mod error;
 mod manager;
 mod transport;
 
 use futures::future::BoxFuture;
 
-pub use config::{ServerConfig, parse_mcp_config, parse_servers_json};
+pub use config::{ConfigError, ServerConfig, parse_mcp_config, parse_servers_json};
 pub use config_store::Scope;
+pub use error::{CallError, ConnectError, HostRpcError, ServerError};
 pub use manager::{
     CallResult, ConnectionStatus, McpManager, McpOptions, McpTool, ServerStatus, SetServersResult,
     ToolSummary, qualified_tool_name,
 };
+pub use transport::sse::{HttpClientError, SseError};
+pub use transport::stdio::SpawnError;
 
 /// The host side of SDK MCP servers (`{"type":"sdk"}`): the engine implements this over its
 /// control channel.
@@ -33,7 +38,7 @@ pub trait HostRpc: Send + Sync {
     /// Sends `control_request{subtype:"mcp_message", server_name: server, message}` and
     /// resolves to the payload of the host's `control_response`, i.e.
     /// `{"mcp_response": <JSON-RPC response>}` (a bare JSON-RPC message is accepted too).
-    /// An error response, a timeout or a cancelled session is `Err(message)`.
+    /// An error response, a timeout or a cancelled session is `Err`.
     ///
     /// `server` is the server's key in `mcpServers`. Dropping the future means the answer is
     /// no longer wanted (the tool call was cancelled or timed out).
@@ -41,7 +46,7 @@ pub trait HostRpc: Send + Sync {
         &self,
         server: &str,
         message: serde_json::Value,
-    ) -> BoxFuture<'_, Result<serde_json::Value, String>>;
+    ) -> BoxFuture<'_, Result<serde_json::Value, HostRpcError>>;
 
     /// An MCP server (`server`, its key in `mcpServers`) asks the user for input
     /// (`elicitation/create`). `request` has the fields of the control protocol's
@@ -58,7 +63,7 @@ pub trait HostRpc: Send + Sync {
         &self,
         server: &str,
         request: serde_json::Value,
-    ) -> BoxFuture<'_, Result<serde_json::Value, String>> {
+    ) -> BoxFuture<'_, Result<serde_json::Value, HostRpcError>> {
         let _ = (server, request);
         Box::pin(async { Ok(serde_json::json!({"action": "decline"})) })
     }
@@ -73,10 +78,8 @@ impl HostRpc for NoHost {
         &self,
         server: &str,
         _message: serde_json::Value,
-    ) -> BoxFuture<'_, Result<serde_json::Value, String>> {
-        let e = format!(
-            "SDK MCP server {server:?} needs an SDK host, and none is connected to this session"
-        );
+    ) -> BoxFuture<'_, Result<serde_json::Value, HostRpcError>> {
+        let e = HostRpcError::NoHost(server.to_string());
         Box::pin(async move { Err(e) })
     }
 
@@ -84,7 +87,7 @@ impl HostRpc for NoHost {
         &self,
         _server: &str,
         _request: serde_json::Value,
-    ) -> BoxFuture<'_, Result<serde_json::Value, String>> {
+    ) -> BoxFuture<'_, Result<serde_json::Value, HostRpcError>> {
         Box::pin(async { Ok(serde_json::json!({"action": "decline"})) })
     }
 }

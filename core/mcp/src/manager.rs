@@ -29,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 use crate::HostRpc;
 use crate::config::ServerConfig;
 use crate::content::to_anthropic_blocks;
+use crate::error::{CallError, ConnectError, HostRpcError, ServerError};
 use crate::transport::Watched;
 use crate::transport::sdk::SdkTransport;
 use crate::transport::sse;
@@ -263,8 +264,8 @@ impl ClientHandler for Client {
             .host
             .elicit(&self.server, elicitation_request(&request));
         let answer = tokio::select! {
-            answer = ask => answer,
-            _ = context.ct.cancelled() => Err("the server cancelled the request".to_string()),
+            answer = ask => answer.map_err(NoElicitation::from),
+            _ = context.ct.cancelled() => Err(NoElicitation::ServerCancelled),
         };
         Ok(elicitation_result(&self.server, answer))
     }
@@ -307,11 +308,23 @@ fn elicitation_request(params: &CreateElicitationRequestParams) -> Value {
     }
 }
 
+/// Why an elicitation is cancelled (logged as a warning; the server sees `cancel`).
+#[derive(Debug, thiserror::Error)]
+enum NoElicitation {
+    #[error("the host gave no answer: {0}")]
+    NoAnswer(#[from] HostRpcError),
+    #[error("the host gave no answer: the server cancelled the request")]
+    ServerCancelled,
+    #[error("malformed answer ({0})")]
+    Malformed(String),
+}
+
 /// The host's answer as rmcp's result: no answer or a malformed one cancels (with a warning).
-fn elicitation_result(server: &str, answer: Result<Value, String>) -> CreateElicitationResult {
-    let parsed = answer
-        .map_err(|e| format!("the host gave no answer: {e}"))
-        .and_then(|a| parse_elicitation_answer(&a));
+fn elicitation_result(
+    server: &str,
+    answer: Result<Value, NoElicitation>,
+) -> CreateElicitationResult {
+    let parsed = answer.and_then(|a| parse_elicitation_answer(&a));
     parsed.unwrap_or_else(|why| {
         tracing::warn!(server, "elicitation cancelled: {why}");
         CreateElicitationResult {
@@ -323,22 +336,23 @@ fn elicitation_result(server: &str, answer: Result<Value, String>) -> CreateElic
 
 /// `{"action": "accept"|"decline"|"cancel", "content"?: {…}}`; `content` counts only when
 /// accepting, and must then be an object (or absent, as for URL mode).
-fn parse_elicitation_answer(answer: &Value) -> Result<CreateElicitationResult, String> {
+fn parse_elicitation_answer(answer: &Value) -> Result<CreateElicitationResult, NoElicitation> {
+    let malformed = |why: &str| NoElicitation::Malformed(why.to_string());
     let Some(answer) = answer.as_object() else {
-        return Err("malformed answer (not a JSON object)".into());
+        return Err(malformed("not a JSON object"));
     };
     let action = match answer.get("action").and_then(Value::as_str) {
         Some("accept") => ElicitationAction::Accept,
         Some("decline") => ElicitationAction::Decline,
         Some("cancel") => ElicitationAction::Cancel,
-        Some(other) => return Err(format!("malformed answer (unknown action {other:?})")),
-        None => return Err("malformed answer (no \"action\")".into()),
+        Some(other) => return Err(malformed(&format!("unknown action {other:?}"))),
+        None => return Err(malformed("no \"action\"")),
     };
     let content = match (&action, answer.get("content")) {
         (ElicitationAction::Accept, Some(Value::Object(c))) => Some(Value::Object(c.clone())),
         (ElicitationAction::Accept, None | Some(Value::Null)) => None,
         (ElicitationAction::Accept, Some(_)) => {
-            return Err("malformed answer (\"content\" is not an object)".into());
+            return Err(malformed("\"content\" is not an object"));
         }
         _ => None,
     };
@@ -550,7 +564,7 @@ impl McpManager {
         qualified_name: &str,
         args: Value,
         cancel: CancellationToken,
-    ) -> Result<CallResult, String> {
+    ) -> Result<CallResult, CallError> {
         self.call_with_meta(qualified_name, args, None, cancel)
             .await
     }
@@ -564,16 +578,15 @@ impl McpManager {
         args: Value,
         meta: Option<Map<String, Value>>,
         cancel: CancellationToken,
-    ) -> Result<CallResult, String> {
+    ) -> Result<CallResult, CallError> {
         let (server, tool, generation, conn) = self.resolve(qualified_name)?;
         let arguments = match args {
             Value::Object(m) => Some(m),
             Value::Null => None,
             other => {
-                return Err(format!(
-                    "MCP tool arguments must be a JSON object, got {}",
-                    crate::config::type_name(&other)
-                ));
+                return Err(CallError::ArgumentsNotAnObject(crate::config::type_name(
+                    &other,
+                )));
             }
         };
         let request = ClientRequest::CallToolRequest(Request::new(CallToolRequestParams {
@@ -597,14 +610,14 @@ impl McpManager {
             r = &mut response => r,
             _ = cancel.cancelled() => {
                 send_cancel(peer, id, "cancelled by the user");
-                return Err(format!("MCP tool call {qualified_name} was cancelled"));
+                return Err(CallError::Cancelled(qualified_name.to_string()));
             }
             _ = tokio::time::sleep(self.inner.tool_timeout) => {
                 send_cancel(peer, id, "timed out");
-                return Err(format!(
-                    "MCP tool {qualified_name} timed out after {} ms (MCP_TOOL_TIMEOUT)",
-                    self.inner.tool_timeout.as_millis()
-                ));
+                return Err(CallError::TimedOut {
+                    tool: qualified_name.to_string(),
+                    after: self.inner.tool_timeout,
+                });
             }
         };
         match outcome {
@@ -620,44 +633,58 @@ impl McpManager {
                     structured_content: r.structured_content,
                 })
             }
-            Ok(other) => Err(format!(
-                "MCP server {server:?} sent an unexpected reply to tools/call: {}",
-                serde_json::to_string(&other).unwrap_or_default()
-            )),
+            Ok(other) => Err(CallError::UnexpectedReply {
+                reply: serde_json::to_string(&other).unwrap_or_default(),
+                server,
+            }),
             Err(e) => Err(self.call_failed(&server, generation, &conn, e).await),
         }
     }
 
-    /// The message of a failed call; a dead connection also flips the server to `failed`.
+    /// The error of a failed call; a dead connection also flips the server to `failed`.
     async fn call_failed(
         &self,
         server: &str,
         generation: u64,
         conn: &Arc<Connection>,
         e: ServiceError,
-    ) -> String {
+    ) -> CallError {
+        let server = server.to_string();
         match e {
-            ServiceError::McpError(e) => {
-                format!(
-                    "MCP server {server:?} answered with error {}: {}",
-                    e.code.0, e.message
-                )
-            }
+            ServiceError::McpError(e) => CallError::ErrorAnswer {
+                server,
+                code: e.code.0,
+                message: e.message.to_string(),
+            },
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
                 let dead = conn.closed.is_cancelled() || conn.peer.is_transport_closed();
                 if !dead {
-                    return format!("MCP server {server:?}: {e}");
+                    return CallError::Transport {
+                        server,
+                        source: Box::new(e),
+                    };
                 }
                 let why = conn.death().await;
-                let msg = format!("MCP server {server:?} disconnected: {why}");
-                self.inner.mark_dead(server, generation, conn, msg.clone());
-                msg
+                let error = CallError::Disconnected {
+                    server: server.clone(),
+                    why,
+                };
+                // The server's status carries the same text the call reports.
+                self.inner
+                    .mark_dead(&server, generation, conn, error.to_string());
+                error
             }
-            other => format!("MCP tool call to {server:?} failed: {other}"),
+            other => CallError::Failed {
+                server,
+                source: Box::new(other),
+            },
         }
     }
 
-    fn resolve(&self, qualified: &str) -> Result<(String, String, u64, Arc<Connection>), String> {
+    fn resolve(
+        &self,
+        qualified: &str,
+    ) -> Result<(String, String, u64, Arc<Connection>), CallError> {
         let s = lock(&self.inner.servers);
         let mut known_server = None;
         for (server, e) in &s.map {
@@ -679,21 +706,20 @@ impl McpManager {
                     }
                 }
                 State::Failed(err) => {
-                    known_server = Some(format!("MCP server {server:?} is not connected: {err}"))
+                    known_server = Some(CallError::NotConnected {
+                        server: server.clone(),
+                        why: err.clone(),
+                    })
                 }
-                State::Pending => {
-                    known_server = Some(format!("MCP server {server:?} is still connecting"))
-                }
-                State::Disabled => {
-                    known_server = Some(format!("MCP server {server:?} is disabled"))
-                }
+                State::Pending => known_server = Some(CallError::StillConnecting(server.clone())),
+                State::Disabled => known_server = Some(CallError::Disabled(server.clone())),
             }
         }
-        Err(known_server.unwrap_or_else(|| format!("No such MCP tool: {qualified}")))
+        Err(known_server.unwrap_or_else(|| CallError::NoSuchTool(qualified.to_string())))
     }
 
     /// Disables (disconnects; status `disabled`) or enables (connects) a server.
-    pub async fn toggle(&self, name: &str, enabled: bool) -> Result<(), String> {
+    pub async fn toggle(&self, name: &str, enabled: bool) -> Result<(), ServerError> {
         if enabled {
             {
                 let s = lock(&self.inner.servers);
@@ -724,7 +750,7 @@ impl McpManager {
     }
 
     /// Disconnects (if connected) and connects again.
-    pub async fn reconnect(&self, name: &str) -> Result<(), String> {
+    pub async fn reconnect(&self, name: &str) -> Result<(), ServerError> {
         {
             let s = lock(&self.inner.servers);
             match s.map.get(name) {
@@ -732,7 +758,7 @@ impl McpManager {
                 Some(Entry {
                     state: State::Disabled,
                     ..
-                }) => return Err(format!("MCP server {name:?} is disabled; enable it first")),
+                }) => return Err(ServerError::Disabled(name.to_string())),
                 Some(_) => {}
             }
         }
@@ -767,11 +793,11 @@ impl McpManager {
     }
 
     /// (Re)connects one server: status `pending`, then `connected` or `failed`.
-    async fn connect(&self, name: &str) -> Result<(), String> {
+    async fn connect(&self, name: &str) -> Result<(), ServerError> {
         let (generation, config, old) = {
             let mut s = lock(&self.inner.servers);
             if s.shut_down {
-                return Err("the session has shut down".into());
+                return Err(ServerError::ShutDown);
             }
             let entry = s.map.get_mut(name).ok_or_else(|| not_found(name))?;
             entry.generation += 1;
@@ -788,10 +814,7 @@ impl McpManager {
         let result = match tokio::time::timeout(timeout, self.inner.establish(name, &config)).await
         {
             Ok(r) => r,
-            Err(_) => Err(format!(
-                "timed out after {} ms while connecting (MCP_TIMEOUT)",
-                timeout.as_millis()
-            )),
+            Err(_) => Err(ConnectError::TimedOut(timeout)),
         };
         let outcome = {
             let mut s = lock(&self.inner.servers);
@@ -811,14 +834,14 @@ impl McpManager {
                     }
                     Err(e) => {
                         tracing::debug!(server = name, "MCP server failed to connect: {e}");
-                        entry.state = State::Failed(e.clone());
-                        Err(e)
+                        entry.state = State::Failed(e.to_string());
+                        Err(e.into())
                     }
                 },
                 // Superseded (disabled, reconnected, removed or shut down meanwhile).
                 _ => match result {
                     Ok((conn, _)) => Ok(Some(conn)),
-                    Err(e) => Err(e),
+                    Err(e) => Err(e.into()),
                 },
             }
         };
@@ -826,7 +849,7 @@ impl McpManager {
             Ok(None) => Ok(()),
             Ok(Some(stale)) => {
                 stale.close().await;
-                Err(format!("connecting to MCP server {name:?} was superseded"))
+                Err(ServerError::Superseded(name.to_string()))
             }
             Err(e) => Err(e),
         }
@@ -873,8 +896,8 @@ fn init_error_text(e: ClientInitializeError) -> String {
     }
 }
 
-fn not_found(name: &str) -> String {
-    format!("No MCP server named {name:?}")
+fn not_found(name: &str) -> ServerError {
+    ServerError::NotFound(name.to_string())
 }
 
 fn send_cancel(peer: Peer<RoleClient>, id: RequestId, reason: &str) {
@@ -974,13 +997,15 @@ impl Inner {
         &self,
         name: &str,
         config: &ServerConfig,
-    ) -> Result<(Connection, Arc<Notify>), String> {
+    ) -> Result<(Connection, Arc<Notify>), ConnectError> {
         let config = config.expand_vars(&self.options.child_env)?;
         let closed = CancellationToken::new();
         let tools_changed = Arc::new(Notify::new());
         let client = self.client(name, tools_changed.clone());
-        let init_err =
-            |e: ClientInitializeError| format!("MCP handshake failed: {}", init_error_text(e));
+        let init_err = |e: ClientInitializeError| ConnectError::Handshake {
+            text: init_error_text(e),
+            exit: String::new(),
+        };
         let (service, child) = match &config {
             ServerConfig::Stdio {
                 command,
@@ -1019,7 +1044,10 @@ impl Inner {
                             String::new()
                         };
                         guard.terminate().await;
-                        return Err(format!("{}{why}", init_err(e)));
+                        return Err(ConnectError::Handshake {
+                            text: init_error_text(e),
+                            exit: why,
+                        });
                     }
                 }
             }
@@ -1062,7 +1090,7 @@ impl Inner {
             .unwrap_or(false);
         let tools = match peer.list_all_tools().await {
             Ok(t) => t,
-            Err(e) if has_tools => return Err(format!("tools/list failed: {e}")),
+            Err(e) if has_tools => return Err(ConnectError::ListTools(Box::new(e))),
             Err(_) => Vec::new(),
         };
         Ok((
@@ -1120,7 +1148,7 @@ mod tests {
             assert_eq!(r.action, ElicitationAction::Cancel);
             assert_eq!(r.content, None);
         }
-        let r = elicitation_result("fx", Err("refused".into()));
+        let r = elicitation_result("fx", Err(HostRpcError::failed("refused").into()));
         assert_eq!(r.action, ElicitationAction::Cancel);
     }
 }

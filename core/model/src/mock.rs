@@ -454,20 +454,41 @@ impl MockClient {
     }
 }
 
-fn validate_turn(turn: &ScriptTurn) -> Result<(), String> {
+/// What is wrong with one turn of a mock script.
+#[derive(Debug, thiserror::Error)]
+enum BadTurn {
+    #[error("has both `content` and `error`")]
+    ContentAndError,
+    #[error("needs `content` or `error`")]
+    NeitherContentNorError,
+    #[error("content block {0} has no `type`")]
+    UntypedBlock(usize),
+    #[error("{kind} block {index} needs a string `{field}`")]
+    MissingString {
+        kind: String,
+        index: usize,
+        field: &'static str,
+    },
+}
+
+fn validate_turn(turn: &ScriptTurn) -> Result<(), BadTurn> {
     match (&turn.content, &turn.error) {
-        (Some(_), Some(_)) => return Err("has both `content` and `error`".into()),
-        (None, None) => return Err("needs `content` or `error`".into()),
+        (Some(_), Some(_)) => return Err(BadTurn::ContentAndError),
+        (None, None) => return Err(BadTurn::NeitherContentNorError),
         _ => {}
     }
     for (i, block) in turn.content.iter().flatten().enumerate() {
         let Some(kind) = block.get("type").and_then(Value::as_str) else {
-            return Err(format!("content block {i} has no `type`"));
+            return Err(BadTurn::UntypedBlock(i));
         };
-        let need_str = |k: &str| -> Result<(), String> {
+        let need_str = |k: &'static str| -> Result<(), BadTurn> {
             match block.get(k) {
                 Some(Value::String(_)) => Ok(()),
-                _ => Err(format!("{kind} block {i} needs a string `{k}`")),
+                _ => Err(BadTurn::MissingString {
+                    kind: kind.to_string(),
+                    index: i,
+                    field: k,
+                }),
             }
         };
         match kind {

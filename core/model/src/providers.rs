@@ -32,16 +32,37 @@ pub enum ApiFormat {
     OpenAi,
 }
 
+/// An `--api-format` / `DCL_API_FORMAT` value that names no format.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown API format {0:?}: use \"anthropic\" or \"openai\"")]
+pub struct UnknownApiFormat(pub String);
+
+/// Why no endpoint serves a model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EndpointError {
+    #[error("--api-format: {0}")]
+    ApiFormat(UnknownApiFormat),
+    /// The provider does not serve the requested format and no base URL was given;
+    /// `other` is the format it may serve instead.
+    #[error(
+        "model {model} ({provider}) has no known {format} endpoint: pass --base-url, or use --api-format {other}"
+    )]
+    NoEndpoint {
+        model: String,
+        provider: &'static str,
+        format: &'static str,
+        other: &'static str,
+    },
+}
+
 impl ApiFormat {
     /// `anthropic` (also `messages`, `claude`) or `openai` (also `openai-chat`, `chat`,
     /// `chat-completions`); case-insensitive.
-    pub fn parse(s: &str) -> Result<ApiFormat, String> {
+    pub fn parse(s: &str) -> Result<ApiFormat, UnknownApiFormat> {
         match s.trim().to_ascii_lowercase().replace('_', "-").as_str() {
             "anthropic" | "messages" | "claude" => Ok(ApiFormat::Anthropic),
             "openai" | "openai-chat" | "chat" | "chat-completions" => Ok(ApiFormat::OpenAi),
-            other => Err(format!(
-                "unknown API format {other:?}: use \"anthropic\" or \"openai\""
-            )),
+            other => Err(UnknownApiFormat(other.to_string())),
         }
     }
 
@@ -304,9 +325,9 @@ pub fn resolve_format(
     model: &str,
     ov: &Overrides,
     env: &BTreeMap<String, String>,
-) -> Result<ApiFormat, String> {
+) -> Result<ApiFormat, EndpointError> {
     if let Some(f) = non_empty(&ov.api_format).or_else(|| get(env, "DCL_API_FORMAT")) {
-        return ApiFormat::parse(f).map_err(|e| format!("--api-format: {e}"));
+        return ApiFormat::parse(f).map_err(EndpointError::ApiFormat);
     }
     if let Some(p) = provider_for_model(model) {
         return Ok(p.default_format);
@@ -336,7 +357,7 @@ pub fn resolve(
     model: &str,
     ov: &Overrides,
     env: &BTreeMap<String, String>,
-) -> Result<Endpoint, String> {
+) -> Result<Endpoint, EndpointError> {
     let format = resolve_format(model, ov, env)?;
     let provider = provider_for_model(model);
     let (format_base_var, format_key_vars) = format.generic_vars();
@@ -381,15 +402,15 @@ pub fn resolve(
             BaseUrlSource::Default,
         )
     } else {
-        let p = provider.map_or("?", |p| p.id);
-        return Err(format!(
-            "model {model} ({p}) has no known {} endpoint: pass --base-url, or use --api-format {}",
-            format.as_str(),
-            match format {
+        return Err(EndpointError::NoEndpoint {
+            model: model.to_string(),
+            provider: provider.map_or("?", |p| p.id),
+            format: format.as_str(),
+            other: match format {
                 ApiFormat::Anthropic => "openai",
                 ApiFormat::OpenAi => "anthropic",
-            }
-        ));
+            },
+        });
     };
 
     // Keys, in the order that may go to this base URL.
@@ -631,7 +652,7 @@ mod tests {
         );
         assert_eq!(ep.api_key.as_deref(), Some("sk-dash"));
         let err = resolve("qwen-max", &ov(Some("anthropic"), None, None), &e).unwrap_err();
-        assert!(err.contains("--base-url"), "{err}");
+        assert!(err.to_string().contains("--base-url"), "{err}");
         let ep = resolve("gpt-4.1", &Overrides::default(), &e).unwrap();
         assert_eq!(ep.base_url, "https://api.openai.com/v1");
         assert_eq!(ep.api_key.as_deref(), Some("sk-oa"));

@@ -142,7 +142,7 @@ fn serve(mut client: UnixStream, allow: &AllowList) -> io::Result<()> {
     };
     let head = match parse(&buf[..end], &buf[end..]) {
         Ok(h) => h,
-        Err(why) => return refuse(&mut client, "400 Bad Request", &why),
+        Err(why) => return refuse(&mut client, "400 Bad Request", &why.to_string()),
     };
     if !allow.allows(&head.host) {
         let why = format!(
@@ -170,14 +170,27 @@ fn serve(mut client: UnixStream, allow: &AllowList) -> io::Result<()> {
     pipe(client, up)
 }
 
-fn parse(head: &[u8], body: &[u8]) -> Result<Head, String> {
-    let text = std::str::from_utf8(head).map_err(|_| "request head is not UTF-8".to_string())?;
+/// Why a request is answered `400 Bad Request`; the message is the response's body.
+#[derive(Debug, thiserror::Error)]
+enum BadRequest {
+    #[error("request head is not UTF-8")]
+    NotUtf8,
+    #[error("not an HTTP request line: {0:?}")]
+    NotRequestLine(String),
+    #[error("only http:// URLs and CONNECT go through the proxy, not {0:?}")]
+    NotProxied(String),
+    #[error("bad host in {0:?}")]
+    BadHost(String),
+}
+
+fn parse(head: &[u8], body: &[u8]) -> Result<Head, BadRequest> {
+    let text = std::str::from_utf8(head).map_err(|_| BadRequest::NotUtf8)?;
     let mut lines = text.split("\r\n");
     let request = lines.next().unwrap_or_default();
     let mut parts = request.split(' ');
     let (method, target, version) = match (parts.next(), parts.next(), parts.next()) {
         (Some(m), Some(t), Some(v)) if v.starts_with("HTTP/") => (m, t, v),
-        _ => return Err(format!("not an HTTP request line: {request:?}")),
+        _ => return Err(BadRequest::NotRequestLine(request.to_string())),
     };
     if method.eq_ignore_ascii_case("CONNECT") {
         let (host, port) = split_host_port(target, 443)?;
@@ -188,9 +201,9 @@ fn parse(head: &[u8], body: &[u8]) -> Result<Head, String> {
             forward: Vec::new(),
         });
     }
-    let rest = target.strip_prefix("http://").ok_or_else(|| {
-        format!("only http:// URLs and CONNECT go through the proxy, not {target:?}")
-    })?;
+    let rest = target
+        .strip_prefix("http://")
+        .ok_or_else(|| BadRequest::NotProxied(target.to_string()))?;
     let (authority, path) = match rest.find('/') {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, "/"),
@@ -224,8 +237,8 @@ fn parse(head: &[u8], body: &[u8]) -> Result<Head, String> {
     })
 }
 
-fn split_host_port(authority: &str, default: u16) -> Result<(String, u16), String> {
-    let bad = || format!("bad host in {authority:?}");
+fn split_host_port(authority: &str, default: u16) -> Result<(String, u16), BadRequest> {
+    let bad = || BadRequest::BadHost(authority.to_string());
     let (host, port) = if let Some(rest) = authority.strip_prefix('[') {
         let (h, after) = rest.split_once(']').ok_or_else(bad)?;
         (h, after.strip_prefix(':'))

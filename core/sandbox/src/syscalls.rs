@@ -60,12 +60,22 @@ const REFUSED: &[libc::c_long] = &[
     libc::SYS_request_key,
 ];
 
+/// Why the filter could not be built; the message goes into the sandbox's warning.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum FilterError {
+    /// seccompiler has no backend for this CPU architecture.
+    #[error("{0:?}")]
+    Architecture(seccompiler::BackendError),
+    #[error("{0}")]
+    Backend(#[from] seccompiler::BackendError),
+}
+
 /// The compiled program, or why it could not be built (unknown architecture…).
 /// `unix`: unix sockets may be created (`network.allowUnixSockets` is set).
-pub(crate) fn build(inet: Inet, unix: bool) -> Result<BpfProgram, String> {
+pub(crate) fn build(inet: Inet, unix: bool) -> Result<BpfProgram, FilterError> {
     let arch: TargetArch = std::env::consts::ARCH
         .try_into()
-        .map_err(|e| format!("{e:?}"))?;
+        .map_err(FilterError::Architecture)?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for sys in REFUSED {
         rules.insert(*sys, Vec::new());
@@ -76,8 +86,7 @@ pub(crate) fn build(inet: Inet, unix: bool) -> Result<BpfProgram, String> {
     let ioctl_rules = [TIOCSTI, TIOCLINUX]
         .iter()
         .map(|r| request(*r).and_then(|c| SeccompRule::new(vec![c])))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
+        .collect::<Result<Vec<_>, _>>()?;
     rules.insert(libc::SYS_ioctl, ioctl_rules);
     let family =
         |f: i32| SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, f as u64);
@@ -93,10 +102,7 @@ pub(crate) fn build(inet: Inet, unix: bool) -> Result<BpfProgram, String> {
         .map(|f| family(*f).and_then(|c| SeccompRule::new(vec![c])))
         .collect();
     if !socket_rules.is_empty() {
-        let socket_rules = socket_rules
-            .into_iter()
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())?;
+        let socket_rules = socket_rules.into_iter().collect::<Result<Vec<_>, _>>()?;
         rules.insert(libc::SYS_socket, socket_rules);
     }
     let filter = SeccompFilter::new(
@@ -104,7 +110,6 @@ pub(crate) fn build(inet: Inet, unix: bool) -> Result<BpfProgram, String> {
         SeccompAction::Allow,
         SeccompAction::Errno(libc::EPERM as u32),
         arch,
-    )
-    .map_err(|e| e.to_string())?;
-    BpfProgram::try_from(filter).map_err(|e| e.to_string())
+    )?;
+    Ok(BpfProgram::try_from(filter)?)
 }

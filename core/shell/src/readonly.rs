@@ -6,6 +6,7 @@
 //! resolves against the shell's directory (following `cd`s) and checks.
 
 use crate::analysis::{Analysis, SimpleCommand};
+pub use crate::not_read_only::NotReadOnly;
 use crate::word::{Word, WordKind};
 
 /// A path a read-only line reads, or a directory change that later paths resolve from.
@@ -26,15 +27,15 @@ pub struct ReadOnly {
 }
 
 /// Classifies an analysed line; `Err` says why it is not read-only.
-pub fn classify(analysis: &Analysis) -> Result<ReadOnly, String> {
+pub fn classify(analysis: &Analysis) -> Result<ReadOnly, NotReadOnly> {
     if let Some(why) = analysis.opaque_reason() {
-        return Err(why);
+        return Err(NotReadOnly::Unanalysed(why));
     }
     if analysis.background {
-        return Err("a command runs in the background".into());
+        return Err(NotReadOnly::Background);
     }
     if analysis.commands.is_empty() {
-        return Err("nothing to run".into());
+        return Err(NotReadOnly::NothingToRun);
     }
     let mut out = ReadOnly::default();
     for cmd in &analysis.commands {
@@ -48,15 +49,15 @@ pub fn is_read_only(line: &str) -> bool {
     classify(&crate::analyse(line)).is_ok()
 }
 
-fn command(cmd: &SimpleCommand, out: &mut ReadOnly) -> Result<(), String> {
+fn command(cmd: &SimpleCommand, out: &mut ReadOnly) -> Result<(), NotReadOnly> {
     if !cmd.assignments.is_empty() {
-        return Err("a variable assignment".into());
+        return Err(NotReadOnly::Assignment);
     }
     if cmd.heredoc || cmd.herestring {
-        return Err("a here-document".into());
+        return Err(NotReadOnly::HereDocument);
     }
     if cmd.in_subshell {
-        return Err("a subshell".into());
+        return Err(NotReadOnly::Subshell);
     }
     for w in &cmd.words {
         match w.kind {
@@ -70,17 +71,17 @@ fn command(cmd: &SimpleCommand, out: &mut ReadOnly) -> Result<(), String> {
                         .split('/')
                         .any(|part| part == ".." || (part.starts_with('.') && has_glob(part)))
                 {
-                    return Err(format!("the glob `{}` is not modelled", w.value));
+                    return Err(NotReadOnly::UnmodelledGlob(w.value.clone()));
                 }
             }
-            WordKind::Dynamic => return Err(format!("`{}` is expanded at run time", w.value)),
+            WordKind::Dynamic => return Err(NotReadOnly::ExpandedAtRunTime(w.value.clone())),
         }
     }
     for r in &cmd.redirects {
         redirect(r, out)?;
     }
     let Some(program) = cmd.words.first() else {
-        return Err("a bare redirection".into());
+        return Err(NotReadOnly::BareRedirection);
     };
     let args = &cmd.words[1..];
     let name = program.value.as_str();
@@ -95,12 +96,12 @@ fn command(cmd: &SimpleCommand, out: &mut ReadOnly) -> Result<(), String> {
         "printenv" => match args {
             [] => Ok(()),
             [one] if !one.value.starts_with('-') => Ok(()),
-            _ => Err("printenv takes at most one variable name here".into()),
+            _ => Err(NotReadOnly::PrintenvArguments),
         },
         "env" if args.is_empty() => Ok(()),
         _ => match spec(name) {
             Some(spec) => options(name, &spec, args, out),
-            None => Err(format!("`{name}` is not a known read-only program")),
+            None => Err(NotReadOnly::UnknownProgram(name.to_string())),
         },
     }
 }
@@ -109,7 +110,7 @@ fn has_glob(s: &str) -> bool {
     s.contains(['*', '?', '['])
 }
 
-fn redirect(r: &crate::Redirect, out: &mut ReadOnly) -> Result<(), String> {
+fn redirect(r: &crate::Redirect, out: &mut ReadOnly) -> Result<(), NotReadOnly> {
     let target = r.target.value.as_str();
     let to_std = r.target.is_plain() && matches!(target, "1" | "2" | "-");
     match r.op.as_str() {
@@ -121,20 +122,20 @@ fn redirect(r: &crate::Redirect, out: &mut ReadOnly) -> Result<(), String> {
             out.accesses.push(Access::Read(r.target.clone()));
             Ok(())
         }
-        op => Err(format!("the redirection `{op}{target}` may write")),
+        op => Err(NotReadOnly::WritingRedirection(format!("{op}{target}"))),
     }
 }
 
-fn cd(args: &[Word], cmd: &SimpleCommand, out: &mut ReadOnly) -> Result<(), String> {
+fn cd(args: &[Word], cmd: &SimpleCommand, out: &mut ReadOnly) -> Result<(), NotReadOnly> {
     if cmd.in_pipeline {
-        return Err("`cd` in a pipeline".into());
+        return Err(NotReadOnly::CdInPipeline);
     }
     match args {
         [] => out.accesses.push(Access::ChangeDir(None)),
         [dir] if dir.value != "-" && !dir.value.starts_with('-') => {
             out.accesses.push(Access::ChangeDir(Some(dir.clone())));
         }
-        _ => return Err("an unusual `cd`".into()),
+        _ => return Err(NotReadOnly::UnusualCd),
     }
     Ok(())
 }
@@ -798,7 +799,7 @@ pub(crate) fn options(
     spec: &Spec,
     args: &[Word],
     out: &mut ReadOnly,
-) -> Result<(), String> {
+) -> Result<(), NotReadOnly> {
     let mut operands: Vec<&Word> = Vec::new();
     let mut pattern_given = false;
     let mut i = 0;
@@ -838,7 +839,10 @@ pub(crate) fn options(
                     Some(v) => sub_word(w, v),
                     None => {
                         let Some(next) = args.get(i) else {
-                            return Err(format!("`{name} {flag}` needs a value"));
+                            return Err(NotReadOnly::MissingValue {
+                                command: name.to_string(),
+                                option: flag.to_string(),
+                            });
                         };
                         i += 1;
                         next.clone()
@@ -849,7 +853,10 @@ pub(crate) fn options(
                 }
                 continue;
             }
-            return Err(format!("`{name} {flag}` is not a known read-only option"));
+            return Err(NotReadOnly::UnknownOption {
+                command: name.to_string(),
+                option: flag.to_string(),
+            });
         }
         // A cluster of short options: `-la`, `-n5`, `-e pattern`.
         let cluster = &a[1..];
@@ -867,12 +874,18 @@ pub(crate) fn options(
             let is_val = spec.short_val.contains(c);
             let is_path = spec.short_path.contains(c);
             if !(is_val || is_path) {
-                return Err(format!("`{name} -{c}` is not a known read-only option"));
+                return Err(NotReadOnly::UnknownOption {
+                    command: name.to_string(),
+                    option: flag,
+                });
             }
             let rest = &cluster[pos + c.len_utf8()..];
             let v = if rest.is_empty() {
                 let Some(next) = args.get(i) else {
-                    return Err(format!("`{name} -{c}` needs a value"));
+                    return Err(NotReadOnly::MissingValue {
+                        command: name.to_string(),
+                        option: flag,
+                    });
                 };
                 i += 1;
                 next.clone()
@@ -889,16 +902,17 @@ pub(crate) fn options(
         Operands::Paths => operands,
         Operands::AtMostPaths(n) => {
             if operands.len() > n {
-                return Err(format!(
-                    "`{name}` with more than {n} file(s) writes the last"
-                ));
+                return Err(NotReadOnly::WritesLastOperand {
+                    command: name.to_string(),
+                    limit: n,
+                });
             }
             operands
         }
         Operands::Text => Vec::new(),
         Operands::None => {
             if !operands.is_empty() {
-                return Err(format!("`{name}` with arguments is not read-only"));
+                return Err(NotReadOnly::TakesNoArguments(name.to_string()));
             }
             Vec::new()
         }
@@ -929,7 +943,7 @@ fn sub_word(w: &Word, value: &str) -> Word {
 }
 
 /// `find`: starting points are paths; only read-only primaries are known.
-fn find(args: &[Word], out: &mut ReadOnly) -> Result<(), String> {
+fn find(args: &[Word], out: &mut ReadOnly) -> Result<(), NotReadOnly> {
     const NO_VALUE: &[&str] = &[
         "-print",
         "-print0",
@@ -1014,7 +1028,10 @@ fn find(args: &[Word], out: &mut ReadOnly) -> Result<(), String> {
         }
         if VALUE.contains(&a) || PATH_VALUE.contains(&a) || a.starts_with("-newer") {
             let Some(v) = args.get(i) else {
-                return Err(format!("`find {a}` needs a value"));
+                return Err(NotReadOnly::MissingValue {
+                    command: "find".into(),
+                    option: a.to_string(),
+                });
             };
             i += 1;
             if PATH_VALUE.contains(&a) || a.starts_with("-newer") && a.len() == 6 {
@@ -1023,7 +1040,7 @@ fn find(args: &[Word], out: &mut ReadOnly) -> Result<(), String> {
             continue;
         }
         // -exec, -delete, -fprint*, -fls, -L/-follow and anything unknown.
-        return Err(format!("`find {a}` is not a known read-only primary"));
+        return Err(NotReadOnly::UnknownFindPrimary(a.to_string()));
     }
     if !args
         .iter()
@@ -1043,7 +1060,7 @@ fn find(args: &[Word], out: &mut ReadOnly) -> Result<(), String> {
 
 /// `sed`: only `-n` with a line-printing script (`5p`, `1,20p`, `$p`), then files. Any
 /// other script can write (`w`), read (`r`) or execute (`e`).
-fn sed(args: &[Word], out: &mut ReadOnly) -> Result<(), String> {
+fn sed(args: &[Word], out: &mut ReadOnly) -> Result<(), NotReadOnly> {
     let mut quiet = false;
     let mut script: Option<&str> = None;
     let mut files = Vec::new();
@@ -1061,7 +1078,10 @@ fn sed(args: &[Word], out: &mut ReadOnly) -> Result<(), String> {
                 break;
             }
             _ if a.starts_with('-') && a != "-" => {
-                return Err(format!("`sed {a}` is not a known read-only option"));
+                return Err(NotReadOnly::UnknownOption {
+                    command: "sed".into(),
+                    option: a.to_string(),
+                });
             }
             _ if script.is_none() => script = Some(a),
             _ => files.push(&args[i]),
@@ -1069,10 +1089,10 @@ fn sed(args: &[Word], out: &mut ReadOnly) -> Result<(), String> {
         i += 1;
     }
     let Some(script) = script else {
-        return Err("`sed` without a script".into());
+        return Err(NotReadOnly::SedWithoutScript);
     };
     if !quiet || !is_print_script(script) {
-        return Err(format!("the sed script `{script}` is not a line print"));
+        return Err(NotReadOnly::SedScriptNotPrint(script.to_string()));
     }
     for f in files {
         out.accesses.push(Access::Read(f.clone()));

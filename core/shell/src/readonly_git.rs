@@ -4,7 +4,7 @@
 //! repository's own configuration makes these run programs (fsmonitor, diff drivers,
 //! pagers, hooks) is for the caller, which can read `.git/config`.
 
-use crate::readonly::{Access, Operands, ReadOnly, Spec, options};
+use crate::readonly::{Access, NotReadOnly, Operands, ReadOnly, Spec, options};
 use crate::word::Word;
 
 const LOG_LONG: &[&str] = &[
@@ -120,20 +120,20 @@ fn log_like() -> Spec {
     }
 }
 
-pub(crate) fn git(args: &[Word], out: &mut ReadOnly) -> Result<(), String> {
+pub(crate) fn git(args: &[Word], out: &mut ReadOnly) -> Result<(), NotReadOnly> {
     let mut rest = args;
     // Global options: only `--no-pager` is read-only for sure.
     while let Some(first) = rest.first() {
         match first.value.as_str() {
             "--no-pager" | "-P" | "--no-optional-locks" => rest = &rest[1..],
             a if a.starts_with('-') => {
-                return Err(format!("`git {a}` is not a known read-only global option"));
+                return Err(NotReadOnly::UnknownGitGlobalOption(a.to_string()));
             }
             _ => break,
         }
     }
     let Some((sub, args)) = rest.split_first() else {
-        return Err("`git` without a subcommand".into());
+        return Err(NotReadOnly::GitWithoutSubcommand);
     };
     let sub = sub.value.as_str();
     let mut local = ReadOnly::default();
@@ -217,7 +217,7 @@ pub(crate) fn git(args: &[Word], out: &mut ReadOnly) -> Result<(), String> {
         {
             [] | ["-v"] | ["--verbose"] => Ok(()),
             ["get-url", name] if !name.starts_with('-') => Ok(()),
-            _ => Err("only `git remote [-v]` and `get-url` are read-only".into()),
+            _ => Err(NotReadOnly::GitRemoteForm),
         },
         "rev-parse" => options(
             "git rev-parse",
@@ -358,9 +358,9 @@ pub(crate) fn git(args: &[Word], out: &mut ReadOnly) -> Result<(), String> {
         {
             ["--get" | "--get-all", name] if !name.starts_with('-') => Ok(()),
             ["--list" | "-l"] => Ok(()),
-            _ => Err("only `git config --get NAME` and `--list` are read-only".into()),
+            _ => Err(NotReadOnly::GitConfigForm),
         },
-        other => Err(format!("`git {other}` is not a known read-only subcommand")),
+        other => Err(NotReadOnly::UnknownGitSubcommand(other.to_string())),
     };
     result?;
     // Revisions and pathspecs share the operand position: a relative word is checked as a
@@ -398,7 +398,7 @@ fn short_u(args: &[Word]) -> Vec<Word> {
         .collect()
 }
 
-fn branch(args: &[Word]) -> Result<(), String> {
+fn branch(args: &[Word]) -> Result<(), NotReadOnly> {
     listing(
         "git branch",
         args,
@@ -429,7 +429,12 @@ fn branch(args: &[Word]) -> Result<(), String> {
 
 /// Listing forms only: operands are allowed only after a list flag (they are patterns
 /// then); without one, `git branch x` / `git tag x` would create `x`.
-fn listing(name: &str, args: &[Word], flags: &[&str], value_flags: &[&str]) -> Result<(), String> {
+fn listing(
+    name: &str,
+    args: &[Word],
+    flags: &[&str],
+    value_flags: &[&str],
+) -> Result<(), NotReadOnly> {
     let mut listing = false;
     let mut i = 0;
     let mut patterns = 0;
@@ -444,13 +449,16 @@ fn listing(name: &str, args: &[Word], flags: &[&str], value_flags: &[&str]) -> R
                 i += 1;
             }
         } else if a.starts_with('-') {
-            return Err(format!("`{name} {a}` is not a known read-only option"));
+            return Err(NotReadOnly::UnknownOption {
+                command: name.to_string(),
+                option: a.to_string(),
+            });
         } else {
             patterns += 1;
         }
     }
     if patterns > 0 && !listing {
-        return Err(format!("`{name} NAME` creates `NAME`"));
+        return Err(NotReadOnly::Creates(name.to_string()));
     }
     Ok(())
 }

@@ -45,7 +45,7 @@ pub enum ClientsError {
     MockScript(ModelError),
     /// The endpoint of the session's model (a bad `--api-format`, …), as dcl-model words it.
     #[error("{0}")]
-    Endpoint(String),
+    Endpoint(providers::EndpointError),
 }
 
 impl Clients {
@@ -105,7 +105,7 @@ impl Clients {
         }
         providers::resolve(model, &self.overrides, &self.env)
             .map(Some)
-            .map_err(ModelError::Config)
+            .map_err(|e| ModelError::Config(e.to_string()))
     }
 
     pub fn client_for(&self, model: &str) -> Result<Arc<dyn ModelClient>, ModelError> {

@@ -125,7 +125,7 @@ impl Matcher {
 /// (`hooks.PreToolUse must be an array`, `hooks.Stop: …`).
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct HooksConfigError(pub String);
+pub struct HooksConfigError(#[from] pub dcl_protocol::InitializeError);
 
 #[derive(Debug, Clone, Default)]
 pub struct HookRegistry {
@@ -139,7 +139,7 @@ impl HookRegistry {
     ) -> Result<(HookRegistry, Vec<String>), HooksConfigError> {
         let mut registrations = Vec::new();
         let mut warnings = Vec::new();
-        for (event, cfg) in init.hook_matchers().map_err(HooksConfigError)? {
+        for (event, cfg) in init.hook_matchers()? {
             let HookMatcherConfig {
                 matcher,
                 hook_callback_ids,

@@ -38,6 +38,8 @@ impl std::fmt::Display for HostError {
     }
 }
 
+impl std::error::Error for HostError {}
+
 /// Why an MCP server's elicitation got no answer (dcl-mcp then cancels it).
 #[derive(Debug, thiserror::Error)]
 pub enum ElicitError {

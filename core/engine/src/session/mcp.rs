@@ -7,7 +7,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use dcl_mcp::{
-    ConnectionStatus, HostRpc, McpManager, McpOptions, Scope, ServerConfig, ServerStatus,
+    ConnectionStatus, HostRpc, HostRpcError, McpManager, McpOptions, Scope, ServerConfig,
+    ServerStatus,
 };
 use dcl_protocol::{
     ElicitationRequest, ElicitationResponse, Extra, McpMessageOut, McpServerState, McpServerStatus,
@@ -37,14 +38,14 @@ impl HostRpc for ControlRpc {
         &self,
         server: &str,
         message: Value,
-    ) -> futures::future::BoxFuture<'_, Result<Value, String>> {
+    ) -> futures::future::BoxFuture<'_, Result<Value, HostRpcError>> {
         let request = serde_json::to_value(McpMessageOut::new(server, message));
         Box::pin(async move {
-            let request = request.map_err(|e| e.to_string())?;
+            let request = request.map_err(HostRpcError::failed)?;
             self.host
                 .request(&self.emitter, request, &self.closed)
                 .await
-                .map_err(|e| e.to_string())
+                .map_err(HostRpcError::failed)
         })
     }
 
@@ -55,7 +56,7 @@ impl HostRpc for ControlRpc {
         &self,
         server: &str,
         request: Value,
-    ) -> futures::future::BoxFuture<'_, Result<Value, String>> {
+    ) -> futures::future::BoxFuture<'_, Result<Value, HostRpcError>> {
         let wire = serde_json::to_value(elicitation_request(server, &request));
         let server = server.to_string();
         Box::pin(async move {
@@ -75,8 +76,7 @@ impl HostRpc for ControlRpc {
                 Some(hooks) => hooks.elicit(&server, &request, Box::pin(ask_host)).await,
                 None => ask_host.await,
             };
-            // dcl-mcp's HostRpc takes the reason as text (it cancels the elicitation).
-            answer.map_err(|e| e.to_string())
+            answer.map_err(HostRpcError::failed)
         })
     }
 }
@@ -102,8 +102,12 @@ fn elicitation_request(server: &str, request: &Value) -> ElicitationRequest {
 /// A configured MCP server list that could not be read (`--mcp-config`, `mcp.json`,
 /// `.mcp.json`), as dcl-mcp words what is wrong with it.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct McpConfigError(pub String);
+pub enum McpConfigError {
+    #[error("{0}")]
+    Config(#[from] dcl_mcp::ConfigError),
+    #[error("{0}")]
+    Store(#[from] dcl_mcp::config_store::StoreError),
+}
 
 /// The servers a session starts with, split into configured and host-provided ones.
 pub struct ServerPlan {
@@ -128,16 +132,14 @@ pub fn plan(
             if !path.is_file() {
                 continue;
             }
-            let servers =
-                dcl_mcp::parse_mcp_config(&path.to_string_lossy(), cwd).map_err(McpConfigError)?;
+            let servers = dcl_mcp::parse_mcp_config(&path.to_string_lossy(), cwd)?;
             for (name, config) in servers {
                 configured.insert(name, (config, Scope::User.as_str().to_string()));
             }
         }
         // The project scopes do not depend on the home.
         for scope in [Scope::Project, Scope::Local] {
-            let servers = dcl_mcp::config_store::load_scope(scope, Path::new(""), cwd)
-                .map_err(McpConfigError)?;
+            let servers = dcl_mcp::config_store::load_scope(scope, Path::new(""), cwd)?;
             for (name, config) in servers {
                 configured.insert(name, (config, scope.as_str().to_string()));
             }
@@ -145,7 +147,7 @@ pub fn plan(
     }
     let mut sdk = Vec::new();
     for arg in &opts.mcp_config {
-        for (name, config) in dcl_mcp::parse_mcp_config(arg, cwd).map_err(McpConfigError)? {
+        for (name, config) in dcl_mcp::parse_mcp_config(arg, cwd)? {
             if matches!(config, ServerConfig::Sdk { .. }) {
                 configured.remove(&name);
                 sdk.push(name);
@@ -204,7 +206,7 @@ pub(crate) async fn call(
                 structured: result.structured_content,
             }
         }
-        Err(e) => ToolOutput::error(e),
+        Err(e) => ToolOutput::error(e.to_string()),
     }
 }
 

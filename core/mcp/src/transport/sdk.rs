@@ -20,7 +20,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::{TransportError, decode_incoming, error_reply, malformed_reply, request_id};
-use crate::HostRpc;
+use crate::{HostRpc, HostRpcError};
 
 /// How long a notification's round trip may take before dcl stops waiting for it.
 const NOTIFICATION_WAIT: Duration = Duration::from_secs(5);
@@ -52,23 +52,36 @@ impl SdkTransport {
 
 /// The host answers with the control response's payload `{"mcp_response": <JSON-RPC>}`;
 /// a bare JSON-RPC message (has `"jsonrpc"`) is accepted too.
-fn unwrap_reply(reply: Value) -> Result<Value, String> {
+fn unwrap_reply(reply: Value) -> Result<Value, BadReply> {
     match reply {
         Value::Object(mut o) => {
             if let Some(inner) = o.remove("mcp_response") {
                 if inner.is_object() {
                     Ok(inner)
                 } else {
-                    Err("\"mcp_response\" is not a JSON-RPC object".into())
+                    Err(BadReply::NotJsonRpc)
                 }
             } else if o.contains_key("jsonrpc") {
                 Ok(Value::Object(o))
             } else {
-                Err("the host's reply has no \"mcp_response\"".into())
+                Err(BadReply::NoMcpResponse)
             }
         }
-        _ => Err("the host's reply is not an object with \"mcp_response\"".into()),
+        _ => Err(BadReply::NotAnObject),
     }
+}
+
+/// Why a host's answer carries no JSON-RPC reply; sent to rmcp as an internal error.
+#[derive(Debug, thiserror::Error)]
+enum BadReply {
+    #[error("{0}")]
+    Host(#[from] HostRpcError),
+    #[error("\"mcp_response\" is not a JSON-RPC object")]
+    NotJsonRpc,
+    #[error("the host's reply has no \"mcp_response\"")]
+    NoMcpResponse,
+    #[error("the host's reply is not an object with \"mcp_response\"")]
+    NotAnObject,
 }
 
 impl Transport<RoleClient> for SdkTransport {
@@ -126,8 +139,8 @@ impl Transport<RoleClient> for SdkTransport {
             let Some(reply) = reply else {
                 return Ok(());
             };
-            let incoming = match reply.and_then(unwrap_reply) {
-                Err(e) => error_reply(id, -32603, &e),
+            let incoming = match reply.map_err(BadReply::from).and_then(unwrap_reply) {
+                Err(e) => error_reply(id, -32603, &e.to_string()),
                 Ok(mut v) => {
                     // The control channel already pairs request and reply: make the ids agree.
                     if let Some(o) = v.as_object_mut() {

@@ -14,6 +14,35 @@ use tokio::task::JoinHandle;
 
 use super::{TransportError, decode_incoming};
 
+/// Why the event stream gave no endpoint to POST to.
+#[derive(Debug, thiserror::Error)]
+pub enum SseError {
+    #[error("invalid url: {0}")]
+    InvalidUrl(url::ParseError),
+    #[error("cannot reach the SSE endpoint: {0}")]
+    Unreachable(reqwest::Error),
+    #[error("the SSE endpoint answered HTTP {0}")]
+    Status(reqwest::StatusCode),
+    #[error("bad endpoint event {data:?}: {source}")]
+    BadEndpoint {
+        data: String,
+        source: url::ParseError,
+    },
+    #[error("the SSE stream ended before an endpoint event")]
+    EndedEarly,
+}
+
+/// Why the configured headers make no HTTP client.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpClientError {
+    #[error("invalid header name {0:?}")]
+    HeaderName(String),
+    #[error("invalid value for header {0:?}")]
+    HeaderValue(String),
+    #[error("cannot build an HTTP client: {0}")]
+    Build(reqwest::Error),
+}
+
 pub(crate) struct SseTransport {
     client: reqwest::Client,
     endpoint: reqwest::Url,
@@ -27,21 +56,21 @@ pub(crate) async fn connect(
     server: &str,
     client: reqwest::Client,
     url: &str,
-) -> Result<SseTransport, String> {
-    let base = reqwest::Url::parse(url).map_err(|e| format!("invalid url: {e}"))?;
+) -> Result<SseTransport, SseError> {
+    let base = reqwest::Url::parse(url).map_err(SseError::InvalidUrl)?;
     let response = client
         .get(base.clone())
         .header(ACCEPT, "text/event-stream")
         .send()
         .await
-        .map_err(|e| format!("cannot reach the SSE endpoint: {e}"))?;
+        .map_err(SseError::Unreachable)?;
     let status = response.status();
     if !status.is_success() {
-        return Err(format!("the SSE endpoint answered HTTP {status}"));
+        return Err(SseError::Status(status));
     }
     let mut events = SseStream::from_bytes_stream(response.bytes_stream());
     let (tx, rx) = mpsc::channel(64);
-    let (endpoint_tx, endpoint_rx) = oneshot::channel::<Result<reqwest::Url, String>>();
+    let (endpoint_tx, endpoint_rx) = oneshot::channel::<Result<reqwest::Url, SseError>>();
     let server_name = server.to_string();
     let reader = tokio::spawn(async move {
         let mut endpoint_tx = Some(endpoint_tx);
@@ -58,7 +87,10 @@ pub(crate) async fn connect(
                 Some("endpoint") => {
                     let resolved = base
                         .join(data.trim())
-                        .map_err(|e| format!("bad endpoint event {data:?}: {e}"));
+                        .map_err(|source| SseError::BadEndpoint {
+                            data: data.clone(),
+                            source,
+                        });
                     if let Some(t) = endpoint_tx.take() {
                         let _ = t.send(resolved);
                     }
@@ -84,7 +116,7 @@ pub(crate) async fn connect(
             }
         }
         if let Some(t) = endpoint_tx.take() {
-            let _ = t.send(Err("the SSE stream ended before an endpoint event".into()));
+            let _ = t.send(Err(SseError::EndedEarly));
         }
     });
     let endpoint = match endpoint_rx.await {
@@ -95,7 +127,7 @@ pub(crate) async fn connect(
         }
         Err(_) => {
             reader.abort();
-            return Err("the SSE stream ended before an endpoint event".into());
+            return Err(SseError::EndedEarly);
         }
     };
     Ok(SseTransport {
@@ -154,18 +186,18 @@ impl Drop for SseTransport {
 /// A reqwest client that sends `headers` with every request; values are marked sensitive.
 pub(crate) fn http_client(
     headers: &std::collections::BTreeMap<String, String>,
-) -> Result<reqwest::Client, String> {
+) -> Result<reqwest::Client, HttpClientError> {
     let mut map = HeaderMap::new();
     for (k, v) in headers {
         let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
-            .map_err(|_| format!("invalid header name {k:?}"))?;
+            .map_err(|_| HttpClientError::HeaderName(k.clone()))?;
         let mut value = reqwest::header::HeaderValue::from_str(v)
-            .map_err(|_| format!("invalid value for header {k:?}"))?;
+            .map_err(|_| HttpClientError::HeaderValue(k.clone()))?;
         value.set_sensitive(true);
         map.insert(name, value);
     }
     reqwest::Client::builder()
         .default_headers(map)
         .build()
-        .map_err(|e| format!("cannot build an HTTP client: {e}"))
+        .map_err(HttpClientError::Build)
 }

@@ -34,7 +34,19 @@ pub(crate) struct Spawn<'a> {
     pub cwd: Option<PathBuf>,
 }
 
-pub(crate) fn spawn(spec: Spawn<'_>) -> Result<(LineTransport, ChildGuard), String> {
+/// Why a stdio server did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    #[error("cannot start {command:?}: {source}")]
+    Start {
+        command: String,
+        source: std::io::Error,
+    },
+    #[error("the child's stdio pipes are missing")]
+    NoPipes,
+}
+
+pub(crate) fn spawn(spec: Spawn<'_>) -> Result<(LineTransport, ChildGuard), SpawnError> {
     let mut cmd = tokio::process::Command::new(spec.command);
     cmd.args(spec.args)
         .env_clear()
@@ -50,12 +62,13 @@ pub(crate) fn spawn(spec: Spawn<'_>) -> Result<(LineTransport, ChildGuard), Stri
     }
     // Its own PID namespace: what the server starts ends with it (issue 10).
     dcl_sandbox::apply(cmd.as_std_mut(), None);
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot start {:?}: {e}", spec.command))?;
+    let mut child = cmd.spawn().map_err(|source| SpawnError::Start {
+        command: spec.command.to_string(),
+        source,
+    })?;
     let pgid = child.id().and_then(|p| i32::try_from(p).ok());
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-        return Err("the child's stdio pipes are missing".into());
+        return Err(SpawnError::NoPipes);
     };
     let server: Arc<str> = Arc::from(spec.server);
     let tail = Arc::new(Mutex::new(Tail::default()));

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use dcl_mcp::{CallResult, HostRpc, McpManager, NoHost, ServerConfig};
+use dcl_mcp::{CallResult, HostRpc, HostRpcError, McpManager, NoHost, ServerConfig};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -13,12 +13,12 @@ const FIXTURE: &str = env!("CARGO_BIN_EXE_dcl-mcp-fixture");
 
 /// A host that answers every elicitation with `answer` and records what it was asked.
 struct Host {
-    answer: Result<Value, String>,
+    answer: Result<Value, HostRpcError>,
     asked: Mutex<Vec<(String, Value)>>,
 }
 
 impl Host {
-    fn new(answer: Result<Value, String>) -> Arc<Host> {
+    fn new(answer: Result<Value, HostRpcError>) -> Arc<Host> {
         Arc::new(Host {
             answer,
             asked: Mutex::new(Vec::new()),
@@ -27,11 +27,15 @@ impl Host {
 }
 
 impl HostRpc for Host {
-    fn mcp_message(&self, _server: &str, _message: Value) -> BoxFuture<'_, Result<Value, String>> {
-        Box::pin(async { Err("no SDK servers here".to_string()) })
+    fn mcp_message(
+        &self,
+        _server: &str,
+        _message: Value,
+    ) -> BoxFuture<'_, Result<Value, HostRpcError>> {
+        Box::pin(async { Err(HostRpcError::failed("no SDK servers here")) })
     }
 
-    fn elicit(&self, server: &str, request: Value) -> BoxFuture<'_, Result<Value, String>> {
+    fn elicit(&self, server: &str, request: Value) -> BoxFuture<'_, Result<Value, HostRpcError>> {
         self.asked
             .lock()
             .unwrap()
@@ -118,7 +122,7 @@ async fn a_cancelled_elicitation_is_cancelled() {
 
 #[tokio::test]
 async fn a_host_error_cancels_the_elicitation() {
-    let host = Host::new(Err("the host refused".to_string()));
+    let host = Host::new(Err(HostRpcError::failed("the host refused")));
     let r = ask(host.clone(), "colour?").await;
     assert!(!r.is_error, "{r:?}");
     assert_eq!(text_of(&r), "cancelled");
@@ -149,8 +153,8 @@ async fn without_a_host_elicitations_are_declined() {
 async fn the_default_elicit_declines() {
     struct Plain;
     impl HostRpc for Plain {
-        fn mcp_message(&self, _: &str, _: Value) -> BoxFuture<'_, Result<Value, String>> {
-            Box::pin(async { Err("none".to_string()) })
+        fn mcp_message(&self, _: &str, _: Value) -> BoxFuture<'_, Result<Value, HostRpcError>> {
+            Box::pin(async { Err(HostRpcError::failed("none")) })
         }
     }
     assert_eq!(

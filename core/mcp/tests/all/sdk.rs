@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use dcl_mcp::{ConnectionStatus, HostRpc, McpManager, McpOptions, NoHost, ServerConfig};
+use dcl_mcp::{
+    ConnectionStatus, HostRpc, HostRpcError, McpManager, McpOptions, NoHost, ServerConfig,
+};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -57,7 +59,7 @@ impl FakeHost {
 }
 
 /// The JSON-RPC answer of the tiny in-process server, wrapped as the host's control response.
-fn answer(message: &Value, mode: Mode) -> Option<Result<Value, String>> {
+fn answer(message: &Value, mode: Mode) -> Option<Result<Value, HostRpcError>> {
     let id = message.get("id").cloned();
     let method = message["method"].as_str().unwrap_or("");
     let result = match method {
@@ -74,7 +76,7 @@ fn answer(message: &Value, mode: Mode) -> Option<Result<Value, String>> {
             {"name": "say hi", "inputSchema": {"type": "object"}},
         ]}),
         "tools/call" => match mode {
-            Mode::CallFails => return Some(Err("boom from the host".into())),
+            Mode::CallFails => return Some(Err(HostRpcError::failed("boom from the host"))),
             Mode::NoMcpResponse => return Some(Ok(json!({"something": "else"}))),
             Mode::SilentCall => return None,
             Mode::RpcError => {
@@ -103,7 +105,11 @@ fn answer(message: &Value, mode: Mode) -> Option<Result<Value, String>> {
 }
 
 impl HostRpc for FakeHost {
-    fn mcp_message(&self, server: &str, message: Value) -> BoxFuture<'_, Result<Value, String>> {
+    fn mcp_message(
+        &self,
+        server: &str,
+        message: Value,
+    ) -> BoxFuture<'_, Result<Value, HostRpcError>> {
         self.log
             .lock()
             .unwrap()
@@ -220,7 +226,7 @@ async fn host_errors_and_malformed_replies_are_errors() {
             )
             .await
             .unwrap_err();
-        assert!(e.contains(expect), "{expect}: {e}");
+        assert!(e.to_string().contains(expect), "{expect}: {e}");
         // One bad answer does not take the server down.
         assert_eq!(m.status()[0].status, ConnectionStatus::Connected);
         m.shutdown().await;
@@ -246,7 +252,7 @@ async fn a_silent_host_times_out() {
         .call("mcp__calc__add", json!({}), CancellationToken::new())
         .await
         .unwrap_err();
-    assert!(e.contains("timed out"), "{e}");
+    assert!(e.to_string().contains("timed out"), "{e}");
     assert!(t.elapsed() < Duration::from_secs(2));
     // The host is told the request is abandoned.
     let deadline = Instant::now() + Duration::from_secs(2);

@@ -29,7 +29,7 @@ const MAX_BASES: usize = 16;
 pub enum NotReadOnly {
     /// dcl-shell's classification said no, with its reason.
     #[error("{0}")]
-    Classified(String),
+    Classified(#[from] readonly::NotReadOnly),
     #[error("`cd` to an unknown HOME")]
     CdUnknownHome,
     #[error("too many directory changes to follow")]
@@ -48,7 +48,7 @@ pub fn read_only_paths(
     shell_cwd: &Path,
     home: Option<&Path>,
 ) -> Result<ReadOnlyLine, NotReadOnly> {
-    let ro = readonly::classify(analysis).map_err(NotReadOnly::Classified)?;
+    let ro = readonly::classify(analysis)?;
     let mut bases = vec![shell_cwd.to_path_buf()];
     let mut paths = Vec::new();
     for access in &ro.accesses {

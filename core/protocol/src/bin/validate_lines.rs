@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use dcl_protocol::validate::{SchemaValidator, StreamChecker};
+use dcl_protocol::validate::{SchemaValidator, StreamChecker, Violation};
 use serde_json::Value;
 
 /// Failures printed before the rest are only counted.
@@ -36,17 +36,21 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Why a line fails the check.
+#[derive(Debug, thiserror::Error)]
+enum BadLine {
+    #[error("not JSON: {0}")]
+    NotJson(serde_json::Error),
+    #[error("{0}")]
+    Invalid(#[from] Violation),
+}
+
 /// Each non-empty line, parsed (or the parse error), with its 1-based number.
-fn lines(text: &str) -> impl Iterator<Item = (usize, Result<Value, String>)> + '_ {
+fn lines(text: &str) -> impl Iterator<Item = (usize, Result<Value, BadLine>)> + '_ {
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            (
-                i + 1,
-                serde_json::from_str(l).map_err(|e| format!("not JSON: {e}")),
-            )
-        })
+        .map(|(i, l)| (i + 1, serde_json::from_str(l).map_err(BadLine::NotJson)))
 }
 
 fn main() -> ExitCode {
@@ -89,7 +93,7 @@ fn main() -> ExitCode {
         }
         for (n, line) in lines(&text) {
             checked += 1;
-            let verdict = line.and_then(|v| stream.dcl_line(&v).map_err(|e| e.to_string()));
+            let verdict = line.and_then(|v| Ok(stream.dcl_line(&v)?));
             if let Err(e) = verdict {
                 failures += 1;
                 if failures <= SHOWN {

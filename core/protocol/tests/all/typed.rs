@@ -224,10 +224,10 @@ fn dcl_requests_and_host_answers() {
     assert_eq!(extra["toolUseID"], json!("toolu_1"));
 
     let err = ControlResponse::error("r2", "canUseTool callback is not provided");
-    assert_eq!(
+    assert!(matches!(
         err.decode_payload::<PermissionDecision>(),
-        Err("canUseTool callback is not provided".to_string())
-    );
+        Err(PayloadError::Refused(m)) if m == "canUseTool callback is not provided"
+    ));
     // No payload decodes as `{}`.
     let hook: HookOutput = ControlResponse::success("r3", None)
         .decode_payload()
