@@ -1,8 +1,8 @@
 //! What the file, Postgres and Redis backends share, so that they cannot drift apart: where
 //! an append at a [`Position`] goes (at the end, a retry that already landed, or a
 //! conflict), which entries of a batch are new, the summary fold onto what a store holds,
-//! the `{"mtime", "data"}` summary records the file and Redis backends keep, and how
-//! listings are ordered. Each backend keeps only its storage: reading, writing, locking.
+//! the `{"mtime", "data"}` summary records the file and Redis backends keep, and the order
+//! summaries are listed in. Each backend keeps only its storage: reading, writing, locking.
 
 use std::collections::HashSet;
 
@@ -142,7 +142,7 @@ pub(crate) fn summary_of_record(
     })
 }
 
-/// Listings come in one order on every backend: by session id.
+/// Summary listings come in one order on every backend: by session id.
 pub(crate) fn by_session_id(mut summaries: Vec<SessionSummary>) -> Vec<SessionSummary> {
     summaries.sort_by(|a, b| a.session_id.cmp(&b.session_id));
     summaries
