@@ -2,7 +2,8 @@
 # Builds dcl's Python extension in-place and runs the Python package's tests.
 #   tests/.work/pyenv   venv (created once, reused): maturin, pytest, pytest-asyncio and
 #                       claude-agent-sdk (from its sdist: no bundled CLI) for DclTransport
-# Then `maturin develop` (debug build, editable install) and pytest on python/tests.
+# Then `maturin develop` (debug build, editable install), the sdist's crate check
+# (scripts/check_sdist.py) and pytest on python/tests.
 # Env: PYTHON (default python3), MATURIN_ARGS (e.g. --release), PYTEST_ARGS.
 set -euo pipefail
 
@@ -37,6 +38,10 @@ log "maturin develop ${MATURIN_ARGS:-}"
 t0=$SECONDS
 (cd "$PYDIR" && VIRTUAL_ENV="$VENV" PATH="$VENV/bin:$PATH" "$VENV/bin/maturin" develop ${MATURIN_ARGS:-})
 log "maturin develop took $((SECONDS - t0))s"
+
+# The sdist carries every workspace crate the extension needs (from cargo metadata); cheap:
+# it packs the sources, it does not build them.
+"$VENV/bin/python" "$ROOT/scripts/check_sdist.py" --build --maturin "$VENV/bin/maturin"
 
 cd "$PYDIR"
 # shellcheck disable=SC2086

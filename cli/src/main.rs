@@ -56,11 +56,7 @@ fn main() -> ExitCode {
     // What sessions queued for a session store goes out before the process does (each
     // store waits at most DCL_SESSION_STORE_FLUSH_SECS, default 10), and their leases are
     // given up so the next worker may take the sessions at once.
-    let flush = std::env::var("DCL_SESSION_STORE_FLUSH_SECS")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .unwrap_or(10);
-    dcl_store::remote::sync::close_all(std::time::Duration::from_secs(flush));
+    dcl_store::remote::sync::close_all(dcl_store::remote::sync::exit_flush_timeout());
     if dcl_sandbox::subreaper::active() {
         dcl_sandbox::subreaper::kill_adopted();
     }

@@ -81,6 +81,7 @@ export interface NativeBinding {
   openArgs(argv: string[], env: Record<string, string>, cwd?: string | null): NativeSession | NativeOpenFailure;
   versions(): { dcl: string; protocol: string };
   sessions(requestJson: string): Promise<string>;
+  closeSessionStores(): void;
   _panicForTest(place: string): Promise<void> | void;
 }
 
@@ -109,6 +110,11 @@ export function native(): NativeBinding {
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       loaded = require(file) as NativeBinding;
+      const addon = loaded;
+      // What sessions queued for a session store (`sessionStore`) reaches it before Node
+      // exits, and their leases are given up for the next worker: a session's own close
+      // may still be draining on another thread when the event loop runs dry.
+      process.once("exit", () => addon.closeSessionStores());
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
       const platform = platformName();

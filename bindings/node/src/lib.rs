@@ -232,6 +232,15 @@ pub fn versions() -> Versions {
     }
 }
 
+/// Drains every session store this process opened and gives their leases up (each store
+/// waits at most `DCL_SESSION_STORE_FLUSH_SECS`, default 10). The package calls it on
+/// `process.on("exit")`: a session's own close may still be draining on another thread
+/// when the event loop runs dry, and the process would cut that drain short.
+#[napi]
+pub fn close_session_stores() {
+    dcl_store::remote::sync::close_all(dcl_store::remote::sync::exit_flush_timeout());
+}
+
 /// Panics on purpose, for the test that a Rust panic reaches JavaScript as an `Error`
 /// (`"sync"`: in the call itself; `"async"`: inside a task on the runtime).
 #[napi(

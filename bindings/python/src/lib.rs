@@ -445,6 +445,15 @@ fn sessions(py: Python<'_>, request_json: &str) -> PyResult<String> {
         .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// Drains every session store this process opened and gives their leases up (each store
+/// waits at most `DCL_SESSION_STORE_FLUSH_SECS`, default 10): the package registers it
+/// with `atexit`, since a session's own close may still be draining on another thread
+/// when the interpreter exits, which would cut the drain short.
+#[pyfunction]
+fn close_session_stores(py: Python<'_>) {
+    py.detach(|| dcl_store::remote::sync::close_all(dcl_store::remote::sync::exit_flush_timeout()));
+}
+
 /// Opens a session from options JSON; see `Session.open`.
 #[pyfunction]
 fn open(py: Python<'_>, options_json: &str) -> PyResult<Session> {
@@ -476,5 +485,6 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<store::NativeStore>()?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_function(wrap_pyfunction!(sessions, m)?)?;
+    m.add_function(wrap_pyfunction!(close_session_stores, m)?)?;
     Ok(())
 }

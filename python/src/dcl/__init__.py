@@ -26,6 +26,8 @@ answers.
 
 from __future__ import annotations
 
+import atexit
+
 from ._errors import (
     BadInputError,
     ClaudeSDKError,
@@ -39,7 +41,7 @@ from ._errors import (
     ResultError,
     SessionClosedError,
 )
-from ._native import DCL_VERSION, PROTOCOL_LEVEL, Session, open
+from ._native import DCL_VERSION, PROTOCOL_LEVEL, Session, close_session_stores, open
 from ._parse import parse_message
 from .client import Client
 from .mcp import McpSdkServerConfig, SdkMcpServer, SdkMcpTool, create_sdk_mcp_server, tool
@@ -80,6 +82,12 @@ ClaudeSDKClient = Client
 """claude-agent-sdk's name for :class:`Client`."""
 ClaudeAgentOptions = Options
 """claude-agent-sdk's name for :class:`Options`."""
+
+
+# What sessions queued for a session store (dcl.Options(session_store=...)) reaches it
+# before the interpreter exits, and their leases are given up for the next worker: a
+# session's own close may still be draining on another thread at exit.
+atexit.register(close_session_stores)
 
 __all__ = [
     "list_sessions",

@@ -11,11 +11,15 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
+use super::shared::{
+    by_session_id, expected_elsewhere, folded, new_entries, now_ms, object_of, parse_stored,
+    record_data, settle_mismatch, summary_of_record, summary_record,
+};
 use super::{
     Appended, BackendError, BackendResult, Fence, Lease, ListedSession, LoadedEntries, Position,
-    SessionKey, SessionStore, SessionSummary, now_ms, parse_stored, same_batch, summary,
+    SessionKey, SessionStore, SessionSummary,
 };
 
 #[derive(Debug)]
@@ -98,6 +102,11 @@ impl FileStore {
             .and_then(|b| serde_json::from_slice(&b).ok())
     }
 
+    /// A summary record; `None` when absent or broken.
+    fn read_record(path: &Path) -> Option<Map<String, Value>> {
+        object_of(std::fs::read_to_string(path).ok().as_deref())
+    }
+
     /// Writes a small JSON file by rename, so a reader never sees half of it.
     fn write_json(path: &Path, v: &Value) -> BackendResult<()> {
         let tmp = path.with_extension("tmp");
@@ -145,43 +154,20 @@ impl FileStore {
         if entries.is_empty() {
             return Ok(Appended::AlreadyThere { len: have });
         }
-        if let Position::At(n) = at
-            && n != have
-        {
-            let tail: Vec<Value> = stored
-                .iter()
-                .skip(n as usize)
-                .filter_map(|l| serde_json::from_str(l).ok())
-                .collect();
-            if n < have && same_batch(&tail, entries) {
-                return Ok(Appended::AlreadyThere { len: have });
-            }
-            return Err(BackendError::Conflict {
-                key: key.to_string(),
-                expected: n,
-                actual: have,
-            });
+        if let Some(n) = expected_elsewhere(at, have) {
+            let from = stored.get(n as usize..).unwrap_or_default();
+            return settle_mismatch(key, n, have, from, entries);
         }
-        // A uuid already under the key is not written twice.
         let seen: std::collections::HashSet<String> = stored
             .iter()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
             .filter_map(|v| v.get("uuid").and_then(Value::as_str).map(str::to_string))
             .collect();
-        let mut text = String::new();
-        let mut written = 0u64;
-        for e in entries {
-            if e.get("uuid")
-                .and_then(Value::as_str)
-                .is_some_and(|u| seen.contains(u))
-            {
-                continue;
-            }
-            text.push_str(
-                &serde_json::to_string(e).map_err(|e| BackendError::Invalid(e.to_string()))?,
-            );
+        let fresh = new_entries(entries, |u| seen.contains(u))?;
+        let written = fresh.texts.len() as u64;
+        let mut text = fresh.texts.join("\n");
+        if !text.is_empty() {
             text.push('\n');
-            written += 1;
         }
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| io(e, dir))?;
@@ -194,11 +180,8 @@ impl FileStore {
         f.write_all(text.as_bytes()).map_err(|e| io(e, &path))?;
         if key.subpath.is_none() {
             let sp = self.session_file(&key.project_key, &key.session_id, "summary.json")?;
-            let mut data = Self::read_json(&sp)
-                .and_then(|v| v.get("data").and_then(Value::as_object).cloned())
-                .unwrap_or_default();
-            summary::fold(&mut data, entries);
-            Self::write_json(&sp, &json!({"mtime": now_ms(), "data": data}))?;
+            let prev = Self::read_record(&sp).as_ref().and_then(record_data);
+            Self::write_json(&sp, &summary_record(now_ms(), folded(prev, entries)))?;
         }
         Ok(Appended::Written {
             len: have + written,
@@ -310,19 +293,11 @@ impl SessionStore for FileStore {
             let mut out = Vec::new();
             for (id, _) in self.sessions(project_key)? {
                 let p = self.session_file(project_key, &id, "summary.json")?;
-                if let Some(v) = Self::read_json(&p) {
-                    out.push(SessionSummary {
-                        session_id: id,
-                        mtime: v["mtime"].as_i64().unwrap_or(0),
-                        data: v
-                            .get("data")
-                            .and_then(Value::as_object)
-                            .cloned()
-                            .unwrap_or_default(),
-                    });
+                if let Some(s) = Self::read_record(&p).and_then(|r| summary_of_record(id, &r)) {
+                    out.push(s);
                 }
             }
-            Ok(out)
+            Ok(by_session_id(out))
         }
         .boxed()
     }

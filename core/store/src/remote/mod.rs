@@ -8,7 +8,8 @@
 //! [`Fence`] (lease epoch), and a conflict is a typed [`BackendError`].
 //!
 //! Backends: [`file::FileStore`] (a directory in the reference layout), [`postgres`] and
-//! [`redis`] (behind the cargo features of the same names). [`open`] picks one from a
+//! [`redis`] (behind the cargo features of the same names), which share their
+//! append, dedupe and summary rules (`shared`). [`open`] picks one from a
 //! `--session-store` URL; [`sync::StoreSync`] drains the local JSONL (the write-ahead
 //! spool) to it.
 //!
@@ -24,6 +25,7 @@ pub mod file;
 pub mod postgres;
 #[cfg(feature = "redis")]
 pub mod redis;
+mod shared;
 pub mod summary;
 pub mod sync;
 pub mod url;
@@ -293,33 +295,6 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
         session_id: &'a str,
         fence: &'a Fence,
     ) -> BoxFuture<'a, BackendResult<()>>;
-}
-
-/// Milliseconds since the Unix epoch, by this machine's clock.
-pub(crate) fn now_ms() -> i64 {
-    chrono::Utc::now().timestamp_millis()
-}
-
-/// Parses stored entry text; what does not parse as a JSON object is skipped with a
-/// warning naming the key and position.
-pub(crate) fn parse_stored(key: &SessionKey, texts: Vec<String>) -> LoadedEntries {
-    let mut out = LoadedEntries::default();
-    for (i, t) in texts.into_iter().enumerate() {
-        match serde_json::from_str::<Value>(&t) {
-            Ok(v @ Value::Object(_)) => out.entries.push(v),
-            Ok(_) | Err(_) => {
-                tracing::warn!("session store: entry {i} of {key} is not a JSON object; skipped");
-                out.skipped += 1;
-            }
-        }
-    }
-    out
-}
-
-/// For [`Position::At`]: the batch already landed when the stored entries from `at` on
-/// begin with it (deep equality: Postgres `jsonb` may reorder keys).
-pub(crate) fn same_batch(stored_tail: &[Value], batch: &[Value]) -> bool {
-    stored_tail.len() >= batch.len() && stored_tail.iter().zip(batch).all(|(a, b)| a == b)
 }
 
 /// Opens the store a URL names; `Ok(None)` for `file:` without a path (local files only).

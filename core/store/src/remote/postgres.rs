@@ -17,10 +17,14 @@ use serde_json::Value;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{Postgres, Row, Transaction};
 
+use super::shared::{
+    by_session_id, expected_elsewhere, folded, new_entries, object_of, parse_stored,
+    settle_mismatch,
+};
 use super::url::check_ident;
 use super::{
     Appended, BackendError, BackendResult, Fence, Lease, ListedSession, LoadedEntries, Position,
-    SessionKey, SessionStore, SessionSummary, parse_stored, same_batch, summary,
+    SessionKey, SessionStore, SessionSummary,
 };
 
 /// The schema version this build creates; older tables are migrated step by step.
@@ -256,15 +260,14 @@ impl PostgresStore {
         if entries.is_empty() {
             return Ok(Appended::AlreadyThere { len: have });
         }
-        if let Position::At(n) = at
-            && n != have
-        {
+        if let Some(n) = expected_elsewhere(at, have) {
+            let mut tail = Vec::new();
             if n < have {
                 let sql4 = format!(
                     "SELECT entry::text FROM {t} WHERE project_key = $1 AND session_id = $2 AND subpath = $3
                      ORDER BY seq OFFSET $4 LIMIT $5"
                 );
-                let tail: Vec<String> = sqlx::query_scalar(&sql4)
+                tail = sqlx::query_scalar(&sql4)
                     .bind(&key.project_key)
                     .bind(&key.session_id)
                     .bind(sub)
@@ -273,25 +276,11 @@ impl PostgresStore {
                     .fetch_all(&mut *tx)
                     .await
                     .map_err(db)?;
-                let tail: Vec<Value> = tail
-                    .iter()
-                    .filter_map(|s| serde_json::from_str(s).ok())
-                    .collect();
-                if same_batch(&tail, entries) {
-                    return Ok(Appended::AlreadyThere { len: have });
-                }
             }
-            return Err(BackendError::Conflict {
-                key: key.to_string(),
-                expected: n,
-                actual: have,
-            });
+            return settle_mismatch(key, n, have, &tail, entries);
         }
-        let texts: Vec<String> = entries
-            .iter()
-            .map(serde_json::to_string)
-            .collect::<Result<_, _>>()
-            .map_err(|e| BackendError::Invalid(e.to_string()))?;
+        // The uuids already stored are skipped by the unique index (ON CONFLICT below).
+        let texts = new_entries(entries, |_| false)?.texts;
         // One statement for the batch, in order (one bigserial draw per row, by ordinality);
         // an entry whose uuid the key already holds is skipped.
         let sql5 = format!(
@@ -319,11 +308,7 @@ impl PostgresStore {
                 .fetch_optional(&mut *tx)
                 .await
                 .map_err(db)?;
-            let mut data = prev
-                .and_then(|p| serde_json::from_str::<Value>(&p).ok())
-                .and_then(|v| v.as_object().cloned())
-                .unwrap_or_default();
-            summary::fold(&mut data, entries);
+            let data = folded(object_of(prev.as_deref()), entries);
             // Stamped after the rows, by the same clock: never older than list_sessions' mtime.
             let sql7 = format!(
                 "INSERT INTO {t}_summaries (project_key, session_id, mtime, data)
@@ -438,20 +423,18 @@ impl SessionStore for PostgresStore {
             .fetch_all(&self.pool)
             .await
             .map_err(db)?;
-            Ok(rows
-                .iter()
-                .map(|r| {
-                    let data: String = r.get("data");
-                    SessionSummary {
-                        session_id: r.get("session_id"),
-                        mtime: r.get("mtime"),
-                        data: serde_json::from_str::<Value>(&data)
-                            .ok()
-                            .and_then(|v| v.as_object().cloned())
-                            .unwrap_or_default(),
-                    }
-                })
-                .collect())
+            Ok(by_session_id(
+                rows.iter()
+                    .map(|r| {
+                        let data: String = r.get("data");
+                        SessionSummary {
+                            session_id: r.get("session_id"),
+                            mtime: r.get("mtime"),
+                            data: object_of(Some(&data)).unwrap_or_default(),
+                        }
+                    })
+                    .collect(),
+            ))
         }
         .boxed()
     }

@@ -23,11 +23,15 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use redis::AsyncCommands;
 use redis::aio::MultiplexedConnection;
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use super::shared::{
+    by_session_id, expected_elsewhere, folded, new_entries, now_ms, object_of, parse_stored,
+    record_data, settle_mismatch, summary_of_record, summary_record,
+};
 use super::{
     Appended, BackendError, BackendResult, Fence, Lease, ListedSession, LoadedEntries, Position,
-    SessionKey, SessionStore, SessionSummary, now_ms, parse_stored, same_batch, summary,
+    SessionKey, SessionStore, SessionSummary,
 };
 
 /// How often a transaction aborted by a concurrent writer is retried.
@@ -201,39 +205,27 @@ impl RedisStore {
             self.check_fence(conn, key, f).await?;
         }
         let have: u64 = conn.llen(&list).await.map_err(rd)?;
-        if let Position::At(n) = at
-            && n != have
-        {
+        if let Some(n) = expected_elsewhere(at, have) {
+            let mut tail = Vec::new();
             if n < have {
                 let end = (n + entries.len() as u64).saturating_sub(1);
-                let tail: Vec<String> = conn
+                tail = conn
                     .lrange(&list, n as isize, end as isize)
                     .await
                     .map_err(rd)?;
-                let tail: Vec<Value> = tail
-                    .iter()
-                    .filter_map(|s| serde_json::from_str(s).ok())
-                    .collect();
-                if same_batch(&tail, entries) {
-                    redis::cmd("UNWATCH")
-                        .query_async::<()>(conn)
-                        .await
-                        .map_err(rd)?;
-                    return Ok(Some(Appended::AlreadyThere { len: have }));
-                }
             }
-            return Err(BackendError::Conflict {
-                key: key.to_string(),
-                expected: n,
-                actual: have,
-            });
+            let settled = settle_mismatch(key, n, have, &tail, entries)?;
+            redis::cmd("UNWATCH")
+                .query_async::<()>(conn)
+                .await
+                .map_err(rd)?;
+            return Ok(Some(settled));
         }
         // Entries whose uuid the list already holds are not written again.
-        let ids: Vec<Option<&str>> = entries
+        let named: Vec<&str> = entries
             .iter()
-            .map(|e| e.get("uuid").and_then(Value::as_str))
+            .filter_map(|e| e.get("uuid").and_then(Value::as_str))
             .collect();
-        let named: Vec<&str> = ids.iter().flatten().copied().collect();
         let present: Vec<bool> = if named.is_empty() {
             Vec::new()
         } else {
@@ -244,20 +236,13 @@ impl RedisStore {
                 .await
                 .map_err(rd)?
         };
-        let mut present = present.into_iter();
-        let mut batch_seen = std::collections::HashSet::new();
-        let mut texts = Vec::new();
-        let mut new_ids = Vec::new();
-        for (e, id) in entries.iter().zip(&ids) {
-            if let Some(id) = id {
-                let dup = present.next().unwrap_or(false) || !batch_seen.insert(*id);
-                if dup {
-                    continue;
-                }
-                new_ids.push(*id);
-            }
-            texts.push(serde_json::to_string(e).map_err(|e| BackendError::Invalid(e.to_string()))?);
-        }
+        let stored: std::collections::HashSet<&str> = named
+            .iter()
+            .zip(present)
+            .filter_map(|(id, there)| there.then_some(*id))
+            .collect();
+        let fresh = new_entries(entries, |u| stored.contains(u))?;
+        let (texts, new_ids) = (fresh.texts, fresh.uuids);
         if texts.is_empty() {
             redis::cmd("UNWATCH")
                 .query_async::<()>(conn)
@@ -280,19 +265,12 @@ impl RedisStore {
             None => {
                 let prev: Option<String> =
                     conn.hget(&summaries, &key.session_id).await.map_err(rd)?;
-                let mut data = prev
-                    .and_then(|p| serde_json::from_str::<Value>(&p).ok())
-                    .and_then(|v| v.get("data").and_then(Value::as_object).cloned())
-                    .unwrap_or_default();
-                summary::fold(&mut data, entries);
+                let prev = object_of(prev.as_deref()).as_ref().and_then(record_data);
+                let record = summary_record(now, folded(prev, entries));
                 pipe.zadd(self.sessions_key(&key.project_key), &key.session_id, now)
                     .ignore();
-                pipe.hset(
-                    &summaries,
-                    &key.session_id,
-                    json!({"mtime": now, "data": data}).to_string(),
-                )
-                .ignore();
+                pipe.hset(&summaries, &key.session_id, record.to_string())
+                    .ignore();
             }
         }
         let done: Option<()> = pipe.query_async(conn).await.map_err(rd)?;
@@ -386,19 +364,11 @@ impl SessionStore for RedisStore {
                     .hgetall(self.summaries_key(project_key))
                     .await
                     .map_err(rd)?;
-                let mut out: Vec<SessionSummary> = all
-                    .into_iter()
-                    .filter_map(|(id, text)| {
-                        let v: Value = serde_json::from_str(&text).ok()?;
-                        Some(SessionSummary {
-                            session_id: id,
-                            mtime: v.get("mtime")?.as_i64()?,
-                            data: v.get("data")?.as_object()?.clone(),
-                        })
-                    })
-                    .collect();
-                out.sort_by(|a, b| a.session_id.cmp(&b.session_id));
-                Ok(out)
+                Ok(by_session_id(
+                    all.into_iter()
+                        .filter_map(|(id, text)| summary_of_record(id, &object_of(Some(&text))?))
+                        .collect(),
+                ))
             })
             .await
         }

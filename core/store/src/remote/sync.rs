@@ -152,8 +152,20 @@ impl std::ops::Deref for StoreSync {
 /// The stores this process opened (weakly: a dropped one is gone).
 static OPEN: Mutex<Vec<std::sync::Weak<SyncCore>>> = Mutex::new(Vec::new());
 
+/// How long a process on its way out waits for each store to drain:
+/// `DCL_SESSION_STORE_FLUSH_SECS`, default 10.
+pub fn exit_flush_timeout() -> Duration {
+    Duration::from_secs(
+        std::env::var("DCL_SESSION_STORE_FLUSH_SECS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .unwrap_or(10),
+    )
+}
+
 /// Drains every open store (each up to `timeout`) and gives its leases up: for a
-/// process about to exit.
+/// process about to exit (the CLI's end, the bindings' exit hooks). A store a session is
+/// closing meanwhile is waited for.
 pub fn close_all(timeout: Duration) {
     let open: Vec<Arc<SyncCore>> = lock(&OPEN)
         .iter()
@@ -169,7 +181,10 @@ pub struct SyncCore {
     shared: Arc<Shared>,
     sink: SpoolSink,
     url: String,
-    closed: AtomicBool,
+    /// Held for the whole of [`SyncCore::close`], so a second closer (a process's exit
+    /// hook while a session's drop is closing the store) waits for the first to finish
+    /// instead of returning while the drain still runs.
+    closed: Mutex<bool>,
     /// Last field: dropped after everything that may still hold runtime handles.
     rt: Rt,
 }
@@ -232,7 +247,7 @@ impl StoreSync {
             shared,
             sink: SpoolSink { tx, enqueued },
             url,
-            closed: AtomicBool::new(false),
+            closed: Mutex::new(false),
             rt: Rt(Some(rt)),
         });
         let mut open = lock(&OPEN);
@@ -454,9 +469,11 @@ impl SyncCore {
     /// Drains (up to `timeout`) and gives the leases up, so the next worker may take the
     /// session at once.
     pub fn close(&self, timeout: Duration) {
-        if self.closed.swap(true, Ordering::SeqCst) {
+        let mut closed = lock(&self.closed);
+        if *closed {
             return;
         }
+        *closed = true;
         if !self.flush(timeout) {
             let pending = self.shared.enqueued.load(Ordering::SeqCst)
                 - self
