@@ -510,7 +510,7 @@ fn check(
         .build()
         .map_err(McpCmdError::Runtime)?;
     let options = McpOptions {
-        child_env: std::env::vars().collect(),
+        child_env: std::sync::Arc::new(std::env::vars().collect()),
         cwd: Some(cwd.to_path_buf()),
         ..McpOptions::default()
     };
