@@ -11,17 +11,20 @@ Prints every strongly connected component with more than one module, per parent.
 Fails (exit 1) on any cycle that is not one of the KNOWN ones below, and on a known one
 that gained a module; runs in `.ci/run`'s layering phase. A known cycle that shrank or
 disappeared is reported so the entry can be tightened: the list only ever gets shorter.
-Test code (`#[cfg(test)] mod ... { }` blocks) is skipped: a test importing a sibling
-is not a dependency of the module.
+Test code (every `#[cfg(test)]` item) is skipped: a test importing a sibling is not a
+dependency of the module.
 
 Usage: python3 tests/module_cycles.py [path/to/crate/src]
-(without a path: the engine and the crates cut out of it, see CRATES)
+(without a path: the engine, the crates cut out of it and the protocol, see CRATES)
 """
 
 import os
 import re
 import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rust_source import strip_comments_and_strings, strip_test_items  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -32,58 +35,6 @@ def module_of(src, path):
     if rel[-1] in ("mod", "lib", "main"):
         rel = rel[:-1]
     return tuple(rel)
-
-
-def strip_comments_and_strings(text):
-    """Blanks out comments and string/char literals so paths inside them are not read."""
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-        elif text.startswith("/*", i):
-            depth, i = 1, i + 2
-            while i < n and depth:
-                if text.startswith("/*", i):
-                    depth, i = depth + 1, i + 2
-                elif text.startswith("*/", i):
-                    depth, i = depth - 1, i + 2
-                else:
-                    i += 1
-        elif c == "r" and re.match(r'r#*"', text[i:]) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
-            hashes = re.match(r"r(#*)\"", text[i:]).group(1)
-            end = text.find('"' + hashes, i + 2 + len(hashes))
-            i = n if end < 0 else end + 1 + len(hashes)
-            out.append('""')
-        elif c == '"':
-            i += 1
-            while i < n and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-            i += 1
-            out.append('""')
-        elif c == "'" and re.match(r"'(\\.|[^\\'])'", text[i : i + 4] + "    "):
-            m = re.match(r"'(\\[^']*|[^\\'])'", text[i:])
-            i += len(m.group(0)) if m else 1
-            out.append("' '")
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
-def strip_test_blocks(text):
-    """Removes `#[cfg(test)]` items that are brace blocks (test modules, test-only impls)."""
-    while True:
-        m = re.search(r"#\[cfg\(test\)\]\s*(pub(\([^)]*\))?\s+)?mod\s+\w+\s*\{", text)
-        if not m:
-            return text
-        depth, i = 1, m.end()
-        while i < len(text) and depth:
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            i += 1
-        text = text[: m.start()] + text[i:]
 
 
 def expand_use_tree(tree):
@@ -186,8 +137,9 @@ def sccs(nodes, edges):
 # listed, and it may only shrink.
 KNOWN: dict[str, dict[str, set[str]]] = {}
 
-# The crates checked when no path is given: the engine and the crates cut out of it.
-CRATES = ["core/engine", "core/model", "core/tool-api", "core/tools", "core/policy"]
+# The crates checked when no path is given: the engine, the crates cut out of it, and the
+# protocol (its control/ modules once imported each other through the request tags).
+CRATES = ["core/engine", "core/model", "core/tool-api", "core/tools", "core/policy", "core/protocol"]
 
 
 def main():
@@ -210,7 +162,7 @@ def check(src, known):
     example = {}
     for here, path in sorted(files.items()):
         with open(path, encoding="utf-8") as f:
-            text = strip_test_blocks(strip_comments_and_strings(f.read()))
+            text = strip_test_items(strip_comments_and_strings(f.read()))
         paths = []
         for m in re.finditer(r"\buse\s+([^;]+);", text):
             paths.extend(expand_use_tree(m.group(1)))

@@ -21,6 +21,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rust_source import strip_comments_and_strings, strip_test_items  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TREES = ["core", "cli"]
 SKIP_DIRS = {"tests", "benches", "target", "node_modules"}
@@ -32,80 +35,6 @@ KNOWN: dict[str, int] = {
     "core/bridge/src/host/mcp.rs": 1,
     "core/bridge/src/host/mod.rs": 2,
 }
-
-
-def blank(text: str, start: int, end: int) -> str:
-    """text with [start, end) replaced by spaces, newlines kept so line numbers hold."""
-    return text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
-
-
-def strip_comments_and_strings(text: str) -> str:
-    """Blanks comments and string/char literals (same length, newlines kept)."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        j = i
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-        elif text.startswith("/*", i):
-            depth, j = 1, i + 2
-            while j < n and depth:
-                if text.startswith("/*", j):
-                    depth, j = depth + 1, j + 2
-                elif text.startswith("*/", j):
-                    depth, j = depth - 1, j + 2
-                else:
-                    j += 1
-        elif c in "rb" and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")) and (
-            m := re.match(r'(?:br|r|b)(#*)"', text[i:])
-        ):
-            hashes = m.group(1)
-            if hashes or m.group(0).startswith(("r", "br")):
-                end = text.find('"' + hashes, i + len(m.group(0)))
-                j = n if end < 0 else end + 1 + len(hashes)
-            else:  # b"..." with escapes
-                j = i + 2
-                while j < n and text[j] != '"':
-                    j += 2 if text[j] == "\\" else 1
-                j += 1
-        elif c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            j += 1
-        elif c == "'" and (m := re.match(r"'(\\u\{[0-9a-fA-F]+\}|\\x[0-9a-fA-F]{2}|\\.|[^\\'])'", text[i:])):
-            j = i + len(m.group(0))
-        if j == i:
-            out.append(c)
-            i += 1
-        else:
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-    return "".join(out)
-
-
-def strip_test_items(text: str) -> str:
-    """Blanks every item marked `#[cfg(test)]`: up to its `;` or through its brace block."""
-    pos = 0
-    while m := re.compile(r"#\[cfg\(test\)\]").search(text, pos):
-        i, depth = m.end(), 0
-        while i < len(text):
-            ch = text[i]
-            if ch == ";" and depth == 0:
-                i += 1
-                break
-            if ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-                if depth == 0:
-                    i += 1
-                    break
-            i += 1
-        text = blank(text, m.start(), i)
-        pos = m.start() + 1
-    return text
 
 
 OPEN, CLOSE = "<([", ">)]"

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::dcl_request::ElicitationTag;
+use super::tags::ElicitationTag;
 use crate::content::Extra;
 
 /// `elicitation`: an MCP server asks the user for input.

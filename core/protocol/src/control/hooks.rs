@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::dcl_request::HookCallbackTag;
+use super::tags::HookCallbackTag;
 use crate::content::Extra;
 use crate::serde_helpers::compact_opt_f64;
 

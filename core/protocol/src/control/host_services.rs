@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::dcl_request::{
+use super::tags::{
     FetchJobTokenTag, FetchServiceAccountTokenTag, MemoryShouldGenerateTag,
     ResolveSessionArtifactsTag, SkillEvolutionShouldReviewTag,
 };

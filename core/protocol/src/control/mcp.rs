@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::dcl_request::{McpMessageTag, McpOauthRequiredTag};
+use super::tags::{McpMessageTag, McpOauthRequiredTag};
 use crate::content::Extra;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

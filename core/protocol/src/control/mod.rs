@@ -24,6 +24,7 @@ mod parse;
 mod permissions;
 mod session;
 mod settings;
+mod tags;
 
 pub use dcl_request::*;
 pub use elicitation::*;
@@ -40,3 +41,4 @@ pub use parse::RequestParseError;
 pub use permissions::*;
 pub use session::*;
 pub use settings::*;
+pub use tags::*;

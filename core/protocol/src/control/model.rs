@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::dcl_request::GetModelPolicyTag;
+use super::tags::GetModelPolicyTag;
 use crate::content::Extra;
 
 /// `set_model`: `null`, `""` or `"default"` mean the default model.

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::dcl_request::CanUseToolTag;
+use super::tags::CanUseToolTag;
 use crate::content::Extra;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
