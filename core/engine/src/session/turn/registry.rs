@@ -127,6 +127,24 @@ fn turn_of(ctx: &ToolContext) -> Result<&dyn crate::tools::TurnHandle, ToolOutpu
         .ok_or_else(|| ToolOutput::error("This tool runs only inside a turn."))
 }
 
+/// `name`, `description` and `input_schema` read from the tool's own `spec` field: the
+/// engine's tools are defined by a [`ToolSpec`] built when the registry is.
+macro_rules! described_by_spec {
+    () => {
+        fn name(&self) -> &str {
+            &self.spec.name
+        }
+
+        fn description(&self) -> &str {
+            &self.spec.description
+        }
+
+        fn input_schema(&self) -> Value {
+            self.spec.input_schema.clone()
+        }
+    };
+}
+
 /// A subagent: `Agent` (and `Task`, its older name). The child turn is the call's turn's
 /// to run.
 struct AgentTool {
@@ -177,17 +195,7 @@ struct AskUserQuestionTool {
 }
 
 impl Tool for AskUserQuestionTool {
-    fn name(&self) -> &str {
-        &self.spec.name
-    }
-
-    fn description(&self) -> &str {
-        &self.spec.description
-    }
-
-    fn input_schema(&self) -> Value {
-        self.spec.input_schema.clone()
-    }
+    described_by_spec!();
 
     fn kind(&self) -> ToolKind {
         ToolKind::Other
@@ -209,17 +217,7 @@ struct ExitPlanModeTool {
 }
 
 impl Tool for ExitPlanModeTool {
-    fn name(&self) -> &str {
-        &self.spec.name
-    }
-
-    fn description(&self) -> &str {
-        &self.spec.description
-    }
-
-    fn input_schema(&self) -> Value {
-        self.spec.input_schema.clone()
-    }
+    described_by_spec!();
 
     fn kind(&self) -> ToolKind {
         ToolKind::Other
@@ -247,17 +245,7 @@ struct StructuredOutputTool {
 }
 
 impl Tool for StructuredOutputTool {
-    fn name(&self) -> &str {
-        &self.spec.name
-    }
-
-    fn description(&self) -> &str {
-        &self.spec.description
-    }
-
-    fn input_schema(&self) -> Value {
-        self.spec.input_schema.clone()
-    }
+    described_by_spec!();
 
     fn kind(&self) -> ToolKind {
         ToolKind::Other
