@@ -2,9 +2,7 @@
 //! host delivered; the answer lists commands, agents, models and warnings. Qoder's
 //! `get_models` reads the same catalogue.
 
-use dcl_protocol::{
-    AccountInfo, AgentInfo, Extra, GetModelsResponse, InitializeRequest, InitializeResponse,
-};
+use dcl_protocol::{AccountInfo, Extra, GetModelsResponse, InitializeRequest, InitializeResponse};
 use serde_json::Value;
 
 use super::{Answer, ControlError, answer};
@@ -111,16 +109,7 @@ impl Actor {
             if let Some(a) = &init.append_system_prompt {
                 s.live.append_system_prompt = Some(a.clone());
             }
-            let agents: Vec<AgentInfo> = s
-                .agents
-                .iter()
-                .map(|a| AgentInfo {
-                    name: a.name.clone(),
-                    description: a.description.clone(),
-                    model: a.model.clone(),
-                    extra: Extra::new(),
-                })
-                .collect();
+            let agents = crate::session::extensions::agent_infos(&s.agents);
             (s.live.permission_mode, agents)
         });
         self.initialized = true;
