@@ -337,9 +337,14 @@ fn with_settings_env(
 /// server opening thousands of sessions from one process passes the same environment to
 /// each, and a copy is ~4 KB a session (one of the largest parts of an idle session).
 fn shared_env(env: BTreeMap<String, String>) -> Arc<BTreeMap<String, String>> {
-    static LAST: std::sync::Mutex<std::sync::Weak<BTreeMap<String, String>>> =
-        std::sync::Mutex::new(std::sync::Weak::new());
-    let Ok(mut last) = LAST.lock() else {
+    static LAST: EnvSlot = std::sync::Mutex::new(std::sync::Weak::new());
+    share_through(&LAST, env)
+}
+
+type EnvSlot = std::sync::Mutex<std::sync::Weak<BTreeMap<String, String>>>;
+
+fn share_through(last: &EnvSlot, env: BTreeMap<String, String>) -> Arc<BTreeMap<String, String>> {
+    let Ok(mut last) = last.lock() else {
         return Arc::new(env);
     };
     if let Some(prev) = last.upgrade()
@@ -533,4 +538,39 @@ fn select_tools(opts: &SessionOptions, session_tools: Vec<Arc<dyn Tool>>) -> Vec
         })
         .filter(|t| !deny.names_whole_tool(t.name()))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn sessions_with_the_same_environment_share_one_copy_and_others_get_their_own() {
+        // A slot of its own: sessions opened by tests running alongside use the process's.
+        let slot: EnvSlot = std::sync::Mutex::new(std::sync::Weak::new());
+        let a = share_through(&slot, env(&[("DCL_SHARED_ENV_TEST", "1"), ("HOME", "/h")]));
+        let b = share_through(&slot, env(&[("DCL_SHARED_ENV_TEST", "1"), ("HOME", "/h")]));
+        assert!(Arc::ptr_eq(&a, &b), "the same environment is shared");
+        let c = share_through(&slot, env(&[("DCL_SHARED_ENV_TEST", "2"), ("HOME", "/h")]));
+        assert!(
+            !Arc::ptr_eq(&a, &c),
+            "a different environment is its own copy"
+        );
+        assert_eq!(c.get("DCL_SHARED_ENV_TEST").map(String::as_str), Some("2"));
+        assert_eq!(a.get("DCL_SHARED_ENV_TEST").map(String::as_str), Some("1"));
+        drop((a, b, c));
+        let d = share_through(&slot, env(&[("DCL_SHARED_ENV_TEST", "2"), ("HOME", "/h")]));
+        assert_eq!(
+            Arc::strong_count(&d),
+            1,
+            "nothing keeps a dropped environment alive"
+        );
+    }
 }
