@@ -503,6 +503,21 @@ pub fn live() -> usize {
     hosts().len()
 }
 
+/// Writes out what the session stores still hold queued and gives their leases up, as the
+/// CLI does when it ends. `NativeBridge` runs it from a JVM shutdown hook: a session's own
+/// close may still be draining on another thread when the JVM exits, which would cut the
+/// drain short and lose the entries that had not reached the store.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_nexus_io_agent_sdk_transport_NativeBridge_closeSessionStores<'local>(
+    mut env: JNIEnv<'local>,
+    _class: JClass<'local>,
+) {
+    guarded(&mut env, (), |_| {
+        dcl_store::remote::sync::close_all(dcl_store::remote::sync::exit_flush_timeout());
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

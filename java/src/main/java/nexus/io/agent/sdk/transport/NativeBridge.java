@@ -37,7 +37,15 @@ public final class NativeBridge {
     }
     LOAD_ERROR = error;
     LOADED_FROM = from;
+    if (error == null) {
+      // Session-store entries still queued when the JVM exits are written out first (the
+      // drain waits up to DCL_SESSION_STORE_FLUSH_SECS, default 10, per store).
+      Runtime.getRuntime()
+          .addShutdownHook(new Thread(NativeBridge::closeSessionStores, "dcl-session-stores"));
+    }
   }
+
+  private static native void closeSessionStores();
 
   private NativeBridge() {}
 
