@@ -135,7 +135,7 @@ fn a_scoped_namespace_keeps_redirected_daemons_until_the_scope_ends() {
         "the daemons live on while the scope does"
     );
     std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(survivors(&m).len(), 2);
+    assert_eq!(sleeping(&m).len(), 2);
     drop(scope);
     assert_eq!(gone_within(&m, Duration::from_secs(5)), Vec::<i32>::new());
 }
@@ -153,7 +153,7 @@ fn a_scoped_namespace_ends_with_its_process_group() {
     assert!(wait_started(&m, 1));
     // What the callers do at the end of a call or KillShell: kill the keeper's group.
     // The keeper is gone already, but the init still carries its group id.
-    let left = survivors(&m);
+    let left = sleeping(&m);
     let pgid = unsafe { libc::getpgid(left[0]) };
     assert!(pgid > 0);
     unsafe { libc::killpg(pgid, libc::SIGKILL) };

@@ -35,12 +35,28 @@ pub fn gone_within(marker: &str, limit: Duration) -> Vec<i32> {
     }
 }
 
-/// Waits until at least one process carries `marker` (so a test cannot pass because
-/// its processes never started).
+/// PIDs of running `sleep <marker>` processes: argv exactly that, so a process still
+/// between fork and exec (its cmdline briefly reads empty mid-exec) is not counted.
+pub fn sleeping(marker: &str) -> Vec<i32> {
+    survivors(marker)
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| {
+                let argv: Vec<&[u8]> = c.split(|b| *b == 0).filter(|a| !a.is_empty()).collect();
+                argv.len() == 2
+                    && argv[0].rsplit(|b| *b == b'/').next() == Some(b"sleep".as_slice())
+                    && argv[1] == marker.as_bytes()
+            })
+        })
+        .collect()
+}
+
+/// Waits until `count` `sleep <marker>` processes are running (so a test cannot pass
+/// because its processes never started, nor fail because one was still exec'ing).
 pub fn wait_started(marker: &str, count: usize) -> bool {
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(10) {
-        if survivors(marker).len() >= count {
+        if sleeping(marker).len() >= count {
             return true;
         }
         std::thread::sleep(Duration::from_millis(20));
