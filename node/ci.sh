@@ -20,9 +20,9 @@ if [[ ! -d node_modules/@napi-rs/cli || package-lock.json -nt node_modules/.pack
   nice -n 10 npm ci --omit=optional --ignore-scripts --no-audit --no-fund --loglevel=error
 fi
 
-log "building the addon (debug)"
+log "building the addon (debug, cargo into the workspace's target/)"
 t0=$SECONDS
-nice -n 10 npm run --silent build:native
+nice -n 10 node scripts/build-native.mjs --cargo
 log "addon built in $((SECONDS - t0))s"
 npm run --silent build:ts
 npm run --silent check:types

@@ -127,6 +127,12 @@ node_packages() {
   (cd node && node scripts/build-native.mjs --release --target "$TRIPLE")
   local addon="node/native/dcl-node.$NPM_PLATFORM.node"
   [[ -f "$addon" ]] || die "napi build wrote no $addon"
+  # The loader and its types are committed (node/ci.sh builds the debug addon with plain
+  # cargo and uses them): the ones napi just generated must be the same.
+  if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 &&
+    ! git -C "$ROOT" diff --exit-code --stat -- node/native/binding.cjs node/native/binding.d.ts; then
+    die "node/native/binding.cjs or binding.d.ts is stale: commit what npm run build:native generated"
+  fi
   (cd node && node scripts/prepack.mjs) # tsc (CJS + ESM wrapper) and rust/ from cargo metadata
 
   # @dcl/agent, staged: the workspace version, the platform package as an optional

@@ -3,8 +3,15 @@
 // The Rust sources are the repository's (../) in a checkout, or rust/ inside a packed
 // tarball (written by scripts/prepack.mjs). `--release` builds optimised; `--target <triple>`
 // is passed to napi (which names the host triple anyway).
+//
+// `--cargo`: build the addon with plain `cargo build -p dcl-node` into the workspace's own
+// target/ and copy it next to the committed loader and types (native/binding.cjs and
+// binding.d.ts, which napi generates and scripts/dist.sh checks are current). napi always
+// passes `--target <triple>`, which puts the build in target/<triple>/ and compiles every
+// dependency a second time; in CI's debug phase, where `cargo build --workspace` has built
+// the addon already, that second build was three minutes of two cores.
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,6 +24,43 @@ if (!existsSync(manifest)) {
   console.error(`@dcl/agent: no Rust sources at ${manifest}`);
   process.exit(1);
 }
+if (process.argv.includes("--cargo")) process.exit(cargoBuild());
+
+/** napi-rs's platform name, as native/binding.cjs looks the addon up. */
+function platformName() {
+  const { platform, arch } = process;
+  if (platform === "linux") {
+    const glibc = process.report?.getReport()?.header?.glibcVersionRuntime;
+    return `linux-${arch}-${glibc ? "gnu" : "musl"}`;
+  }
+  if (platform === "win32") return `win32-${arch}-msvc`;
+  return `${platform}-${arch}`;
+}
+
+function cargoBuild() {
+  for (const f of ["binding.cjs", "binding.d.ts"]) {
+    if (!existsSync(join(pkg, "native", f))) {
+      console.error(`@dcl/agent: native/${f} is missing (run \`npm run build:native\` once)`);
+      return 1;
+    }
+  }
+  const release = process.argv.includes("--release");
+  const targetDir = process.env.CARGO_TARGET_DIR || join(root, "target");
+  const args = ["build", "--lib", "-p", "dcl-node", "--manifest-path", join(root, "Cargo.toml"), "--target-dir", targetDir];
+  if (release) args.push("--release");
+  const run = spawnSync(process.env.CARGO || "cargo", args, { stdio: "inherit" });
+  if (run.error || run.status !== 0) return run.status || 1;
+  const lib = { linux: "libdcl_node.so", darwin: "libdcl_node.dylib", win32: "dcl_node.dll" }[process.platform] ?? "libdcl_node.so";
+  const built = join(targetDir, release ? "release" : "debug", lib);
+  if (!existsSync(built)) {
+    console.error(`@dcl/agent: cargo succeeded but ${built} is missing`);
+    return 1;
+  }
+  mkdirSync(join(pkg, "native"), { recursive: true });
+  copyFileSync(built, join(pkg, "native", `dcl-node.${platformName()}.node`));
+  return 0;
+}
+
 const cli = createRequire(import.meta.url).resolve("@napi-rs/cli/package.json");
 const napi = join(dirname(cli), "dist", "cli.js");
 const args = [
