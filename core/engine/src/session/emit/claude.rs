@@ -26,7 +26,7 @@ pub(super) fn reads_tool_progress(stream_json: bool) -> bool {
 pub(super) fn render(event: Event<'_>, stream_json: bool) -> Option<Message> {
     match event {
         Event::AssistantBlock { uuid, payload } => Some(Message::Assistant(AssistantMessage {
-            message: payload,
+            message: *payload,
             parent_tool_use_id: dcl_protocol::parent_tool_use_id_null(),
             session_id: String::new(),
             uuid,

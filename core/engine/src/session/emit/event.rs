@@ -9,7 +9,7 @@ pub(crate) enum Event<'a> {
     /// alone, and `uuid` is the one the conversation records it under.
     AssistantBlock {
         uuid: String,
-        payload: AssistantPayload,
+        payload: Box<AssistantPayload>,
     },
     /// A tool call's result goes back to the model. The conversation's `user` line carries
     /// it in every dialect; this is the moment a dialect may say more.
@@ -52,7 +52,7 @@ pub(super) mod samples {
     pub fn block(block: ContentBlock) -> Event<'static> {
         Event::AssistantBlock {
             uuid: "u-1".into(),
-            payload: AssistantPayload {
+            payload: Box::new(AssistantPayload {
                 id: "msg_1".into(),
                 kind: "message".into(),
                 role: "assistant".into(),
@@ -62,7 +62,7 @@ pub(super) mod samples {
                 stop_sequence: None,
                 usage: None,
                 extra: Extra::new(),
-            },
+            }),
         }
     }
 

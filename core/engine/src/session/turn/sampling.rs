@@ -331,7 +331,7 @@ fn emit_block(
     };
     ctx.emitter.event(Event::AssistantBlock {
         uuid: uuid.clone(),
-        payload: payload.clone(),
+        payload: Box::new(payload.clone()),
     });
     ctx.record(
         conv,
