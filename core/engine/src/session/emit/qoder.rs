@@ -8,7 +8,7 @@ use super::event::Event;
 
 /// What dcl's Qoder dialect advertises (`system/init.capabilities` and the `initialize`
 /// answer's); only what is implemented.
-pub const CAPABILITIES: &[&str] = &[
+pub(super) const CAPABILITIES: &[&str] = &[
     "interrupt_receipt_v1",
     "interrupt_cancel_queued_v1",
     // A fork's entries reach the session store and leave as `transcript_mirror` frames
