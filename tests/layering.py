@@ -4,12 +4,24 @@ front ends and bindings reach the engine only through the bridge; the leaf crate
 other dcl crate (the sandbox may use the shell parser, which decides `excludedCommands`);
 the model clients and the store know only the protocol; the tool API, the built-in tools
 and the policy never import the engine (nor the policy a tool implementation). Reads `cargo metadata`; stdlib only.
+
+Inside the engine, the turn and the control handlers never test the client dialect
+(issue 19, "events, then wire"): they emit events and ask the session's `Dialect` by name,
+and `core/engine/src/session/emit/` alone knows the line shapes. Comments, strings and
+test items are not read. Self-test: tests/layering_test.py.
 """
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rust_source import strip_comments_and_strings, strip_test_items  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # crate -> the dcl crates it may depend on (normal and build dependencies)
 ALLOWED: dict[str, set[str]] = {
@@ -30,6 +42,40 @@ ALLOWED: dict[str, set[str]] = {
 }
 FRONT_ENDS = {"dcl-cli", "dcl-python", "dcl-node", "dcl-java", "dcl-c", "dcl-uniffi"}
 
+# Folders whose code emits events and never tests the dialect.
+DIALECT_FREE = ["core/engine/src/session/turn", "core/engine/src/session/control"]
+# The old branches (`services.qoder()`, `legacy_events()`) and the options they read.
+DIALECT_TEST = re.compile(
+    r"\bqoder\s*\(\s*\)|\blegacy_events\b|\.\s*dialect\s*(?:==|!=)|\bopts\s*\.\s*dialect\b"
+    r"|\bDialect\s*::\s*(?:Claude|Qoder)\b"
+)
+
+
+def dialect_tests(text: str) -> list[tuple[int, str]]:
+    """(line, what) for each test of the dialect in the non-test code of `text`."""
+    code = strip_test_items(strip_comments_and_strings(text))
+    return [(code.count("\n", 0, m.start()) + 1, " ".join(m.group(0).split()))
+            for m in DIALECT_TEST.finditer(code)]
+
+
+def dialect_problems(folders: list[str]) -> list[str]:
+    """One message per dialect test found in the .rs files under `folders`."""
+    problems = []
+    for folder in folders:
+        for dirpath, _, files in sorted(os.walk(os.path.join(ROOT, folder))):
+            for name in sorted(files):
+                if not name.endswith(".rs"):
+                    continue
+                path = os.path.join(dirpath, name)
+                with open(path, encoding="utf-8") as f:
+                    found = dialect_tests(f.read())
+                rel = os.path.relpath(path, ROOT)
+                problems.extend(
+                    f"{rel}:{line}: `{what}` tests the dialect; emit an event or ask the "
+                    "session's Dialect (core/engine/src/session/emit)"
+                    for line, what in found)
+    return problems
+
 
 def main() -> int:
     meta = json.loads(subprocess.run(
@@ -44,9 +90,12 @@ def main() -> int:
             problems.append(f"{name} depends on {sorted(deps - ALLOWED[name])}; it may use {sorted(ALLOWED[name]) or 'no dcl crate'}")
         if name in FRONT_ENDS and "dcl-engine" in deps:
             problems.append(f"{name} depends on dcl-engine; front ends go through dcl-bridge")
+    crates = len(problems)
+    problems.extend(dialect_problems(DIALECT_FREE))
     for p in problems:
         print(f"layering: {p}")
-    print(f"layering: {len(meta['packages'])} crates checked, {len(problems)} problems")
+    print(f"layering: {len(meta['packages'])} crates checked, {crates} problems; "
+          f"{len(DIALECT_FREE)} dialect-free folders checked, {len(problems) - crates} problems")
     return 1 if problems else 0
 
 

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::client::Clients;
 use super::conversation::Conversation;
-use super::emit::{Emitter, Outbox};
+use super::emit::{self, Emitter, Outbox};
 use super::hook_registry::HookRegistry;
 use super::host::HostChannel;
 use super::state::{LiveSettings, McpPending, SessionState, SessionStats, StateCell, Totals};
@@ -122,7 +122,8 @@ impl SessionCore {
             .outbox_lines
             .filter(|n| *n > 0)
             .unwrap_or(super::emit::DEFAULT_OUTBOX_LINES);
-        let emitter = Emitter::new(Outbox::new(capacity), session_id);
+        let emitter =
+            Emitter::new(Outbox::new(capacity), session_id).with_dialect(emit::Dialect::of(&opts));
         let timeout = Duration::from_secs_f64(
             opts.host_timeout_secs
                 .unwrap_or(crate::options::DEFAULT_HOST_TIMEOUT_SECS)

@@ -20,7 +20,7 @@ pub(crate) fn usage(core: &SessionCore) -> ContextUsageResponse {
         crate::prompt::system_prompt(
             live.system_prompt.as_deref(),
             live.append_system_prompt.as_deref(),
-            !services.qoder(),
+            services.dialect().empty_system_prompt_is_none(),
             &services.cwd,
         ),
         &services.output_style,

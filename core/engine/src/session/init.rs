@@ -4,17 +4,9 @@
 use super::mcp::mcp_state;
 use dcl_protocol::{InitMcpServer, PermissionModeName, SystemInit};
 
+use super::emit::Event;
 use super::services::SessionCore;
 use crate::permissions::PermissionMode;
-
-/// What dcl's Qoder dialect advertises; only what is implemented.
-pub const QODER_CAPABILITIES: &[&str] = &[
-    "interrupt_receipt_v1",
-    "interrupt_cancel_queued_v1",
-    // A fork's entries reach the session store and leave as `transcript_mirror` frames
-    // before the `initialize` answer (`Persistence::fork_barrier`).
-    "session_store_fork_barrier_v1",
-];
 
 pub(crate) fn emit_init(core: &SessionCore) {
     let live = core.state.live();
@@ -45,15 +37,7 @@ pub(crate) fn emit_init(core: &SessionCore) {
             serde_json::Value::Array(plugin_errors),
         );
     }
-    if services.qoder() {
-        init = init.with_qoder(qoder_capabilities());
-    }
-    services.emitter.system(init);
-}
-
-/// What the Qoder dialect advertises, as the wire carries it.
-pub(crate) fn qoder_capabilities() -> Vec<String> {
-    QODER_CAPABILITIES.iter().map(|c| c.to_string()).collect()
+    services.emitter.event(Event::Init(Box::new(init)));
 }
 
 /// A permission mode as the wire names it.

@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::client::Clients;
+use super::emit::Dialect;
 use super::services::SessionCore;
 use super::state::TurnKind;
 use crate::model::capabilities;
@@ -42,8 +43,8 @@ pub(crate) struct CatalogueView<'a> {
     pub current: &'a str,
     /// The session's thinking level (`low`…`max`; `off` or `None` when thinking is off).
     pub thinking: Option<&'a str>,
-    /// Qoder's dialect: the `auto` entry, `isEnabled`, `context_config`, `thinking_config`.
-    pub qoder: bool,
+    /// The default's entry, and whether each model's limits are described.
+    pub dialect: Dialect,
 }
 
 /// The models the host may pick from: the default spelling (`default`, Qoder `auto`),
@@ -51,11 +52,7 @@ pub(crate) struct CatalogueView<'a> {
 /// the id it resolves to, its context window and how thinking is set for it.
 pub(crate) fn catalogue(view: &CatalogueView<'_>) -> Vec<ModelInfo> {
     let default = view.clients.default_model();
-    let (default_value, default_name) = if view.qoder {
-        ("auto", "Auto")
-    } else {
-        ("default", "Default")
-    };
+    let (default_value, default_name) = view.dialect.default_model_entry();
     let mut list = vec![describe(
         view,
         ModelInfo::resolved(
@@ -115,7 +112,7 @@ fn describe(view: &CatalogueView<'_>, mut info: ModelInfo) -> ModelInfo {
     // dcl only ever sends a fixed budget, never adaptive thinking or fast mode.
     info.supports_adaptive_thinking = Some(false);
     info.supports_fast_mode = Some(false);
-    if view.qoder {
+    if view.dialect.describes_model_limits() {
         info.is_enabled = Some(usable(view.clients, &id));
         let window = context_window(&id);
         info.context_config = Some(BTreeMap::from([(
@@ -238,7 +235,8 @@ pub(crate) async fn ask_policy(
         clients: &services.clients,
         current: resolved,
         thinking: thinking.as_deref(),
-        qoder: true,
+        // A Qoder request: its models are described as Qoder's catalogue describes them.
+        dialect: Dialect::qoder_sdk(),
     });
     let mut request = json!({
         "subtype": "get_model_policy",

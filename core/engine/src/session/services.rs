@@ -12,11 +12,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::client::Clients;
 use super::conversation::Conversation;
-use super::emit::Emitter;
+use super::emit::{Dialect, Emitter};
 use super::host::HostChannel;
 use super::persist;
 use super::state::StateCell;
-use crate::options::{Dialect, OutputFormat, SessionOptions};
+use crate::options::{OutputFormat, SessionOptions};
 use crate::permissions::command_hooks::CommandHooks;
 use crate::permissions::host_decision::SettingsFiles;
 use crate::tools::{ShellState, Tool};
@@ -58,12 +58,9 @@ impl SessionServices {
         self.opts.output_format.unwrap_or_default() == OutputFormat::StreamJson
     }
 
-    pub fn qoder(&self) -> bool {
-        self.opts.dialect == Dialect::Qoder
-    }
-
-    pub fn legacy_events(&self) -> bool {
-        self.stream_json() && self.opts.legacy_events.unwrap_or(true)
+    /// The lines the host reads, chosen when the session was built.
+    pub fn dialect(&self) -> Dialect {
+        self.emitter.dialect()
     }
 
     /// Whether an "ask" can reach someone: stream-json with the host as the prompt tool.

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{Answer, ControlError, answer};
 use crate::session::actor::Actor;
 use crate::session::hook_registry::HookRegistry;
-use crate::session::init::{mode_name, qoder_capabilities};
+use crate::session::init::mode_name;
 use crate::session::models;
 
 impl Actor {
@@ -114,7 +114,7 @@ impl Actor {
         });
         self.initialized = true;
         self.core.services.initialized.send_replace(true);
-        if self.core.services.qoder() {
+        if self.core.services.dialect().init_before_initialize_answer() {
             crate::session::init::emit_init(&self.core);
         }
         for m in self.core.persistence.fork_barrier() {
@@ -135,9 +135,7 @@ impl Actor {
         ))
         .with_permission_mode(mode_name(mode))
         .with_warnings(warnings);
-        if self.core.services.qoder() {
-            response = response.with_capabilities(qoder_capabilities());
-        }
+        response = self.core.services.dialect().initialize_response(response);
         response.hooks_applied = init.hooks.as_ref().map(|h| !h.is_empty()).filter(|h| *h);
         response.settings_applied = delivery.settings;
         response.disallowed_tools_applied = delivery.disallowed_tools;
@@ -268,7 +266,7 @@ impl Actor {
             clients: &services.clients,
             current: &current,
             thinking: thinking.as_deref(),
-            qoder: services.qoder(),
+            dialect: services.dialect(),
         })
     }
 }

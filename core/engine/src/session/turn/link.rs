@@ -3,13 +3,11 @@
 //! per call; it owns what it needs of the turn, so a tool holds it without borrowing the
 //! turn's internals.
 
-use dcl_protocol::{
-    CanUseToolRequest, CanUseToolTag, Extra, Message, PermissionDecision, ToolProgressMessage,
-    ToolUseBlock,
-};
+use dcl_protocol::{CanUseToolRequest, CanUseToolTag, Extra, PermissionDecision, ToolUseBlock};
 use serde_json::Value;
 
 use super::{interactive, subagent};
+use crate::session::emit::Event;
 use crate::session::host::HostError;
 use crate::tools::{BoxFuture, ChildTurn, HostQuestion, TurnError, TurnEvent, TurnHandle};
 
@@ -30,15 +28,12 @@ impl TurnHandle for TurnLink {
         match event {
             TurnEvent::Progress { elapsed_seconds } => {
                 let emitter = &self.parent.emitter;
-                emitter.emit(Message::ToolProgress(ToolProgressMessage {
+                emitter.event(Event::ToolProgress {
                     tool_use_id: self.call.id.clone(),
                     tool_name: self.call.name.clone(),
                     parent_tool_use_id: emitter.parent_tool_use_id().map(str::to_string),
-                    elapsed_time_seconds: elapsed_seconds,
-                    session_id: String::new(),
-                    uuid: String::new(),
-                    extra: Extra::new(),
-                }));
+                    elapsed_seconds,
+                });
             }
         }
     }

@@ -5,10 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use dcl_protocol::{
-    ContentBlock, Extra, LegacyToolResultMessage, Message, PermissionDenial, ToolResultContent,
-    ToolUseBlock,
-};
+use dcl_protocol::{ContentBlock, Extra, PermissionDenial, ToolResultContent, ToolUseBlock};
 use serde_json::{Map, Value, json};
 
 use super::approval::{self, Decision, HookPermission};
@@ -18,6 +15,7 @@ use super::registry::Registry;
 use super::{TurnContext, TurnState, subagent};
 use crate::model::accumulate::InvalidToolInput;
 use crate::session::conversation::{Conversation, UserOrigin};
+use crate::session::emit::Event;
 use crate::tools::{Tool, ToolContext, ToolKind, ToolOutput, TurnEvent};
 
 /// Largest tool-result text put on one stdout line; SDKs refuse lines over 1 MiB.
@@ -406,8 +404,7 @@ async fn execute(ctx: &TurnContext, p: &Prepared) -> (ToolOutput, Option<Value>)
 const TOOL_PROGRESS_EVERY: Duration = Duration::from_secs(5);
 
 /// Runs one call, saying `tool_progress` (elapsed seconds) each [`TOOL_PROGRESS_EVERY`]
-/// while it runs, as the reference does for long calls. Claude stream-json only: the
-/// Qoder SDK does not know the line.
+/// while it runs, as the reference does for long calls, when the host hears of it.
 async fn with_progress(
     ctx: &TurnContext,
     tool_ctx: &ToolContext,
@@ -417,7 +414,7 @@ async fn with_progress(
     let Some(turn) = tool_ctx.turn.as_ref() else {
         return call.await;
     };
-    if !services.stream_json() || services.qoder() {
+    if !services.dialect().reports_tool_progress() {
         return call.await;
     }
     let every = services
@@ -571,18 +568,12 @@ fn emit_result(ctx: &TurnContext, conv: &mut Conversation, tool_use_id: &str, ou
         ToolResultContent::Text(t) => ToolResultContent::Text(cap_text(t)),
         blocks => blocks,
     };
-    let block = ContentBlock::tool_result(tool_use_id, content.clone(), Some(output.is_error));
-    if ctx.core.services.legacy_events() {
-        ctx.emitter
-            .emit(Message::ToolResult(LegacyToolResultMessage {
-                tool_use_id: tool_use_id.to_string(),
-                content: content.to_text(),
-                is_error: output.is_error,
-                session_id: String::new(),
-                uuid: String::new(),
-                extra: Extra::new(),
-            }));
-    }
+    ctx.emitter.event(Event::ToolResult {
+        tool_use_id,
+        content: &content,
+        is_error: output.is_error,
+    });
+    let block = ContentBlock::tool_result(tool_use_id, content, Some(output.is_error));
     ctx.emit_user(
         conv,
         vec![block],

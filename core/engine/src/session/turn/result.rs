@@ -1,11 +1,11 @@
-//! The end of a turn: usage and cost, and the one `result` line (with the legacy `usage`
-//! line before it).
+//! The end of a turn: usage and cost, and the one `result` line (with what the dialect
+//! says of the turn's usage before it).
 
 use std::time::{Duration, Instant};
 
 use dcl_protocol::{
-    AssistantError, AssistantMessage, AssistantPayload, ContentBlock, Extra, LegacyUsageMessage,
-    Message, ResultMessage, ResultSubtype, StopReason, TerminalReason, Usage,
+    AssistantError, AssistantMessage, AssistantPayload, ContentBlock, Extra, Message,
+    ResultMessage, ResultSubtype, StopReason, TerminalReason, Usage,
 };
 use serde_json::{Value, json};
 
@@ -14,7 +14,7 @@ use super::{TurnContext, TurnOutcome, TurnState};
 use crate::model::ModelError;
 use crate::session::QueuedPrompt;
 use crate::session::conversation::{Conversation, UserOrigin};
-use crate::session::emit::{Emitter, new_uuid};
+use crate::session::emit::{Emitter, Event, new_uuid};
 use crate::session::services::SessionCore;
 
 /// Why a turn ended.
@@ -221,19 +221,11 @@ fn emit_synthetic_error(ctx: &TurnContext, text: &str, e: &ModelError) {
 
 fn emit_result(core: &SessionCore, emitter: &Emitter, st: &TurnState, end: Ending) {
     let totals = core.state.with(|s| s.totals.clone());
-    if core.services.legacy_events() {
-        emitter.emit(Message::Usage(LegacyUsageMessage {
-            usage: st.usage.clone(),
-            total_cost_usd: totals.cost_usd,
-            session_id: String::new(),
-            uuid: String::new(),
-            extra: Extra::new(),
-        }));
-    }
+    emitter.event(Event::TurnUsage {
+        usage: &st.usage,
+        total_cost_usd: totals.cost_usd,
+    });
     let mut extra = Extra::new();
-    if core.services.qoder() {
-        extra.insert("total_credits".into(), json!(0));
-    }
     if let Some(d) = &st.deferred {
         extra.insert("deferred_tool_use".into(), d.clone());
     }
@@ -283,7 +275,7 @@ fn emit_result(core: &SessionCore, emitter: &Emitter, st: &TurnState, end: Endin
         extra,
     };
     result.set_model_usage(totals.model_usage.iter().map(|(m, u)| (m.as_str(), u)));
-    emitter.emit(Message::Result(result));
+    emitter.event(Event::TurnResult(Box::new(result)));
 }
 
 /// A queued prompt cancelled before it started still gets its own result.

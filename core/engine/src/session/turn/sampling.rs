@@ -4,9 +4,8 @@
 use std::time::{Duration, Instant};
 
 use dcl_protocol::{
-    AssistantMessage, AssistantPayload, ContentBlock, Extra, LegacyTextMessage,
-    LegacyToolStartMessage, Message, StreamEventMessage, SystemApiRetry, SystemInformational,
-    SystemStatus, Usage,
+    AssistantPayload, ContentBlock, Extra, Message, StreamEventMessage, SystemApiRetry,
+    SystemInformational, SystemStatus, Usage,
 };
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
@@ -18,7 +17,7 @@ use crate::model::{
     ApiMessage, Delta, ModelError, ModelRequest, Role, StreamEvent, ThinkingConfig,
 };
 use crate::session::conversation::{Conversation, Entry};
-use crate::session::emit::new_uuid;
+use crate::session::emit::{Event, new_uuid};
 use crate::session::models;
 
 pub(super) enum SampleError {
@@ -119,7 +118,12 @@ fn system_prompt(ctx: &TurnContext) -> Option<String> {
         ),
     };
     let mut system = crate::prompt::with_memory(
-        crate::prompt::system_prompt(custom, append, !core.services.qoder(), &core.services.cwd),
+        crate::prompt::system_prompt(
+            custom,
+            append,
+            core.services.dialect().empty_system_prompt_is_none(),
+            &core.services.cwd,
+        ),
         &core.services.memory,
     );
     // The output style shapes the main thread's answers; an agent's prompt is its own.
@@ -313,9 +317,6 @@ fn emit_block(
     usage: Option<Usage>,
     block: ContentBlock,
 ) {
-    if ctx.core.services.legacy_events() {
-        emit_legacy_for_block(ctx, &block);
-    }
     let uuid = new_uuid();
     let payload = AssistantPayload {
         id: id.to_string(),
@@ -328,14 +329,10 @@ fn emit_block(
         usage,
         extra: Extra::new(),
     };
-    ctx.emitter.emit(Message::Assistant(AssistantMessage {
-        message: payload.clone(),
-        parent_tool_use_id: dcl_protocol::parent_tool_use_id_null(),
-        session_id: String::new(),
+    ctx.emitter.event(Event::AssistantBlock {
         uuid: uuid.clone(),
-        error: None,
-        extra: Extra::new(),
-    }));
+        payload: Box::new(payload.clone()),
+    });
     ctx.record(
         conv,
         uuid,
@@ -343,27 +340,6 @@ fn emit_block(
             message: Box::new(payload),
         },
     );
-}
-
-/// Legacy lines (`text`, `tool_start`) kept for old scripts; the emitter stamps ids.
-fn emit_legacy_for_block(ctx: &TurnContext, block: &ContentBlock) {
-    if let Some(text) = block.as_text() {
-        ctx.emitter.emit(Message::Text(LegacyTextMessage {
-            text: text.to_string(),
-            session_id: String::new(),
-            uuid: String::new(),
-            extra: Extra::new(),
-        }));
-    } else if let Some(tu) = block.as_tool_use() {
-        ctx.emitter.emit(Message::ToolStart(LegacyToolStartMessage {
-            tool_use_id: tu.id.clone(),
-            name: tu.name.clone(),
-            input: tu.input.clone(),
-            session_id: String::new(),
-            uuid: String::new(),
-            extra: Extra::new(),
-        }));
-    }
 }
 
 /// A one-shot request without tools or history (prompt suggestions); nothing is emitted

@@ -1,5 +1,5 @@
-//! The outbound side of a session: every line gets the session id and its own uuid, and
-//! waits in one bounded outbox until the front end reads it.
+//! Every outbound line gets the session id and its own uuid, and waits in one bounded
+//! outbox until the front end reads it.
 //!
 //! Policy when the host stops reading: nothing is ever dropped. `emit` itself never blocks
 //! (it is called from synchronous code), so the sources that can produce without bound —
@@ -15,6 +15,9 @@ use dcl_protocol::system::SystemSubtype;
 use dcl_protocol::{Extra, Message};
 use serde_json::Value;
 use tokio::sync::Notify;
+
+use super::dialect::Dialect;
+use super::event::Event;
 
 /// What the session hands to its front end.
 #[derive(Debug)]
@@ -154,6 +157,7 @@ impl Outbox {
 pub struct Emitter {
     outbox: Arc<Outbox>,
     session_id: Arc<Mutex<String>>,
+    dialect: Dialect,
 }
 
 pub fn new_uuid() -> String {
@@ -169,7 +173,19 @@ impl Emitter {
         Emitter {
             outbox,
             session_id: Arc::new(Mutex::new(session_id)),
+            dialect: Dialect::default(),
         }
+    }
+
+    /// The same emitter rendering [`Event`]s in `dialect` (until set: Claude's lines,
+    /// with neither `tool_progress` nor legacy lines).
+    pub(crate) fn with_dialect(mut self, dialect: Dialect) -> Self {
+        self.dialect = dialect;
+        self
+    }
+
+    pub(crate) fn dialect(&self) -> Dialect {
+        self.dialect
     }
 
     pub fn session_id(&self) -> String {
@@ -258,6 +274,13 @@ impl Emitter {
         self.emit(frame.into_message());
     }
 
+    /// Sends the lines `event` becomes in the session's dialect.
+    pub(crate) fn event(&self, event: Event<'_>) {
+        for line in self.dialect.render(event) {
+            self.emit(line);
+        }
+    }
+
     pub fn end(&self) {
         self.outbox.push(Outbound::End);
     }
@@ -334,6 +357,14 @@ impl TurnEmitter {
 
     pub fn system(&self, frame: impl SystemSubtype) {
         self.inner.system(frame);
+    }
+
+    /// Sends the lines `event` becomes in the session's dialect, as [`TurnEmitter::emit`]
+    /// sends each (a subagent's legacy lines stay with the main thread).
+    pub(crate) fn event(&self, event: Event<'_>) {
+        for line in self.inner.dialect.render(event) {
+            self.emit(line);
+        }
     }
 }
 
@@ -418,5 +449,29 @@ mod tests {
             },
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_subagents_events_leave_their_legacy_lines_to_the_main_thread() {
+        let outbox = Outbox::new(8);
+        let dialect = Dialect::new(crate::options::Dialect::Claude, true, true);
+        let session = Emitter::new(outbox.clone(), "sid".into()).with_dialect(dialect);
+        let main = TurnEmitter::new(session.clone(), None);
+        let sub = TurnEmitter::subagent(session, "tu_agent".into(), true);
+        let kinds = |outbox: &Outbox| {
+            std::iter::from_fn(|| outbox.try_pop())
+                .map(|o| match o {
+                    Outbound::Line(m) => serde_json::to_value(&*m).expect("json")["type"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                    Outbound::End => "end".into(),
+                })
+                .collect::<Vec<_>>()
+        };
+        main.event(super::super::event::samples::tool_use_block());
+        assert_eq!(kinds(&outbox), ["tool_start", "assistant"]);
+        sub.event(super::super::event::samples::tool_use_block());
+        assert_eq!(kinds(&outbox), ["assistant"]);
     }
 }

@@ -1,0 +1,27 @@
+//! The outbound side of a session: the outbox every line waits in, and the session's
+//! [`Dialect`], which turns what happened ([`Event`]) into the lines its host reads.
+//!
+//! Turn and control code emit events and never test the dialect (`tests/layering.py`
+//! fails if they do); what is not a line shape they ask the dialect by name. One module
+//! per dialect, and why each differs (WIRE.md):
+//! - `claude`: the reference CLI's lines, read by the Claude Agent SDKs; the base.
+//! - `qoder`: Claude's lines for the Qoder Agent SDK, which adds `total_credits` to
+//!   `result`, `capabilities` (and its protocol versions) to `system/init` and the
+//!   `initialize` answer, reads `system/init` before that answer too, names the default
+//!   model `auto` and reads each model's limits in the catalogue, does not know
+//!   `tool_progress`, and reads `systemPrompt: ""` as unset.
+//! - `legacy`: not a dialect of its own: the `text`, `tool_start`, `tool_result` and
+//!   `usage` lines dcl's first scripts read, each just before the base line of the same
+//!   moment, in stream-json when the host announces no SDK (strict SDKs stop at a `type`
+//!   they do not know).
+
+mod claude;
+mod dialect;
+mod event;
+mod legacy;
+mod outbox;
+mod qoder;
+
+pub(crate) use dialect::Dialect;
+pub(crate) use event::Event;
+pub use outbox::{DEFAULT_OUTBOX_LINES, Emitter, Outbound, Outbox, TurnEmitter, new_uuid, now_iso};
