@@ -472,8 +472,12 @@ fn recording(events: &[&str]) -> Value {
         .map(|e| {
             (
                 e.to_string(),
+                // One append per hook (a single write of the whole line): hooks of
+                // concurrent events run side by side, and a `cat >> f; echo >> f` of
+                // each could interleave two inputs on one line, which then reads as
+                // neither.
                 json!([{"hooks": [{"type": "command",
-                    "command": "cat >> events.jsonl; echo >> events.jsonl"}]}]),
+                    "command": "f=$(mktemp) && { cat; echo; } > \"$f\" && cat \"$f\" >> events.jsonl; rm -f \"$f\""}]}]),
             )
         })
         .collect();
