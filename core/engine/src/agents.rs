@@ -206,6 +206,8 @@ pub fn parse_agent_file(path: &Path, text: &str) -> Result<AgentSpec, AgentDefin
 pub struct AgentCatalog {
     // Shared, not copied: every session starts with the same built-ins.
     agents: BTreeMap<String, Arc<AgentSpec>>,
+    /// The Agent tool's definition, which lists these agents.
+    offer: crate::tools::derived_spec::DerivedSpec,
 }
 
 /// Built once per process.
@@ -272,6 +274,7 @@ impl AgentCatalog {
     }
 
     pub fn insert(&mut self, agent: AgentSpec) {
+        self.offer.reset();
         self.agents.insert(agent.name.clone(), Arc::new(agent));
     }
 
@@ -313,6 +316,14 @@ impl AgentCatalog {
 
     pub fn iter(&self) -> impl Iterator<Item = &AgentSpec> {
         self.agents.values().map(|a| &**a)
+    }
+
+    /// The Agent tool's definition for these agents, built by `build` once per change.
+    pub fn tool_spec(
+        &self,
+        build: impl FnOnce(&AgentCatalog) -> crate::tools::ToolSpec,
+    ) -> crate::tools::ToolSpec {
+        self.offer.get_or_build(|| build(self))
     }
 }
 

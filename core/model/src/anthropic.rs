@@ -370,11 +370,7 @@ mod tests {
                 role: Role::User,
                 content: vec![ContentBlock::text("hi")],
             }],
-            tools: vec![ToolSpec {
-                name: "Bash".into(),
-                description: "run".into(),
-                input_schema: json!({"type":"object"}),
-            }],
+            tools: vec![ToolSpec::new("Bash", "run", json!({"type":"object"}))],
             max_tokens: 1000,
             thinking: Some(ThinkingConfig { budget_tokens: 500 }),
         };

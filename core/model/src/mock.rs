@@ -437,8 +437,8 @@ impl MockClient {
         if let Some(schema) = req
             .tools
             .iter()
-            .find(|t| t.name == "StructuredOutput")
-            .map(|t| &t.input_schema)
+            .find(|t| t.name() == "StructuredOutput")
+            .map(|t| t.input_schema())
         {
             // A structured-output session: answer with an instance of the schema.
             return Ok(plan(vec![tool("StructuredOutput", example_for(schema))]));
@@ -600,10 +600,11 @@ pub fn request_tokens(req: &ModelRequest) -> u64 {
     let system = req.system.as_deref().map_or(0, |s| s.chars().count());
     let json_chars = |v: Result<String, serde_json::Error>| v.map_or(0, |s| s.chars().count());
     let messages = json_chars(serde_json::to_string(&req.messages));
+    // Each definition's size is counted once, not serialized again for every request.
     let tools = if req.tools.is_empty() {
         0
     } else {
-        json_chars(serde_json::to_string(&req.tools))
+        crate::ToolSpec::list_json_size(&req.tools).chars
     };
     approx_tokens(system + messages + tools).max(1)
 }

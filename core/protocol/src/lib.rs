@@ -43,7 +43,7 @@ pub use system::{
     SystemSubtype, SystemTaskNotification, SystemTaskProgress, SystemTaskStarted,
     SystemTaskUpdated, SystemThinkingTokens, TaskUsage,
 };
-pub use tool_spec::ToolSpec;
+pub use tool_spec::{JsonSize, ToolSpec};
 pub use vocab::*;
 
 /// The reference protocol level dcl implements (reported as `claude_code_version`).

@@ -21,5 +21,5 @@ pub use output::{ToolOutput, parse_input};
 pub use processes::{
     BackgroundShellInfo, BackgroundShells, ShellError, ShellListener, ShellStatus,
 };
-pub use tool::{Approval, BoxFuture, Tool, ToolKind, ToolSpec};
+pub use tool::{Approval, BoxFuture, ProcessSpec, Tool, ToolKind, ToolSpec};
 pub use turn::{ChildTurn, HostQuestion, TurnError, TurnEvent, TurnHandle};

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 use std::pin::Pin;
+use std::sync::LazyLock;
 
 use serde_json::Value;
 
@@ -47,12 +48,30 @@ pub enum Approval {
     AlwaysAskHost,
 }
 
+/// A definition that never changes (a built-in tool's), built the first time it is asked
+/// for and shared by every session of the process.
+pub struct ProcessSpec(LazyLock<ToolSpec>);
+
+impl ProcessSpec {
+    pub const fn new(build: fn() -> ToolSpec) -> ProcessSpec {
+        ProcessSpec(LazyLock::new(build))
+    }
+
+    /// The shared definition (a clone shares it).
+    pub fn get(&self) -> ToolSpec {
+        ToolSpec::clone(&self.0)
+    }
+}
+
 /// A tool the model can call.
 pub trait Tool: Send + Sync {
     fn name(&self) -> &str;
-    fn description(&self) -> &str;
-    /// JSON Schema of the input (draft 2020-12, `additionalProperties: false`).
-    fn input_schema(&self) -> Value;
+    /// The definition the model is offered: [`Tool::name`], a description and the JSON
+    /// Schema of the input (draft 2020-12, `additionalProperties: false`). Asked for on
+    /// every offer and request, so a tool builds it once and hands out clones (which share
+    /// it): once per process when it never changes, once per change when it depends on
+    /// the session (the skills or agents it lists, an MCP server's tools).
+    fn spec(&self) -> ToolSpec;
     fn kind(&self) -> ToolKind;
     /// Files this call would touch, made absolute against `ctx.cwd`; used by permission
     /// checks (edits outside the allowed directories ask or are denied).
@@ -106,12 +125,4 @@ pub trait Tool: Send + Sync {
     }
     /// Runs the tool. Invalid input is an error result, never a panic.
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput>;
-
-    fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: self.name().to_string(),
-            description: self.description().to_string(),
-            input_schema: self.input_schema(),
-        }
-    }
 }

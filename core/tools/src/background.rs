@@ -8,7 +8,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::support::{input_str, object_schema, truncate_middle};
-use crate::{BoxFuture, Tool, ToolContext, ToolKind, ToolOutput, parse_input};
+use crate::{
+    BoxFuture, ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input,
+};
 pub use dcl_tool_api::processes::{
     BackgroundShellInfo, BackgroundShells, NewOutput, ShellError, ShellListener, ShellStatus,
 };
@@ -56,29 +58,38 @@ struct BashOutputInput {
     filter: Option<String>,
 }
 
+/// The definition, built once per process.
+static BASH_OUTPUT_SPEC: ProcessSpec = ProcessSpec::new(|| {
+    ToolSpec::new(
+        BashOutputTool.name(),
+        BASH_OUTPUT_DESCRIPTION,
+        bash_output_input_schema(),
+    )
+});
+
+fn bash_output_input_schema() -> Value {
+    object_schema(
+        json!({
+            "bash_id": {
+                "description": "The ID of the background shell to read output from",
+                "type": "string"
+            },
+            "filter": {
+                "description": "Optional regular expression; only output lines matching it are returned, and the others are discarded",
+                "type": "string"
+            }
+        }),
+        &["bash_id"],
+    )
+}
+
 impl Tool for BashOutputTool {
     fn name(&self) -> &'static str {
         "BashOutput"
     }
 
-    fn description(&self) -> &'static str {
-        BASH_OUTPUT_DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        object_schema(
-            json!({
-                "bash_id": {
-                    "description": "The ID of the background shell to read output from",
-                    "type": "string"
-                },
-                "filter": {
-                    "description": "Optional regular expression; only output lines matching it are returned, and the others are discarded",
-                    "type": "string"
-                }
-            }),
-            &["bash_id"],
-        )
+    fn spec(&self) -> ToolSpec {
+        BASH_OUTPUT_SPEC.get()
     }
 
     fn kind(&self) -> ToolKind {
@@ -186,25 +197,34 @@ struct KillShellInput {
     shell_id: String,
 }
 
+/// The definition, built once per process.
+static KILL_SHELL_SPEC: ProcessSpec = ProcessSpec::new(|| {
+    ToolSpec::new(
+        KillShellTool.name(),
+        KILL_SHELL_DESCRIPTION,
+        kill_shell_input_schema(),
+    )
+});
+
+fn kill_shell_input_schema() -> Value {
+    object_schema(
+        json!({
+            "shell_id": {
+                "description": "The ID of the background shell to kill",
+                "type": "string"
+            }
+        }),
+        &["shell_id"],
+    )
+}
+
 impl Tool for KillShellTool {
     fn name(&self) -> &'static str {
         "KillShell"
     }
 
-    fn description(&self) -> &'static str {
-        KILL_SHELL_DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        object_schema(
-            json!({
-                "shell_id": {
-                    "description": "The ID of the background shell to kill",
-                    "type": "string"
-                }
-            }),
-            &["shell_id"],
-        )
+    fn spec(&self) -> ToolSpec {
+        KILL_SHELL_SPEC.get()
     }
 
     fn kind(&self) -> ToolKind {
@@ -511,11 +531,11 @@ mod tests {
         assert!(BashOutputTool.always_allowed());
         assert!(KillShellTool.always_allowed());
         assert_eq!(
-            BashOutputTool.input_schema()["required"],
+            BashOutputTool.spec().input_schema().clone()["required"],
             json!(["bash_id"])
         );
         assert_eq!(
-            KillShellTool.input_schema()["required"],
+            KillShellTool.spec().input_schema().clone()["required"],
             json!(["shell_id"])
         );
     }

@@ -20,7 +20,7 @@ use tokio::process::{Child, Command};
 use tokio::task::JoinHandle;
 
 use super::support::{input_str, lenient_bool, object_schema, truncate_middle};
-use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
+use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
 
 const DEFAULT_TIMEOUT_MS: f64 = 120_000.0;
@@ -72,41 +72,45 @@ struct BashInput {
     // `description` is only read by `describe` (unknown fields are ignored).
 }
 
+/// The definition, built once per process.
+static BASH_SPEC: ProcessSpec =
+    ProcessSpec::new(|| ToolSpec::new(BashTool.name(), DESCRIPTION, bash_input_schema()));
+
+fn bash_input_schema() -> Value {
+    object_schema(
+        json!({
+            "command": {
+                "description": "The command to execute",
+                "type": "string"
+            },
+            "timeout": {
+                "description": "Optional timeout in milliseconds (max 600000)",
+                "type": "number"
+            },
+            "description": {
+                "description": "A clear, concise description of what this command does, in active voice and 5-10 words (e.g. \"List files in current directory\", \"Install package dependencies\"). It is shown to the user when they are asked to approve the command.",
+                "type": "string"
+            },
+            "run_in_background": {
+                "description": "Set to true to run this command in the background; read its output later with BashOutput.",
+                "type": "boolean"
+            },
+            "dangerouslyDisableSandbox": {
+                "description": "Set to true to run this command without the sandbox (when the session has one and its settings allow unsandboxed commands).",
+                "type": "boolean"
+            }
+        }),
+        &["command"],
+    )
+}
+
 impl Tool for BashTool {
     fn name(&self) -> &'static str {
         "Bash"
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        object_schema(
-            json!({
-                "command": {
-                    "description": "The command to execute",
-                    "type": "string"
-                },
-                "timeout": {
-                    "description": "Optional timeout in milliseconds (max 600000)",
-                    "type": "number"
-                },
-                "description": {
-                    "description": "A clear, concise description of what this command does, in active voice and 5-10 words (e.g. \"List files in current directory\", \"Install package dependencies\"). It is shown to the user when they are asked to approve the command.",
-                    "type": "string"
-                },
-                "run_in_background": {
-                    "description": "Set to true to run this command in the background; read its output later with BashOutput.",
-                    "type": "boolean"
-                },
-                "dangerouslyDisableSandbox": {
-                    "description": "Set to true to run this command without the sandbox (when the session has one and its settings allow unsandboxed commands).",
-                    "type": "boolean"
-                }
-            }),
-            &["command"],
-        )
+    fn spec(&self) -> ToolSpec {
+        BASH_SPEC.get()
     }
 
     fn kind(&self) -> ToolKind {
@@ -1004,7 +1008,7 @@ mod tests {
             BashTool.describe(&json!({"command": "ls", "description": "List files"})),
             Some("List files".to_string())
         );
-        let schema = BashTool.input_schema();
+        let schema = BashTool.spec().input_schema().clone();
         let keys: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
         assert_eq!(
             keys,

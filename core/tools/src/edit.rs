@@ -10,7 +10,7 @@ use super::support::{
     atomic_write, create_parent_dirs, display_path, file_name_of, input_path, input_str,
     lenient_bool, object_schema, refuse_special_file, resolve_path, run_blocking, structured_patch,
 };
-use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
+use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
 
 const DESCRIPTION: &str = "Performs an exact string replacement in a file. `old_string` must \
@@ -31,38 +31,42 @@ struct EditInput {
     replace_all: Option<bool>,
 }
 
+/// The definition, built once per process.
+static EDIT_SPEC: ProcessSpec =
+    ProcessSpec::new(|| ToolSpec::new(EditTool.name(), DESCRIPTION, edit_input_schema()));
+
+fn edit_input_schema() -> Value {
+    object_schema(
+        json!({
+            "file_path": {
+                "description": "The absolute path to the file to modify",
+                "type": "string"
+            },
+            "old_string": {
+                "description": "The text to replace",
+                "type": "string"
+            },
+            "new_string": {
+                "description": "The text to replace it with (must be different from old_string)",
+                "type": "string"
+            },
+            "replace_all": {
+                "description": "Replace all occurrences of old_string (default false)",
+                "default": false,
+                "type": "boolean"
+            }
+        }),
+        &["file_path", "old_string", "new_string"],
+    )
+}
+
 impl Tool for EditTool {
     fn name(&self) -> &'static str {
         "Edit"
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        object_schema(
-            json!({
-                "file_path": {
-                    "description": "The absolute path to the file to modify",
-                    "type": "string"
-                },
-                "old_string": {
-                    "description": "The text to replace",
-                    "type": "string"
-                },
-                "new_string": {
-                    "description": "The text to replace it with (must be different from old_string)",
-                    "type": "string"
-                },
-                "replace_all": {
-                    "description": "Replace all occurrences of old_string (default false)",
-                    "default": false,
-                    "type": "boolean"
-                }
-            }),
-            &["file_path", "old_string", "new_string"],
-        )
+    fn spec(&self) -> ToolSpec {
+        EDIT_SPEC.get()
     }
 
     fn kind(&self) -> ToolKind {
@@ -372,7 +376,7 @@ mod tests {
 
     #[test]
     fn schema_matches_reference_shape() {
-        let schema = EditTool.input_schema();
+        let schema = EditTool.spec().input_schema().clone();
         assert_eq!(
             schema["required"],
             json!(["file_path", "old_string", "new_string"])

@@ -13,7 +13,7 @@ use super::support::{
     display_path, input_path, input_str, is_file_entry, modified_time, normalize_lexically,
     object_schema, resolve_path, run_blocking, search_walker, sort_newest_first,
 };
-use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
+use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
 
 /// Paths returned at most; past this the model should narrow the pattern.
@@ -36,29 +36,33 @@ struct GlobInput {
     path: Option<String>,
 }
 
+/// The definition, built once per process.
+static GLOB_SPEC: ProcessSpec =
+    ProcessSpec::new(|| ToolSpec::new(GlobTool.name(), DESCRIPTION, glob_input_schema()));
+
+fn glob_input_schema() -> Value {
+    object_schema(
+        json!({
+            "pattern": {
+                "description": "The glob pattern to match files against",
+                "type": "string"
+            },
+            "path": {
+                "description": "The directory to search in. Defaults to the current working directory when omitted; do not pass \"undefined\" or \"null\", just leave it out",
+                "type": "string"
+            }
+        }),
+        &["pattern"],
+    )
+}
+
 impl Tool for GlobTool {
     fn name(&self) -> &'static str {
         "Glob"
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        object_schema(
-            json!({
-                "pattern": {
-                    "description": "The glob pattern to match files against",
-                    "type": "string"
-                },
-                "path": {
-                    "description": "The directory to search in. Defaults to the current working directory when omitted; do not pass \"undefined\" or \"null\", just leave it out",
-                    "type": "string"
-                }
-            }),
-            &["pattern"],
-        )
+    fn spec(&self) -> ToolSpec {
+        GLOB_SPEC.get()
     }
 
     fn kind(&self) -> ToolKind {
@@ -359,7 +363,7 @@ mod tests {
     #[test]
     fn metadata() {
         assert_eq!(GlobTool.kind(), ToolKind::Read);
-        let schema = GlobTool.input_schema();
+        let schema = GlobTool.spec().input_schema().clone();
         assert_eq!(schema["required"], json!(["pattern"]));
         let keys: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
         assert_eq!(keys, ["pattern", "path"]);

@@ -22,26 +22,49 @@ pub use background::{BackgroundShellInfo, BackgroundShells, ShellStatus};
 /// The schema shape every tool input uses; the engine's own tools build theirs with it too.
 pub use support::object_schema;
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 pub use dcl_tool_api::{
-    Approval, BoxFuture, ShellState, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input,
+    Approval, BoxFuture, ProcessSpec, ShellState, Tool, ToolContext, ToolKind, ToolOutput,
+    ToolSpec, parse_input,
 };
 
-/// The built-in tools, in the order they are offered to the model.
+/// The built-in tools, in the order they are offered to the model. One set per process:
+/// the tools hold no state of their own, so every session shares them (and their
+/// definitions, each built once).
 pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
-    vec![
-        Arc::new(bash::BashTool),
-        Arc::new(background::BashOutputTool),
-        Arc::new(edit::EditTool),
-        Arc::new(glob::GlobTool),
-        Arc::new(grep::GrepTool),
-        Arc::new(background::KillShellTool),
-        Arc::new(notebook_edit::NotebookEditTool),
-        Arc::new(read::ReadTool),
-        Arc::new(todo_write::TodoWriteTool),
-        Arc::new(web_fetch::WebFetchTool),
-        Arc::new(web_search::WebSearchTool),
-        Arc::new(write::WriteTool),
-    ]
+    static BUILTIN: LazyLock<Vec<Arc<dyn Tool>>> = LazyLock::new(|| {
+        vec![
+            Arc::new(bash::BashTool),
+            Arc::new(background::BashOutputTool),
+            Arc::new(edit::EditTool),
+            Arc::new(glob::GlobTool),
+            Arc::new(grep::GrepTool),
+            Arc::new(background::KillShellTool),
+            Arc::new(notebook_edit::NotebookEditTool),
+            Arc::new(read::ReadTool),
+            Arc::new(todo_write::TodoWriteTool),
+            Arc::new(web_fetch::WebFetchTool),
+            Arc::new(web_search::WebSearchTool),
+            Arc::new(write::WriteTool),
+        ]
+    });
+    BUILTIN.clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_built_in_definition_is_built_once_and_shared() {
+        let (a, b) = (builtin_tools(), builtin_tools());
+        assert_eq!(a.len(), 12);
+        for (x, y) in a.iter().zip(&b) {
+            assert!(Arc::ptr_eq(x, y), "{}", x.name());
+            let spec = x.spec();
+            assert!(ToolSpec::ptr_eq(&spec, &y.spec()), "{}", x.name());
+            assert_eq!(spec.name(), x.name());
+        }
+    }
 }

@@ -13,7 +13,7 @@ use super::support::{
     atomic_write, display_path, file_name_of, input_path, input_str, object_schema,
     refuse_special_file, resolve_path, run_blocking,
 };
-use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
+use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
 
 const DESCRIPTION: &str = "Edits one cell of a Jupyter notebook (.ipynb). `notebook_path` \
@@ -74,43 +74,52 @@ struct NotebookEditInput {
     edit_mode: Option<EditMode>,
 }
 
+/// The definition, built once per process.
+static NOTEBOOK_EDIT_SPEC: ProcessSpec = ProcessSpec::new(|| {
+    ToolSpec::new(
+        NotebookEditTool.name(),
+        DESCRIPTION,
+        notebook_edit_input_schema(),
+    )
+});
+
+fn notebook_edit_input_schema() -> Value {
+    object_schema(
+        json!({
+            "notebook_path": {
+                "description": "The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)",
+                "type": "string"
+            },
+            "cell_id": {
+                "description": "The ID of the cell to edit (or `cell-N` for the cell at 0-based position N). With edit_mode=insert the new cell goes after this cell, or first when it is absent.",
+                "type": "string"
+            },
+            "new_source": {
+                "description": "The new source for the cell",
+                "type": "string"
+            },
+            "cell_type": {
+                "description": "The type of the cell (code or markdown). Defaults to the cell's current type; required with edit_mode=insert.",
+                "type": "string",
+                "enum": ["code", "markdown"]
+            },
+            "edit_mode": {
+                "description": "The kind of edit: replace (the default), insert or delete.",
+                "type": "string",
+                "enum": ["replace", "insert", "delete"]
+            }
+        }),
+        &["notebook_path", "new_source"],
+    )
+}
+
 impl Tool for NotebookEditTool {
     fn name(&self) -> &'static str {
         "NotebookEdit"
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        object_schema(
-            json!({
-                "notebook_path": {
-                    "description": "The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)",
-                    "type": "string"
-                },
-                "cell_id": {
-                    "description": "The ID of the cell to edit (or `cell-N` for the cell at 0-based position N). With edit_mode=insert the new cell goes after this cell, or first when it is absent.",
-                    "type": "string"
-                },
-                "new_source": {
-                    "description": "The new source for the cell",
-                    "type": "string"
-                },
-                "cell_type": {
-                    "description": "The type of the cell (code or markdown). Defaults to the cell's current type; required with edit_mode=insert.",
-                    "type": "string",
-                    "enum": ["code", "markdown"]
-                },
-                "edit_mode": {
-                    "description": "The kind of edit: replace (the default), insert or delete.",
-                    "type": "string",
-                    "enum": ["replace", "insert", "delete"]
-                }
-            }),
-            &["notebook_path", "new_source"],
-        )
+    fn spec(&self) -> ToolSpec {
+        NOTEBOOK_EDIT_SPEC.get()
     }
 
     fn kind(&self) -> ToolKind {
@@ -873,7 +882,7 @@ mod tests {
             NotebookEditTool.paths(&json!({"notebook_path": "a/../n.ipynb"}), &ctx),
             vec![PathBuf::from("/proj/n.ipynb")]
         );
-        let schema = NotebookEditTool.input_schema();
+        let schema = NotebookEditTool.spec().input_schema().clone();
         let keys: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
         assert_eq!(
             keys,

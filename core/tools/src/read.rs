@@ -19,7 +19,7 @@ use super::support::{
     display_path, file_name_of, input_path, input_str, lenient_count, object_schema, resolve_path,
     run_blocking, special_file_kind, truncate_line,
 };
-use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
+use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
 
 /// Lines returned when the model gives no `limit`.
@@ -67,41 +67,45 @@ struct ReadInput {
     pages: Option<String>,
 }
 
+/// The definition, built once per process.
+static READ_SPEC: ProcessSpec =
+    ProcessSpec::new(|| ToolSpec::new(ReadTool.name(), DESCRIPTION, read_input_schema()));
+
+fn read_input_schema() -> Value {
+    object_schema(
+        json!({
+            "file_path": {
+                "description": "The absolute path to the file to read",
+                "type": "string"
+            },
+            "offset": {
+                "description": "The 1-based line number to start reading from. Only give it when the file is too large to read at once",
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 9_007_199_254_740_991_u64
+            },
+            "limit": {
+                "description": "The number of lines to read. Only give it when the file is too large to read at once",
+                "type": "integer",
+                "exclusiveMinimum": 0,
+                "maximum": 9_007_199_254_740_991_u64
+            },
+            "pages": {
+                "description": "Page range for PDF files (e.g. \"1-5\", \"3\", \"10-20\"). Only applies to PDFs, which are not supported yet",
+                "type": "string"
+            }
+        }),
+        &["file_path"],
+    )
+}
+
 impl Tool for ReadTool {
     fn name(&self) -> &'static str {
         "Read"
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        object_schema(
-            json!({
-                "file_path": {
-                    "description": "The absolute path to the file to read",
-                    "type": "string"
-                },
-                "offset": {
-                    "description": "The 1-based line number to start reading from. Only give it when the file is too large to read at once",
-                    "type": "integer",
-                    "minimum": 0,
-                    "maximum": 9_007_199_254_740_991_u64
-                },
-                "limit": {
-                    "description": "The number of lines to read. Only give it when the file is too large to read at once",
-                    "type": "integer",
-                    "exclusiveMinimum": 0,
-                    "maximum": 9_007_199_254_740_991_u64
-                },
-                "pages": {
-                    "description": "Page range for PDF files (e.g. \"1-5\", \"3\", \"10-20\"). Only applies to PDFs, which are not supported yet",
-                    "type": "string"
-                }
-            }),
-            &["file_path"],
-        )
+    fn spec(&self) -> ToolSpec {
+        READ_SPEC.get()
     }
 
     fn kind(&self) -> ToolKind {
@@ -994,7 +998,7 @@ mod tests {
 
     #[test]
     fn schema_matches_reference_shape() {
-        let schema = ReadTool.input_schema();
+        let schema = ReadTool.spec().input_schema().clone();
         assert_eq!(
             schema["$schema"],
             "https://json-schema.org/draft/2020-12/schema"

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::support::object_schema;
-use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
+use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
 
 const DESCRIPTION: &str = "Creates or updates the task list for the current session, so you \
@@ -47,38 +47,43 @@ struct TodoWriteInput {
     todos: Vec<Todo>,
 }
 
+/// The definition, built once per process.
+static TODO_WRITE_SPEC: ProcessSpec = ProcessSpec::new(|| {
+    ToolSpec::new(TodoWriteTool.name(), DESCRIPTION, todo_write_input_schema())
+});
+
+fn todo_write_input_schema() -> Value {
+    object_schema(
+        json!({
+            "todos": {
+                "description": "The updated todo list",
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "content": {"type": "string", "minLength": 1},
+                        "status": {
+                            "type": "string",
+                            "enum": ["pending", "in_progress", "completed"]
+                        },
+                        "activeForm": {"type": "string", "minLength": 1}
+                    },
+                    "required": ["content", "status", "activeForm"],
+                    "additionalProperties": false
+                }
+            }
+        }),
+        &["todos"],
+    )
+}
+
 impl Tool for TodoWriteTool {
     fn name(&self) -> &'static str {
         "TodoWrite"
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        object_schema(
-            json!({
-                "todos": {
-                    "description": "The updated todo list",
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "content": {"type": "string", "minLength": 1},
-                            "status": {
-                                "type": "string",
-                                "enum": ["pending", "in_progress", "completed"]
-                            },
-                            "activeForm": {"type": "string", "minLength": 1}
-                        },
-                        "required": ["content", "status", "activeForm"],
-                        "additionalProperties": false
-                    }
-                }
-            }),
-            &["todos"],
-        )
+    fn spec(&self) -> ToolSpec {
+        TODO_WRITE_SPEC.get()
     }
 
     fn kind(&self) -> ToolKind {
@@ -232,7 +237,7 @@ mod tests {
     fn metadata() {
         assert!(TodoWriteTool.always_allowed());
         assert_eq!(TodoWriteTool.kind(), ToolKind::Other);
-        let schema = TodoWriteTool.input_schema();
+        let schema = TodoWriteTool.spec().input_schema().clone();
         assert_eq!(schema["required"], json!(["todos"]));
         assert_eq!(
             schema["properties"]["todos"]["items"]["properties"]["status"]["enum"],

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::net;
 use super::support::{input_str, object_schema};
-use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
+use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
 
 const MAX_URL_CHARS: usize = 2000;
@@ -43,30 +43,34 @@ struct WebFetchInput {
     prompt: String,
 }
 
+/// The definition, built once per process.
+static WEB_FETCH_SPEC: ProcessSpec =
+    ProcessSpec::new(|| ToolSpec::new(WebFetchTool.name(), DESCRIPTION, web_fetch_input_schema()));
+
+fn web_fetch_input_schema() -> Value {
+    object_schema(
+        json!({
+            "url": {
+                "description": "The URL to fetch content from",
+                "type": "string",
+                "format": "uri"
+            },
+            "prompt": {
+                "description": "What to extract from or answer about the fetched content",
+                "type": "string"
+            }
+        }),
+        &["url", "prompt"],
+    )
+}
+
 impl Tool for WebFetchTool {
     fn name(&self) -> &'static str {
         "WebFetch"
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        object_schema(
-            json!({
-                "url": {
-                    "description": "The URL to fetch content from",
-                    "type": "string",
-                    "format": "uri"
-                },
-                "prompt": {
-                    "description": "What to extract from or answer about the fetched content",
-                    "type": "string"
-                }
-            }),
-            &["url", "prompt"],
-        )
+    fn spec(&self) -> ToolSpec {
+        WEB_FETCH_SPEC.get()
     }
 
     fn kind(&self) -> ToolKind {
@@ -733,7 +737,7 @@ pub(crate) mod tests {
     fn metadata() {
         assert_eq!(WebFetchTool.kind(), ToolKind::Other);
         assert!(!WebFetchTool.always_allowed());
-        let schema = WebFetchTool.input_schema();
+        let schema = WebFetchTool.spec().input_schema().clone();
         assert_eq!(schema["required"], json!(["url", "prompt"]));
         assert_eq!(schema["properties"]["url"]["format"], "uri");
     }

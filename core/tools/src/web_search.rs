@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::net;
 use super::support::{input_str, object_schema};
-use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
+use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
 
 /// Session env var naming the search endpoint.
@@ -41,36 +41,41 @@ struct WebSearchInput {
     blocked_domains: Option<Vec<String>>,
 }
 
+/// The definition, built once per process.
+static WEB_SEARCH_SPEC: ProcessSpec = ProcessSpec::new(|| {
+    ToolSpec::new(WebSearchTool.name(), DESCRIPTION, web_search_input_schema())
+});
+
+fn web_search_input_schema() -> Value {
+    object_schema(
+        json!({
+            "query": {
+                "description": "The search query to use",
+                "type": "string",
+                "minLength": 2
+            },
+            "allowed_domains": {
+                "description": "Only include search results from these domains",
+                "type": "array",
+                "items": {"type": "string"}
+            },
+            "blocked_domains": {
+                "description": "Never include search results from these domains",
+                "type": "array",
+                "items": {"type": "string"}
+            }
+        }),
+        &["query"],
+    )
+}
+
 impl Tool for WebSearchTool {
     fn name(&self) -> &'static str {
         "WebSearch"
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        object_schema(
-            json!({
-                "query": {
-                    "description": "The search query to use",
-                    "type": "string",
-                    "minLength": 2
-                },
-                "allowed_domains": {
-                    "description": "Only include search results from these domains",
-                    "type": "array",
-                    "items": {"type": "string"}
-                },
-                "blocked_domains": {
-                    "description": "Never include search results from these domains",
-                    "type": "array",
-                    "items": {"type": "string"}
-                }
-            }),
-            &["query"],
-        )
+    fn spec(&self) -> ToolSpec {
+        WEB_SEARCH_SPEC.get()
     }
 
     fn kind(&self) -> ToolKind {
@@ -537,7 +542,7 @@ mod tests {
 
     #[test]
     fn metadata() {
-        let schema = WebSearchTool.input_schema();
+        let schema = WebSearchTool.spec().input_schema().clone();
         assert_eq!(schema["properties"]["query"]["minLength"], 2);
         assert_eq!(schema["required"], json!(["query"]));
         assert_eq!(WebSearchTool.kind(), ToolKind::Other);

@@ -10,7 +10,7 @@ use super::support::{
     atomic_write, create_parent_dirs, display_path, file_name_of, input_path, input_str,
     object_schema, refuse_special_file, resolve_path, run_blocking, structured_patch,
 };
-use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
+use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
 
 const DESCRIPTION: &str = "Writes a file to the local filesystem, creating it (and any missing \
@@ -27,29 +27,33 @@ struct WriteInput {
     content: String,
 }
 
+/// The definition, built once per process.
+static WRITE_SPEC: ProcessSpec =
+    ProcessSpec::new(|| ToolSpec::new(WriteTool.name(), DESCRIPTION, write_input_schema()));
+
+fn write_input_schema() -> Value {
+    object_schema(
+        json!({
+            "file_path": {
+                "description": "The absolute path to the file to write (must be absolute, not relative)",
+                "type": "string"
+            },
+            "content": {
+                "description": "The content to write to the file",
+                "type": "string"
+            }
+        }),
+        &["file_path", "content"],
+    )
+}
+
 impl Tool for WriteTool {
     fn name(&self) -> &'static str {
         "Write"
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        object_schema(
-            json!({
-                "file_path": {
-                    "description": "The absolute path to the file to write (must be absolute, not relative)",
-                    "type": "string"
-                },
-                "content": {
-                    "description": "The content to write to the file",
-                    "type": "string"
-                }
-            }),
-            &["file_path", "content"],
-        )
+    fn spec(&self) -> ToolSpec {
+        WRITE_SPEC.get()
     }
 
     fn kind(&self) -> ToolKind {
@@ -244,7 +248,7 @@ mod tests {
 
     #[test]
     fn schema_and_metadata() {
-        let schema = WriteTool.input_schema();
+        let schema = WriteTool.spec().input_schema().clone();
         assert_eq!(schema["required"], json!(["file_path", "content"]));
         assert_eq!(schema["additionalProperties"], false);
         assert_eq!(WriteTool.kind(), ToolKind::Edit);

@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use super::{NameList, Origin, expand_arguments};
 use crate::agents::split_front_matter;
+use crate::tools::ToolSpec;
 
 /// The file that makes a folder a skill.
 pub const SKILL_FILE: &str = "SKILL.md";
@@ -125,12 +126,15 @@ pub fn parse_skill(path: &Path, text: &str, origin: Origin) -> Result<SkillSpec,
 #[derive(Debug, Clone, Default)]
 pub struct SkillCatalog {
     skills: BTreeMap<String, SkillSpec>,
+    /// The Skill tool's definition, which lists these skills.
+    offer: crate::tools::derived_spec::DerivedSpec,
 }
 
 impl SkillCatalog {
     /// Adds the skills of one `skills/` folder; a later folder's skill replaces an
     /// earlier one of the same name. Unreadable skills become warnings.
     pub fn add_dir(&mut self, dir: &Path, origin: &Origin, warnings: &mut Vec<String>) {
+        self.offer.reset();
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
         };
@@ -172,6 +176,7 @@ impl SkillCatalog {
 
     /// Keeps only the skills named in `allowed`.
     pub fn retain(&mut self, allowed: &[String]) {
+        self.offer.reset();
         self.skills.retain(|name, _| {
             allowed
                 .iter()
@@ -181,6 +186,11 @@ impl SkillCatalog {
 
     pub fn is_empty(&self) -> bool {
         self.skills.is_empty()
+    }
+
+    /// The Skill tool's definition for these skills, built by `build` once per change.
+    pub fn tool_spec(&self, build: impl FnOnce(&SkillCatalog) -> ToolSpec) -> ToolSpec {
+        self.offer.get_or_build(|| build(self))
     }
 }
 

@@ -81,8 +81,10 @@ impl SessionCore {
         let clients = Clients::new(&opts, &env).map_err(|e| OptionsError::from(e.to_string()))?;
         let model = models::resolve_alias(model_name.as_deref(), clients.default_model());
         let session_id = opened.session_id.clone();
+        let disallowed = crate::permissions::RuleSet::parse(&opts.disallowed_tools);
         let tools = select_tools(
             &opts,
+            &disallowed,
             vec![Arc::new(crate::tools::skill::SkillTool::new(
                 extensions.clone(),
             ))],
@@ -204,6 +206,7 @@ impl SessionCore {
             settings,
             json_schema: opts.json_schema.clone(),
             output_schema,
+            structured_spec: None,
             prompt_suggestions: false,
             model_policy: false,
             session_started: false,
@@ -213,7 +216,7 @@ impl SessionCore {
                 sdk: mcp_plan.sdk,
                 startups: Vec::new(),
             },
-            agents,
+            agents: Arc::new(agents),
             main_agent: opts.agent.clone(),
             forward_subagent_text: false,
             agent_progress: false,
@@ -254,6 +257,7 @@ impl SessionCore {
             output_style,
             output_styles,
             tools,
+            disallowed,
             clients,
             initialized: tokio::sync::watch::Sender::new(false),
             extensions,
@@ -506,10 +510,13 @@ fn agent_dirs(
 /// `--disallowedTools` rules hide. Unknown names in `--tools` are skipped with a warning;
 /// `mcp__…` names are not built-in tools and need none (MCP tools are offered as their
 /// servers list them).
-fn select_tools(opts: &SessionOptions, session_tools: Vec<Arc<dyn Tool>>) -> Vec<Arc<dyn Tool>> {
+fn select_tools(
+    opts: &SessionOptions,
+    deny: &crate::permissions::RuleSet,
+    session_tools: Vec<Arc<dyn Tool>>,
+) -> Vec<Arc<dyn Tool>> {
     let mut all = crate::tools::builtin_tools();
     all.extend(session_tools);
-    let deny = crate::permissions::RuleSet::parse(&opts.disallowed_tools);
     let wanted: Option<Vec<String>> = opts.tools.as_ref().map(|list| {
         list.iter()
             .flat_map(|s| s.split(','))

@@ -27,9 +27,10 @@ pub(crate) fn usage(core: &SessionCore) -> ContextUsageResponse {
     )
     .unwrap_or_default();
     let memory = crate::memory::section(&services.memory).unwrap_or_default();
-    let tools_json =
-        serde_json::to_string(&services.tools.iter().map(|t| t.spec()).collect::<Vec<_>>())
-            .unwrap_or_default();
+    let tools_chars = crate::model::ToolSpec::list_json_size(
+        &services.tools.iter().map(|t| t.spec()).collect::<Vec<_>>(),
+    )
+    .bytes;
     // The conversation keeps its size up to date, so a running turn (which holds the
     // conversation) never makes this wait.
     let messages_chars = core
@@ -49,7 +50,7 @@ pub(crate) fn usage(core: &SessionCore) -> ContextUsageResponse {
             "System tools",
             "system_tools",
             "system_tools",
-            tokens(tools_json.len()),
+            tokens(tools_chars),
             "inactive",
         ),
         (

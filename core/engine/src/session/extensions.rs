@@ -148,7 +148,7 @@ pub(crate) async fn reload(core: Arc<SessionCore>) -> ReloadPluginsResponse {
     let mut errors = fresh.warnings.len();
     let agent_warnings = core
         .state
-        .with(|s| add_plugin_agents(&mut s.agents, &fresh));
+        .with(|s| add_plugin_agents(Arc::make_mut(&mut s.agents), &fresh));
     for w in &agent_warnings {
         tracing::warn!("{w}");
     }

@@ -39,6 +39,8 @@ pub(crate) struct SessionServices {
     pub output_styles: Vec<String>,
     /// The built-in tools this session offers.
     pub tools: Vec<Arc<dyn Tool>>,
+    /// `--disallowedTools`, parsed once: its whole-tool rules hide tools from the offer.
+    pub disallowed: crate::permissions::RuleSet,
     pub shell: Arc<ShellState>,
     pub clients: Clients,
     /// Becomes true once the host's `initialize` has been handled.

@@ -116,6 +116,12 @@ pub struct SessionState {
     pub json_schema: Option<Value>,
     /// That schema, compiled when it was set.
     pub output_schema: Option<std::sync::Arc<crate::structured::OutputSchema>>,
+    /// StructuredOutput's definition and the compiled schema it was built with: built
+    /// again only once that schema is replaced, not for every offer.
+    pub structured_spec: Option<(
+        std::sync::Arc<crate::structured::OutputSchema>,
+        crate::tools::ToolSpec,
+    )>,
     /// `initialize.promptSuggestions`: suggest the next prompt after each turn.
     pub prompt_suggestions: bool,
     /// `initialize.modelPolicyProvider` (Qoder): ask the host before each model call.
@@ -125,8 +131,9 @@ pub struct SessionState {
     /// Blocks of `shouldQuery: false` messages, prepended to the next turn's prompt.
     pub pending_context: Vec<ContentBlock>,
     pub mcp: McpPending,
-    /// Every subagent definition the session knows.
-    pub agents: crate::agents::AgentCatalog,
+    /// Every subagent definition the session knows; shared with the turns' Agent tool,
+    /// which reads its definition from it (a change replaces or copies the catalog).
+    pub agents: std::sync::Arc<crate::agents::AgentCatalog>,
     /// The agent the main thread runs as (`initialize.agent`, `--agent`).
     pub main_agent: Option<String>,
     /// `initialize.forwardSubagentText`: subagents' text reaches the host stream.

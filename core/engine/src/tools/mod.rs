@@ -3,9 +3,10 @@
 //! which reads the session's extensions.
 
 pub use dcl_tool_api::{
-    Approval, BoxFuture, ChildTurn, HostQuestion, ShellState, Tool, ToolContext, ToolKind,
-    ToolOutput, ToolSpec, TurnError, TurnEvent, TurnHandle, parse_input,
+    Approval, BoxFuture, ChildTurn, HostQuestion, ProcessSpec, ShellState, Tool, ToolContext,
+    ToolKind, ToolOutput, ToolSpec, TurnError, TurnEvent, TurnHandle, parse_input,
 };
 pub use dcl_tools::*;
 
+pub mod derived_spec;
 pub mod skill;

@@ -2,12 +2,15 @@
 //! directory, as the reference does). The skill's `allowed-tools` are granted for the
 //! rest of the turn, so a skill that grants nothing needs no approval to be read.
 
+use std::sync::Mutex;
+
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::derived_spec::shared_through;
 use super::object_schema;
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
-use crate::extensions::{self, SharedExtensions};
+use crate::extensions::{self, SharedExtensions, SkillCatalog};
 use crate::model::{BoxFuture, ToolSpec};
 
 pub const SKILL_TOOL: &str = "Skill";
@@ -39,26 +42,6 @@ struct SkillInput {
 impl Tool for SkillTool {
     fn name(&self) -> &'static str {
         SKILL_TOOL
-    }
-
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        object_schema(
-            json!({
-                "skill": {
-                    "description": "The skill name. E.g., \"commit\", \"review-pr\", or \"pdf\"",
-                    "type": "string"
-                },
-                "args": {
-                    "description": "Optional arguments for the skill",
-                    "type": "string"
-                }
-            }),
-            &["skill"],
-        )
     }
 
     fn kind(&self) -> ToolKind {
@@ -117,28 +100,48 @@ impl Tool for SkillTool {
         })
     }
 
-    /// The reference lists the available skills in the tool's description.
+    /// The reference lists the available skills in the tool's description: built once
+    /// per change of the skills (and shared by sessions that list the same).
     fn spec(&self) -> ToolSpec {
-        let listing = extensions::read(&self.extensions, |e| {
-            e.skills
-                .iter()
-                .map(|s| format!("- {}: {}", s.name, s.description))
-                .collect::<Vec<_>>()
-                .join("\n")
-        });
-        let listing = if listing.is_empty() {
-            "(none)".to_string()
-        } else {
-            listing
-        };
-        ToolSpec {
-            name: SKILL_TOOL.to_string(),
-            description: format!(
-                "{DESCRIPTION}\n\n<available_skills>\n{listing}\n</available_skills>"
-            ),
-            input_schema: self.input_schema(),
-        }
+        extensions::read(&self.extensions, |e| e.skills.tool_spec(definition))
     }
+}
+
+/// The definition listing `skills`.
+fn definition(skills: &SkillCatalog) -> ToolSpec {
+    static LAST: Mutex<Option<ToolSpec>> = Mutex::new(None);
+    let listing = skills
+        .iter()
+        .map(|s| format!("- {}: {}", s.name, s.description))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let listing = if listing.is_empty() {
+        "(none)".to_string()
+    } else {
+        listing
+    };
+    shared_through(
+        &LAST,
+        SKILL_TOOL,
+        format!("{DESCRIPTION}\n\n<available_skills>\n{listing}\n</available_skills>"),
+        input_schema,
+    )
+}
+
+fn input_schema() -> Value {
+    object_schema(
+        json!({
+            "skill": {
+                "description": "The skill name. E.g., \"commit\", \"review-pr\", or \"pdf\"",
+                "type": "string"
+            },
+            "args": {
+                "description": "Optional arguments for the skill",
+                "type": "string"
+            }
+        }),
+        &["skill"],
+    )
 }
 
 #[cfg(test)]
@@ -193,7 +196,7 @@ mod tests {
         assert_eq!(ctx.granted(), vec!["Bash(make deploy)"]);
         let out = tool.call(json!({"skill": "nope"}), &ctx).await;
         assert!(out.is_error);
-        assert!(tool.spec().description.contains("- greet: Greets people"));
+        assert!(tool.spec().description().contains("- greet: Greets people"));
     }
 
     #[test]

@@ -70,11 +70,11 @@ fn request(messages: Vec<ApiMessage>) -> ModelRequest {
         model: "claude-test-1".into(),
         system: Some("You are terse.".into()),
         messages,
-        tools: vec![ToolSpec {
-            name: "Bash".into(),
-            description: "Run a command".into(),
-            input_schema: json!({"type": "object", "properties": {"command": {"type": "string"}}}),
-        }],
+        tools: vec![ToolSpec::new(
+            "Bash",
+            "Run a command",
+            json!({"type": "object", "properties": {"command": {"type": "string"}}}),
+        )],
         max_tokens: 4096,
         thinking: None,
     }

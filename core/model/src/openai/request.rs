@@ -91,9 +91,9 @@ pub fn request_body(req: &ModelRequest) -> Value {
                 .iter()
                 .map(|t| {
                     json!({"type": "function", "function": {
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": t.input_schema,
+                        "name": t.name(),
+                        "description": t.description(),
+                        "parameters": t.input_schema(),
                     }})
                 })
                 .collect(),
@@ -314,11 +314,7 @@ mod tests {
                     ],
                 },
             ],
-            tools: vec![ToolSpec {
-                name: "Bash".into(),
-                description: "run".into(),
-                input_schema: json!({"type": "object"}),
-            }],
+            tools: vec![ToolSpec::new("Bash", "run", json!({"type": "object"}))],
             max_tokens: 1000,
             thinking: Some(ThinkingConfig {
                 budget_tokens: 2000,

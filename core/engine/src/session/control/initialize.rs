@@ -45,7 +45,7 @@ impl Actor {
             .start_sdk_servers(init.sdk_mcp_servers.clone().unwrap_or_default());
         let delivery = self.initialize_delivery(&init, &mut warnings)?;
         if let Some(defs) = &init.agents {
-            let mut catalog = self.core.state.with(|s| s.agents.clone());
+            let mut catalog = self.core.state.with(|s| (*s.agents).clone());
             catalog.add_definitions(defs, crate::agents::AgentSource::Initialize)?;
             if let Some(name) = &init.agent
                 && catalog.get(name).is_none()
@@ -55,7 +55,7 @@ impl Actor {
                     known: catalog.names().join(", "),
                 });
             }
-            self.core.state.with(|s| s.agents = catalog);
+            self.core.state.with(|s| s.agents = catalog.into());
         } else if let Some(name) = &init.agent
             && self.core.state.with(|s| s.agents.get(name).is_none())
         {

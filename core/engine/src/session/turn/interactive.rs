@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use crate::permissions::PermissionMode;
 use crate::session::emit::TurnEmitter;
 use crate::session::services::SessionCore;
-use crate::tools::{ToolOutput, TurnHandle};
+use crate::tools::{ProcessSpec, ToolOutput, ToolSpec, TurnHandle};
 
 pub(crate) const ASK_USER_QUESTION: &str = "AskUserQuestion";
 pub(crate) const EXIT_PLAN_MODE: &str = "ExitPlanMode";
@@ -17,14 +17,23 @@ pub(crate) const EXIT_PLAN_MODE: &str = "ExitPlanMode";
 /// The answer to an AskUserQuestion call when nobody can be asked.
 pub(crate) const NO_ONE_TO_ASK: &str = "AskUserQuestion needs someone to answer, and this session has no interactive host (-p with text or json output). Decide yourself, or say what you need to know in your final answer.";
 
-/// The specs offered now: AskUserQuestion when a host can answer, ExitPlanMode in plan mode.
-pub(crate) fn tool_specs(can_ask: bool, mode: PermissionMode) -> Vec<crate::model::ToolSpec> {
-    let mut specs = Vec::new();
-    if can_ask {
-        specs.push(crate::model::ToolSpec {
-            name: ASK_USER_QUESTION.into(),
-            description: "Ask the user one to four multiple-choice questions when you need their decision to go on (requirements, preferences, a choice between approaches). Each question has a short header and two to four options; the user may also answer in their own words.".into(),
-            input_schema: json!({
+/// Whether `name` (one of the two) is offered now: AskUserQuestion when a host can answer,
+/// ExitPlanMode in plan mode.
+pub(crate) fn offered_now(name: &str, can_ask: bool, mode: PermissionMode) -> bool {
+    match name {
+        ASK_USER_QUESTION => can_ask,
+        EXIT_PLAN_MODE => mode == PermissionMode::Plan,
+        _ => false,
+    }
+}
+
+/// AskUserQuestion's definition, built once per process.
+pub(crate) fn ask_user_question_spec() -> ToolSpec {
+    static SPEC: ProcessSpec = ProcessSpec::new(|| {
+        ToolSpec::new(
+            ASK_USER_QUESTION,
+            "Ask the user one to four multiple-choice questions when you need their decision to go on (requirements, preferences, a choice between approaches). Each question has a short header and two to four options; the user may also answer in their own words.",
+            json!({
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "type": "object",
                 "properties": {
@@ -59,13 +68,18 @@ pub(crate) fn tool_specs(can_ask: bool, mode: PermissionMode) -> Vec<crate::mode
                 "required": ["questions"],
                 "additionalProperties": false
             }),
-        });
-    }
-    if mode == PermissionMode::Plan {
-        specs.push(crate::model::ToolSpec {
-            name: EXIT_PLAN_MODE.into(),
-            description: "Call this when you are in plan mode and have finished planning: present your plan for the user's approval. If they approve, plan mode ends and you may start making changes.".into(),
-            input_schema: json!({
+        )
+    });
+    SPEC.get()
+}
+
+/// ExitPlanMode's definition, built once per process.
+pub(crate) fn exit_plan_mode_spec() -> ToolSpec {
+    static SPEC: ProcessSpec = ProcessSpec::new(|| {
+        ToolSpec::new(
+            EXIT_PLAN_MODE,
+            "Call this when you are in plan mode and have finished planning: present your plan for the user's approval. If they approve, plan mode ends and you may start making changes.",
+            json!({
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "type": "object",
                 "properties": {
@@ -80,9 +94,9 @@ pub(crate) fn tool_specs(can_ask: bool, mode: PermissionMode) -> Vec<crate::mode
                 },
                 "additionalProperties": {}
             }),
-        });
-    }
-    specs
+        )
+    });
+    SPEC.get()
 }
 
 #[derive(Debug, Deserialize)]
@@ -196,17 +210,30 @@ mod tests {
 
     #[test]
     fn specs_follow_the_session() {
-        let names = |specs: Vec<crate::model::ToolSpec>| -> Vec<String> {
-            specs.into_iter().map(|s| s.name).collect()
+        let names = |can_ask, mode| -> Vec<String> {
+            [ask_user_question_spec(), exit_plan_mode_spec()]
+                .into_iter()
+                .filter(|s| offered_now(s.name(), can_ask, mode))
+                .map(|s| s.name().to_string())
+                .collect()
         };
         assert_eq!(
-            names(tool_specs(true, PermissionMode::Default)),
+            names(true, PermissionMode::Default),
             vec![ASK_USER_QUESTION]
         );
-        assert_eq!(
-            names(tool_specs(false, PermissionMode::Plan)),
-            vec![EXIT_PLAN_MODE]
-        );
-        assert!(tool_specs(false, PermissionMode::Default).is_empty());
+        assert_eq!(names(false, PermissionMode::Plan), vec![EXIT_PLAN_MODE]);
+        assert!(names(false, PermissionMode::Default).is_empty());
+    }
+
+    #[test]
+    fn the_definitions_are_built_once() {
+        assert!(ToolSpec::ptr_eq(
+            &ask_user_question_spec(),
+            &ask_user_question_spec()
+        ));
+        assert!(ToolSpec::ptr_eq(
+            &exit_plan_mode_spec(),
+            &exit_plan_mode_spec()
+        ));
     }
 }

@@ -8,12 +8,16 @@
 //!
 //! Built when it is needed rather than once per session: MCP servers connect (and drop)
 //! while a session runs, the permission mode moves, a host may set the output schema.
+//! Building one copies pointers, not definitions: the built-in and interactive tools'
+//! are built once per process, Skill's and Agent's once per change of the skills or agents
+//! they list, StructuredOutput's once per schema.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use serde_json::Value;
 
 use super::{STRUCTURED_OUTPUT_TOOL, ToolSet, interactive, subagent};
+use crate::agents::AgentCatalog;
 use crate::session::services::SessionCore;
 use crate::tools::{Approval, BoxFuture, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec};
 
@@ -25,10 +29,15 @@ struct Entry {
     offered: bool,
 }
 
-/// The tools of a turn, in the order the model is offered them.
+/// The tools of a turn, in the order the model is offered them. Building one builds no
+/// definition: each tool's is shared and asked for only by [`Registry::offer`].
 pub(super) struct Registry {
     entries: Vec<Entry>,
 }
+
+/// The interactive tools, one of each per process (they hold nothing of a session).
+static ASK_USER_QUESTION: LazyLock<Arc<dyn Tool>> = LazyLock::new(|| Arc::new(AskUserQuestionTool));
+static EXIT_PLAN_MODE: LazyLock<Arc<dyn Tool>> = LazyLock::new(|| Arc::new(ExitPlanModeTool));
 
 impl Registry {
     /// What a turn with `set` has now.
@@ -43,51 +52,37 @@ impl Registry {
         for tool in &services.tools {
             add(tool.clone(), true);
         }
-        let deny = crate::permissions::RuleSet::parse(&services.opts.disallowed_tools);
         for tool in services.mcp.tools() {
-            let offered = !deny.names_whole_tool(&tool.qualified_name);
-            add(
-                Arc::new(McpTool {
-                    manager: services.mcp.clone(),
-                    tool,
-                }),
-                offered,
-            );
+            let offered = !services.disallowed.names_whole_tool(&tool.qualified_name);
+            add(Arc::new(McpTool::new(services.mcp.clone(), tool)), offered);
         }
-        let (mode, output_schema) = core
-            .state
-            .with(|s| (s.live.permission_mode, s.output_schema.clone()));
-        if let Some(schema) = output_schema {
-            let input_schema = core.json_schema().unwrap_or_default();
-            add(
-                Arc::new(StructuredOutputTool {
-                    schema,
-                    spec: ToolSpec {
-                        name: STRUCTURED_OUTPUT_TOOL.to_string(),
-                        description: "Return your final answer as structured data matching the schema. Call this exactly once, at the end.".to_string(),
-                        input_schema,
-                    },
-                }),
-                true,
-            );
+        let (mode, structured, agents) = core.state.with(|s| {
+            let structured = s.output_schema.clone().map(|schema| {
+                let spec = match &s.structured_spec {
+                    Some((built_for, spec)) if Arc::ptr_eq(built_for, &schema) => spec.clone(),
+                    _ => {
+                        let spec =
+                            structured_output_spec(s.json_schema.clone().unwrap_or_default());
+                        s.structured_spec = Some((schema.clone(), spec.clone()));
+                        spec
+                    }
+                };
+                StructuredOutputTool { schema, spec }
+            });
+            (s.live.permission_mode, structured, s.agents.clone())
+        });
+        if let Some(tool) = structured {
+            add(Arc::new(tool), true);
         }
-        // Both definitions, whatever is offered at the moment.
-        let offered_now: Vec<String> = interactive::tool_specs(services.can_ask_host(), mode)
-            .into_iter()
-            .map(|spec| spec.name)
-            .collect();
-        for spec in interactive::tool_specs(true, crate::permissions::PermissionMode::Plan) {
-            let offered = offered_now.contains(&spec.name) && core.listed_in_tools(&spec.name);
-            let tool: Arc<dyn Tool> = if spec.name == interactive::ASK_USER_QUESTION {
-                Arc::new(AskUserQuestionTool { spec })
-            } else {
-                Arc::new(ExitPlanModeTool { spec })
-            };
-            add(tool, offered);
+        // Both, whatever is offered at the moment.
+        let can_ask = services.can_ask_host();
+        for tool in [&*ASK_USER_QUESTION, &*EXIT_PLAN_MODE] {
+            let offered = interactive::offered_now(tool.name(), can_ask, mode)
+                && core.listed_in_tools(tool.name());
+            add(tool.clone(), offered);
         }
         if core.agent_tool_enabled() {
-            let spec = core.state.with(|s| subagent::tool_spec(&s.agents));
-            add(Arc::new(AgentTool { spec }), true);
+            add(Arc::new(AgentTool { agents }), true);
         }
         Registry { entries }
     }
@@ -105,7 +100,7 @@ impl Registry {
             .map(|e| e.tool.clone())
     }
 
-    /// The definitions the model is offered.
+    /// The definitions the model is offered (each shared with the tool: no copy).
     pub fn offer(&self) -> Vec<ToolSpec> {
         self.offered().map(|t| t.spec()).collect()
     }
@@ -120,6 +115,15 @@ impl Registry {
     }
 }
 
+/// StructuredOutput's definition: `schema` (the session's `--json-schema`) is its input.
+fn structured_output_spec(schema: Value) -> ToolSpec {
+    ToolSpec::new(
+        STRUCTURED_OUTPUT_TOOL,
+        "Return your final answer as structured data matching the schema. Call this exactly once, at the end.",
+        schema,
+    )
+}
+
 /// The handle of a call that runs outside a turn, which the engine's own tools need.
 fn turn_of(ctx: &ToolContext) -> Result<&dyn crate::tools::TurnHandle, ToolOutput> {
     ctx.turn
@@ -127,29 +131,11 @@ fn turn_of(ctx: &ToolContext) -> Result<&dyn crate::tools::TurnHandle, ToolOutpu
         .ok_or_else(|| ToolOutput::error("This tool runs only inside a turn."))
 }
 
-/// `name`, `description` and `input_schema` read from the tool's own `spec` field: the
-/// engine's tools are defined by a [`ToolSpec`] built when the registry is.
-macro_rules! described_by_spec {
-    () => {
-        fn name(&self) -> &str {
-            &self.spec.name
-        }
-
-        fn description(&self) -> &str {
-            &self.spec.description
-        }
-
-        fn input_schema(&self) -> Value {
-            self.spec.input_schema.clone()
-        }
-    };
-}
-
 /// A subagent: `Agent` (and `Task`, its older name). The child turn is the call's turn's
 /// to run.
 struct AgentTool {
-    /// The definition lists the session's agents.
-    spec: ToolSpec,
+    /// The session's agents, which the definition lists (the catalog keeps it).
+    agents: Arc<AgentCatalog>,
 }
 
 impl Tool for AgentTool {
@@ -157,12 +143,8 @@ impl Tool for AgentTool {
         subagent::AGENT_TOOL
     }
 
-    fn description(&self) -> &str {
-        &self.spec.description
-    }
-
-    fn input_schema(&self) -> Value {
-        self.spec.input_schema.clone()
+    fn spec(&self) -> ToolSpec {
+        subagent::tool_spec(&self.agents)
     }
 
     /// Delegating is not itself an action: each of the subagent's calls is decided on its
@@ -190,12 +172,16 @@ impl Tool for AgentTool {
 }
 
 /// AskUserQuestion: the question goes to the host, whose answer becomes the input.
-struct AskUserQuestionTool {
-    spec: ToolSpec,
-}
+struct AskUserQuestionTool;
 
 impl Tool for AskUserQuestionTool {
-    described_by_spec!();
+    fn name(&self) -> &str {
+        interactive::ASK_USER_QUESTION
+    }
+
+    fn spec(&self) -> ToolSpec {
+        interactive::ask_user_question_spec()
+    }
 
     fn kind(&self) -> ToolKind {
         ToolKind::Other
@@ -212,12 +198,16 @@ impl Tool for AskUserQuestionTool {
 }
 
 /// ExitPlanMode: the plan goes to the host for approval; approving it leaves plan mode.
-struct ExitPlanModeTool {
-    spec: ToolSpec,
-}
+struct ExitPlanModeTool;
 
 impl Tool for ExitPlanModeTool {
-    described_by_spec!();
+    fn name(&self) -> &str {
+        interactive::EXIT_PLAN_MODE
+    }
+
+    fn spec(&self) -> ToolSpec {
+        interactive::exit_plan_mode_spec()
+    }
 
     fn kind(&self) -> ToolKind {
         ToolKind::Other
@@ -241,11 +231,18 @@ impl Tool for ExitPlanModeTool {
 /// matches the schema.
 struct StructuredOutputTool {
     schema: Arc<crate::structured::OutputSchema>,
+    /// Kept in the session's state beside the schema it was built with.
     spec: ToolSpec,
 }
 
 impl Tool for StructuredOutputTool {
-    described_by_spec!();
+    fn name(&self) -> &str {
+        STRUCTURED_OUTPUT_TOOL
+    }
+
+    fn spec(&self) -> ToolSpec {
+        self.spec.clone()
+    }
 
     fn kind(&self) -> ToolKind {
         ToolKind::Other
@@ -273,26 +270,35 @@ impl Tool for StructuredOutputTool {
 }
 
 /// A tool of a connected MCP server (`mcp__<server>__<tool>`); the policy decides on it
-/// like any other tool.
+/// like any other tool. Its definition is made from the copy of the server's tool the
+/// manager hands out for each registry (moved into it, not copied again): unlike the
+/// other tools', it is built per registry, since the manager keeps no definitions.
 struct McpTool {
     manager: dcl_mcp::McpManager,
-    tool: dcl_mcp::McpTool,
+    /// Named as the model calls it (`mcp__<server>__<tool>`), not as its server does.
+    spec: ToolSpec,
+}
+
+impl McpTool {
+    fn new(manager: dcl_mcp::McpManager, tool: dcl_mcp::McpTool) -> McpTool {
+        McpTool {
+            manager,
+            spec: ToolSpec::new(
+                tool.qualified_name,
+                tool.description.unwrap_or_default(),
+                tool.input_schema,
+            ),
+        }
+    }
 }
 
 impl Tool for McpTool {
-    // The model calls it by its qualified name (`mcp__<server>__<tool>`), not by the
-    // name it has on its server.
-    #[allow(clippy::misnamed_getters)]
     fn name(&self) -> &str {
-        &self.tool.qualified_name
+        self.spec.name()
     }
 
-    fn description(&self) -> &str {
-        self.tool.description.as_deref().unwrap_or_default()
-    }
-
-    fn input_schema(&self) -> Value {
-        self.tool.input_schema.clone()
+    fn spec(&self) -> ToolSpec {
+        self.spec.clone()
     }
 
     fn kind(&self) -> ToolKind {
@@ -302,7 +308,7 @@ impl Tool for McpTool {
     fn call<'a>(&'a self, input: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolOutput> {
         Box::pin(crate::session::mcp::call(
             &self.manager,
-            &self.tool.qualified_name,
+            self.spec.name(),
             &ctx.tool_use_id,
             input,
             &ctx.cancel,

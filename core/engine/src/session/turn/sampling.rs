@@ -98,7 +98,7 @@ pub(super) async fn sample_with_fallback(
 /// them (a quarter of the characters of system prompt, tools and messages).
 pub(super) fn estimate_tokens(ctx: &TurnContext, conv: &Conversation, extra_chars: usize) -> u64 {
     let system = system_prompt(ctx).map_or(0, |s| s.len());
-    let tools = serde_json::to_string(&ctx.tool_specs()).map_or(0, |s| s.len());
+    let tools = crate::model::ToolSpec::list_json_size(&ctx.tool_specs()).bytes;
     let messages = conv
         .size_handle()
         .load(std::sync::atomic::Ordering::Relaxed);

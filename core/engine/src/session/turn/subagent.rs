@@ -68,32 +68,42 @@ pub(crate) fn is_agent_tool(name: &str) -> bool {
     name == AGENT_TOOL || name == AGENT_TOOL_ALIAS
 }
 
-/// The tool definition the model sees, listing the agents it may pick.
+/// The tool definition the model sees, listing the agents it may pick: built once per
+/// change of the session's agents (the catalog keeps it), and shared by the sessions that
+/// list the same agents.
 pub(crate) fn tool_spec(agents: &AgentCatalog) -> crate::model::ToolSpec {
+    agents.tool_spec(definition)
+}
+
+fn definition(agents: &AgentCatalog) -> crate::model::ToolSpec {
+    static LAST: std::sync::Mutex<Option<crate::model::ToolSpec>> = std::sync::Mutex::new(None);
     let listing: Vec<String> = agents
         .iter()
         .map(|a| format!("- {}: {}", a.name, a.description))
         .collect();
-    crate::model::ToolSpec {
-        name: AGENT_TOOL.to_string(),
-        description: format!(
+    crate::tools::derived_spec::shared_through(
+        &LAST,
+        AGENT_TOOL,
+        format!(
             "Launch a subagent to handle a complex, multi-step task on its own. It starts with a fresh context, works with its own tools, and returns one final report, which is all you see of its work. Give it a complete, self-contained prompt.\n\nAvailable agent types (subagent_type):\n{}",
             listing.join("\n")
         ),
-        input_schema: json!({
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "type": "object",
-            "properties": {
-                "description": {"type": "string", "description": "A short (3-5 word) description of the task"},
-                "prompt": {"type": "string", "description": "The task for the agent to perform"},
-                "subagent_type": {"type": "string", "description": "The type of specialized agent to use for this task"},
-                "model": {"type": "string", "enum": ["sonnet", "opus", "haiku"], "description": "Optional model for this agent; it inherits the caller's model otherwise"},
-                "run_in_background": {"type": "boolean", "description": "Run the agent in the background; you are told when it finishes"}
-            },
-            "required": ["description", "prompt"],
-            "additionalProperties": false
-        }),
-    }
+        || {
+            json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "properties": {
+                    "description": {"type": "string", "description": "A short (3-5 word) description of the task"},
+                    "prompt": {"type": "string", "description": "The task for the agent to perform"},
+                    "subagent_type": {"type": "string", "description": "The type of specialized agent to use for this task"},
+                    "model": {"type": "string", "enum": ["sonnet", "opus", "haiku"], "description": "Optional model for this agent; it inherits the caller's model otherwise"},
+                    "run_in_background": {"type": "boolean", "description": "Run the agent in the background; you are told when it finishes"}
+                },
+                "required": ["description", "prompt"],
+                "additionalProperties": false
+            })
+        },
+    )
 }
 
 /// A definition's or call's model: `None`/`inherit` keeps the caller's.
@@ -447,11 +457,11 @@ mod tests {
     fn the_spec_lists_every_agent() {
         let (catalog, _) = AgentCatalog::load(&[]);
         let spec = tool_spec(&catalog);
-        assert_eq!(spec.name, "Agent");
-        assert!(spec.description.contains("general-purpose"));
-        assert!(spec.description.contains("Explore"));
+        assert_eq!(spec.name(), "Agent");
+        assert!(spec.description().contains("general-purpose"));
+        assert!(spec.description().contains("Explore"));
         assert_eq!(
-            spec.input_schema["required"],
+            spec.input_schema()["required"],
             json!(["description", "prompt"])
         );
     }
