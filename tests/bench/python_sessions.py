@@ -110,7 +110,7 @@ class Reserve:
             self.fds = [os.open(os.devnull, os.O_RDONLY) for _ in range(len(self.fds))]
 
 
-async def run(n: int, turns: int, persist: bool, cli_path: "str | None") -> Dict[str, Any]:
+async def run(n: int, turns: int, persist: bool, cli_path: "str | None", hold: bool = False) -> Dict[str, Any]:
     home = tempfile.mkdtemp(prefix="dcl-bench-home-")
     cwd = tempfile.mkdtemp(prefix="dcl-bench-cwd-")
     os.environ["HOME"] = home
@@ -170,9 +170,10 @@ async def run(n: int, turns: int, persist: bool, cli_path: "str | None") -> Dict
                 "fds": kinds,
             }
         )
-    for c in clients:
-        await c.disconnect()
-    await warm.disconnect()
+    if not hold:
+        for c in clients:
+            await c.disconnect()
+        await warm.disconnect()
 
     def grown(a: Dict[str, int], b: Dict[str, int]) -> Dict[str, int]:
         return {k: b.get(k, 0) - a.get(k, 0) for k in sorted(set(a) | set(b)) if b.get(k, 0) != a.get(k, 0)}
@@ -208,14 +209,21 @@ def main() -> None:
     p.add_argument("--no-persist", action="store_true")
     p.add_argument("--cli-path", default=None, help="run each session in this dcl (subprocess transport)")
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--hold",
+        action="store_true",
+        help="leave every session open and exit at once: under heaptrack, 'leaked' is then what the sessions hold",
+    )
     a = p.parse_args()
-    out = asyncio.run(run(a.sessions, a.turns, not a.no_persist, a.cli_path))
+    out = asyncio.run(run(a.sessions, a.turns, not a.no_persist, a.cli_path, a.hold))
     if a.json:
         print(json.dumps(out, indent=2))
     else:
         for k, v in out.items():
             print(f"{k:32} {v}")
     sys.stdout.flush()
+    if a.hold:
+        os._exit(0)
 
 
 if __name__ == "__main__":

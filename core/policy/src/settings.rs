@@ -182,6 +182,9 @@ impl Settings {
             .iter()
             .any(|r| crate::permissions::trusted::recorded_trust(r, cwd));
         trusted_layers(&mut layers, cwd, chosen || recorded);
+        // Kept for the session's life: at its size (often the flag layer alone), not the
+        // four a first push reserves.
+        layers.shrink_to_fit();
         let mut folders = paths.user_folders.clone();
         folders.extend(paths.project_folders.iter().cloned());
         Ok(Settings { layers, folders })

@@ -148,7 +148,26 @@ class _Mailbox:
     async def get(self) -> Any:
         while not self._items:
             await self._waiters.wait()
-        return self._items.popleft()
+        item = self._items.popleft()
+        if not self._items:
+            # A drained mailbox gives back its deque (a 64-slot block): an idle session
+            # between turns holds none.
+            self._items = None
+        return item
+
+
+_last_server_info: Optional[str] = None
+
+
+def _shared_text(text: str) -> str:
+    """``text``, or the equal string the previous session kept: sessions opened with the
+    same options get the same ``initialize`` answer (~2 KB), kept once instead of once
+    each."""
+    global _last_server_info
+    if text == _last_server_info:
+        return _last_server_info
+    _last_server_info = text
+    return text
 
 
 def permission_wire(result: Any, original_input: Dict[str, Any]) -> Dict[str, Any]:
@@ -251,7 +270,9 @@ class HostSession:
         for spec in specs:
             self._native.add_mcp_server(json.dumps(spec))
         self._reader = asyncio.get_running_loop().create_task(self._read_loop())
-        self._server_info = await self._call_raw(self._native.initialize, self._init_spec(), "initialize", timeout)
+        self._server_info = _shared_text(
+            await self._call_raw(self._native.initialize, self._init_spec(), "initialize", timeout)
+        )
 
     def _setup_mcp(self) -> List[Dict[str, Any]]:
         specs: List[Dict[str, Any]] = []
@@ -336,12 +357,10 @@ class HostSession:
         try:
             while True:
                 # One wake-up per burst of events: crossing into the event loop costs more
-                # than handling an event.
-                events = await next_events(native, self._key)
-                if not events:
+                # than handling an event. The batch is not kept in a local across the
+                # next wait: an idle session would hold its last turn's payloads.
+                if not self._route_batch(await next_events(native, self._key)):
                     break
-                for event in events:
-                    self._route(*event)
         except asyncio.CancelledError:
             raise
         except BaseException as e:  # surfaced to whoever iterates the messages
@@ -350,6 +369,12 @@ class HostSession:
             self.ended = True
             self._queue.put_nowait(_END)
             self._result_seen.wake()
+
+    def _route_batch(self, events: List[Event]) -> bool:
+        """Routes a batch of events; False for the empty batch that ends the session."""
+        for event in events:
+            self._route(*event)
+        return bool(events)
 
     def _route(self, rid: str, kind: str, payload: str) -> None:
         if kind == "message":

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import sys
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
@@ -26,8 +27,14 @@ from .types import CanUseTool, HookMatcher
 
 PathLike = Union[str, "os.PathLike[str]"]
 
+# Options has more fields than an instance dict can share keys for (30), so without slots
+# every instance carries its own ~2 KB dict; a server opening thousands of sessions keeps
+# one per session. Slotted from Python 3.11 (``weakref_slot`` keeps instances weakly
+# referenceable, as before); on older versions the class stays as it was.
+_SLOTS: Dict[str, Any] = {"slots": True, "weakref_slot": True} if sys.version_info >= (3, 11) else {}
 
-@dataclass
+
+@dataclass(**_SLOTS)
 class Options:
     """How a session is opened. Field names are claude-agent-sdk's."""
 

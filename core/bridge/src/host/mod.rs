@@ -267,6 +267,27 @@ struct State {
     armed: Option<(Arc<Waker>, u64)>,
 }
 
+impl State {
+    /// Removes a call to dcl that is over. The table's buffer goes back once no call
+    /// waits: an idle session keeps no room sized for its busiest moment.
+    fn take_outbound(&mut self, id: &str) -> Option<OutboundEntry> {
+        let entry = self.outbound.remove(id);
+        if self.outbound.is_empty() {
+            self.outbound.shrink_to_fit();
+        }
+        entry
+    }
+
+    /// Removes a request from dcl that is over (as [`State::take_outbound`]).
+    fn take_inbound(&mut self, id: &str) -> Option<InboundEntry> {
+        let entry = self.inbound.remove(id);
+        if self.inbound.is_empty() {
+            self.inbound.shrink_to_fit();
+        }
+        entry
+    }
+}
+
 struct Shared {
     bridge: child::Link,
     config: HostConfig,
@@ -440,7 +461,7 @@ impl Host {
     pub fn respond(&self, id: &str, outcome: Result<Value, String>) -> Result<(), HostError> {
         let entry = {
             let mut state = self.shared.lock();
-            state.inbound.remove(id)
+            state.take_inbound(id)
         };
         let Some(entry) = entry else {
             return Err(HostError::NotPending(id.to_string()));
@@ -458,6 +479,11 @@ impl Host {
         }
         let n = max.max(1).min(state.events.len());
         let batch: Vec<HostEvent> = state.events.drain(..n).collect();
+        if state.events.is_empty() {
+            // Drained: the buffer goes back, so an idle session between turns keeps no
+            // room sized for its last burst.
+            state.events = VecDeque::new();
+        }
         drop(state);
         self.shared.room.notify_one();
         Some(batch)
@@ -720,13 +746,13 @@ impl Shared {
     fn expire(self: &Arc<Self>, id: &str, expiry: Expiry, after: Duration) {
         match expiry {
             Expiry::Control => {
-                let entry = self.lock().outbound.remove(id);
+                let entry = self.lock().take_outbound(id);
                 if let Some(entry) = entry {
                     self.settle(id, entry, Err(HostError::Timeout(String::new())));
                 }
             }
             Expiry::Callback => {
-                let entry = self.lock().inbound.remove(id);
+                let entry = self.lock().take_inbound(id);
                 if let Some(entry) = entry {
                     let message = format!(
                         "the host's {} callback did not answer within {:.3}s",
@@ -794,14 +820,14 @@ impl Shared {
             Message::ControlRequest(envelope) => self.request_from_dcl(envelope),
             Message::ControlResponse(envelope) => {
                 let id = envelope.response.request_id().to_string();
-                let entry = self.lock().outbound.remove(&id);
+                let entry = self.lock().take_outbound(&id);
                 match entry {
                     Some(entry) => self.settle(&id, entry, Ok(envelope.response)),
                     None => tracing::debug!("control response {id} answers nothing pending"),
                 }
             }
             Message::ControlCancelRequest(cancel) => {
-                let entry = self.lock().inbound.remove(&cancel.request_id);
+                let entry = self.lock().take_inbound(&cancel.request_id);
                 if let Some(entry) = entry {
                     entry.release(Withdrawal::Cancelled);
                     self.push_json(

@@ -118,7 +118,9 @@ impl Actor {
                     }
                     // The handle is gone (dropped without a close): stop as if closed.
                     Some(Signal::Close) | None => {
-                        self.close().await;
+                        // Boxed, as the end below: a state the task reaches once would
+                        // otherwise size every idle session's task.
+                        Box::pin(self.close()).await;
                         self.end_reason = "other";
                         break;
                     }
@@ -153,10 +155,10 @@ impl Actor {
         }
         // End of input: requests already taken still get their answers.
         while self.answers.join_next().await.is_some() {}
-        super::lifecycle::session_end(&self.core, self.end_reason).await;
+        Box::pin(super::lifecycle::session_end(&self.core, self.end_reason)).await;
         let services = &self.core.services;
         services.closed.cancel();
-        services.mcp.shutdown().await;
+        Box::pin(services.mcp.shutdown()).await;
         services.shell.background.kill_all();
         services.emitter.end();
     }

@@ -157,12 +157,18 @@ impl Conversation {
 
     /// Appends one item and tells every recorder; returns the stored item.
     pub fn record(&mut self, new: NewItem) -> &Item {
+        let mut entry = new.entry;
+        if let Entry::User { content, .. } = &mut entry {
+            // Prompts are put together by appending (hook context, pending blocks): the
+            // history keeps them at their size, not at the capacity they grew to.
+            content.shrink_to_fit();
+        }
         let item = Item {
             uuid: new.uuid,
             parent_uuid: self.last_uuid().map(str::to_string),
             prompt_uuid: new.prompt_uuid,
             timestamp: super::emit::now_iso(),
-            entry: new.entry,
+            entry,
             excluded: false,
         };
         for r in &self.recorders {

@@ -75,6 +75,9 @@ impl Totals {
         let i = match self.model_usage.iter().position(|(m, _)| m == model) {
             Some(i) => i,
             None => {
+                // Most sessions use one or two models: room for one more, not the four a
+                // first push would reserve.
+                self.model_usage.reserve_exact(1);
                 self.model_usage.push((model.to_string(), new()));
                 self.model_usage.len() - 1
             }

@@ -119,7 +119,16 @@ impl Outbox {
     }
 
     pub fn try_pop(&self) -> Option<Outbound> {
-        let item = self.lock().lines.pop_front();
+        let item = {
+            let mut q = self.lock();
+            let item = q.lines.pop_front();
+            if q.lines.is_empty() {
+                // Read out: the buffer goes back, so an idle session keeps no room sized
+                // for its last turn.
+                q.lines = VecDeque::new();
+            }
+            item
+        };
         if item.is_some() {
             self.writable.notify_waiters();
         }
