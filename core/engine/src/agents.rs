@@ -207,7 +207,7 @@ pub struct AgentCatalog {
     // Shared, not copied: every session starts with the same built-ins.
     agents: BTreeMap<String, Arc<AgentSpec>>,
     /// The Agent tool's definition, which lists these agents.
-    offer: crate::tools::derived_spec::DerivedSpec,
+    offer: crate::derived_spec::DerivedSpec,
 }
 
 /// Built once per process.
@@ -321,8 +321,8 @@ impl AgentCatalog {
     /// The Agent tool's definition for these agents, built by `build` once per change.
     pub fn tool_spec(
         &self,
-        build: impl FnOnce(&AgentCatalog) -> crate::tools::ToolSpec,
-    ) -> crate::tools::ToolSpec {
+        build: impl FnOnce(&AgentCatalog) -> dcl_protocol::ToolSpec,
+    ) -> dcl_protocol::ToolSpec {
         self.offer.get_or_build(|| build(self))
     }
 }

@@ -5,6 +5,9 @@
 
 pub mod agents;
 pub mod delivery;
+/// Tool definitions derived from a catalog (skills, agents): a leaf, so the catalogs and
+/// the tools that offer them can both use it without importing each other.
+pub mod derived_spec;
 pub mod extensions;
 pub mod memory;
 /// The model clients live in their own crate (they know only the protocol); the engine

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::{NameList, Origin, expand_arguments};
 use crate::agents::split_front_matter;
-use crate::tools::ToolSpec;
+use dcl_protocol::ToolSpec;
 
 /// The file that makes a folder a skill.
 pub const SKILL_FILE: &str = "SKILL.md";
@@ -127,7 +127,7 @@ pub fn parse_skill(path: &Path, text: &str, origin: Origin) -> Result<SkillSpec,
 pub struct SkillCatalog {
     skills: BTreeMap<String, SkillSpec>,
     /// The Skill tool's definition, which lists these skills.
-    offer: crate::tools::derived_spec::DerivedSpec,
+    offer: crate::derived_spec::DerivedSpec,
 }
 
 impl SkillCatalog {

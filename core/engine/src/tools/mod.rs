@@ -8,5 +8,4 @@ pub use dcl_tool_api::{
 };
 pub use dcl_tools::*;
 
-pub mod derived_spec;
 pub mod skill;

@@ -7,9 +7,9 @@ use std::sync::Mutex;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::derived_spec::shared_through;
 use super::object_schema;
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
+use crate::derived_spec::shared_through;
 use crate::extensions::{self, SharedExtensions, SkillCatalog};
 use crate::model::{BoxFuture, ToolSpec};
 

@@ -81,7 +81,7 @@ fn definition(agents: &AgentCatalog) -> crate::model::ToolSpec {
         .iter()
         .map(|a| format!("- {}: {}", a.name, a.description))
         .collect();
-    crate::tools::derived_spec::shared_through(
+    crate::derived_spec::shared_through(
         &LAST,
         AGENT_TOOL,
         format!(

@@ -6,7 +6,7 @@ use std::sync::{Mutex, OnceLock};
 
 use serde_json::Value;
 
-use super::ToolSpec;
+use dcl_protocol::ToolSpec;
 
 /// A definition derived from the catalog that holds it: built the first time it is asked
 /// for, and again only after the catalog changes (every method that changes the catalog
