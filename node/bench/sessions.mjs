@@ -11,7 +11,7 @@
 // --cli-path <dcl> runs every session in a dcl child through the same Rust host (the
 // subprocess transport); their memory is summed as PSS. Release builds:
 //   cargo build --release -p dcl-cli -p dcl-node
-//   node node/bench/sessions.mjs --sessions 10000 [--turns 1] [--cli-path target/release/dcl]
+//   node [--expose-gc] node/bench/sessions.mjs --sessions 10000 [--turns 1] [--cli-path target/release/dcl]
 // Prints one JSON object.
 import fs from "node:fs";
 import os from "node:os";
@@ -109,7 +109,8 @@ function childrenPss() {
 }
 
 function sample() {
-  return { rssKiB: status("VmRSS"), childrenPssKiB: CLI ? childrenPss() : 0, threads: status("Threads"), fds: descriptors() };
+  const m = process.memoryUsage();
+  return { rssKiB: status("VmRSS"), heapUsedKiB: m.heapUsed >> 10, externalKiB: m.external >> 10, childrenPssKiB: CLI ? childrenPss() : 0, threads: status("Threads"), fds: descriptors() };
 }
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "dcl-bench-"));
@@ -171,6 +172,13 @@ await Promise.all(
 );
 const burstS = (performance.now() - t1) / 1000;
 const after = sample();
+// With --expose-gc: the same after a full collection, so the figure is what the sessions
+// hold rather than the burst's garbage V8 has not collected yet (both are printed).
+let afterGc = null;
+if (typeof globalThis.gc === "function") {
+  globalThis.gc();
+  afterGc = sample();
+}
 await Promise.all(sessions.map((s) => s.close()));
 await warm.close();
 fs.rmSync(root, { recursive: true, force: true });
@@ -188,10 +196,14 @@ console.log(
       idleKiBPerSession: Number(((idle.rssKiB - before.rssKiB + idle.childrenPssKiB) / per).toFixed(1)),
       idleDescriptorsPerSession: Number((Object.values(grown(before.fds, idle.fds)).reduce((a, b) => a + b, 0) / per).toFixed(3)),
       idleDescriptorKinds: grown(before.fds, idle.fds),
+      // V8's share: JS objects (heapUsed) and what they hold outside the heap (external).
+      heapUsedMiB: { before: before.heapUsedKiB >> 10, idle: idle.heapUsedKiB >> 10, after: after.heapUsedKiB >> 10, afterGc: afterGc && afterGc.heapUsedKiB >> 10 },
+      externalMiB: { before: before.externalKiB >> 10, idle: idle.externalKiB >> 10, after: after.externalKiB >> 10 },
       threads: { before: before.threads, idle: idle.threads, after: after.threads },
       turns: done,
       turnsPerSecond: Math.round(done / burstS),
       afterGrowthMiB: Number(((after.rssKiB - before.rssKiB + after.childrenPssKiB) / 1024).toFixed(1)),
+      afterGcGrowthMiB: afterGc && Number(((afterGc.rssKiB - before.rssKiB + afterGc.childrenPssKiB) / 1024).toFixed(1)),
     },
     null,
     2,

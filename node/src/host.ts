@@ -94,6 +94,16 @@ class MessageQueue {
   }
 }
 
+let lastServerInfo: string | undefined;
+
+/** `text`, or the equal string the previous session kept (sessions opened with the same
+ * options get the same `initialize` answer). */
+function sharedText(text: string): string {
+  if (text === lastServerInfo) return lastServerInfo;
+  lastServerInfo = text;
+  return text;
+}
+
 export class HostSession {
   readonly options: Options;
   #sdkInConfig: boolean;
@@ -109,7 +119,10 @@ export class HostSession {
   #resultWaiters: Array<() => void> = [];
   #aborted = false;
   #onAbort = () => this.abort();
-  serverInfo: Json | undefined;
+  /** The `initialize` answer as text: parsed when asked for, and one string for the
+   * sessions that got the same answer (a server holding thousands of sessions would
+   * otherwise keep a parsed copy, ~9 KB of objects, for each). */
+  #serverInfoText: string | undefined;
   results = 0;
   lastErrorResult: Json | undefined;
   ended = false;
@@ -131,7 +144,7 @@ export class HostSession {
 
   /** Opens the session, registers the in-process MCP servers, starts the read loop and
    * sends `initialize`. */
-  async start(): Promise<Json> {
+  async start(): Promise<void> {
     const { json, ignored } = sessionOptions(this.options, { sdkServersInMcpConfig: this.#sdkInConfig });
     if (ignored.length) {
       process.emitWarning(`dcl does not act on these options yet: ${ignored.join(", ")}`, { code: "DCL_IGNORED_OPTIONS" });
@@ -156,8 +169,13 @@ export class HostSession {
     signal?.addEventListener("abort", this.#onAbort, { once: true });
     this.#reader = this.#readLoop(opened);
     const init = JSON.parse(opened.initializeRequest(JSON.stringify(this.#initSpec()))) as Json;
-    this.serverInfo = await this.request(init, timeout);
-    return this.serverInfo;
+    this.#serverInfoText = sharedText(await this.#requestText(init, timeout));
+  }
+
+  /** The `initialize` answer (a fresh object each call). */
+  serverInfo(): Json {
+    if (this.#serverInfoText === undefined) throw new CLIConnectionError("the session has not been initialized");
+    return asObject(JSON.parse(this.#serverInfoText));
   }
 
   /** What the Rust host builds `initialize` from: hooks as callback counts (numbered
@@ -369,13 +387,18 @@ export class HostSession {
   /** Sends a control request to dcl and returns the `response` payload; the Rust host
    * gives it its id and times it out. */
   async request(request: Json, timeoutMs = 60_000): Promise<Json> {
+    return asObject(JSON.parse(await this.#requestText(request, timeoutMs)));
+  }
+
+  /** As [`request`], the `response` payload as dcl sent it. */
+  async #requestText(request: Json, timeoutMs: number): Promise<string> {
     const subtype = String(request.subtype);
     const host = this.#native;
     if (host === undefined || this.ended) throw new CLIConnectionError(`the session has ended; cannot send ${subtype}`);
     // Lines queued before the request go first, as they would over a pipe.
     await this.#whenFlushed();
     const outcome = await host.request(JSON.stringify(request), timeoutMs);
-    if (outcome.response != null) return asObject(JSON.parse(outcome.response));
+    if (outcome.response != null) return outcome.response;
     const message = outcome.message ?? "Unknown error";
     if (outcome.code === "DCL_TIMEOUT") throw new ControlRequestError(subtype, `Control request timeout: ${subtype}`);
     if (outcome.code === "DCL_REFUSED") throw new ControlRequestError(subtype, message.replace(`${subtype}: `, ""));

@@ -42,7 +42,7 @@ function userMessage(text: string): Json {
 
 class QueryImpl implements Query {
   readonly #host: HostSession;
-  readonly #ready: Promise<Json>;
+  readonly #ready: Promise<void>;
   readonly #gen: AsyncGenerator<SDKMessage, void>;
   #written = 0;
 
@@ -157,26 +157,27 @@ class QueryImpl implements Query {
   }
 
   async initializationResult(): Promise<Json> {
-    return this.#ready;
+    await this.#ready;
+    return this.#host.serverInfo();
   }
 
   async supportedCommands(): Promise<SlashCommand[]> {
-    const info = await this.#ready;
+    const info = await this.initializationResult();
     return Array.isArray(info.commands) ? (info.commands as SlashCommand[]) : [];
   }
 
   async supportedModels(): Promise<ModelInfo[]> {
-    const info = await this.#ready;
+    const info = await this.initializationResult();
     return Array.isArray(info.models) ? (info.models as ModelInfo[]) : [];
   }
 
   async supportedAgents(): Promise<Json[]> {
-    const info = await this.#ready;
+    const info = await this.initializationResult();
     return Array.isArray(info.agents) ? (info.agents as Json[]) : [];
   }
 
   async accountInfo(): Promise<Json> {
-    const info = await this.#ready;
+    const info = await this.initializationResult();
     return typeof info.account === "object" && info.account !== null ? (info.account as Json) : {};
   }
 
