@@ -11,7 +11,7 @@
 // dependency a second time; in CI's debug phase, where `cargo build --workspace` has built
 // the addon already, that second build was three minutes of two cores.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,41 +24,21 @@ if (!existsSync(manifest)) {
   console.error(`@dcl/agent: no Rust sources at ${manifest}`);
   process.exit(1);
 }
-if (process.argv.includes("--cargo")) process.exit(cargoBuild());
-
-/** napi-rs's platform name, as native/binding.cjs looks the addon up. */
-function platformName() {
-  const { platform, arch } = process;
-  if (platform === "linux") {
-    const glibc = process.report?.getReport()?.header?.glibcVersionRuntime;
-    return `linux-${arch}-${glibc ? "gnu" : "musl"}`;
-  }
-  if (platform === "win32") return `win32-${arch}-msvc`;
-  return `${platform}-${arch}`;
-}
-
-function cargoBuild() {
+if (process.argv.includes("--cargo")) {
   for (const f of ["binding.cjs", "binding.d.ts"]) {
     if (!existsSync(join(pkg, "native", f))) {
       console.error(`@dcl/agent: native/${f} is missing (run \`npm run build:native\` once)`);
-      return 1;
+      process.exit(1);
     }
   }
-  const release = process.argv.includes("--release");
-  const targetDir = process.env.CARGO_TARGET_DIR || join(root, "target");
-  const args = ["build", "--lib", "-p", "dcl-node", "--manifest-path", join(root, "Cargo.toml"), "--target-dir", targetDir];
-  if (release) args.push("--release");
-  const run = spawnSync(process.env.CARGO || "cargo", args, { stdio: "inherit" });
-  if (run.error || run.status !== 0) return run.status || 1;
-  const lib = { linux: "libdcl_node.so", darwin: "libdcl_node.dylib", win32: "dcl_node.dll" }[process.platform] ?? "libdcl_node.so";
-  const built = join(targetDir, release ? "release" : "debug", lib);
-  if (!existsSync(built)) {
-    console.error(`@dcl/agent: cargo succeeded but ${built} is missing`);
-    return 1;
-  }
-  mkdirSync(join(pkg, "native"), { recursive: true });
-  copyFileSync(built, join(pkg, "native", `dcl-node.${platformName()}.node`));
-  return 0;
+  const { buildAddon } = await import("./install.mjs");
+  process.exit(
+    buildAddon({
+      manifestPath: join(root, "Cargo.toml"),
+      targetDir: process.env.CARGO_TARGET_DIR || join(root, "target"),
+      release: process.argv.includes("--release"),
+    }),
+  );
 }
 
 const cli = createRequire(import.meta.url).resolve("@napi-rs/cli/package.json");

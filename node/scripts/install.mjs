@@ -7,7 +7,9 @@
 //     native/dcl-node.<platform>.node, which native/binding.cjs loads first.
 // DCL_NODE_DEBUG_BUILD=1 builds unoptimised (faster; for trying the fallback out).
 // CARGO_TARGET_DIR is honoured (default: rust/target).
-import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
+// scripts/build-native.mjs (a checkout's `--cargo` build) imports `platformName` and
+// `buildAddon` from here, so the hook runs only when this file is the program.
+import { copyFileSync, existsSync, mkdirSync, readdirSync, realpathSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -18,7 +20,7 @@ const rust = join(pkg, "rust");
 const nativeDir = join(pkg, "native");
 
 /** napi-rs's platform name: linux-x64-gnu, linux-x64-musl, darwin-arm64, win32-x64-msvc. */
-function platformName() {
+export function platformName() {
   const { platform, arch } = process;
   if (platform === "linux") {
     const glibc = process.report?.getReport()?.header?.glibcVersionRuntime;
@@ -28,47 +30,64 @@ function platformName() {
   return `${platform}-${arch}`;
 }
 
-if (!existsSync(join(rust, "Cargo.toml"))) {
-  console.log("@dcl/agent: repository checkout, run `npm run build` to build the addon");
-  process.exit(0);
-}
-const platform = platformName();
-const force = process.env.DCL_NODE_BUILD_FROM_SOURCE === "1";
-if (!force) {
-  if (existsSync(nativeDir) && readdirSync(nativeDir).some((f) => f.endsWith(".node"))) process.exit(0);
-  try {
-    createRequire(join(pkg, "package.json")).resolve(`@dcl/agent-${platform}`);
-    process.exit(0); // the prebuilt addon is installed
-  } catch {
-    // no prebuilt package for this machine: build below
+/**
+ * Builds the addon with cargo (`-p dcl-node`) and copies it to
+ * native/dcl-node.<platform>.node, where native/binding.cjs looks first. Returns an exit
+ * status; says why on stderr when it is not 0.
+ */
+export function buildAddon({ manifestPath, targetDir, release, cargo = process.env.CARGO || "cargo" }) {
+  const args = ["build", "--lib", "-p", "dcl-node", "--manifest-path", manifestPath, "--target-dir", targetDir];
+  if (release) args.push("--release");
+  const run = spawnSync(cargo, args, { stdio: "inherit" });
+  if (run.error || run.status !== 0) {
+    console.error(`@dcl/agent: ${cargo} ${args.join(" ")} failed`);
+    return run.status || 1;
   }
+  const lib = { linux: "libdcl_node.so", darwin: "libdcl_node.dylib", win32: "dcl_node.dll" }[process.platform];
+  const built = join(targetDir, release ? "release" : "debug", lib ?? "libdcl_node.so");
+  if (!existsSync(built)) {
+    console.error(`@dcl/agent: cargo succeeded but ${built} is missing`);
+    return 1;
+  }
+  mkdirSync(nativeDir, { recursive: true });
+  copyFileSync(built, join(nativeDir, `dcl-node.${platformName()}.node`));
+  return 0;
 }
 
-const cargo = process.env.CARGO || "cargo";
-const probe = spawnSync(cargo, ["--version"], { encoding: "utf8" });
-if (probe.error || probe.status !== 0) {
-  console.error(
-    `@dcl/agent: ${force ? "DCL_NODE_BUILD_FROM_SOURCE=1 asks for a source build" : `no prebuilt addon for ${platform} (the optional dependency @dcl/agent-${platform} is not installed)`}, ` +
-      `and building it needs a Rust toolchain: '${cargo}' was not found (install it from https://rustup.rs).`,
-  );
-  process.exit(1);
+function installHook() {
+  if (!existsSync(join(rust, "Cargo.toml"))) {
+    console.log("@dcl/agent: repository checkout, run `npm run build` to build the addon");
+    process.exit(0);
+  }
+  const platform = platformName();
+  const force = process.env.DCL_NODE_BUILD_FROM_SOURCE === "1";
+  if (!force) {
+    if (existsSync(nativeDir) && readdirSync(nativeDir).some((f) => f.endsWith(".node"))) process.exit(0);
+    try {
+      createRequire(join(pkg, "package.json")).resolve(`@dcl/agent-${platform}`);
+      process.exit(0); // the prebuilt addon is installed
+    } catch {
+      // no prebuilt package for this machine: build below
+    }
+  }
+
+  const cargo = process.env.CARGO || "cargo";
+  const probe = spawnSync(cargo, ["--version"], { encoding: "utf8" });
+  if (probe.error || probe.status !== 0) {
+    console.error(
+      `@dcl/agent: ${force ? "DCL_NODE_BUILD_FROM_SOURCE=1 asks for a source build" : `no prebuilt addon for ${platform} (the optional dependency @dcl/agent-${platform} is not installed)`}, ` +
+        `and building it needs a Rust toolchain: '${cargo}' was not found (install it from https://rustup.rs).`,
+    );
+    process.exit(1);
+  }
+  const release = process.env.DCL_NODE_DEBUG_BUILD !== "1";
+  const targetDir = process.env.CARGO_TARGET_DIR || join(rust, "target");
+  console.log(`@dcl/agent: building the native addon for ${platform} from source (${probe.stdout.trim()}, ${release ? "release" : "debug"})...`);
+  const status = buildAddon({ manifestPath: join(rust, "Cargo.toml"), targetDir, release, cargo });
+  if (status === 0) console.log(`@dcl/agent: built native/dcl-node.${platform}.node`);
+  process.exit(status);
 }
-const release = process.env.DCL_NODE_DEBUG_BUILD !== "1";
-const targetDir = process.env.CARGO_TARGET_DIR || join(rust, "target");
-console.log(`@dcl/agent: building the native addon for ${platform} from source (${probe.stdout.trim()}, ${release ? "release" : "debug"})...`);
-const args = ["build", "--lib", "-p", "dcl-node", "--manifest-path", join(rust, "Cargo.toml"), "--target-dir", targetDir];
-if (release) args.push("--release");
-const run = spawnSync(cargo, args, { stdio: "inherit" });
-if (run.error || run.status !== 0) {
-  console.error(`@dcl/agent: cargo ${args.join(" ")} failed`);
-  process.exit(run.status || 1);
-}
-const lib = { linux: "libdcl_node.so", darwin: "libdcl_node.dylib", win32: "dcl_node.dll" }[process.platform];
-const built = join(targetDir, release ? "release" : "debug", lib ?? "libdcl_node.so");
-if (!existsSync(built)) {
-  console.error(`@dcl/agent: cargo succeeded but ${built} is missing`);
-  process.exit(1);
-}
-mkdirSync(nativeDir, { recursive: true });
-copyFileSync(built, join(nativeDir, `dcl-node.${platform}.node`));
-console.log(`@dcl/agent: built native/dcl-node.${platform}.node`);
+
+// Real paths on both sides: the module's own URL is resolved through symlinks (a linked
+// node_modules), argv[1] is not.
+if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))) installHook();
