@@ -70,14 +70,14 @@ mod tests {
 
     #[test]
     fn an_assistant_block_is_one_assistant_line_and_nothing_else() {
-        let lines = claude(true).render(samples::text_block());
+        let lines = claude(true).lines(samples::text_block());
         assert_eq!(types(&lines), ["assistant"]);
         let line = &wire(&lines)[0];
         assert_eq!(line["uuid"], "u-1");
         assert_eq!(line["message"]["content"][0]["text"], "hello");
         assert_eq!(line["parent_tool_use_id"], serde_json::Value::Null);
         assert_eq!(
-            types(&claude(true).render(samples::tool_use_block())),
+            types(&claude(true).lines(samples::tool_use_block())),
             ["assistant"]
         );
     }
@@ -87,35 +87,35 @@ mod tests {
         let content = ToolResultContent::Text("out".into());
         assert!(
             claude(true)
-                .render(samples::tool_result(&content))
+                .lines(samples::tool_result(&content))
                 .is_empty()
         );
         assert!(
             claude(true)
-                .render(samples::usage(&Usage::default()))
+                .lines(samples::usage(&Usage::default()))
                 .is_empty()
         );
     }
 
     #[test]
     fn the_result_and_init_carry_no_qoder_fields() {
-        let result = wire(&claude(true).render(samples::result()));
+        let result = wire(&claude(true).lines(samples::result()));
         assert_eq!(result.len(), 1);
         assert_eq!(result[0]["type"], "result");
         assert!(result[0].get("total_credits").is_none());
         assert_eq!(result[0]["origin"]["kind"], "prompt");
-        let init = wire(&claude(true).render(samples::init()));
+        let init = wire(&claude(true).lines(samples::init()));
         assert_eq!(init[0]["subtype"], "init");
         assert!(init[0].get("capabilities").is_none());
     }
 
     #[test]
     fn tool_progress_is_a_stream_json_line() {
-        let lines = claude(true).render(samples::progress());
+        let lines = claude(true).lines(samples::progress());
         assert_eq!(types(&lines), ["tool_progress"]);
         assert_eq!(wire(&lines)[0]["elapsed_time_seconds"], 5.0);
         assert!(claude(true).reports_tool_progress());
-        assert!(claude(false).render(samples::progress()).is_empty());
+        assert!(claude(false).lines(samples::progress()).is_empty());
         assert!(!claude(false).reports_tool_progress());
     }
 

@@ -53,7 +53,8 @@ impl Dialect {
     }
 
     /// The lines `event` becomes, in order: the legacy line first when there is one.
-    pub fn render(&self, event: Event<'_>) -> Vec<Message> {
+    /// (At most two: an iterator over them, so emitting a line allocates no list.)
+    pub fn render(&self, event: Event<'_>) -> impl Iterator<Item = Message> + use<> {
         let extra = if self.legacy_lines {
             legacy::line(&event)
         } else {
@@ -63,7 +64,13 @@ impl Dialect {
             Base::Claude => claude::render(event, self.stream_json),
             Base::Qoder => qoder::render(event, self.stream_json),
         };
-        extra.into_iter().chain(base).collect()
+        extra.into_iter().chain(base)
+    }
+
+    /// [`Dialect::render`], collected: what the renderers' tests compare.
+    #[cfg(test)]
+    pub fn lines(&self, event: Event<'_>) -> Vec<Message> {
+        self.render(event).collect()
     }
 
     /// Whether a running tool call's progress reaches the host at all (so a turn need not

@@ -76,10 +76,10 @@ mod tests {
     #[test]
     fn each_block_gets_its_legacy_line_before_the_assistant_line() {
         let d = with_legacy(options::Dialect::Claude);
-        let text = d.render(samples::text_block());
+        let text = d.lines(samples::text_block());
         assert_eq!(types(&text), ["text", "assistant"]);
         assert_eq!(wire(&text)[0]["text"], "hello");
-        let call = d.render(samples::tool_use_block());
+        let call = d.lines(samples::tool_use_block());
         assert_eq!(types(&call), ["tool_start", "assistant"]);
         let start = &wire(&call)[0];
         assert_eq!(start["tool_use_id"], "tu_1");
@@ -91,11 +91,11 @@ mod tests {
     fn tool_results_and_usage_are_legacy_lines_only() {
         let d = with_legacy(options::Dialect::Claude);
         let content = ToolResultContent::Text("out".into());
-        let result = d.render(samples::tool_result(&content));
+        let result = d.lines(samples::tool_result(&content));
         assert_eq!(types(&result), ["tool_result"]);
         assert_eq!(wire(&result)[0]["content"], "out");
         assert_eq!(wire(&result)[0]["is_error"], false);
-        let usage = d.render(samples::usage(&Usage::default()));
+        let usage = d.lines(samples::usage(&Usage::default()));
         assert_eq!(types(&usage), ["usage"]);
         assert_eq!(wire(&usage)[0]["total_cost_usd"], 0.5);
     }
@@ -103,26 +103,26 @@ mod tests {
     #[test]
     fn results_progress_and_init_have_none() {
         let d = with_legacy(options::Dialect::Claude);
-        assert_eq!(types(&d.render(samples::result())), ["result"]);
-        assert_eq!(types(&d.render(samples::progress())), ["tool_progress"]);
-        assert_eq!(types(&d.render(samples::init())), ["system"]);
+        assert_eq!(types(&d.lines(samples::result())), ["result"]);
+        assert_eq!(types(&d.lines(samples::progress())), ["tool_progress"]);
+        assert_eq!(types(&d.lines(samples::init())), ["system"]);
     }
 
     #[test]
     fn qoder_with_legacy_lines_keeps_qoders_shape() {
         let d = with_legacy(options::Dialect::Qoder);
         assert_eq!(
-            types(&d.render(samples::text_block())),
+            types(&d.lines(samples::text_block())),
             ["text", "assistant"]
         );
-        assert_eq!(wire(&d.render(samples::result()))[0]["total_credits"], 0);
-        assert!(d.render(samples::progress()).is_empty());
+        assert_eq!(wire(&d.lines(samples::result()))[0]["total_credits"], 0);
+        assert!(d.lines(samples::progress()).is_empty());
     }
 
     #[test]
     fn on_by_default_in_stream_json_only() {
         let lines = |opts: SessionOptions| {
-            types(&Dialect::of(&opts).render(samples::usage(&Usage::default())))
+            types(&Dialect::of(&opts).lines(samples::usage(&Usage::default())))
         };
         assert_eq!(lines(SessionOptions::default()), ["usage"]);
         let off = SessionOptions {

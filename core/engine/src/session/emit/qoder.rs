@@ -73,7 +73,7 @@ mod tests {
 
     #[test]
     fn the_result_carries_total_credits_first() {
-        let lines = qoder().render(samples::result());
+        let lines = qoder().lines(samples::result());
         let result = &wire(&lines)[0];
         assert_eq!(result["total_credits"], 0);
         let extra: Vec<&String> = result
@@ -87,13 +87,13 @@ mod tests {
 
     #[test]
     fn no_tool_progress_even_in_stream_json() {
-        assert!(qoder().render(samples::progress()).is_empty());
+        assert!(qoder().lines(samples::progress()).is_empty());
         assert!(!qoder().reports_tool_progress());
     }
 
     #[test]
     fn init_and_initialize_advertise_the_capabilities() {
-        let init = &wire(&qoder().render(samples::init()))[0];
+        let init = &wire(&qoder().lines(samples::init()))[0];
         assert_eq!(init["capabilities"], serde_json::json!(CAPABILITIES));
         assert!(init["protocol_version"].is_string());
         let answer = qoder().initialize_response(Default::default());
@@ -110,15 +110,15 @@ mod tests {
         let content = ToolResultContent::Text("out".into());
         let usage = Usage::default();
         assert_eq!(
-            wire(&qoder().render(samples::text_block())),
-            wire(&claude.render(samples::text_block()))
+            wire(&qoder().lines(samples::text_block())),
+            wire(&claude.lines(samples::text_block()))
         );
         assert_eq!(
-            types(&qoder().render(samples::tool_use_block())),
+            types(&qoder().lines(samples::tool_use_block())),
             ["assistant"]
         );
-        assert!(qoder().render(samples::tool_result(&content)).is_empty());
-        assert!(qoder().render(samples::usage(&usage)).is_empty());
+        assert!(qoder().lines(samples::tool_result(&content)).is_empty());
+        assert!(qoder().lines(samples::usage(&usage)).is_empty());
     }
 
     #[test]
