@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds every installable artifact of dcl into dist/ from one release build:
 #
-#   dist/dcl                                     static Linux x86-64 executable (glibc, static-pie)
+#   dist/dcl                                     static Linux x86-64 executable (glibc, static-pie, RELR)
 #   dist/dcl-<v>-cp39-abi3-manylinux_*.whl        Python: the extension (dcl._native) + dcl/_bin/dcl
 #                                                 as the `dcl` console script
 #   dist/dcl-<v>.tar.gz                           Python sdist (builds the extension from source)
