@@ -179,8 +179,8 @@ export class HostSession {
     return Boolean(o.canUseTool || o.onElicitation || (o.hooks && Object.keys(o.hooks).length) || this.#mcp.size);
   }
 
-  /** Opens the session, registers the in-process MCP servers, starts the read loop and
-   * sends `initialize`. */
+  /** Opens the session, registers the in-process MCP servers, registers its reader with the
+   * thread's waker and sends `initialize`. */
   async start(): Promise<void> {
     const { json, ignored } = sessionOptions(this.options, { sdkServersInMcpConfig: this.#sdkInConfig });
     if (ignored.length) {
@@ -248,7 +248,7 @@ export class HostSession {
     );
   }
 
-  /** Stops the session now (a running turn is cancelled) and waits for the read loop. */
+  /** Stops the session now (a running turn is cancelled) and waits for its reader to see the end. */
   async close(): Promise<void> {
     this.options.abortController?.signal.removeEventListener("abort", this.#onAbort);
     this.#native?.close();
