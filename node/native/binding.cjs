@@ -839,6 +839,7 @@ module.exports.Host = nativeBinding.Host
 module.exports.McpServer = nativeBinding.McpServer
 module.exports.McpServerJs = nativeBinding.McpServerJs
 module.exports.Session = nativeBinding.Session
+module.exports.Waker = nativeBinding.Waker
 module.exports._panicForTest = nativeBinding._panicForTest
 module.exports.closeSessionStores = nativeBinding.closeSessionStores
 module.exports.open = nativeBinding.open

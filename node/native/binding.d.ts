@@ -47,6 +47,16 @@ export declare class Host {
    */
   nextEvents(max?: number | undefined | null): Promise<EventBatch>
   /**
+   * The events that are ready (at most `max`) without waiting: `null` when none is,
+   * `ended` once the session is over and every event was taken.
+   */
+  tryEvents(max?: number | undefined | null): EventBatch | null
+  /**
+   * Asks to be woken once: `key` comes out of `waker.takeReady()` when events wait (at
+   * once if they already do, or the session has ended).
+   */
+  arm(waker: Waker, key: number): void
+  /**
    * Resolves when request `id` stops waiting: `answered`, `cancelled` (dcl withdrew
    * it), `timeout`, `ended`, or `not_pending` at once. The package aborts the callback's
    * signal unless it was answered.
@@ -97,6 +107,21 @@ export declare class Session {
    * `ended` after the lines already emitted.
    */
   close(): void
+}
+
+export declare class Waker {
+  /**
+   * `onReady()` runs on Node's thread when armed sessions have events waiting; it
+   * should call `takeReady()`. The waker does not keep Node alive until `hold(true)`.
+   */
+  constructor(onReady: () => void)
+  /** The keys made ready since the last call. */
+  takeReady(): Array<number>
+  /**
+   * Whether the waker keeps Node's event loop alive: the package holds it while any
+   * session is open, as a pending read did before.
+   */
+  hold(on: boolean): void
 }
 
 /**

@@ -4,9 +4,9 @@
  *
  * The control protocol itself — request ids both ways, timeouts, `initialize`, the JSON-RPC
  * of in-process MCP servers — is done in Rust. What is left here is what only JavaScript can
- * do: call the user's functions. A read loop pulls events `{id, kind, payload}`: messages go
- * to a queue the user iterates; `can_use_tool`, `hook_callback`, `tool_call` and
- * `elicitation` each run in their own task and answer with `respond`, and the task's signal
+ * do: call the user's functions. Events `{id, kind, payload}` are pulled when the thread's
+ * waker names the session: messages go to a queue the user iterates; `can_use_tool`,
+ * `hook_callback`, `tool_call` and `elicitation` each run in their own task and answer with `respond`, and the task's signal
  * aborts when the Rust host says the request was withdrawn (`withdrawn`). Control calls to
  * dcl (`initialize`, `interrupt`, `set_model`...) are promises settled by the host.
  */
@@ -21,7 +21,7 @@ import {
 } from "./errors";
 import { isSdkServer, sessionOptions, type Options } from "./options";
 import { SdkMcpServer } from "./mcp";
-import { isHost, native, type NativeEvent, type NativeHost } from "./native";
+import { isHost, native, type NativeEvent, type NativeHost, type NativeWaker } from "./native";
 import type { HookCallback, PermissionResult, SDKMessage } from "./types";
 
 type Json = Record<string, unknown>;
@@ -94,6 +94,41 @@ class MessageQueue {
   }
 }
 
+/** The one wake-up of this thread's sessions: the addon calls it once a burst of sessions
+ * has events, and it runs each named session's reader. A session waiting for events holds
+ * no promise, native task or threadsafe function of its own: a pending read made those
+ * anew on every wake-up, in the middle of a burst of turns, and an idle session kept them
+ * (memory the allocator could not give back after the burst). */
+class SessionWaker {
+  readonly native: NativeWaker;
+  #readers = new Map<number, () => void>();
+  #last = 0;
+
+  constructor() {
+    this.native = new (native().Waker)(() => this.#ready());
+  }
+
+  /** Registers a session's reader; its key for `host.arm`. */
+  add(reader: () => void): number {
+    do this.#last = (this.#last + 1) % 0x1_0000_0000;
+    while (this.#readers.has(this.#last));
+    // An open session keeps Node alive, as its pending read did.
+    if (this.#readers.size === 0) this.native.hold(true);
+    this.#readers.set(this.#last, reader);
+    return this.#last;
+  }
+
+  remove(key: number): void {
+    if (this.#readers.delete(key) && this.#readers.size === 0) this.native.hold(false);
+  }
+
+  #ready(): void {
+    for (const key of this.native.takeReady()) this.#readers.get(key)?.();
+  }
+}
+
+let sessionWaker: SessionWaker | undefined;
+
 let lastServerInfo: string | undefined;
 
 /** `text`, or the equal string the previous session kept (sessions opened with the same
@@ -109,7 +144,9 @@ export class HostSession {
   #sdkInConfig: boolean;
   #native: NativeHost | undefined;
   #queue = new MessageQueue();
-  #reader: Promise<void> | undefined;
+  /** This session's key in the thread's waker while it is read. */
+  #key: number | undefined;
+  #endWaiters: Array<() => void> = [];
   #running = new Set<AbortController>();
   #hooks: HookCallback[] = [];
   #mcp = new Map<string, SdkMcpServer>();
@@ -142,8 +179,8 @@ export class HostSession {
     return Boolean(o.canUseTool || o.onElicitation || (o.hooks && Object.keys(o.hooks).length) || this.#mcp.size);
   }
 
-  /** Opens the session, registers the in-process MCP servers, starts the read loop and
-   * sends `initialize`. */
+  /** Opens the session, registers the in-process MCP servers, registers its reader with the
+   * thread's waker and sends `initialize`. */
   async start(): Promise<void> {
     const { json, ignored } = sessionOptions(this.options, { sdkServersInMcpConfig: this.#sdkInConfig });
     if (ignored.length) {
@@ -167,7 +204,9 @@ export class HostSession {
       opened.addMcpServer(JSON.stringify({ ...server.spec(), name }));
     }
     signal?.addEventListener("abort", this.#onAbort, { once: true });
-    this.#reader = this.#readLoop(opened);
+    const waker = (sessionWaker ??= new SessionWaker());
+    this.#key = waker.add(() => this.#drain(opened, waker));
+    opened.arm(waker.native, this.#key);
     const init = JSON.parse(opened.initializeRequest(JSON.stringify(this.#initSpec()))) as Json;
     this.#serverInfoText = sharedText(await this.#requestText(init, timeout));
   }
@@ -209,12 +248,12 @@ export class HostSession {
     );
   }
 
-  /** Stops the session now (a running turn is cancelled) and waits for the read loop. */
+  /** Stops the session now (a running turn is cancelled) and waits for its reader to see the end. */
   async close(): Promise<void> {
     this.options.abortController?.signal.removeEventListener("abort", this.#onAbort);
     this.#native?.close();
     this.#abortRunning();
-    await this.#reader?.catch(() => undefined);
+    if (this.#key !== undefined) await new Promise<void>((resolve) => this.#endWaiters.push(resolve));
     this.ended = true;
   }
 
@@ -239,27 +278,31 @@ export class HostSession {
 
   // ------------------------------------------------------------------ output
 
-  async #readLoop(host: NativeHost): Promise<void> {
+  /** Routes the session's next batch of events when the waker names it, then arms it again
+   * (at once when more are waiting, so one busy session does not hold the thread). */
+  #drain(host: NativeHost, waker: SessionWaker): void {
+    const key = this.#key;
+    if (key === undefined) return;
     let failure: unknown;
     try {
-      for (;;) {
-        // One wake-up per burst of events: crossing into JavaScript costs more than an event.
-        const batch = await host.nextEvents(256);
-        for (const event of batch.events) this.#route(host, event);
-        if (batch.ended) break;
-      }
+      const batch = host.tryEvents(256);
+      if (batch === null) return host.arm(waker.native, key);
+      for (const event of batch.events) this.#route(host, event);
+      if (!batch.ended) return host.arm(waker.native, key);
     } catch (e) {
       failure = fromNative(e);
-    } finally {
-      this.ended = true;
-      const gone = new CLIConnectionError("the session ended before answering");
-      for (const w of this.#outboxWaiters.splice(0)) w.reject(gone);
-      this.#outbox = [];
-      this.#abortRunning();
-      this.#wakeResults();
-      if (this.#aborted && failure === undefined) failure = new AbortError("Claude Code process aborted by user");
-      this.#queue.end(failure);
     }
+    waker.remove(key);
+    this.#key = undefined;
+    this.ended = true;
+    const gone = new CLIConnectionError("the session ended before answering");
+    for (const w of this.#outboxWaiters.splice(0)) w.reject(gone);
+    this.#outbox = [];
+    this.#abortRunning();
+    this.#wakeResults();
+    if (this.#aborted && failure === undefined) failure = new AbortError("Claude Code process aborted by user");
+    this.#queue.end(failure);
+    for (const resolve of this.#endWaiters.splice(0)) resolve();
   }
 
   #route(host: NativeHost, event: NativeEvent): void {

@@ -52,11 +52,21 @@ export interface NativeHost {
   respond(id: string, resultJson: string): void;
   respondError(id: string, message: string): void;
   nextEvents(max?: number | null): Promise<{ events: NativeEvent[]; ended: boolean }>;
+  /** The ready events without waiting: `null` when none is. */
+  tryEvents(max?: number | null): { events: NativeEvent[]; ended: boolean } | null;
+  /** `key` comes out of `waker.takeReady()` once events wait (at once if they do). */
+  arm(waker: NativeWaker, key: number): void;
   withdrawn(id: string): Promise<string>;
   pendingCallbacks(): number;
   interrupt(): void;
   endInput(): void;
   close(): void;
+}
+
+/** The one wake-up of a thread's sessions (`bindings/node/src/wake.rs`). */
+export interface NativeWaker {
+  takeReady(): number[];
+  hold(on: boolean): void;
 }
 
 /** The JSON-RPC of one in-process MCP server (the Rust host's). */
@@ -70,6 +80,7 @@ export interface NativeBinding {
     toolResult(idJson: string, resultJson?: string | null, error?: string | null): string;
   };
   Host: abstract new (...args: never[]) => NativeHost;
+  Waker: new (onReady: () => void) => NativeWaker;
   openHost(
     optionsJson: string,
     callbackTimeoutMs?: number | null,

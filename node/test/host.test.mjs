@@ -2,6 +2,7 @@
 // withdrawn by dcl (control_cancel_request) and its signal aborts; the package keeps no
 // table of request ids (grep below); awaited control calls resolve through the host.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
@@ -68,4 +69,21 @@ test("no request-id bookkeeping in the package: correlation lives in the Rust ho
     }
   }
   assert.deepEqual(offenders, []);
+});
+
+test("an open session keeps Node alive while it waits for events, and lets it exit once closed", () => {
+  // A session waiting for events holds no pending promise of its own: the thread's one
+  // waker is what keeps the event loop alive, held while any session is open. Without it
+  // a script awaiting a turn exits early (code 13, an unsettled top-level await).
+  const box = sandbox();
+  const script = [
+    `const { query } = await import(${JSON.stringify(path.join(PKG, "dist", "esm", "index.mjs"))});`,
+    `const options = ${JSON.stringify(mockOptions(box))};`,
+    "let turns = 0;",
+    "for await (const m of query({ prompt: 'hi', options })) if (m.type === 'result') turns++;",
+    "console.log(`turns ${turns}`);",
+  ].join("\n");
+  const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", env: process.env, timeout: 60_000 });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), "turns 1");
 });

@@ -192,6 +192,31 @@ async def test_idle_sessions_cost_no_descriptor(workdir: Path) -> None:
             await client.disconnect()
 
 
+async def test_sessions_after_their_turns_hold_no_task(workdir: Path) -> None:
+    # The loop's waker routes each session's events: no reader task waits per session. A
+    # task's wait made during the turns is what an idle session kept, which kept pymalloc's
+    # arenas of the burst (BENCHMARKS.md, "No pending read per session").
+    n = 40
+    clients = [dcl.Client(opts(workdir)) for _ in range(n)]
+    for client in clients:
+        await client.connect()
+
+    async def turn(client: dcl.Client) -> int:
+        await client.query("hello")
+        return sum([isinstance(m, dcl.ResultMessage) async for m in client.receive_response()])
+
+    try:
+        before = len(asyncio.all_tasks())
+        for _ in range(2):
+            assert await asyncio.wait_for(asyncio.gather(*(turn(c) for c in clients)), 60) == [1] * n
+        await asyncio.sleep(0)  # the gathered tasks are done
+        assert len(asyncio.all_tasks()) <= before, [t.get_coro() for t in asyncio.all_tasks()]
+        assert before < n, "an open session holds no task"
+    finally:
+        for client in clients:
+            await client.disconnect()
+
+
 async def test_a_claude_agent_sdk_server_answers_its_own_json_rpc(workdir: Path) -> None:
     sdk = pytest.importorskip("claude_agent_sdk")
 

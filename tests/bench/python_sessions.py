@@ -17,6 +17,11 @@ turn on all at once):
 subprocess transport); the children's memory is added as PSS (``/proc/<pid>/smaps_rollup``)
 so shared pages count once.
 
+``--allocators`` adds, at each sample, what each allocator holds: glibc's heap
+(``mallinfo2``: the Rust side, and Python's objects over 512 bytes) and pymalloc's arenas
+(``sys._debugmallocstats``: Python's small objects), in use and in total, so memory an
+allocator keeps after a burst shows apart from memory that is held.
+
 If opening fails, the failure and the count reached are reported and the last 100
 sessions are closed. Descriptors are counted by kind. Usage (the venv of python/ci.sh)::
 
@@ -27,8 +32,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import json
 import os
+import re
 import resource
 import sys
 import tempfile
@@ -92,6 +99,47 @@ def fds() -> Dict[str, int]:
     return kinds
 
 
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")
+    ]
+
+
+def allocators() -> Dict[str, float]:
+    """MiB held by glibc malloc (heap in total, in use) and by pymalloc (arenas, blocks in use)."""
+    mib = 1 << 20
+    out: Dict[str, float] = {}
+    try:
+        libc = ctypes.CDLL(None)
+        libc.mallinfo2.restype = _MallInfo2
+        m = libc.mallinfo2()
+        out["glibc_heap_mib"] = round((m.arena + m.hblkhd) / mib, 1)
+        out["glibc_in_use_mib"] = round((m.uordblks + m.hblkhd) / mib, 1)
+    except (OSError, AttributeError):  # not glibc
+        pass
+    # _debugmallocstats writes to the C-level stderr: read it back through a temporary file.
+    with tempfile.TemporaryFile() as f:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(f.fileno(), 2)
+        try:
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        f.seek(0)
+        text = f.read().decode(errors="replace")
+    for key, pattern in (
+        ("pymalloc_arenas_mib", r"\d+ arenas \* \d+ bytes/arena\s*=\s*([\d,]+)"),
+        ("pymalloc_in_use_mib", r"# bytes in allocated blocks\s*=\s*([\d,]+)"),
+    ):
+        found = re.search(pattern, text)
+        if found:
+            out[key] = round(int(found.group(1).replace(",", "")) / mib, 1)
+    return out
+
+
 class Reserve:
     """Descriptors held back from the start, so the figures can still be read (reading
     /proc takes descriptors) when sessions have used up the process's limit."""
@@ -110,7 +158,9 @@ class Reserve:
             self.fds = [os.open(os.devnull, os.O_RDONLY) for _ in range(len(self.fds))]
 
 
-async def run(n: int, turns: int, persist: bool, cli_path: "str | None", hold: bool = False) -> Dict[str, Any]:
+async def run(
+    n: int, turns: int, persist: bool, cli_path: "str | None", hold: bool = False, by_allocator: bool = False
+) -> Dict[str, Any]:
     home = tempfile.mkdtemp(prefix="dcl-bench-home-")
     cwd = tempfile.mkdtemp(prefix="dcl-bench-cwd-")
     os.environ["HOME"] = home
@@ -142,6 +192,7 @@ async def run(n: int, turns: int, persist: bool, cli_path: "str | None", hold: b
     open_s = time.perf_counter() - t0
     opened = len(clients)
     rss1, fds1 = reserve.sample()
+    idle_allocators = allocators() if by_allocator else None
     idle_children = children_pss_kib()
 
     async def one_turn(c: dcl.Client) -> int:
@@ -168,6 +219,7 @@ async def run(n: int, turns: int, persist: bool, cli_path: "str | None", hold: b
                 "rss_mib": round(rss / 1024, 1),
                 "children_pss_mib": round(children_pss_kib() / 1024, 1),
                 "fds": kinds,
+                **({"allocators": allocators()} if by_allocator else {}),
             }
         )
     if not hold:
@@ -189,6 +241,7 @@ async def run(n: int, turns: int, persist: bool, cli_path: "str | None", hold: b
         "open_seconds": round(open_s, 3),
         "rss_before_mib": round(rss0 / 1024, 1),
         "idle_rss_mib": round(rss1 / 1024, 1),
+        **({"idle_allocators": idle_allocators} if by_allocator else {}),
         "idle_children_pss_mib": round(idle_children / 1024, 1),
         "idle_kib_per_session": round((rss1 - rss0 + idle_children) / per, 1),
         "idle_fds_grown_by_kind": grown(fds0, fds1),
@@ -209,13 +262,14 @@ def main() -> None:
     p.add_argument("--no-persist", action="store_true")
     p.add_argument("--cli-path", default=None, help="run each session in this dcl (subprocess transport)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--allocators", action="store_true", help="what glibc malloc and pymalloc hold at each sample")
     p.add_argument(
         "--hold",
         action="store_true",
         help="leave every session open and exit at once: under heaptrack, 'leaked' is then what the sessions hold",
     )
     a = p.parse_args()
-    out = asyncio.run(run(a.sessions, a.turns, not a.no_persist, a.cli_path, a.hold))
+    out = asyncio.run(run(a.sessions, a.turns, not a.no_persist, a.cli_path, a.hold, a.allocators))
     if a.json:
         print(json.dumps(out, indent=2))
     else:

@@ -6,14 +6,16 @@
 //! ```text
 //! openHost(optionsJson, callbackTimeoutMs?, controlTimeoutMs?) -> Host | OpenFailure
 //! host.addMcpServer(specJson); await host.request(requestJson, timeoutMs?) -> responseJson
-//! await host.nextEvents(max) -> { events: [{id, kind, payload}], ended }
+//! host.arm(waker, key); host.tryEvents(max) -> { events: [{id, kind, payload}], ended } | null
+//! await host.nextEvents(max) -> the same, waiting (a task and a promise per wait)
 //! host.respond(id, resultJson) / host.respondError(id, message)
 //! await host.withdrawn(id) -> "answered" | "cancelled" | "timeout" | "ended" | "not_pending"
 //! ```
 //!
-//! Pull, never push: every promise settles from a task on the bridge's runtime through a
-//! N-API deferred, which Node completes on its own thread. A waiting session costs a task,
-//! not a descriptor or a thread.
+//! Pull, never push: events are taken on Node's thread when the thread's one `Waker`
+//! (`crate::wake`) names the session; every promise settles from a task on the bridge's
+//! runtime through a N-API deferred, which Node completes on its own thread. A session
+//! waiting for events costs no task, descriptor or thread.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -27,6 +29,7 @@ use napi_derive::napi;
 
 use crate::errors::{OpenFailure, code, to_napi};
 use crate::panic_text;
+use crate::wake::Waker;
 
 /// One event for the package: a message (`kind` `message`, `payload` the line), or a
 /// request from dcl to answer with `respond` (`can_use_tool`, `hook_callback`,
@@ -271,6 +274,34 @@ impl Host {
             }
         });
         Ok(promise)
+    }
+
+    /// The events that are ready (at most `max`) without waiting: `null` when none is,
+    /// `ended` once the session is over and every event was taken.
+    #[napi(catch_unwind)]
+    pub fn try_events(&self, max: Option<u32>) -> Option<EventBatch> {
+        let max = max.unwrap_or(256).max(1) as usize;
+        self.inner.try_events(max).map(|events| {
+            let ended = events.is_empty();
+            EventBatch {
+                events: events
+                    .into_iter()
+                    .map(|e| HostEvent {
+                        id: e.id,
+                        kind: e.kind,
+                        payload: e.payload,
+                    })
+                    .collect(),
+                ended,
+            }
+        })
+    }
+
+    /// Asks to be woken once: `key` comes out of `waker.takeReady()` when events wait (at
+    /// once if they already do, or the session has ended).
+    #[napi]
+    pub fn arm(&self, waker: &Waker, key: u32) {
+        self.inner.arm(waker.shared(), u64::from(key));
     }
 
     /// Resolves when request `id` stops waiting: `answered`, `cancelled` (dcl withdrew

@@ -16,6 +16,7 @@
 
 mod errors;
 pub mod host;
+pub mod wake;
 
 use std::any::Any;
 use std::collections::{BTreeMap, HashMap};

@@ -2,8 +2,9 @@
 
 The control protocol itself — request ids both ways, timeouts, ``initialize``, the
 JSON-RPC of in-process MCP servers — is done in Rust (``dcl_bridge::host``). What is left
-here is what only Python can do: call the user's functions. A reader task pulls events
-``(id, kind, payload)``: messages go to a queue the user iterates; ``can_use_tool``,
+here is what only Python can do: call the user's functions. Events ``(id, kind,
+payload)`` are pulled when the loop's waker names the session: messages go to a queue the
+user iterates; ``can_use_tool``,
 ``hook_callback``, ``tool_call`` and ``mcp_message`` (a foreign MCP server) each run in
 their own task and answer with ``respond``; ``cancel`` stops such a task. A call this side
 makes (``interrupt``, ``set_model``...) is a ``_native.PendingCall`` the caller awaits on
@@ -42,15 +43,21 @@ Event = Tuple[str, str, str]
 
 class _LoopWaker:
     """The one wake-up of an event loop: a ``_native.Waker`` whose descriptor the loop
-    watches, and the future each waiting session parks under its key."""
+    watches, the future each waiting call parks under its key, and the sessions whose
+    events are routed right here (``readers``, registered once when a session opens)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.native = _native.Waker()
         self.waiting: Dict[int, "asyncio.Future[None]"] = {}
+        self.readers: Dict[int, Callable[[], None]] = {}
         loop.add_reader(self.native.fd, self._ready)
 
     def _ready(self) -> None:
         for key in self.native.take_ready():
+            reader = self.readers.get(key)
+            if reader is not None:
+                reader()
+                continue
             fut = self.waiting.pop(key, None)
             if fut is not None and not fut.done():
                 fut.set_result(None)
@@ -223,7 +230,7 @@ class HostSession:
         self._native: Optional[Any] = None
         self._key = new_key()
         self._queue = _Mailbox()
-        self._reader: Optional["asyncio.Task[None]"] = None
+        self._waker: Optional[_LoopWaker] = None
         self._handlers: Dict[str, "asyncio.Task[None]"] = {}
         self._tasks: Set["asyncio.Task[Any]"] = set()
         self._hooks: List[HookCallback] = []
@@ -269,7 +276,9 @@ class HostSession:
         self._native = _native.Host(payload, None, timeout, os.fspath(cli_path) if cli_path else None)
         for spec in specs:
             self._native.add_mcp_server(json.dumps(spec))
-        self._reader = asyncio.get_running_loop().create_task(self._read_loop())
+        self._waker = _loop_waker(asyncio.get_running_loop())
+        self._waker.readers[self._key] = self._drain
+        self._native.arm(self._waker.native, self._key)
         self._server_info = _shared_text(
             await self._call_raw(self._native.initialize, self._init_spec(), "initialize", timeout)
         )
@@ -342,39 +351,56 @@ class HostSession:
                 await bridge.aclose()
             except Exception:  # pragma: no cover - best effort
                 logger.debug("closing an SDK MCP bridge failed", exc_info=True)
-        if self._reader is not None and not self._reader.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(self._reader), 5.0)
-            except (asyncio.TimeoutError, asyncio.CancelledError):
-                self._reader.cancel()
-        self.ended = True
+        try:
+            if self._waker is not None and not self.ended:
+                await asyncio.wait_for(self._wait_ended(), 5.0)
+        except asyncio.TimeoutError:
+            logger.debug("session %s did not end within 5 s of close", self.session_id)
+        finally:
+            self._finish()
 
     # ------------------------------------------------------------------ output
 
-    async def _read_loop(self) -> None:
-        native = self._native
-        assert native is not None
+    def _drain(self) -> None:
+        """Routes the session's next batch of events, called by the loop's waker when it
+        names this session; then arms it again (at once when more are waiting, so one
+        busy session does not hold the loop).
+
+        No reader task waits per session: a task's wait (its future, the coroutines of
+        the wait) is made anew each time the session wakes, that is during a burst of
+        turns, among the burst's short-lived objects, and an idle session kept it — one
+        small object in each pymalloc pool is enough to keep the pool's arena after the
+        burst. An idle session now holds nothing made during its turns."""
+        native, waker = self._native, self._waker
+        if native is None or waker is None or self.ended:
+            return
         try:
-            while True:
-                # One wake-up per burst of events: crossing into the event loop costs more
-                # than handling an event. The batch is not kept in a local across the
-                # next wait: an idle session would hold its last turn's payloads.
-                if not self._route_batch(await next_events(native, self._key)):
-                    break
-        except asyncio.CancelledError:
-            raise
-        except BaseException as e:  # surfaced to whoever iterates the messages
+            events = native.try_events(256)
+            if events is None:
+                native.arm(waker.native, self._key)
+                return
+            for event in events:
+                self._route(*event)
+            if events:
+                native.arm(waker.native, self._key)
+                return
+        except Exception as e:  # surfaced to whoever iterates the messages
             self._failure = e
-        finally:
+        self._finish()
+
+    def _finish(self) -> None:
+        """The session's output is over: iterations end, waiters wake."""
+        if self._waker is not None:
+            self._waker.readers.pop(self._key, None)
+            self._waker = None
+        if not self.ended:
             self.ended = True
             self._queue.put_nowait(_END)
             self._result_seen.wake()
 
-    def _route_batch(self, events: List[Event]) -> bool:
-        """Routes a batch of events; False for the empty batch that ends the session."""
-        for event in events:
-            self._route(*event)
-        return bool(events)
+    async def _wait_ended(self) -> None:
+        while not self.ended:
+            await self._result_seen.wait()
 
     def _route(self, rid: str, kind: str, payload: str) -> None:
         if kind == "message":
@@ -412,14 +438,21 @@ class HostSession:
 
         return forget
 
+    async def next_message(self) -> Optional[Dict[str, Any]]:
+        """The next normal outbound message; ``None`` once the session has ended."""
+        item = await self._queue.get()
+        if item is _END:
+            self._queue.put_nowait(_END)  # later calls end at once too
+            if self._failure is not None:
+                raise CLIConnectionError(f"reading from the session failed: {self._failure}") from self._failure
+            return None
+        return item
+
     async def messages(self) -> AsyncIterator[Dict[str, Any]]:
         """Every normal outbound message, in order, until the session ends."""
         while True:
-            item = await self._queue.get()
-            if item is _END:
-                self._queue.put_nowait(_END)  # later iterations end at once too
-                if self._failure is not None:
-                    raise CLIConnectionError(f"reading from the session failed: {self._failure}") from self._failure
+            item = await self.next_message()
+            if item is None:
                 return
             yield item
 

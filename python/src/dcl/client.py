@@ -89,17 +89,29 @@ class Client:
     async def receive_messages(self) -> AsyncIterator[Message]:
         """Every message of the session, turn after turn, until it ends."""
         host = self._need()
-        async for data in host.messages():
+        while True:
+            data = await host.next_message()
+            if data is None:
+                return
             message = parse_message(data)
             if message is not None:
                 yield message
 
     async def receive_response(self) -> AsyncIterator[Message]:
         """The messages of one turn, up to and including its :class:`ResultMessage`."""
-        async for message in self.receive_messages():
-            yield message
-            if isinstance(message, ResultMessage):
+        # Not a loop over receive_messages(): leaving an inner async generator at the
+        # result would leave it to the event loop's finalizer, which closes it in a task of
+        # its own — one more task per turn, made while the turn's messages are alive.
+        host = self._need()
+        while True:
+            data = await host.next_message()
+            if data is None:
                 return
+            message = parse_message(data)
+            if message is not None:
+                yield message
+                if isinstance(message, ResultMessage):
+                    return
 
     async def interrupt(self) -> Dict[str, Any]:
         """Stops the running turn; it ends with an ``error_during_execution`` result."""

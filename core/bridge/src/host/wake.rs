@@ -19,6 +19,9 @@ pub struct Waker {
     filled: Condvar,
     poke: UnixStream,
     watched: UnixStream,
+    /// Called as well when the ready set stops being empty, for an event loop that cannot
+    /// watch a descriptor (Node's: a threadsafe function into JavaScript).
+    signal: Option<Box<dyn Fn() + Send + Sync>>,
 }
 
 #[derive(Default)]
@@ -40,7 +43,16 @@ impl Waker {
             filled: Condvar::new(),
             poke,
             watched,
+            signal: None,
         })
+    }
+
+    /// A waker that also calls `signal` (on the notifying thread, without holding the
+    /// ready set) each time the ready set stops being empty: once per burst, not per key.
+    pub fn with_signal(signal: impl Fn() + Send + Sync + 'static) -> std::io::Result<Waker> {
+        let mut waker = Waker::new()?;
+        waker.signal = Some(Box::new(signal));
+        Ok(waker)
     }
 
     /// The descriptor the event loop watches for reading.
@@ -67,6 +79,10 @@ impl Waker {
             // adds nothing.
             let _ = (&self.poke).write(&[1]);
             self.filled.notify_all();
+            drop(ready);
+            if let Some(signal) = &self.signal {
+                signal();
+            }
         }
     }
 
@@ -137,6 +153,25 @@ mod tests {
         assert!(w.take_ready().is_empty());
         w.notify(7);
         assert_eq!(w.take_ready(), vec![7]);
+    }
+
+    #[test]
+    fn the_signal_fires_once_per_filling_of_the_ready_set() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let fired = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&fired);
+        let w = Waker::with_signal(move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+        })
+        .unwrap();
+        for key in [5, 6, 5] {
+            w.notify(key);
+        }
+        assert_eq!(fired.load(Ordering::SeqCst), 1);
+        assert_eq!(w.take_ready(), vec![5, 6]);
+        w.notify(6);
+        assert_eq!(fired.load(Ordering::SeqCst), 2);
     }
 
     #[test]
