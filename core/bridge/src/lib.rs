@@ -16,6 +16,7 @@ pub mod argv;
 pub mod host;
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use dcl_engine::Session;
@@ -30,7 +31,7 @@ pub mod options {
     pub use dcl_engine::settings::read_flag_value;
 }
 use dcl_protocol::{LineError, Message};
-use tokio::runtime::Runtime;
+use tokio::runtime::{Runtime, RuntimeFlavor};
 
 /// Errors a front end maps to its own exception or error type ([`BridgeError::kind`]).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -113,18 +114,43 @@ pub struct Batch {
 
 static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
 
-/// The shared multi-thread runtime, built on first use. `DCL_WORKER_THREADS` sets its size.
+/// Set by a front end that drives its sessions from one thread (see
+/// [`use_current_thread_runtime`]); read once, when the runtime is built.
+static CURRENT_THREAD: AtomicBool = AtomicBool::new(false);
+
+/// Makes [`runtime`] a current-thread runtime: its tasks run only on the thread that is in
+/// `block_on` (spawn_blocking work still gets its own threads). For a process with one
+/// session whose front end spends its life in `block_on` (the CLI): no worker threads to
+/// start, and no hand-over between threads for every line. A binding must not use it — its
+/// host's threads call in while no one is in `block_on`. Returns whether the runtime will be
+/// current-thread (`false` when it was already built).
+pub fn use_current_thread_runtime() -> bool {
+    CURRENT_THREAD.store(true, Ordering::SeqCst);
+    match RUNTIME.get() {
+        Some(Ok(rt)) => rt.handle().runtime_flavor() == RuntimeFlavor::CurrentThread,
+        Some(Err(_)) => false,
+        None => true,
+    }
+}
+
+/// The shared runtime, built on first use: multi-thread (`DCL_WORKER_THREADS` sets its
+/// size) unless a front end asked for [`use_current_thread_runtime`] first.
 pub fn runtime() -> Result<&'static Runtime, BridgeError> {
     let rt = RUNTIME.get_or_init(|| {
-        let mut b = tokio::runtime::Builder::new_multi_thread();
+        let mut b = if CURRENT_THREAD.load(Ordering::SeqCst) {
+            tokio::runtime::Builder::new_current_thread()
+        } else {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            if let Some(n) = std::env::var("DCL_WORKER_THREADS")
+                .ok()
+                .and_then(|v| v.parse::<usize>().ok())
+                .filter(|n| *n > 0)
+            {
+                b.worker_threads(n);
+            }
+            b
+        };
         b.enable_all().thread_name("dcl-rt");
-        if let Some(n) = std::env::var("DCL_WORKER_THREADS")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|n| *n > 0)
-        {
-            b.worker_threads(n);
-        }
         b.build().map_err(|e| e.to_string())
     });
     rt.as_ref()
