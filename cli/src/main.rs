@@ -97,10 +97,9 @@ fn run(args: Args) -> Result<ExitCode, CliError> {
     for flag in &opts.ignored_flags {
         eprintln!("warning: {flag}: accepted for compatibility but not supported yet; ignored");
     }
-    // One session, driven from `block_on` for the life of the process: its tasks run on
-    // this thread, with no worker threads to start and no hand-over between threads for
-    // each line (BENCHMARKS.md, "Start-up: a current-thread runtime for the CLI").
-    dcl_bridge::use_current_thread_runtime();
+    // One session per process: one runtime worker runs it, beside this thread's loop
+    // (BENCHMARKS.md, "Start-up: one runtime worker for the CLI").
+    dcl_bridge::use_one_worker();
     if stream_input {
         stdio_loop::run(opts)
     } else {

@@ -31,7 +31,7 @@ pub mod options {
     pub use dcl_engine::settings::read_flag_value;
 }
 use dcl_protocol::{LineError, Message};
-use tokio::runtime::{Runtime, RuntimeFlavor};
+use tokio::runtime::Runtime;
 
 /// Errors a front end maps to its own exception or error type ([`BridgeError::kind`]).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -114,43 +114,40 @@ pub struct Batch {
 
 static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
 
-/// Set by a front end that drives its sessions from one thread (see
-/// [`use_current_thread_runtime`]); read once, when the runtime is built.
-static CURRENT_THREAD: AtomicBool = AtomicBool::new(false);
+/// Set by a front end that runs one session per process (see [`use_one_worker`]); read
+/// once, when the runtime is built.
+static ONE_WORKER: AtomicBool = AtomicBool::new(false);
 
-/// Makes [`runtime`] a current-thread runtime: its tasks run only on the thread that is in
-/// `block_on` (spawn_blocking work still gets its own threads). For a process with one
-/// session whose front end spends its life in `block_on` (the CLI): no worker threads to
-/// start, and no hand-over between threads for every line. A binding must not use it — its
-/// host's threads call in while no one is in `block_on`. Returns whether the runtime will be
-/// current-thread (`false` when it was already built).
-pub fn use_current_thread_runtime() -> bool {
-    CURRENT_THREAD.store(true, Ordering::SeqCst);
-    match RUNTIME.get() {
-        Some(Ok(rt)) => rt.handle().runtime_flavor() == RuntimeFlavor::CurrentThread,
-        Some(Err(_)) => false,
-        None => true,
-    }
+/// Makes [`runtime`] start one worker thread instead of one per CPU (`DCL_WORKER_THREADS`
+/// still decides when set). For a process with one session whose front end spends its life
+/// in `block_on` (the CLI): one thread fewer to start, and no CPU count to read from the
+/// cgroup files. The runtime stays multi-thread, so a worker blocked writing to a host that
+/// does not read leaves the front end's own thread free to act on SIGTERM. Returns whether
+/// it takes effect (`false` once the runtime is built).
+pub fn use_one_worker() -> bool {
+    ONE_WORKER.store(true, Ordering::SeqCst);
+    RUNTIME.get().is_none()
 }
 
-/// The shared runtime, built on first use: multi-thread (`DCL_WORKER_THREADS` sets its
-/// size) unless a front end asked for [`use_current_thread_runtime`] first.
+/// The shared multi-thread runtime, built on first use: one worker per CPU, or one after
+/// [`use_one_worker`]; `DCL_WORKER_THREADS` sets the number either way.
 pub fn runtime() -> Result<&'static Runtime, BridgeError> {
     let rt = RUNTIME.get_or_init(|| {
-        let mut b = if CURRENT_THREAD.load(Ordering::SeqCst) {
-            tokio::runtime::Builder::new_current_thread()
-        } else {
-            let mut b = tokio::runtime::Builder::new_multi_thread();
-            if let Some(n) = std::env::var("DCL_WORKER_THREADS")
-                .ok()
-                .and_then(|v| v.parse::<usize>().ok())
-                .filter(|n| *n > 0)
-            {
+        let mut b = tokio::runtime::Builder::new_multi_thread();
+        b.enable_all().thread_name("dcl-rt");
+        let asked = std::env::var("DCL_WORKER_THREADS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|n| *n > 0);
+        match asked {
+            Some(n) => {
                 b.worker_threads(n);
             }
-            b
-        };
-        b.enable_all().thread_name("dcl-rt");
+            None if ONE_WORKER.load(Ordering::SeqCst) => {
+                b.worker_threads(1);
+            }
+            None => {}
+        }
         b.build().map_err(|e| e.to_string())
     });
     rt.as_ref()
