@@ -97,6 +97,9 @@ fn run(args: Args) -> Result<ExitCode, CliError> {
     for flag in &opts.ignored_flags {
         eprintln!("warning: {flag}: accepted for compatibility but not supported yet; ignored");
     }
+    // One session per process: one runtime worker runs it, beside this thread's loop
+    // (BENCHMARKS.md, "Start-up: one runtime worker for the CLI").
+    dcl_bridge::use_one_worker();
     if stream_input {
         stdio_loop::run(opts)
     } else {

@@ -25,16 +25,17 @@ use crate::error::{ClaimError, CliError};
 use crate::line_reader::{self, Line};
 
 pub fn run(opts: SessionOptions) -> Result<ExitCode, CliError> {
-    let rt = dcl_bridge::runtime()?;
     let max_line = opts.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES);
     // Bounded: a host that writes faster than the session reads waits in its pipe.
     let (line_tx, line_rx) = mpsc::channel::<String>(64);
+    // The reader starts first: its thread comes up and takes the host's first lines
+    // (`initialize`) while the runtime and the session are built, rather than after.
+    spawn_stdin_reader(line_tx, max_line);
+    let rt = dcl_bridge::runtime()?;
     if opts.await_initialize || opts.await_claim {
-        spawn_stdin_reader(line_tx, max_line);
         return Ok(rt.block_on(serve_awaiting(opts, line_rx)));
     }
     let bridge = Arc::new(dcl_bridge::open_with(opts)?);
-    spawn_stdin_reader(line_tx, max_line);
     let code = rt.block_on(async move { serve(Front::new(bridge), line_rx, None).await });
     Ok(code)
 }

@@ -16,6 +16,7 @@ pub mod argv;
 pub mod host;
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use dcl_engine::Session;
@@ -113,17 +114,39 @@ pub struct Batch {
 
 static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
 
-/// The shared multi-thread runtime, built on first use. `DCL_WORKER_THREADS` sets its size.
+/// Set by a front end that runs one session per process (see [`use_one_worker`]); read
+/// once, when the runtime is built.
+static ONE_WORKER: AtomicBool = AtomicBool::new(false);
+
+/// Makes [`runtime`] start one worker thread instead of one per CPU (`DCL_WORKER_THREADS`
+/// still decides when set). For a process with one session whose front end spends its life
+/// in `block_on` (the CLI): one thread fewer to start, and no CPU count to read from the
+/// cgroup files. The runtime stays multi-thread, so a worker blocked writing to a host that
+/// does not read leaves the front end's own thread free to act on SIGTERM. Returns whether
+/// it takes effect (`false` once the runtime is built).
+pub fn use_one_worker() -> bool {
+    ONE_WORKER.store(true, Ordering::SeqCst);
+    RUNTIME.get().is_none()
+}
+
+/// The shared multi-thread runtime, built on first use: one worker per CPU, or one after
+/// [`use_one_worker`]; `DCL_WORKER_THREADS` sets the number either way.
 pub fn runtime() -> Result<&'static Runtime, BridgeError> {
     let rt = RUNTIME.get_or_init(|| {
         let mut b = tokio::runtime::Builder::new_multi_thread();
         b.enable_all().thread_name("dcl-rt");
-        if let Some(n) = std::env::var("DCL_WORKER_THREADS")
+        let asked = std::env::var("DCL_WORKER_THREADS")
             .ok()
             .and_then(|v| v.parse::<usize>().ok())
-            .filter(|n| *n > 0)
-        {
-            b.worker_threads(n);
+            .filter(|n| *n > 0);
+        match asked {
+            Some(n) => {
+                b.worker_threads(n);
+            }
+            None if ONE_WORKER.load(Ordering::SeqCst) => {
+                b.worker_threads(1);
+            }
+            None => {}
         }
         b.build().map_err(|e| e.to_string())
     });
