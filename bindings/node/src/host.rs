@@ -48,6 +48,23 @@ pub struct EventBatch {
     pub ended: bool,
 }
 
+impl EventBatch {
+    /// A batch from the host's events; the empty batch is the host's "ended".
+    fn from_host(events: Vec<dcl_bridge::host::HostEvent>) -> Self {
+        EventBatch {
+            ended: events.is_empty(),
+            events: events
+                .into_iter()
+                .map(|e| HostEvent {
+                    id: e.id,
+                    kind: e.kind,
+                    payload: e.payload,
+                })
+                .collect(),
+        }
+    }
+}
+
 /// How a control request ended: `response` (dcl's payload, JSON text), or the `code`
 /// (`DCL_REFUSED`, `DCL_TIMEOUT`, `DCL_CLOSED`…) and `message` of its failure. A value
 /// rather than a rejection, because a deferred rejection cannot carry a code.
@@ -251,22 +268,7 @@ impl Host {
         rt.spawn(async move {
             let read = AssertUnwindSafe(host.next_events(max)).catch_unwind().await;
             match read {
-                Ok(events) => {
-                    let ended = events.is_empty();
-                    deferred.resolve(move |_| {
-                        Ok(EventBatch {
-                            events: events
-                                .into_iter()
-                                .map(|e| HostEvent {
-                                    id: e.id,
-                                    kind: e.kind,
-                                    payload: e.payload,
-                                })
-                                .collect(),
-                            ended,
-                        })
-                    })
-                }
+                Ok(events) => deferred.resolve(move |_| Ok(EventBatch::from_host(events))),
                 Err(p) => deferred.reject(Error::from_reason(format!(
                     "dcl panicked while reading the session: {}",
                     panic_text(p.as_ref())
@@ -281,20 +283,7 @@ impl Host {
     #[napi(catch_unwind)]
     pub fn try_events(&self, max: Option<u32>) -> Option<EventBatch> {
         let max = max.unwrap_or(256).max(1) as usize;
-        self.inner.try_events(max).map(|events| {
-            let ended = events.is_empty();
-            EventBatch {
-                events: events
-                    .into_iter()
-                    .map(|e| HostEvent {
-                        id: e.id,
-                        kind: e.kind,
-                        payload: e.payload,
-                    })
-                    .collect(),
-                ended,
-            }
-        })
+        self.inner.try_events(max).map(EventBatch::from_host)
     }
 
     /// Asks to be woken once: `key` comes out of `waker.takeReady()` when events wait (at
