@@ -1346,7 +1346,11 @@ type ResultMessage struct {
 	StructuredOutput  json.RawMessage        `json:"structured_output,omitempty"`
 	// `None` = absent; `Some(Value::Null)` = an explicit `null` (kept on a round trip).
 	ApiErrorStatus json.RawMessage `json:"api_error_status,omitempty"`
-	Uuid           *string         `json:"uuid"`
+	// Why the session could not start, on its error result (the TS SDK's
+	// `SDKStartupFailureReason`); dcl sends `resume_target_not_found` for a `--resume` no
+	// home holds. Claude dialect only.
+	StartupFailureReason *string `json:"startup_failure_reason,omitempty"`
+	Uuid                 *string `json:"uuid"`
 }
 
 // StreamEventMessage: A raw Messages-API stream event, forwarded with `--include-partial-messages`.

@@ -81,9 +81,11 @@ if [[ "${NEW[@anthropic-ai/claude-agent-sdk]}" != "${PIN[@anthropic-ai/claude-ag
     grep -E '^not ok ' "$WORK/node.log" | sed 's/^/    /' | head -n 40
   fi
   # Flags the newest TS SDK puts on argv that dcl's table does not know.
-  for f in $(grep -ohE '(ot|OE)\("--[a-z][a-z-]*"|push\("--[a-z][a-z-]*"' \
+  table="$ROOT/core/argv/src/args.rs"
+  [[ -f "$table" ]] || report+=("dcl's flag table is not at $table: the flag check did not run")
+  [[ -f "$table" ]] && for f in $(grep -ohE '(ot|OE)\("--[a-z][a-z-]*"|push\("--[a-z][a-z-]*"' \
     "$nd/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs" 2>/dev/null | grep -oE -- '--[a-z-]+' | sort -u); do
-    grep -q "\"$f\"" "$ROOT/cli/src/args.rs" || report+=("flag unknown to dcl: $f")
+    grep -q "\"$f\"" "$table" || report+=("flag unknown to dcl: $f")
   done
 fi
 say "what the newest releases make of dcl:"

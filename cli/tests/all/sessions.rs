@@ -274,6 +274,8 @@ fn session_id_names_the_transcript_and_cannot_be_reused() {
         r["errors"][0].as_str().unwrap().contains("already in use"),
         "{r:#}"
     );
+    // Not a missing resume target: no reason the SDK would offer a fix for.
+    assert!(r.get("startup_failure_reason").is_none(), "{r:#}");
     assert_eq!(std::fs::read_to_string(p.transcript(id)).unwrap(), before);
 }
 
@@ -296,6 +298,13 @@ fn a_missing_session_is_an_error_result_after_the_initialize_answer() {
             format!("No conversation found with session ID: {missing}")
         );
         assert_eq!(lines[result]["is_error"], true);
+        // The Claude TS SDK hands this reason to the host; the Qoder result has no such key.
+        let reason = &lines[result]["startup_failure_reason"];
+        if dialect.is_empty() {
+            assert_eq!(reason, "resume_target_not_found");
+        } else {
+            assert!(reason.is_null(), "{:#}", lines[result]);
+        }
     }
     // In print mode too, with the same text.
     let (r, code) = p.print("hi", &["--resume", missing]);

@@ -193,6 +193,11 @@ pub struct ResultMessage {
         skip_serializing_if = "Option::is_none"
     )]
     pub api_error_status: Option<Value>,
+    /// Why the session could not start, on its error result (the TS SDK's
+    /// `SDKStartupFailureReason`); dcl sends `resume_target_not_found` for a `--resume` no
+    /// home holds. Claude dialect only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup_failure_reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uuid: Option<String>,
     #[serde(flatten)]
@@ -454,6 +459,7 @@ impl ResultMessage {
             errors: None,
             structured_output: None,
             api_error_status: Some(Value::Null),
+            startup_failure_reason: None,
             uuid: None,
             extra: Extra::new(),
         }

@@ -815,6 +815,12 @@ export interface ResultMessage {
   api_error_status?: {
     [k: string]: unknown;
   };
+  /**
+   * Why the session could not start, on its error result (the TS SDK's
+   * `SDKStartupFailureReason`); dcl sends `resume_target_not_found` for a `--resume` no
+   * home holds. Claude dialect only.
+   */
+  startup_failure_reason?: string | null;
   uuid: string | null;
   [k: string]: unknown;
 }

@@ -74,3 +74,32 @@ for (const sdk of SDKS) {
     }
   });
 }
+
+{
+  // A resume of a session no home holds: the Claude TS SDK gets an error result that names
+  // why the session could not start, and raises it with that reason for the host to act on.
+  const { t, start } = harness('claude sessions', claude.query);
+  t('a resume of a missing session ends with resume_target_not_found', async () => {
+    const cwd = mkTmp();
+    const config = path.join(mkTmp('dcl-conf-config-'), 'home');
+    const env = { ...childEnv(), CLAUDE_CONFIG_DIR: config };
+    const missing = '0e0e0e0e-1111-4222-8333-444455556666';
+    const seen = [];
+    let raised;
+    try {
+      for await (const m of start('hello?', { ...SDKS[0].options(cwd, env), resume: missing })) {
+        seen.push(m);
+      }
+    } catch (e) {
+      raised = e;
+    }
+    const [result] = results(seen);
+    assert.ok(result, JSON.stringify(seen));
+    assert.equal(result.is_error, true);
+    assert.equal(result.startup_failure_reason, 'resume_target_not_found');
+    assert.deepEqual(result.errors, [`No conversation found with session ID: ${missing}`]);
+    // The exit after it surfaces as the SDK's error, carrying the same reason.
+    assert.ok(raised, 'the query ends with an error');
+    assert.equal(raised.startupFailureReason, 'resume_target_not_found');
+  });
+}

@@ -258,7 +258,7 @@ impl Actor {
             return false;
         };
         if !(at_end && self.startup_reported) {
-            tracing::error!("{error}");
+            tracing::error!("{}", error.message);
             turn::emit_startup_error(&self.core, error);
             self.startup_reported = true;
         }

@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 
 use super::conversation::{Boundary, Conversation, Entry, Item, NewItem, Recorder, UserOrigin};
 use super::emit::new_uuid;
-use super::remote_store::{Remote, RemoteStore};
+use super::remote_store::{Remote, RemoteError, RemoteStore};
 use crate::options::SessionOptions;
 
 /// What a tool call left open by a session that died mid-tool is answered with.
@@ -48,7 +48,43 @@ pub(crate) struct Persistence {
     forked: bool,
     /// A resume that could not be done: the host gets it as the error result of each
     /// prompt (or once at the end of its input), after its `initialize` is answered.
-    startup_error: Mutex<Option<String>>,
+    startup_error: Mutex<Option<StartupError>>,
+}
+
+/// Why a session could not be opened as asked.
+#[derive(Clone, Debug)]
+pub(crate) struct StartupError {
+    pub message: String,
+    /// The error result's `startup_failure_reason` (the TS SDK's `SDKStartupFailureReason`),
+    /// for the failures that list names.
+    pub reason: Option<&'static str>,
+}
+
+impl StartupError {
+    fn other(message: impl Into<String>) -> Self {
+        StartupError {
+            message: message.into(),
+            reason: None,
+        }
+    }
+
+    fn store(e: &StoreError) -> Self {
+        let reason = match e {
+            StoreError::SessionNotFound { .. } => Some("resume_target_not_found"),
+            _ => None,
+        };
+        StartupError {
+            message: e.to_string(),
+            reason,
+        }
+    }
+
+    fn remote(e: &RemoteError) -> Self {
+        match e {
+            RemoteError::Layout(s) => StartupError::store(s),
+            other => StartupError::other(other.to_string()),
+        }
+    }
 }
 
 /// What opening a session's persistence decided.
@@ -167,7 +203,7 @@ impl Persistence {
     }
 
     /// Why the session could not be opened as asked, if it could not.
-    pub fn startup_error(&self) -> Option<String> {
+    pub fn startup_error(&self) -> Option<StartupError> {
         lock(&self.startup_error).clone()
     }
 
@@ -266,12 +302,14 @@ pub(crate) fn open(
         mirror: mirror.clone(),
         spool: remote.as_ref().map(|r| r.sink()),
     };
-    let fresh = |id: String, error: Option<String>| {
-        let error = error.or_else(|| remote_error.clone()).or_else(|| {
-            // A new session's lease, so no other worker writes it meanwhile.
-            let r = remote.as_ref().filter(|_| persist)?;
-            r.acquire(&id).err().map(|e| e.to_string())
-        });
+    let fresh = |id: String, error: Option<StartupError>| {
+        let error = error
+            .or_else(|| remote_error.clone().map(StartupError::other))
+            .or_else(|| {
+                // A new session's lease, so no other worker writes it meanwhile.
+                let r = remote.as_ref().filter(|_| persist)?;
+                r.acquire(&id).err().map(|e| StartupError::remote(&e))
+            });
         let recorder = (persist && error.is_none()).then(|| {
             Arc::new(TranscriptRecorder {
                 store: store.clone(),
@@ -306,22 +344,27 @@ pub(crate) fn open(
                 .ok()
                 .filter(|f| std::fs::metadata(&f.transcript).is_ok_and(|m| m.len() > 0));
             let error = in_use.filter(|_| persist).map(|f| {
-                StoreError::SessionExists {
+                StartupError::store(&StoreError::SessionExists {
                     session_id: id.clone(),
                     path: f.transcript,
-                }
-                .to_string()
+                })
             });
             return fresh(id, error);
         }
     };
     if let Some(e) = &remote_error {
-        return fresh(requested_id.unwrap_or_else(new_uuid), Some(e.clone()));
+        return fresh(
+            requested_id.unwrap_or_else(new_uuid),
+            Some(StartupError::other(e.clone())),
+        );
     }
     if let Some(r) = &remote
         && let Err(e) = r.prepare_resume(&store, &mut target, !opts.fork_session)
     {
-        return fresh(requested_id.unwrap_or_else(new_uuid), Some(e.to_string()));
+        return fresh(
+            requested_id.unwrap_or_else(new_uuid),
+            Some(StartupError::remote(&e)),
+        );
     }
     let req = ResumeRequest {
         target,
@@ -334,7 +377,12 @@ pub(crate) fn open(
         Err(StoreError::NothingToContinue { .. }) => {
             return fresh(requested_id.unwrap_or_else(new_uuid), None);
         }
-        Err(e) => return fresh(requested_id.unwrap_or_else(new_uuid), Some(e.to_string())),
+        Err(e) => {
+            return fresh(
+                requested_id.unwrap_or_else(new_uuid),
+                Some(StartupError::store(&e)),
+            );
+        }
     };
     for w in resumed.warnings() {
         tracing::warn!("{w}");
@@ -351,7 +399,7 @@ pub(crate) fn open(
         && persist
         && let Err(e) = r.acquire(&session_id)
     {
-        return fresh(session_id, Some(e.to_string()));
+        return fresh(session_id, Some(StartupError::remote(&e)));
     }
     let source_excluded = resumed
         .state
@@ -369,7 +417,7 @@ pub(crate) fn open(
                 })),
                 r.entries,
             ),
-            Err(e) => return fresh(session_id, Some(e.to_string())),
+            Err(e) => return fresh(session_id, Some(StartupError::store(&e))),
         }
     } else {
         (None, resumed.chain_entries().cloned().collect())

@@ -1451,6 +1451,7 @@ class ResultMessage(_ResultMessageRequired, total=False):
     errors: Optional[List[str]]
     structured_output: Any
     api_error_status: Any
+    startup_failure_reason: Optional[str]
 
 
 class StreamEventMessage(TypedDict):

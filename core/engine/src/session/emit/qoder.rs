@@ -41,6 +41,8 @@ pub(super) fn render(event: Event<'_>, stream_json: bool) -> Option<Message> {
             result
                 .extra
                 .shift_insert(0, "total_credits".into(), json!(0));
+            // Only the Claude TS SDK reads why a session could not start.
+            result.startup_failure_reason = None;
             Some(Message::Result(*result))
         }
         Event::Init(init) => Some(init.with_qoder(capabilities()).into_message()),

@@ -15,6 +15,7 @@ use crate::model::ModelError;
 use crate::session::QueuedPrompt;
 use crate::session::conversation::{Conversation, UserOrigin};
 use crate::session::emit::{Emitter, Event, new_uuid};
+use crate::session::persist::StartupError;
 use crate::session::services::SessionCore;
 
 /// Why a turn ended.
@@ -42,6 +43,8 @@ pub(crate) struct Ending {
     pub terminal_reason: TerminalReason,
     pub errors: Option<Vec<String>>,
     pub api_error_status: Option<u16>,
+    /// Why the session could not start, in the TS SDK's words (`startup_failure_reason`).
+    pub startup_failure_reason: Option<&'static str>,
 }
 
 impl Ending {
@@ -53,6 +56,7 @@ impl Ending {
             terminal_reason,
             errors: None,
             api_error_status: None,
+            startup_failure_reason: None,
         }
     }
 
@@ -64,6 +68,7 @@ impl Ending {
             terminal_reason,
             errors: Some(vec![error]),
             api_error_status: None,
+            startup_failure_reason: None,
         }
     }
 }
@@ -122,6 +127,7 @@ fn ending(how: &Finish, st: &TurnState) -> Ending {
                 },
                 errors: Some(vec![text]),
                 api_error_status: e.status(),
+                startup_failure_reason: None,
             }
         }
     }
@@ -271,6 +277,7 @@ fn emit_result(core: &SessionCore, emitter: &Emitter, st: &TurnState, end: Endin
         errors: end.errors,
         structured_output: st.structured.clone(),
         api_error_status: Some(end.api_error_status.map_or(Value::Null, |s| json!(s))),
+        startup_failure_reason: end.startup_failure_reason.map(str::to_string),
         uuid: None,
         extra,
     };
@@ -307,17 +314,20 @@ pub(crate) fn emit_refused_result(core: &SessionCore, prompt: &QueuedPrompt, err
 
 /// A session that could not be opened as asked (a resume of a missing session, a refused
 /// `--resume-drops-turn`): one error result, after the host has its `initialize` answer.
-pub(crate) fn emit_startup_error(core: &SessionCore, error: String) {
+pub(crate) fn emit_startup_error(core: &SessionCore, error: StartupError) {
     let prompt = QueuedPrompt {
         uuid: new_uuid(),
         message: dcl_protocol::UserMessage::new(dcl_protocol::MessageContent::Text(String::new())),
     };
     let st = TurnState::new(core.state.with(|s| s.live.model.clone()), &prompt);
-    let end = Ending::error(
-        ResultSubtype::ErrorDuringExecution,
-        TerminalReason::SessionUnavailable,
-        error,
-    );
+    let end = Ending {
+        startup_failure_reason: error.reason,
+        ..Ending::error(
+            ResultSubtype::ErrorDuringExecution,
+            TerminalReason::SessionUnavailable,
+            error.message,
+        )
+    };
     emit_result(core, &core.services.emitter, &st, end);
 }
 

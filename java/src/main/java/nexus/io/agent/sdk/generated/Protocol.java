@@ -5482,6 +5482,12 @@ public final class Protocol {
      */
     public final Object apiErrorStatus;
     /**
+     * Why the session could not start, on its error result (the TS SDK's
+     * `SDKStartupFailureReason`); dcl sends `resume_target_not_found` for a `--resume` no
+     * home holds. Claude dialect only.
+     */
+    public final String startupFailureReason;
+    /**
      * {&#64;code uuid}
      */
     public final String uuid;
@@ -5506,6 +5512,7 @@ public final class Protocol {
       this.errors = field(m, "errors", v -> Protocol.<String>asList(v, x0 -> asString(x0)));
       this.structuredOutput = m.get("structured_output");
       this.apiErrorStatus = m.get("api_error_status");
+      this.startupFailureReason = field(m, "startup_failure_reason", v -> asString(v));
       this.uuid = field(m, "uuid", v -> asString(v));
     }
 
