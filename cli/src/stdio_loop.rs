@@ -346,24 +346,34 @@ fn preview(line: &str) -> String {
 }
 
 /// Writes every outbound line; returns whether the last result was an error. Answers to
-/// the front end's own requests are handed to their waiter instead.
+/// the front end's own requests are handed to their waiter instead. The lines that are
+/// ready together leave in one `write`: the host wakes once for them.
 async fn write_output(bridge: Arc<Bridge>, own: Arc<OwnRequests>) -> bool {
     let mut last_error = false;
-    while let Some(message) = bridge.recv_message().await {
-        if let Message::ControlResponse(env) = &message {
-            let waiter = own
-                .lock()
-                .ok()
-                .and_then(|mut o| o.remove(env.response.request_id()));
-            if let Some(tx) = waiter {
-                let _ = tx.send(env.response.clone());
-                continue;
+    let mut out = String::new();
+    loop {
+        let batch = bridge.recv_messages(64).await;
+        if batch.is_empty() {
+            break;
+        }
+        out.clear();
+        for message in batch {
+            if let Message::ControlResponse(env) = &message {
+                let waiter = own
+                    .lock()
+                    .ok()
+                    .and_then(|mut o| o.remove(env.response.request_id()));
+                if let Some(tx) = waiter {
+                    let _ = tx.send(env.response.clone());
+                    continue;
+                }
             }
+            if let Message::Result(r) = &message {
+                last_error = r.is_error;
+            }
+            push_line(&mut out, &message);
         }
-        if let Message::Result(r) = &message {
-            last_error = r.is_error;
-        }
-        if !write_line(&message) {
+        if !write_text(&out) {
             // The reader is gone (broken pipe): nobody can see more output.
             bridge.close();
             break;
@@ -372,12 +382,29 @@ async fn write_output(bridge: Arc<Bridge>, own: Arc<OwnRequests>) -> bool {
     last_error
 }
 
+fn push_line(out: &mut String, message: &Message) {
+    out.push_str(&dcl_protocol::to_line(message));
+    out.push('\n');
+}
+
 /// One line on stdout; `false` when stdout is gone.
 fn write_line(message: &Message) -> bool {
-    let line = dcl_protocol::to_line(message);
+    let mut line = String::new();
+    push_line(&mut line, message);
+    write_text(&line)
+}
+
+/// Whole lines on stdout in one write (stdout's line buffering would split off each
+/// newline); `false` when stdout is gone.
+fn write_text(text: &str) -> bool {
+    if text.is_empty() {
+        return true;
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    writeln!(out, "{line}").and_then(|_| out.flush()).is_ok()
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .is_ok()
 }
 
 async fn shutdown(bridge: &Bridge, writer: tokio::task::JoinHandle<bool>) -> ExitCode {

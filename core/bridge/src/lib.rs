@@ -245,6 +245,12 @@ impl Bridge {
         self.session.recv().await
     }
 
+    /// Every outbound message that is ready (at least one, at most `max`), typed; empty
+    /// once the session has ended.
+    pub async fn recv_messages(&self, max: usize) -> Vec<Message> {
+        self.session.recv_batch(max).await
+    }
+
     /// The next outbound line, waiting at most `timeout` (`None`: as long as it takes).
     /// Cancel-safe: a wait that times out or is dropped loses no line.
     pub async fn recv_timeout(&self, timeout: Option<Duration>) -> Received {
