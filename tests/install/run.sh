@@ -60,7 +60,21 @@ finish() {
   if [[ "${INSTALL_KEEP:-0}" == 1 || $rc -ne 0 ]]; then echo "work dir kept: $WORK"; else rm -rf "$WORK"; fi
 }
 FAKE_SERVER=""
-pkill_fake() { [[ -n "$FAKE_SERVER" ]] && kill "$FAKE_SERVER" 2>/dev/null || true; }
+# The fake model is the coprocess's child (user → unshare → bash → env each exec into the next):
+# ending the coprocess alone left the server running after the checks.
+pkill_fake() {
+  [[ -n "$FAKE_SERVER" ]] || return 0
+  local stat rest
+  for stat in /proc/[0-9]*/stat; do
+    rest="$(cat "$stat" 2>/dev/null)" || continue
+    rest="${rest##*) }" # past "pid (comm) ": state, then the parent's pid
+    rest="${rest#* }"
+    [[ "${rest%% *}" == "$FAKE_SERVER" ]] || continue
+    stat="${stat#/proc/}"
+    kill "${stat%/stat}" 2>/dev/null || true
+  done
+  kill "$FAKE_SERVER" 2>/dev/null || true
+}
 trap finish EXIT
 step() {
   local name="$1" t0=$SECONDS
