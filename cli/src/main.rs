@@ -6,6 +6,7 @@ mod line_reader;
 mod mcp_cmd;
 mod print_mode;
 mod stdio_loop;
+mod stdout;
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;

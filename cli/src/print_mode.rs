@@ -41,12 +41,8 @@ pub fn run(args: &Args, opts: SessionOptions, output: OutputFormat) -> Result<Ex
     rt.block_on(async {
         while let Some(m) = bridge.recv_message().await {
             if output == OutputFormat::StreamJson && !is_legacy_or_control(&m) {
-                // One write per line: line buffering would split off the newline.
-                let mut line = dcl_protocol::to_line(&m);
-                line.push('\n');
-                let mut out = stdout.lock();
-                let _ = out.write_all(line.as_bytes());
-                let _ = out.flush();
+                // A closed stdout ends nothing here: the result below still decides the exit.
+                let _ = crate::stdout::write_line(&m);
             }
             if let Message::Result(r) = m {
                 last = Some(r);

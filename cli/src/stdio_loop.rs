@@ -3,7 +3,6 @@
 //! A dedicated thread owns stdin so shutdown never blocks on a read; SIGTERM or SIGINT
 //! cancels the running turn (killing its tools) and exits within a second.
 
-use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,6 +22,7 @@ use crate::awaiting;
 use crate::error::{ClaimError, CliError};
 
 use crate::line_reader::{self, Line};
+use crate::stdout::{push_line, write_line, write_text};
 
 pub fn run(opts: SessionOptions) -> Result<ExitCode, CliError> {
     let max_line = opts.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES);
@@ -350,13 +350,13 @@ fn preview(line: &str) -> String {
 /// ready together leave in one `write`: the host wakes once for them.
 async fn write_output(bridge: Arc<Bridge>, own: Arc<OwnRequests>) -> bool {
     let mut last_error = false;
-    let mut out = String::new();
     loop {
         let batch = bridge.recv_messages(64).await;
         if batch.is_empty() {
             break;
         }
-        out.clear();
+        // A new buffer each batch: one huge line is not kept for the rest of the session.
+        let mut out = String::new();
         for message in batch {
             if let Message::ControlResponse(env) = &message {
                 let waiter = own
@@ -380,31 +380,6 @@ async fn write_output(bridge: Arc<Bridge>, own: Arc<OwnRequests>) -> bool {
         }
     }
     last_error
-}
-
-fn push_line(out: &mut String, message: &Message) {
-    out.push_str(&dcl_protocol::to_line(message));
-    out.push('\n');
-}
-
-/// One line on stdout; `false` when stdout is gone.
-fn write_line(message: &Message) -> bool {
-    let mut line = String::new();
-    push_line(&mut line, message);
-    write_text(&line)
-}
-
-/// Whole lines on stdout in one write (stdout's line buffering would split off each
-/// newline); `false` when stdout is gone.
-fn write_text(text: &str) -> bool {
-    if text.is_empty() {
-        return true;
-    }
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    out.write_all(text.as_bytes())
-        .and_then(|_| out.flush())
-        .is_ok()
 }
 
 async fn shutdown(bridge: &Bridge, writer: tokio::task::JoinHandle<bool>) -> ExitCode {

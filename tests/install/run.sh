@@ -66,7 +66,7 @@ pkill_fake() {
   [[ -n "$FAKE_SERVER" ]] || return 0
   local stat rest
   for stat in /proc/[0-9]*/stat; do
-    rest="$(cat "$stat" 2>/dev/null)" || continue
+    read -r rest <"$stat" 2>/dev/null || continue
     rest="${rest##*) }" # past "pid (comm) ": state, then the parent's pid
     rest="${rest#* }"
     [[ "${rest%% *}" == "$FAKE_SERVER" ]] || continue
