@@ -1349,8 +1349,8 @@ type ResultMessage struct {
 	// Why the session could not start, on its error result (the TS SDK's
 	// `SDKStartupFailureReason`); dcl sends `resume_target_not_found` for a `--resume` no
 	// home holds. Claude dialect only.
-	StartupFailureReason *string `json:"startup_failure_reason,omitempty"`
-	Uuid                 *string `json:"uuid"`
+	StartupFailureReason json.RawMessage `json:"startup_failure_reason,omitempty"`
+	Uuid                 *string         `json:"uuid"`
 }
 
 // StreamEventMessage: A raw Messages-API stream event, forwarded with `--include-partial-messages`.

@@ -71,10 +71,17 @@ export function errorResultText(data: Record<string, unknown>): string {
 export class ResultError extends ProcessError {
   readonly result: Record<string, unknown>;
   readonly subtype: string | undefined;
+  /**
+   * Why the session could not start (`result.startup_failure_reason`, the TS SDK's
+   * `startupFailureReason`), e.g. `resume_target_not_found`; undefined for a run that started.
+   */
+  readonly startupFailureReason: string | undefined;
   constructor(result: Record<string, unknown>) {
     super(`dcl returned an error result: ${errorResultText(result)}`);
     this.result = result;
     this.subtype = typeof result.subtype === "string" ? result.subtype : undefined;
+    this.startupFailureReason =
+      typeof result.startup_failure_reason === "string" ? result.startup_failure_reason : undefined;
   }
 }
 

@@ -113,6 +113,12 @@ test("bad options: InvalidOptionsError names the option (dcl's check and the pac
   const d = await collectSettled(query({ prompt: "hi", options: mockOptions(box, { resume: "abc" }) }));
   assert.ok(d.error instanceof dcl.ResultError, String(d.error));
   assert.match(JSON.stringify(results(d.messages)[0]), /abc/);
+  // A well-formed id no home holds: the TS SDK's startup failure reason, on the result and the error.
+  const missing = "0e0e0e0e-1111-4222-8333-444455556666";
+  const e = await collectSettled(query({ prompt: "hi", options: mockOptions(box, { resume: missing }) }));
+  assert.ok(e.error instanceof dcl.ResultError, String(e.error));
+  assert.equal(results(e.messages)[0].startup_failure_reason, "resume_target_not_found");
+  assert.equal(e.error.startupFailureReason, "resume_target_not_found");
 });
 
 test("an error result is yielded, then thrown as ResultError", async () => {
@@ -123,6 +129,7 @@ test("an error result is yielded, then thrown as ResultError", async () => {
   assert.ok(error instanceof dcl.ResultError, String(error));
   assert.ok(error instanceof dcl.ProcessError);
   assert.equal(error.result, r);
+  assert.equal(error.startupFailureReason, undefined); // the session started
   assert.match(error.message, /prompt is invalid|400/);
 });
 

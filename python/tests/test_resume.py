@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import Any, List
 
+import pytest
+
 import dcl
 from conftest import MOCK, of_type
 
@@ -54,11 +56,24 @@ async def test_sessions_are_listed_read_resumed_forked_and_continued(workdir: Pa
 
 async def test_resuming_a_missing_session_is_an_error_result(workdir: Path) -> None:
     missing = "0e0e0e0e-1111-4222-8333-444455556666"
-    try:
-        messages = await collect("hi", cwd=str(workdir), resume=missing)
-    except dcl.DclError as e:  # a front end may raise the error result instead
-        assert f"No conversation found with session ID: {missing}" in str(e)
-        return
+    messages: List[Any] = []
+    with pytest.raises(dcl.ResultError) as raised:
+        async for m in dcl.query(prompt="hi", options=dcl.Options(model=MOCK, cwd=str(workdir), resume=missing)):
+            messages.append(m)
     result = result_of(messages)
     assert result.is_error
     assert f"No conversation found with session ID: {missing}" in str(result)
+    # The TS SDK's startup failure reason, on the yielded result and on the raised error.
+    assert result.startup_failure_reason == "resume_target_not_found"
+    assert raised.value.startup_failure_reason == "resume_target_not_found"
+    assert f"No conversation found with session ID: {missing}" in str(raised.value)
+
+
+async def test_a_session_that_started_has_no_startup_failure_reason(workdir: Path) -> None:
+    messages: List[Any] = []
+    with pytest.raises(dcl.ResultError) as raised:
+        async for m in dcl.query(prompt="FAKE_ERR400", options=dcl.Options(model=MOCK, cwd=str(workdir))):
+            messages.append(m)
+    assert result_of(messages).is_error
+    assert result_of(messages).startup_failure_reason is None
+    assert raised.value.startup_failure_reason is None

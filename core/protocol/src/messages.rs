@@ -7,7 +7,9 @@ use serde_json::Value;
 use crate::content::{ContentBlock, Extra, MessageContent, Usage};
 use crate::schema::require;
 use crate::serde_helpers::{compact_f64, double_option, present_value};
-use crate::vocab::{AssistantError, ResultSubtype, StopReason, TerminalReason};
+use crate::vocab::{
+    AssistantError, ResultSubtype, StartupFailureReason, StopReason, TerminalReason,
+};
 use schemars::Schema;
 
 // Fields dcl always writes although a host's line (or an older reference line) may lack them.
@@ -197,6 +199,7 @@ pub struct ResultMessage {
     /// `SDKStartupFailureReason`); dcl sends `resume_target_not_found` for a `--resume` no
     /// home holds. Claude dialect only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<StartupFailureReason>")]
     pub startup_failure_reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uuid: Option<String>,

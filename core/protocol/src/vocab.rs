@@ -105,6 +105,40 @@ vocab! {
         TurnSetupFailed = "turn_setup_failed",
     }
 
+    /// `result.startup_failure_reason`: why a session could not start, as the TS SDK's
+    /// `SDKStartupFailureReason` lists it (0.3.334). dcl sends `resume_target_not_found`; the
+    /// rest are here so a line naming them still validates.
+    StartupFailureReason {
+        OrgPinApiKeyConflict = "org_pin_api_key_conflict",
+        ProviderNotAllowed = "provider_not_allowed",
+        OrgVerifyFailed = "org_verify_failed",
+        OrgPinMismatch = "org_pin_mismatch",
+        ManagedSettingsInvalid = "managed_settings_invalid",
+        RemoteSettingsRequiredUnavailable = "remote_settings_required_unavailable",
+        GatewaySigninRequired = "gateway_signin_required",
+        GatewayAccessDenied = "gateway_access_denied",
+        ProxyInvalid = "proxy_invalid",
+        TempDirUnusable = "temp_dir_unusable",
+        CwdUnavailable = "cwd_unavailable",
+        ShellToolMissing = "shell_tool_missing",
+        SessionHeldByBackground = "session_held_by_background",
+        WorktreeResumeRefused = "worktree_resume_refused",
+        WorktreeUnverified = "worktree_unverified",
+        CliVersionTooOld = "cli_version_too_old",
+        BypassRoot = "bypass_root",
+        OrgConfigRequiredUnavailable = "org_config_required_unavailable",
+        OrgConfigRefused = "org_config_refused",
+        SandboxRequiredUnavailable = "sandbox_required_unavailable",
+        InitializeNotFirst = "initialize_not_first",
+        ConfigFileInvalid = "config_file_invalid",
+        ManagedSettingsNotDelivered = "managed_settings_not_delivered",
+        InitializeFieldsNotDelivered = "initialize_fields_not_delivered",
+        SideloadFlagsDisabled = "sideload_flags_disabled",
+        ResumeTargetNotFound = "resume_target_not_found",
+        ConsumerTermsReviewInTerminal = "consumer_terms_review_in_terminal",
+        ConsumerTermsAcceptOnWeb = "consumer_terms_accept_on_web",
+    }
+
     /// A permission mode as dcl reports it (`permissionMode`, `current_permission_mode`,
     /// `set_permission_mode`'s answer). dcl normalizes Qoder's spellings on input.
     PermissionModeName {

@@ -213,6 +213,43 @@ export type TerminalReason =
   | "resume_unsupported"
   | "session_unavailable";
 /**
+ * `result.startup_failure_reason`: why a session could not start, as the TS SDK's
+ * `SDKStartupFailureReason` lists it (0.3.334). dcl sends `resume_target_not_found`; the
+ * rest are here so a line naming them still validates.
+ *
+ * This interface was referenced by `DclProtocol`'s JSON-Schema
+ * via the `definition` "StartupFailureReason".
+ */
+export type StartupFailureReason =
+  | "org_pin_api_key_conflict"
+  | "provider_not_allowed"
+  | "org_verify_failed"
+  | "org_pin_mismatch"
+  | "managed_settings_invalid"
+  | "remote_settings_required_unavailable"
+  | "gateway_signin_required"
+  | "gateway_access_denied"
+  | "proxy_invalid"
+  | "temp_dir_unusable"
+  | "cwd_unavailable"
+  | "shell_tool_missing"
+  | "session_held_by_background"
+  | "worktree_resume_refused"
+  | "worktree_unverified"
+  | "cli_version_too_old"
+  | "bypass_root"
+  | "org_config_required_unavailable"
+  | "org_config_refused"
+  | "sandbox_required_unavailable"
+  | "initialize_not_first"
+  | "config_file_invalid"
+  | "managed_settings_not_delivered"
+  | "initialize_fields_not_delivered"
+  | "sideload_flags_disabled"
+  | "resume_target_not_found"
+  | "consumer_terms_review_in_terminal"
+  | "consumer_terms_accept_on_web";
+/**
  * The body of a control response: success with an optional payload, or an error.
  *
  * Extras seen on the wire: `pending_permission_requests` / `pending_user_dialog_requests`
@@ -820,7 +857,7 @@ export interface ResultMessage {
    * `SDKStartupFailureReason`); dcl sends `resume_target_not_found` for a `--resume` no
    * home holds. Claude dialect only.
    */
-  startup_failure_reason?: string | null;
+  startup_failure_reason?: StartupFailureReason | null;
   uuid: string | null;
   [k: string]: unknown;
 }

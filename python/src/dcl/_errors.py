@@ -92,6 +92,8 @@ class ResultError(ProcessError):
         result: the result text, if any.
         api_error_status: HTTP status of a failed model call, if any.
         terminal_reason: why the run ended (``api_error``, ``max_turns``...).
+        startup_failure_reason: why the session could not start
+            (``resume_target_not_found``...), if it could not.
         session_id: the session's id.
         data: the raw ``result`` message.
     """
@@ -113,6 +115,8 @@ class ResultError(ProcessError):
         self.api_error_status: Optional[int] = status if isinstance(status, int) else None
         reason = data.get("terminal_reason")
         self.terminal_reason: Optional[str] = reason if isinstance(reason, str) else None
+        startup = data.get("startup_failure_reason")
+        self.startup_failure_reason: Optional[str] = startup if isinstance(startup, str) else None
         sid = data.get("session_id")
         self.session_id: Optional[str] = sid if isinstance(sid, str) else None
         super().__init__(message, exit_code=exit_code)

@@ -101,6 +101,7 @@ def parse_message(data: Dict[str, Any]) -> Optional[Message]:
                 api_error_status=data.get("api_error_status"),
                 uuid=data.get("uuid"),
                 terminal_reason=data.get("terminal_reason"),
+                startup_failure_reason=data.get("startup_failure_reason"),
             )
         if kind == "stream_event":
             return StreamEvent(

@@ -114,6 +114,8 @@ class ResultMessage:
     api_error_status: Optional[int] = None
     uuid: Optional[str] = None
     terminal_reason: Optional[str] = None
+    startup_failure_reason: Optional[str] = None
+    """Why the session could not start (``resume_target_not_found``...), if it could not."""
 
 
 @dataclass

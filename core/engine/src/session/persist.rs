@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use dcl_protocol::{AssistantPayload, ContentBlock, Extra, Message, TranscriptMirrorMessage};
+use dcl_protocol::{
+    AssistantPayload, ContentBlock, Extra, Message, StartupFailureReason, TranscriptMirrorMessage,
+};
 use dcl_store::{
     CompactIds, Homes, MirrorSink, Redactor, ResumeRequest, SessionState, Store, StoreError,
     Target, Transcript, TranscriptOptions,
@@ -57,7 +59,7 @@ pub(crate) struct StartupError {
     pub message: String,
     /// The error result's `startup_failure_reason` (the TS SDK's `SDKStartupFailureReason`),
     /// for the failures that list names.
-    pub reason: Option<&'static str>,
+    pub reason: Option<StartupFailureReason>,
 }
 
 impl StartupError {
@@ -70,7 +72,7 @@ impl StartupError {
 
     fn store(e: &StoreError) -> Self {
         let reason = match e {
-            StoreError::SessionNotFound { .. } => Some("resume_target_not_found"),
+            StoreError::SessionNotFound { .. } => Some(StartupFailureReason::ResumeTargetNotFound),
             _ => None,
         };
         StartupError {

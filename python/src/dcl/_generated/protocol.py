@@ -1451,7 +1451,7 @@ class ResultMessage(_ResultMessageRequired, total=False):
     errors: Optional[List[str]]
     structured_output: Any
     api_error_status: Any
-    startup_failure_reason: Optional[str]
+    startup_failure_reason: Union[StartupFailureReason, None]
 
 
 class StreamEventMessage(TypedDict):
@@ -1705,6 +1705,12 @@ ResultSubtype = Literal["success", "error_max_turns", "error_during_execution", 
 
 # `result.terminal_reason`: the SDK's list plus dcl's own three.
 TerminalReason = Union[Literal["completed", "aborted_streaming", "aborted_tools", "max_turns", "hook_stopped", "stop_hook_prevented", "budget_exhausted", "tool_deferred", "tool_deferred_unavailable", "api_error", "model_error", "prompt_too_long", "blocking_limit", "rapid_refill_breaker", "image_error", "malformed_tool_use_exhausted", "background_requested", "structured_output_retry_exhausted", "turn_setup_failed"], Literal["structured_output_missing"], Literal["prompt_refused"], Literal["resume_unsupported"], Literal["session_unavailable"]]
+
+
+# `result.startup_failure_reason`: why a session could not start, as the TS SDK's
+# `SDKStartupFailureReason` lists it (0.3.334). dcl sends `resume_target_not_found`; the
+# rest are here so a line naming them still validates.
+StartupFailureReason = Literal["org_pin_api_key_conflict", "provider_not_allowed", "org_verify_failed", "org_pin_mismatch", "managed_settings_invalid", "remote_settings_required_unavailable", "gateway_signin_required", "gateway_access_denied", "proxy_invalid", "temp_dir_unusable", "cwd_unavailable", "shell_tool_missing", "session_held_by_background", "worktree_resume_refused", "worktree_unverified", "cli_version_too_old", "bypass_root", "org_config_required_unavailable", "org_config_refused", "sandbox_required_unavailable", "initialize_not_first", "config_file_invalid", "managed_settings_not_delivered", "initialize_fields_not_delivered", "sideload_flags_disabled", "resume_target_not_found", "consumer_terms_review_in_terminal", "consumer_terms_accept_on_web"]
 
 
 # The body of a control response: success with an optional payload, or an error.

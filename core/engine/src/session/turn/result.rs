@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use dcl_protocol::{
     AssistantError, AssistantMessage, AssistantPayload, ContentBlock, Extra, Message,
-    ResultMessage, ResultSubtype, StopReason, TerminalReason, Usage,
+    ResultMessage, ResultSubtype, StartupFailureReason, StopReason, TerminalReason, Usage,
 };
 use serde_json::{Value, json};
 
@@ -44,7 +44,7 @@ pub(crate) struct Ending {
     pub errors: Option<Vec<String>>,
     pub api_error_status: Option<u16>,
     /// Why the session could not start, in the TS SDK's words (`startup_failure_reason`).
-    pub startup_failure_reason: Option<&'static str>,
+    pub startup_failure_reason: Option<StartupFailureReason>,
 }
 
 impl Ending {
@@ -277,7 +277,7 @@ fn emit_result(core: &SessionCore, emitter: &Emitter, st: &TurnState, end: Endin
         errors: end.errors,
         structured_output: st.structured.clone(),
         api_error_status: Some(end.api_error_status.map_or(Value::Null, |s| json!(s))),
-        startup_failure_reason: end.startup_failure_reason.map(str::to_string),
+        startup_failure_reason: end.startup_failure_reason.map(String::from),
         uuid: None,
         extra,
     };

@@ -5486,7 +5486,7 @@ public final class Protocol {
      * `SDKStartupFailureReason`); dcl sends `resume_target_not_found` for a `--resume` no
      * home holds. Claude dialect only.
      */
-    public final String startupFailureReason;
+    public final Object startupFailureReason;
     /**
      * {&#64;code uuid}
      */
@@ -5512,7 +5512,7 @@ public final class Protocol {
       this.errors = field(m, "errors", v -> Protocol.<String>asList(v, x0 -> asString(x0)));
       this.structuredOutput = m.get("structured_output");
       this.apiErrorStatus = m.get("api_error_status");
-      this.startupFailureReason = field(m, "startup_failure_reason", v -> asString(v));
+      this.startupFailureReason = m.get("startup_failure_reason");
       this.uuid = field(m, "uuid", v -> asString(v));
     }
 

@@ -64,6 +64,14 @@ public final class ResultMessage extends Message {
   }
 
   /**
+   * @return why the session could not start ({@code resume_target_not_found}, ...), on the error
+   *     result of a session that did not start; null otherwise
+   */
+  public String getStartupFailureReason() {
+    return JsonAccess.string(getRaw(), "startup_failure_reason");
+  }
+
+  /**
    * @return the tool calls refused in this turn (by rules, mode, hooks or {@code canUseTool}),
    *     each with {@code tool_name}, {@code tool_use_id}, {@code tool_input}
    */
