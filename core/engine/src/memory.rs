@@ -59,8 +59,12 @@ pub fn load(home: Option<&Path>, cwd: &Path, user: bool, project: bool) -> Vec<M
 pub fn load_from(paths: &MemoryPaths, cwd: &Path, user: bool, project: bool) -> Vec<MemoryFile> {
     let home = paths.home.as_deref();
     let mut candidates: Vec<(PathBuf, &'static str)> = Vec::new();
+    // A user or project folder that does not exist is one stat, not one per name: most
+    // sessions have none of them, and every session opens by looking.
+    let folder = |dir: &&PathBuf| dir.is_dir();
     if user {
-        for dir in paths.user_folders.iter().map(PathBuf::as_path).chain(home) {
+        let folders = paths.user_folders.iter().filter(folder);
+        for dir in folders.map(PathBuf::as_path).chain(home) {
             for name in USER_NAMES {
                 candidates.push((dir.join(name), "user"));
             }
@@ -78,7 +82,7 @@ pub fn load_from(paths: &MemoryPaths, cwd: &Path, user: bool, project: bool) -> 
                 candidates.push((dir.join(name), "project"));
             }
         }
-        for dir in &paths.project_folders {
+        for dir in paths.project_folders.iter().filter(folder) {
             for name in PROJECT_NAMES {
                 candidates.push((dir.join(name), "project"));
             }
@@ -148,6 +152,22 @@ pub fn section(files: &[MemoryFile]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn project_and_user_folders_are_read_when_they_exist_and_skipped_when_not() {
+        let root = tempfile::tempdir().unwrap();
+        let home = root.path().join("home");
+        let cwd = root.path().join("work");
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::create_dir_all(cwd.join(".dcl")).unwrap();
+        std::fs::write(home.join(".claude/CLAUDE.md"), "client home rule").unwrap();
+        std::fs::write(cwd.join(".dcl/AGENTS.md"), "project folder rule").unwrap();
+        // Neither ~/.dcl nor work/.claude exists: the other two folders are still read.
+        let files = load(Some(&home), &cwd, true, true);
+        let contents: Vec<&str> = files.iter().map(|f| f.content.as_str()).collect();
+        assert_eq!(contents, vec!["client home rule", "project folder rule"]);
+        assert_eq!(files[1].scope, "project");
+    }
 
     #[test]
     fn files_up_the_tree_and_in_home_are_found_nearest_last() {

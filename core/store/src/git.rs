@@ -23,10 +23,14 @@ pub fn current_branch(cwd: &Path) -> Option<String> {
 fn find_git_dir(cwd: &Path) -> Option<PathBuf> {
     for dir in cwd.ancestors() {
         let dot_git = dir.join(".git");
-        if dot_git.is_dir() {
+        // One stat per directory (not is_dir then is_file): every session walks to `/` here.
+        let Ok(meta) = std::fs::metadata(&dot_git) else {
+            continue;
+        };
+        if meta.is_dir() {
             return Some(dot_git);
         }
-        if dot_git.is_file() {
+        if meta.is_file() {
             let text = std::fs::read_to_string(&dot_git).ok()?;
             let target = text.trim().strip_prefix("gitdir:")?.trim();
             let target = Path::new(target);
