@@ -14,10 +14,11 @@
 #
 # The version of each is the workspace version (root Cargo.toml, [workspace.package]); the
 # script stamps it into the npm packages, and checks that `dcl -v`, the wheel, the npm
-# packages and the jar all carry it. Every crate is compiled once (release profile, one
-# target dir): the static dcl is `cargo rustc ... -C target-feature=+crt-static` on the final
-# crate only, and maturin / napi / the Java build link their cdylib against the same
-# dependency artifacts (the timings printed at the end show it).
+# packages and the jar all carry it. Every crate is compiled once (release profile): the
+# static dcl is `cargo rustc ... -C target-feature=+crt-static` on the final crate only, and
+# then maturin, napi and the Java build link their cdylibs side by side against the same
+# dependency artifacts, Python's and Node's in copies of the target dir (step 4; the timings
+# printed at the end show it).
 #
 # Needs: cargo, python3 (maturin is installed into tests/.work/distenv), node + npm, mvn, a JDK,
 # file, unzip.
@@ -72,7 +73,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# --- 1. The Rust build: the static dcl and the JNI library ---------------------------
+# --- 1. The Rust build: the dependencies and the static dcl ---------------------------
 static_dcl() {
   # Only the final crate gets +crt-static (rustc links it as a static PIE against glibc's
   # libc.a); the dependencies are the ordinary release artifacts the bindings reuse.
@@ -98,9 +99,11 @@ step "cargo: static dcl" static_dcl
 # --crate-type cdylib: bindings/java is also an rlib (for its unit tests), and an rlib output
 # makes cargo compile every dependency again as object code + bitcode instead of reusing the
 # bitcode-only artifacts the LTO'd dcl, wheel and addon share (a second full build).
-step "cargo: dcl-java (cdylib)" cargo rustc --release --locked --target "$TRIPLE" -p dcl-java --lib --crate-type cdylib
+java_lib() {
+  cargo rustc --release --locked --target "$TRIPLE" -p dcl-java --lib --crate-type cdylib
+}
 
-# --- 2. Python: wheel (maturin, reusing the artifacts above) and sdist ------------------
+# --- 2. Python: wheel (maturin, reusing the artifacts above) and sdist (run in step 4) ---
 maturin_bin() {
   if [[ -n "${MATURIN:-}" ]]; then
     echo "$MATURIN"
@@ -125,9 +128,8 @@ python_wheel() {
   rm -rf python/src/dcl/_bin
   (cd python && "$maturin" sdist --out "$DIST")
 }
-step "python: wheel + sdist" python_wheel
 
-# --- 3. Node: @dcl/agent and @dcl/agent-linux-x64-gnu -----------------------------------
+# --- 3. Node: @dcl/agent and @dcl/agent-linux-x64-gnu (run in step 4) ---
 node_packages() {
   if [[ ! -d node/node_modules/@napi-rs/cli || node/package-lock.json -nt node/node_modules/.package-lock.json ]]; then
     (cd node && npm ci --omit=optional --ignore-scripts --no-audit --no-fund --loglevel=error)
@@ -178,9 +180,79 @@ node_packages() {
   (cd "$plat" && npm pack --ignore-scripts --silent --pack-destination "$DIST" >/dev/null)
   (cd node && node scripts/prepack.mjs --clean)
 }
-step "node: addon + packages" node_packages
 
-# --- 4. Java: the jar with libdcl_java.so and dcl ------------------------------------------
+# --- 4. The three bindings at once ------------------------------------------------------------
+# Each binding's library is one fat-LTO link: a single-threaded LLVM job of minutes. cargo holds
+# its target dir's lock for a whole build, so three builds in one dir run one after another
+# (15 min of the install phase on CI's two cores). Python and Node build in their own target
+# dirs instead, made before anything builds, from the release dirs: the shared dependencies
+# come along compiled and fresh (cargo's fingerprints do not depend on where the target dir
+# is), so the three links run side by side.
+# The compiled artifacts (.rlib, .rmeta, .so, .a, .o: 800 MB, minutes to copy on CI's disk)
+# are hard links — rustc and the linker write those to a new file and rename it, never into
+# the old one — and everything else (fingerprints, dep-info, build-script output, which cargo
+# rewrites in place) is copied; cargo's lock files are left behind, so each dir has its own.
+link_target_dir() { # link_target_dir <dest>
+  python3 - "$CARGO_TARGET_DIR" "$1" release "$TRIPLE" <<'EOF_PY'
+import os, shutil, sys
+src, dst, *subdirs = sys.argv[1:]
+big = (".rlib", ".rmeta", ".so", ".a", ".o")
+for sub in subdirs:
+    for root, dirs, files in os.walk(os.path.join(src, sub)):
+        dirs[:] = [d for d in dirs if not d.startswith("dist-")]
+        out = os.path.join(dst, os.path.relpath(root, src))
+        os.makedirs(out, exist_ok=True)
+        for name in files:
+            if name == ".cargo-lock":
+                continue
+            s, d = os.path.join(root, name), os.path.join(out, name)
+            if name.endswith(big) and not os.path.islink(s):
+                os.link(s, d)
+            else:
+                shutil.copy2(s, d, follow_symlinks=False)
+EOF_PY
+}
+side_by_side() {
+  local job dir pids=() jobs=(java python node) rc=0 i t0=$SECONDS
+  maturin_bin >/dev/null # the venv, before anything runs in parallel
+  for job in python node; do
+    rm -rf "$CARGO_TARGET_DIR/dist-$job"
+    link_target_dir "$CARGO_TARGET_DIR/dist-$job"
+  done
+  log "target dirs for python and node made in $((SECONDS - t0))s"
+  for job in "${jobs[@]}"; do
+    dir="$CARGO_TARGET_DIR"
+    [[ "$job" == java ]] || dir="$CARGO_TARGET_DIR/dist-$job"
+    log "== $job (log: $STAGE/$job.log, target dir $dir)"
+    (
+      export CARGO_TARGET_DIR="$dir"
+      s0=$SECONDS
+      case "$job" in
+        java) java_lib ;;
+        python) python_wheel ;;
+        node) node_packages ;;
+      esac
+      echo "$((SECONDS - s0))" >"$STAGE/$job.secs"
+    ) >"$STAGE/$job.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in "${!jobs[@]}"; do
+    if ! wait "${pids[$i]}"; then
+      rc=1
+      log "${jobs[$i]} FAILED; the end of its log:"
+      tail -n 60 "$STAGE/${jobs[$i]}.log" | sed "s/^/[dist:${jobs[$i]}] /"
+    else
+      TIMES+=("$(printf '%-28s %4ds' "  ${jobs[$i]} (side by side)" "$(cat "$STAGE/${jobs[$i]}.secs")")")
+      grep -E '^ *Compiling ' "$STAGE/${jobs[$i]}.log" | sed "s/^ */[dist:${jobs[$i]}] /" || true
+    fi
+  done
+  rm -rf "$CARGO_TARGET_DIR/dist-python" "$CARGO_TARGET_DIR/dist-node"
+  log "the three bindings took $((SECONDS - t0))s side by side"
+  [[ $rc == 0 ]] || die "a binding's build failed (above)"
+}
+step "bindings: java, python, node" side_by_side
+
+# --- 5. Java: the jar with libdcl_java.so and dcl ------------------------------------------
 java_jar() {
   # The libraries were built above (-Dskip.cargo); the pom copies them and writes .sha256.
   mvn -B -ntp -q -f java/pom.xml -Dskip.cargo "-Dcargo.out=$TRIPLE/release" -Dmaven.test.skip=true -Dmaven.javadoc.skip=true package
@@ -189,7 +261,7 @@ java_jar() {
 }
 step "java: jar" java_jar
 
-# --- 5. Checks: contents and one version everywhere ----------------------------------------
+# --- 6. Checks: contents and one version everywhere ----------------------------------------
 check() {
   local v="$VERSION" f
   f="$("$DIST/dcl" -v 2>&1)"
