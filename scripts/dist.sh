@@ -17,8 +17,8 @@
 # packages and the jar all carry it. Every crate is compiled once (release profile): the
 # static dcl is `cargo rustc ... -C target-feature=+crt-static` on the final crate only, and
 # then maturin, napi and the Java build link their cdylibs side by side against the same
-# dependency artifacts, Python's and Node's in copies of the target dir (step 4; the timings
-# printed at the end show it).
+# dependency artifacts, Python's and Node's in target dirs hard-linked from this one (step 4;
+# the timings and `Compiling` lines printed at the end show it).
 #
 # Needs: cargo, python3 (maturin is installed into tests/.work/distenv), node + npm, mvn, a JDK,
 # file, unzip.
@@ -199,7 +199,6 @@ src, dst, *subdirs = sys.argv[1:]
 big = (".rlib", ".rmeta", ".so", ".a", ".o")
 for sub in subdirs:
     for root, dirs, files in os.walk(os.path.join(src, sub)):
-        dirs[:] = [d for d in dirs if not d.startswith("dist-")]
         out = os.path.join(dst, os.path.relpath(root, src))
         os.makedirs(out, exist_ok=True)
         for name in files:

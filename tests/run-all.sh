@@ -2,14 +2,8 @@
 # The one test command: build, Rust tests, then the SDK conformance suites.
 # Stops at the first failing phase and prints a summary of the phases run.
 # Assumes `bash tests/setup.sh` has been run (venv + node_modules).
-# After cargo, two lanes run side by side: the SDK suites (Python, Node, the schema check,
-# in-process Python and Node) here, and the JVM, C, Go, Kotlin suites and the fuzzers in a
-# second run-all.sh (DCL_TEST_LANE=side, its output in tests/.work/logs/side-lane.log, shown
-# when it ends). Much of each lane is one core's work (Maven, kotlinc, a test process, an LTO-free
-# link), so two cores finish both sooner than one lane after the other.
 # Env: DCL_BIN (default target/debug/dcl), CONFORMANCE_TIMEOUT (seconds per suite, default 900),
-#      SKIP_CARGO=1 (skip build and cargo test: for iterating on the suites only),
-#      DCL_TESTS_SERIAL=1 (one lane: every suite after the other, output in order).
+#      SKIP_CARGO=1 (skip build and cargo test: for iterating on the suites only).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,16 +16,7 @@ NODEDIR="$ROOT/tests/conformance/node"
 
 LOGDIR="$ROOT/tests/.work/logs"
 mkdir -p "$LOGDIR"
-LANE="${DCL_TEST_LANE:-main}"
 TOTALS="$ROOT/tests/.work/test-totals.txt"
-SIDE_LOG="$LOGDIR/side-lane.log"
-SIDE_TOTALS="$LOGDIR/side-totals.txt"
-SIDE_SUMMARY="$LOGDIR/side-summary.txt"
-SIDE_PID=""
-if [[ "$LANE" == side ]]; then
-  TOTALS="$SIDE_TOTALS"
-  rm -f "$SIDE_SUMMARY"
-fi
 rm -f "$TOTALS"
 PASSED=0
 FAILED=0
@@ -62,15 +47,6 @@ summary() {
   local rc=$?
   if [[ -n "$CURRENT" ]]; then
     SUMMARY+=("$(printf '%-22s FAILED (exit %d)' "$CURRENT" "$rc")")
-  fi
-  if [[ -n "$SIDE_PID" ]] && kill -0 "$SIDE_PID" 2>/dev/null; then
-    # This lane failed first: stop the side lane (its own process group, see below).
-    kill -- -"$SIDE_PID" 2>/dev/null || true
-  fi
-  if [[ "$LANE" == side ]]; then
-    printf '%s\n' "${SUMMARY[@]}" >"$SIDE_SUMMARY"
-    echo "tests: $PASSED passed, $FAILED failed" >"$TOTALS"
-    return
   fi
   echo
   echo "==================== run-all summary ===================="
@@ -140,26 +116,35 @@ cargo_test() {
   return "$rc"
 }
 
+if [[ "${SKIP_CARGO:-0}" == 1 ]]; then # local iteration on the suites only
+  SUMMARY+=("$(printf '%-22s skipped (SKIP_CARGO=1)' 'cargo build+test')")
+else
+  phase "cargo build" cargo build --workspace
+  phase "cargo test" cargo_test
+fi
+phase "dcl smoke" smoke
+phase "python conformance" python_suite
+phase "node conformance" node_suite
 schema_check() {
   # Every line dcl wrote to the SDKs above (recorded by tests/conformance/trace-dcl.sh) must
   # validate against the protocol schema; each answer against its request's type.
   cargo run -q -p dcl-protocol --features validate --bin validate-lines -- "${DCL_RECORD_DIR:-$ROOT/tests/.work/recorded}"
 }
-
+phase "protocol schema" schema_check
 python_inprocess() {
   local log="$LOGDIR/python-inprocess.log" rc=0
   timeout --kill-after=30 "$SUITE_TIMEOUT" bash "$ROOT/python/ci.sh" 2>&1 | tee "$log" || rc=$?
   count pytest "$log"
   return "$rc"
 }
-
+phase "python in-process" python_inprocess
 node_inprocess() {
   local log="$LOGDIR/node-inprocess.log" rc=0
   timeout --kill-after=30 "$SUITE_TIMEOUT" bash "$ROOT/node/ci.sh" 2>&1 | tee "$log" || rc=$?
   count node "$log"
   return "$rc"
 }
-
+phase "node in-process" node_inprocess
 java_suite() {
   # The Java SDK (java/): builds libdcl_java and dcl, then JUnit 5 over both transports.
   local log="$LOGDIR/java-suite.log" rc=0
@@ -169,7 +154,8 @@ java_suite() {
   count surefire "$log"
   return "$rc"
 }
-
+phase "java suite" java_suite
+phase "c abi" bash "$ROOT/tests/c/run.sh"
 go_suite() {
   local rc=0
   mkdir -p "$ROOT/tests/.work"
@@ -177,7 +163,7 @@ go_suite() {
   count gotest "$ROOT/tests/.work/go-test.log"
   return "$rc"
 }
-
+phase "go" go_suite
 kotlin_suite() {
   # Kotlin (kotlin/, JUnit 5) over the uniffi bindings, and the Swift sources' freshness check.
   local log="$LOGDIR/kotlin.log" rc=0
@@ -185,63 +171,7 @@ kotlin_suite() {
   count surefire "$log"
   return "$rc"
 }
-
-# The suites of the side lane: none needs the conformance traces or the Python and Node builds.
-side_lane() {
-  phase "java suite" java_suite
-  phase "c abi" bash "$ROOT/tests/c/run.sh"
-  phase "go" go_suite
-  phase "kotlin" kotlin_suite
-  if [[ "${SKIP_CARGO:-0}" != 1 ]]; then
-    phase "fuzz parse_line" env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash tests/fuzz.sh
-  fi
-}
-
-# Waits for the side lane, shows its output, and takes its phases and counts into this run's.
-join_side() {
-  local rc=0 line p f
-  wait "$SIDE_PID" || rc=$?
-  SIDE_PID=""
-  echo "---------------- side lane output ($SIDE_LOG) ----------------"
-  cat "$SIDE_LOG"
-  echo "---------------- end of the side lane ----------------"
-  if [[ -f "$SIDE_SUMMARY" ]]; then
-    while IFS= read -r line; do [[ -n "$line" ]] && SUMMARY+=("  side: $line"); done <"$SIDE_SUMMARY"
-  fi
-  if [[ -f "$SIDE_TOTALS" ]] && read -r _ p _ f _ <"$SIDE_TOTALS"; then
-    PASSED=$((PASSED + p))
-    FAILED=$((FAILED + f))
-  else
-    echo "the side lane left no test counts" >&2
-    rc=1
-  fi
-  return "$rc"
-}
-
-if [[ "$LANE" == side ]]; then
-  side_lane
-  exit 0
-fi
-
-if [[ "${SKIP_CARGO:-0}" == 1 ]]; then # local iteration on the suites only
-  SUMMARY+=("$(printf '%-22s skipped (SKIP_CARGO=1)' 'cargo build+test')")
-else
-  phase "cargo build" cargo build --workspace
-  phase "cargo test" cargo_test
-fi
-if [[ "${DCL_TESTS_SERIAL:-0}" != 1 ]]; then
-  # setsid: the side lane is its own process group, so a failure here can stop all of it.
-  DCL_TEST_LANE=side setsid bash "$ROOT/tests/run-all.sh" >"$SIDE_LOG" 2>&1 </dev/null &
-  SIDE_PID=$!
-fi
-phase "dcl smoke" smoke
-phase "python conformance" python_suite
-phase "node conformance" node_suite
-phase "protocol schema" schema_check
-phase "python in-process" python_inprocess
-phase "node in-process" node_inprocess
-if [[ -n "$SIDE_PID" ]]; then
-  phase "side lane" join_side
-else
-  side_lane
+phase "kotlin" kotlin_suite
+if [[ "${SKIP_CARGO:-0}" != 1 ]]; then
+  phase "fuzz parse_line" env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash tests/fuzz.sh
 fi
