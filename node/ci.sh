@@ -22,14 +22,14 @@ fi
 
 log "building the addon (debug, cargo into the workspace's target/)"
 t0=$SECONDS
-nice -n 10 node scripts/build-native.mjs --cargo
+nice -n 10 node scripts/build-native.mjs --cargo --workspace
 log "addon built in $((SECONDS - t0))s"
 npm run --silent build:ts
 npm run --silent check:types
 
 if [[ ! -x "$DCL_BIN" ]]; then
   log "building $DCL_BIN for the parity test"
-  (cd "$ROOT" && nice -n 10 cargo build -p dcl-cli)
+  (cd "$ROOT" && nice -n 10 cargo build --workspace)
 fi
 
 # shellcheck disable=SC2086

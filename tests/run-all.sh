@@ -128,7 +128,11 @@ phase "node conformance" node_suite
 schema_check() {
   # Every line dcl wrote to the SDKs above (recorded by tests/conformance/trace-dcl.sh) must
   # validate against the protocol schema; each answer against its request's type.
-  cargo run -q -p dcl-protocol --features validate --bin validate-lines -- "${DCL_RECORD_DIR:-$ROOT/tests/.work/recorded}"
+  # The bin comes out of the workspace build (dcl-test-support turns `validate` on), so this
+  # is a no-op build; `cargo run -p dcl-protocol --features validate` resolved a narrower
+  # feature set and compiled ~40 crates again (178 s of CI).
+  cargo build -q --workspace
+  "${CARGO_TARGET_DIR:-$ROOT/target}/debug/validate-lines" "${DCL_RECORD_DIR:-$ROOT/tests/.work/recorded}"
 }
 phase "protocol schema" schema_check
 python_inprocess() {
@@ -149,7 +153,11 @@ java_suite() {
   # The Java SDK (java/): builds libdcl_java and dcl, then JUnit 5 over both transports.
   local log="$LOGDIR/java-suite.log" rc=0
   # Not -q: that would hide Surefire's "Tests run:" summary, which the counts come from.
-  timeout --kill-after=30 "$SUITE_TIMEOUT" mvn -B -ntp -f "$ROOT/java/pom.xml" verify >"$log" 2>&1 || rc=$?
+  # -Dskip.cargo: the pom's own `cargo build -p dcl-java -p dcl-cli` would resolve a narrower
+  # feature set than the workspace build and compile the dcl crates again; the workspace
+  # build (a no-op here) makes libdcl_java and dcl.
+  cargo build -q --workspace
+  timeout --kill-after=30 "$SUITE_TIMEOUT" mvn -B -ntp -f "$ROOT/java/pom.xml" -Dskip.cargo verify >"$log" 2>&1 || rc=$?
   grep -E 'Tests run:|FAIL|ERROR\]|BUILD' "$log" || true
   count surefire "$log"
   return "$rc"

@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use dcl_bridge::argv::{self as args, Args, OutputFormat};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::error::CliError;
 
@@ -73,19 +75,49 @@ fn init_logging() {
 /// `DCL_LOG` sets the filter; without it, warnings only, or dcl's own debug lines with
 /// `--debug` / `--debug-to-stderr`.
 fn init_logging_with(debug: bool) {
-    let default = if debug {
-        "warn,dcl=debug,dcl_engine=debug,dcl_bridge=debug,dcl_mcp=debug,rmcp=off"
-    } else {
-        "warn,rmcp=off"
-    };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("DCL_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let fmt = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_target(false)
-        .without_time()
-        .try_init();
+        .without_time();
+    // The default filter is a fixed target list: `Targets` is built without parsing
+    // directives (EnvFilter's parser was ~2% of a session's start-up, BENCHMARKS.md
+    // "Start-up: where the session's own time goes"); DCL_LOG keeps EnvFilter's syntax.
+    let env_filter = match std::env::var("DCL_LOG") {
+        Ok(spec) => match tracing_subscriber::EnvFilter::try_new(&spec) {
+            Ok(filter) => Some(filter),
+            Err(e) => {
+                eprintln!(
+                    "warning: DCL_LOG={spec:?} is not a valid filter ({e}); using the default"
+                );
+                None
+            }
+        },
+        Err(_) => None,
+    };
+    // A second initialisation (none happens in the CLI) would leave the first in place.
+    let _ = match env_filter {
+        Some(filter) => fmt.with_env_filter(filter).finish().try_init(),
+        None => fmt
+            .with_max_level(tracing::Level::TRACE)
+            .finish()
+            .with(default_filter(debug))
+            .try_init(),
+    };
+}
+
+/// Warnings from everything but rmcp (whose own warnings repeat dcl's MCP errors), and
+/// dcl's crates at debug under `--debug`.
+fn default_filter(debug: bool) -> tracing_subscriber::filter::Targets {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    let base = Targets::new()
+        .with_default(LevelFilter::WARN)
+        .with_target("rmcp", LevelFilter::OFF);
+    if !debug {
+        return base;
+    }
+    ["dcl", "dcl_engine", "dcl_bridge", "dcl_mcp"]
+        .into_iter()
+        .fold(base, |t, target| t.with_target(target, LevelFilter::DEBUG))
 }
 
 fn run(args: Args) -> Result<ExitCode, CliError> {
@@ -135,5 +167,35 @@ fn deny_same_user_inspection() {
     #[cfg(target_os = "linux")]
     if let Err(e) = nix::sys::prctl::set_dumpable(false) {
         eprintln!("warning: could not make dcl non-dumpable: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::default_filter;
+    use tracing::Level;
+
+    #[test]
+    fn the_default_filter_shows_warnings_and_hides_rmcp_and_debug_lines() {
+        let f = default_filter(false);
+        assert!(f.would_enable("dcl_engine::session", &Level::WARN));
+        assert!(f.would_enable("hyper::client", &Level::WARN));
+        assert!(!f.would_enable("dcl_engine::session", &Level::DEBUG));
+        assert!(!f.would_enable("rmcp::service", &Level::ERROR));
+    }
+
+    #[test]
+    fn debug_turns_on_dcls_own_crates_only() {
+        let f = default_filter(true);
+        for target in [
+            "dcl::stdio_loop",
+            "dcl_engine::turn",
+            "dcl_bridge",
+            "dcl_mcp::client",
+        ] {
+            assert!(f.would_enable(target, &Level::DEBUG), "{target}");
+        }
+        assert!(!f.would_enable("hyper::client", &Level::DEBUG));
+        assert!(!f.would_enable("rmcp::service", &Level::WARN));
     }
 }

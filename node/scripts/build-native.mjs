@@ -9,7 +9,8 @@
 // binding.d.ts, which napi generates and scripts/dist.sh checks are current). napi always
 // passes `--target <triple>`, which puts the build in target/<triple>/ and compiles every
 // dependency a second time; in CI's debug phase, where `cargo build --workspace` has built
-// the addon already, that second build was three minutes of two cores.
+// the addon already, that second build was three minutes of two cores. `--cargo --workspace`
+// builds the whole workspace instead of `-p dcl-node` (same features as CI's build: no-op).
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -37,6 +38,7 @@ if (process.argv.includes("--cargo")) {
       manifestPath: join(root, "Cargo.toml"),
       targetDir: process.env.CARGO_TARGET_DIR || join(root, "target"),
       release: process.argv.includes("--release"),
+      workspace: process.argv.includes("--workspace"),
     }),
   );
 }

@@ -35,8 +35,11 @@ export function platformName() {
  * native/dcl-node.<platform>.node, where native/binding.cjs looks first. Returns an exit
  * status; says why on stderr when it is not 0.
  */
-export function buildAddon({ manifestPath, targetDir, release, cargo = process.env.CARGO || "cargo" }) {
-  const args = ["build", "--lib", "-p", "dcl-node", "--manifest-path", manifestPath, "--target-dir", targetDir];
+// `workspace`: build the whole workspace (a no-op after CI's `cargo build --workspace`)
+// rather than `-p dcl-node`, whose narrower feature set would compile the dcl crates again.
+export function buildAddon({ manifestPath, targetDir, release, workspace = false, cargo = process.env.CARGO || "cargo" }) {
+  const select = workspace ? ["--workspace"] : ["--lib", "-p", "dcl-node"];
+  const args = ["build", ...select, "--manifest-path", manifestPath, "--target-dir", targetDir];
   if (release) args.push("--release");
   const run = spawnSync(cargo, args, { stdio: "inherit" });
   if (run.error || run.status !== 0) {

@@ -7,7 +7,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 OUT="$ROOT/tests/.work/c"
 mkdir -p "$OUT"
-cargo build -q -p dcl-c
+# --workspace, not -p: a package selection resolves other features than the workspace build
+# (scripts/feature_sets.py) and compiled the dcl crates again; after `cargo build --workspace`
+# (CI's first phase) this is a no-op.
+cargo build -q --workspace
 "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -g -fsanitize=address,undefined -fno-omit-frame-pointer \
   -o "$OUT/query" "$ROOT/bindings/c/examples/query.c" \
   -I"$ROOT/bindings/c/include" -L"$TARGET/debug" -ldcl -Wl,-rpath,"$TARGET/debug"

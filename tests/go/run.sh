@@ -6,7 +6,10 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 DCL_BIN="${DCL_BIN:-$TARGET/debug/dcl}"
-cargo build -q -p dcl-c -p dcl-cli
+# --workspace, not -p: a package selection resolves other features than the workspace build
+# (scripts/feature_sets.py) and compiled the dcl crates again; after `cargo build --workspace`
+# (CI's first phase) this is a no-op.
+cargo build -q --workspace
 export CGO_LDFLAGS="-L$TARGET/debug -Wl,-rpath,$TARGET/debug"
 cd "$ROOT/go"
 unformatted="$(gofmt -l .)"

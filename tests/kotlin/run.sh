@@ -11,7 +11,10 @@ TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 LOG="${KOTLIN_LOG:-$ROOT/tests/.work/logs/kotlin.log}"
 mkdir -p "$(dirname "$LOG")"
 cd "$ROOT"
-cargo build -q -p dcl-uniffi -p dcl-cli
+# --workspace, not -p: a package selection resolves other features than the workspace build
+# (scripts/feature_sets.py) and compiled the dcl crates again; after `cargo build --workspace`
+# (CI's first phase) this is a no-op.
+cargo build -q --workspace
 cargo build -q --manifest-path bindings/uniffi/bindgen/Cargo.toml --target-dir "$TARGET"
 UNIFFI_BINDGEN="$TARGET/debug/uniffi-bindgen" bash bindings/uniffi/swift/check.sh "$TARGET/debug/libdcl_uniffi.so"
 rc=0

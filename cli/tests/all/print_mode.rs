@@ -162,3 +162,31 @@ fn resume_of_an_unknown_session_is_a_clear_error_result_even_at_once_eof() {
     assert_eq!(v["is_error"], true);
     assert!(v["errors"][0].as_str().unwrap().contains("\"abc\""), "{v}");
 }
+
+/// DCL_LOG with EnvFilter's syntax still sets the filter; one it cannot parse is named in a
+/// warning and the default applies (the run goes on).
+#[test]
+fn a_bad_dcl_log_filter_is_a_warning_and_a_good_one_is_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |filter: &str| {
+        let home = tempfile::tempdir().unwrap();
+        Command::new(env!("CARGO_BIN_EXE_dcl"))
+            .args(["-p", "say hi", "--model", "mock-model"])
+            .current_dir(dir.path())
+            .env("HOME", home.path())
+            .env("DCL_LOG", filter)
+            .output()
+            .unwrap()
+    };
+    let bad = run("dcl=notalevel");
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        stderr.contains("DCL_LOG=\"dcl=notalevel\" is not a valid filter"),
+        "{stderr}"
+    );
+    assert!(bad.status.success(), "{stderr}");
+    let good = run("warn");
+    let stderr = String::from_utf8_lossy(&good.stderr);
+    assert!(!stderr.contains("not a valid filter"), "{stderr}");
+    assert!(good.status.success(), "{stderr}");
+}

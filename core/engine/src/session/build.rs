@@ -154,7 +154,7 @@ impl SessionCore {
                     .collect(),
             ]
             .concat(),
-            &tool_env.apply(&crate::tools::environment::dcl_environment(&env)),
+            || tool_env.apply(&crate::tools::environment::dcl_environment(&env)),
         )
         .map_err(|e| OptionsError::new("sandbox", e))?;
         let mcp_manager = mcp::manager(
