@@ -28,7 +28,9 @@ ALLOWED: dict[str, set[str]] = {
     "dcl-protocol": set(),
     "dcl-shell": set(),
     "dcl-checkpoint": set(),
-    "dcl-test-support": set(),
+    # Only to turn on the protocol's `validate` feature in `--workspace` builds (one feature
+    # set for the build and the tests, scripts/feature_sets.py); its code uses no dcl crate.
+    "dcl-test-support": {"dcl-protocol"},
     "dcl-argv": set(),
     "dcl-sandbox": {"dcl-shell"},
     "dcl-model": {"dcl-protocol"},
