@@ -7,7 +7,7 @@ use grep_regex::RegexMatcher;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::support::{input_str, object_schema, truncate_middle};
+use crate::support::{input_str, truncate_middle};
 use crate::{
     BoxFuture, ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input,
 };
@@ -60,28 +60,12 @@ struct BashOutputInput {
 
 /// The definition, built once per process.
 static BASH_OUTPUT_SPEC: ProcessSpec = ProcessSpec::new(|| {
-    ToolSpec::new(
+    ToolSpec::from_schema_text(
         BashOutputTool.name(),
         BASH_OUTPUT_DESCRIPTION,
-        bash_output_input_schema(),
+        include_str!("schemas/bash_output.json"),
     )
 });
-
-fn bash_output_input_schema() -> Value {
-    object_schema(
-        json!({
-            "bash_id": {
-                "description": "The ID of the background shell to read output from",
-                "type": "string"
-            },
-            "filter": {
-                "description": "Optional regular expression; only output lines matching it are returned, and the others are discarded",
-                "type": "string"
-            }
-        }),
-        &["bash_id"],
-    )
-}
 
 impl Tool for BashOutputTool {
     fn name(&self) -> &'static str {
@@ -199,24 +183,12 @@ struct KillShellInput {
 
 /// The definition, built once per process.
 static KILL_SHELL_SPEC: ProcessSpec = ProcessSpec::new(|| {
-    ToolSpec::new(
+    ToolSpec::from_schema_text(
         KillShellTool.name(),
         KILL_SHELL_DESCRIPTION,
-        kill_shell_input_schema(),
+        include_str!("schemas/kill_shell.json"),
     )
 });
-
-fn kill_shell_input_schema() -> Value {
-    object_schema(
-        json!({
-            "shell_id": {
-                "description": "The ID of the background shell to kill",
-                "type": "string"
-            }
-        }),
-        &["shell_id"],
-    )
-}
 
 impl Tool for KillShellTool {
     fn name(&self) -> &'static str {

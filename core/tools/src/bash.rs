@@ -19,7 +19,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::{Child, Command};
 use tokio::task::JoinHandle;
 
-use super::support::{input_str, lenient_bool, object_schema, truncate_middle};
+use super::support::{input_str, lenient_bool, truncate_middle};
 use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
 
@@ -73,36 +73,13 @@ struct BashInput {
 }
 
 /// The definition, built once per process.
-static BASH_SPEC: ProcessSpec =
-    ProcessSpec::new(|| ToolSpec::new(BashTool.name(), DESCRIPTION, bash_input_schema()));
-
-fn bash_input_schema() -> Value {
-    object_schema(
-        json!({
-            "command": {
-                "description": "The command to execute",
-                "type": "string"
-            },
-            "timeout": {
-                "description": "Optional timeout in milliseconds (max 600000)",
-                "type": "number"
-            },
-            "description": {
-                "description": "A clear, concise description of what this command does, in active voice and 5-10 words (e.g. \"List files in current directory\", \"Install package dependencies\"). It is shown to the user when they are asked to approve the command.",
-                "type": "string"
-            },
-            "run_in_background": {
-                "description": "Set to true to run this command in the background; read its output later with BashOutput.",
-                "type": "boolean"
-            },
-            "dangerouslyDisableSandbox": {
-                "description": "Set to true to run this command without the sandbox (when the session has one and its settings allow unsandboxed commands).",
-                "type": "boolean"
-            }
-        }),
-        &["command"],
+static BASH_SPEC: ProcessSpec = ProcessSpec::new(|| {
+    ToolSpec::from_schema_text(
+        BashTool.name(),
+        DESCRIPTION,
+        include_str!("schemas/bash.json"),
     )
-}
+});
 
 impl Tool for BashTool {
     fn name(&self) -> &'static str {

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::support::{
     atomic_write, create_parent_dirs, display_path, file_name_of, input_path, input_str,
-    lenient_bool, object_schema, refuse_special_file, resolve_path, run_blocking, structured_patch,
+    lenient_bool, refuse_special_file, resolve_path, run_blocking, structured_patch,
 };
 use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
@@ -32,33 +32,13 @@ struct EditInput {
 }
 
 /// The definition, built once per process.
-static EDIT_SPEC: ProcessSpec =
-    ProcessSpec::new(|| ToolSpec::new(EditTool.name(), DESCRIPTION, edit_input_schema()));
-
-fn edit_input_schema() -> Value {
-    object_schema(
-        json!({
-            "file_path": {
-                "description": "The absolute path to the file to modify",
-                "type": "string"
-            },
-            "old_string": {
-                "description": "The text to replace",
-                "type": "string"
-            },
-            "new_string": {
-                "description": "The text to replace it with (must be different from old_string)",
-                "type": "string"
-            },
-            "replace_all": {
-                "description": "Replace all occurrences of old_string (default false)",
-                "default": false,
-                "type": "boolean"
-            }
-        }),
-        &["file_path", "old_string", "new_string"],
+static EDIT_SPEC: ProcessSpec = ProcessSpec::new(|| {
+    ToolSpec::from_schema_text(
+        EditTool.name(),
+        DESCRIPTION,
+        include_str!("schemas/edit.json"),
     )
-}
+});
 
 impl Tool for EditTool {
     fn name(&self) -> &'static str {

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::support::{
     display_path, input_path, input_str, is_file_entry, modified_time, normalize_lexically,
-    object_schema, resolve_path, run_blocking, search_walker, sort_newest_first,
+    resolve_path, run_blocking, search_walker, sort_newest_first,
 };
 use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
@@ -37,24 +37,13 @@ struct GlobInput {
 }
 
 /// The definition, built once per process.
-static GLOB_SPEC: ProcessSpec =
-    ProcessSpec::new(|| ToolSpec::new(GlobTool.name(), DESCRIPTION, glob_input_schema()));
-
-fn glob_input_schema() -> Value {
-    object_schema(
-        json!({
-            "pattern": {
-                "description": "The glob pattern to match files against",
-                "type": "string"
-            },
-            "path": {
-                "description": "The directory to search in. Defaults to the current working directory when omitted; do not pass \"undefined\" or \"null\", just leave it out",
-                "type": "string"
-            }
-        }),
-        &["pattern"],
+static GLOB_SPEC: ProcessSpec = ProcessSpec::new(|| {
+    ToolSpec::from_schema_text(
+        GlobTool.name(),
+        DESCRIPTION,
+        include_str!("schemas/glob.json"),
     )
-}
+});
 
 impl Tool for GlobTool {
     fn name(&self) -> &'static str {

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::support::{
     display_path, input_path, input_str, is_file_entry, lenient_bool, lenient_count, modified_time,
-    object_schema, resolve_path, run_blocking, search_walker, sort_newest_first, truncate_line,
+    resolve_path, run_blocking, search_walker, sort_newest_first, truncate_line,
 };
 use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
@@ -86,73 +86,13 @@ struct GrepInput {
 }
 
 /// The definition, built once per process.
-static GREP_SPEC: ProcessSpec =
-    ProcessSpec::new(|| ToolSpec::new(GrepTool.name(), DESCRIPTION, grep_input_schema()));
-
-fn grep_input_schema() -> Value {
-    object_schema(
-        json!({
-            "pattern": {
-                "description": "The regular expression pattern to search for in file contents",
-                "type": "string"
-            },
-            "path": {
-                "description": "File or directory to search in. Defaults to the current working directory",
-                "type": "string"
-            },
-            "glob": {
-                "description": "Glob pattern to filter files (e.g. \"*.js\", \"*.{ts,tsx}\"), as rg --glob",
-                "type": "string"
-            },
-            "output_mode": {
-                "description": "\"content\" shows matching lines, \"files_with_matches\" shows file paths (default), \"count\" shows match counts per file",
-                "type": "string",
-                "enum": ["content", "files_with_matches", "count"]
-            },
-            "-B": {
-                "description": "Number of lines to show before each match. Content mode only",
-                "type": "number"
-            },
-            "-A": {
-                "description": "Number of lines to show after each match. Content mode only",
-                "type": "number"
-            },
-            "-C": {
-                "description": "Number of lines to show before and after each match. Content mode only",
-                "type": "number"
-            },
-            "context": {
-                "description": "Same as -C: lines of context before and after each match. Content mode only",
-                "type": "number"
-            },
-            "-n": {
-                "description": "Show line numbers in output. Content mode only; defaults to true",
-                "type": "boolean"
-            },
-            "-i": {
-                "description": "Case insensitive search",
-                "type": "boolean"
-            },
-            "type": {
-                "description": "File type to search, as rg --type (e.g. js, py, rust, go, java). More efficient than glob for standard file types",
-                "type": "string"
-            },
-            "head_limit": {
-                "description": "Return only the first N lines / files / count entries, like \"| head -N\". Defaults to 250; 0 means no limit",
-                "type": "number"
-            },
-            "offset": {
-                "description": "Skip the first N lines / files / count entries before applying head_limit. Defaults to 0",
-                "type": "number"
-            },
-            "multiline": {
-                "description": "Enable multiline mode: patterns can span lines and . matches newlines. Default false",
-                "type": "boolean"
-            }
-        }),
-        &["pattern"],
+static GREP_SPEC: ProcessSpec = ProcessSpec::new(|| {
+    ToolSpec::from_schema_text(
+        GrepTool.name(),
+        DESCRIPTION,
+        include_str!("schemas/grep.json"),
     )
-}
+});
 
 impl Tool for GrepTool {
     fn name(&self) -> &'static str {

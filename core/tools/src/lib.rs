@@ -67,4 +67,21 @@ mod tests {
             assert_eq!(spec.name(), x.name());
         }
     }
+
+    /// A built-in schema is kept as text and offered as it is: the text must be the compact
+    /// form `serde_json` writes for its value, or the counted sizes and the wire disagree.
+    #[test]
+    fn every_built_in_schema_is_the_compact_json_of_its_value() {
+        for tool in builtin_tools() {
+            let spec = tool.spec();
+            let name = spec.name();
+            let text = spec
+                .schema_text()
+                .unwrap_or_else(|| panic!("{name}: no schema text"));
+            let written = serde_json::to_string(spec.input_schema()).expect("a value serializes");
+            assert_eq!(text, written, "{name}");
+            assert_eq!(spec.input_schema()["type"], "object", "{name}");
+            assert_eq!(spec.input_schema()["additionalProperties"], false, "{name}");
+        }
+    }
 }

@@ -10,8 +10,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::support::{
-    atomic_write, display_path, file_name_of, input_path, input_str, object_schema,
-    refuse_special_file, resolve_path, run_blocking,
+    atomic_write, display_path, file_name_of, input_path, input_str, refuse_special_file,
+    resolve_path, run_blocking,
 };
 use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
@@ -76,42 +76,12 @@ struct NotebookEditInput {
 
 /// The definition, built once per process.
 static NOTEBOOK_EDIT_SPEC: ProcessSpec = ProcessSpec::new(|| {
-    ToolSpec::new(
+    ToolSpec::from_schema_text(
         NotebookEditTool.name(),
         DESCRIPTION,
-        notebook_edit_input_schema(),
+        include_str!("schemas/notebook_edit.json"),
     )
 });
-
-fn notebook_edit_input_schema() -> Value {
-    object_schema(
-        json!({
-            "notebook_path": {
-                "description": "The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)",
-                "type": "string"
-            },
-            "cell_id": {
-                "description": "The ID of the cell to edit (or `cell-N` for the cell at 0-based position N). With edit_mode=insert the new cell goes after this cell, or first when it is absent.",
-                "type": "string"
-            },
-            "new_source": {
-                "description": "The new source for the cell",
-                "type": "string"
-            },
-            "cell_type": {
-                "description": "The type of the cell (code or markdown). Defaults to the cell's current type; required with edit_mode=insert.",
-                "type": "string",
-                "enum": ["code", "markdown"]
-            },
-            "edit_mode": {
-                "description": "The kind of edit: replace (the default), insert or delete.",
-                "type": "string",
-                "enum": ["replace", "insert", "delete"]
-            }
-        }),
-        &["notebook_path", "new_source"],
-    )
-}
 
 impl Tool for NotebookEditTool {
     fn name(&self) -> &'static str {

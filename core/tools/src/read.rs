@@ -16,8 +16,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::support::{
-    display_path, file_name_of, input_path, input_str, lenient_count, object_schema, resolve_path,
-    run_blocking, special_file_kind, truncate_line,
+    display_path, file_name_of, input_path, input_str, lenient_count, resolve_path, run_blocking,
+    special_file_kind, truncate_line,
 };
 use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
@@ -68,36 +68,13 @@ struct ReadInput {
 }
 
 /// The definition, built once per process.
-static READ_SPEC: ProcessSpec =
-    ProcessSpec::new(|| ToolSpec::new(ReadTool.name(), DESCRIPTION, read_input_schema()));
-
-fn read_input_schema() -> Value {
-    object_schema(
-        json!({
-            "file_path": {
-                "description": "The absolute path to the file to read",
-                "type": "string"
-            },
-            "offset": {
-                "description": "The 1-based line number to start reading from. Only give it when the file is too large to read at once",
-                "type": "integer",
-                "minimum": 0,
-                "maximum": 9_007_199_254_740_991_u64
-            },
-            "limit": {
-                "description": "The number of lines to read. Only give it when the file is too large to read at once",
-                "type": "integer",
-                "exclusiveMinimum": 0,
-                "maximum": 9_007_199_254_740_991_u64
-            },
-            "pages": {
-                "description": "Page range for PDF files (e.g. \"1-5\", \"3\", \"10-20\"). Only applies to PDFs, which are not supported yet",
-                "type": "string"
-            }
-        }),
-        &["file_path"],
+static READ_SPEC: ProcessSpec = ProcessSpec::new(|| {
+    ToolSpec::from_schema_text(
+        ReadTool.name(),
+        DESCRIPTION,
+        include_str!("schemas/read.json"),
     )
-}
+});
 
 impl Tool for ReadTool {
     fn name(&self) -> &'static str {

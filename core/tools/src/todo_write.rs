@@ -5,7 +5,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::support::object_schema;
 use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
 
@@ -49,33 +48,12 @@ struct TodoWriteInput {
 
 /// The definition, built once per process.
 static TODO_WRITE_SPEC: ProcessSpec = ProcessSpec::new(|| {
-    ToolSpec::new(TodoWriteTool.name(), DESCRIPTION, todo_write_input_schema())
-});
-
-fn todo_write_input_schema() -> Value {
-    object_schema(
-        json!({
-            "todos": {
-                "description": "The updated todo list",
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "content": {"type": "string", "minLength": 1},
-                        "status": {
-                            "type": "string",
-                            "enum": ["pending", "in_progress", "completed"]
-                        },
-                        "activeForm": {"type": "string", "minLength": 1}
-                    },
-                    "required": ["content", "status", "activeForm"],
-                    "additionalProperties": false
-                }
-            }
-        }),
-        &["todos"],
+    ToolSpec::from_schema_text(
+        TodoWriteTool.name(),
+        DESCRIPTION,
+        include_str!("schemas/todo_write.json"),
     )
-}
+});
 
 impl Tool for TodoWriteTool {
     fn name(&self) -> &'static str {

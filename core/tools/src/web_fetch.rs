@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::net;
-use super::support::{input_str, object_schema};
+use super::support::input_str;
 use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
 
@@ -44,25 +44,13 @@ struct WebFetchInput {
 }
 
 /// The definition, built once per process.
-static WEB_FETCH_SPEC: ProcessSpec =
-    ProcessSpec::new(|| ToolSpec::new(WebFetchTool.name(), DESCRIPTION, web_fetch_input_schema()));
-
-fn web_fetch_input_schema() -> Value {
-    object_schema(
-        json!({
-            "url": {
-                "description": "The URL to fetch content from",
-                "type": "string",
-                "format": "uri"
-            },
-            "prompt": {
-                "description": "What to extract from or answer about the fetched content",
-                "type": "string"
-            }
-        }),
-        &["url", "prompt"],
+static WEB_FETCH_SPEC: ProcessSpec = ProcessSpec::new(|| {
+    ToolSpec::from_schema_text(
+        WebFetchTool.name(),
+        DESCRIPTION,
+        include_str!("schemas/web_fetch.json"),
     )
-}
+});
 
 impl Tool for WebFetchTool {
     fn name(&self) -> &'static str {

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::net;
-use super::support::{input_str, object_schema};
+use super::support::input_str;
 use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
 
@@ -43,31 +43,12 @@ struct WebSearchInput {
 
 /// The definition, built once per process.
 static WEB_SEARCH_SPEC: ProcessSpec = ProcessSpec::new(|| {
-    ToolSpec::new(WebSearchTool.name(), DESCRIPTION, web_search_input_schema())
-});
-
-fn web_search_input_schema() -> Value {
-    object_schema(
-        json!({
-            "query": {
-                "description": "The search query to use",
-                "type": "string",
-                "minLength": 2
-            },
-            "allowed_domains": {
-                "description": "Only include search results from these domains",
-                "type": "array",
-                "items": {"type": "string"}
-            },
-            "blocked_domains": {
-                "description": "Never include search results from these domains",
-                "type": "array",
-                "items": {"type": "string"}
-            }
-        }),
-        &["query"],
+    ToolSpec::from_schema_text(
+        WebSearchTool.name(),
+        DESCRIPTION,
+        include_str!("schemas/web_search.json"),
     )
-}
+});
 
 impl Tool for WebSearchTool {
     fn name(&self) -> &'static str {

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::support::{
     atomic_write, create_parent_dirs, display_path, file_name_of, input_path, input_str,
-    object_schema, refuse_special_file, resolve_path, run_blocking, structured_patch,
+    refuse_special_file, resolve_path, run_blocking, structured_patch,
 };
 use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
@@ -28,24 +28,13 @@ struct WriteInput {
 }
 
 /// The definition, built once per process.
-static WRITE_SPEC: ProcessSpec =
-    ProcessSpec::new(|| ToolSpec::new(WriteTool.name(), DESCRIPTION, write_input_schema()));
-
-fn write_input_schema() -> Value {
-    object_schema(
-        json!({
-            "file_path": {
-                "description": "The absolute path to the file to write (must be absolute, not relative)",
-                "type": "string"
-            },
-            "content": {
-                "description": "The content to write to the file",
-                "type": "string"
-            }
-        }),
-        &["file_path", "content"],
+static WRITE_SPEC: ProcessSpec = ProcessSpec::new(|| {
+    ToolSpec::from_schema_text(
+        WriteTool.name(),
+        DESCRIPTION,
+        include_str!("schemas/write.json"),
     )
-}
+});
 
 impl Tool for WriteTool {
     fn name(&self) -> &'static str {

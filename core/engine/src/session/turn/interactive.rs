@@ -30,44 +30,10 @@ pub(crate) fn offered_now(name: &str, can_ask: bool, mode: PermissionMode) -> bo
 /// AskUserQuestion's definition, built once per process.
 pub(crate) fn ask_user_question_spec() -> ToolSpec {
     static SPEC: ProcessSpec = ProcessSpec::new(|| {
-        ToolSpec::new(
+        ToolSpec::from_schema_text(
             ASK_USER_QUESTION,
             "Ask the user one to four multiple-choice questions when you need their decision to go on (requirements, preferences, a choice between approaches). Each question has a short header and two to four options; the user may also answer in their own words.",
-            json!({
-                "$schema": "https://json-schema.org/draft/2020-12/schema",
-                "type": "object",
-                "properties": {
-                    "questions": {
-                        "type": "array", "minItems": 1, "maxItems": 4,
-                        "description": "Questions to ask the user (1-4 questions)",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "question": {"type": "string", "description": "The complete question, ending with a question mark"},
-                                "header": {"type": "string", "description": "A very short label (at most 12 characters)"},
-                                "options": {
-                                    "type": "array", "minItems": 2, "maxItems": 4,
-                                    "items": {
-                                        "type": "object",
-                                        "properties": {
-                                            "label": {"type": "string"},
-                                            "description": {"type": "string"}
-                                        },
-                                        "required": ["label", "description"],
-                                        "additionalProperties": false
-                                    }
-                                },
-                                "multiSelect": {"type": "boolean", "default": false}
-                            },
-                            "required": ["question", "header", "options", "multiSelect"],
-                            "additionalProperties": false
-                        }
-                    },
-                    "answers": {"type": "object", "additionalProperties": {"type": "string"}, "description": "The user's answers, filled in by the host"}
-                },
-                "required": ["questions"],
-                "additionalProperties": false
-            }),
+            include_str!("schemas/ask_user_question.json"),
         )
     });
     SPEC.get()
@@ -76,24 +42,10 @@ pub(crate) fn ask_user_question_spec() -> ToolSpec {
 /// ExitPlanMode's definition, built once per process.
 pub(crate) fn exit_plan_mode_spec() -> ToolSpec {
     static SPEC: ProcessSpec = ProcessSpec::new(|| {
-        ToolSpec::new(
+        ToolSpec::from_schema_text(
             EXIT_PLAN_MODE,
             "Call this when you are in plan mode and have finished planning: present your plan for the user's approval. If they approve, plan mode ends and you may start making changes.",
-            json!({
-                "$schema": "https://json-schema.org/draft/2020-12/schema",
-                "type": "object",
-                "properties": {
-                    "plan": {"type": "string", "description": "The plan, in markdown"},
-                    "allowedPrompts": {
-                        "type": "array",
-                        "items": {"type": "object", "properties": {
-                            "tool": {"type": "string", "enum": ["Bash"]},
-                            "prompt": {"type": "string"}},
-                            "required": ["tool", "prompt"], "additionalProperties": false}
-                    }
-                },
-                "additionalProperties": {}
-            }),
+            include_str!("schemas/exit_plan_mode.json"),
         )
     });
     SPEC.get()
@@ -190,6 +142,22 @@ pub(super) fn end_plan_mode(core: &SessionCore, emitter: &TurnEmitter) -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// The two definitions' schemas are text offered as it is: the compact form
+    /// `serde_json` writes for their values, or counted sizes and the wire would disagree.
+    #[test]
+    fn the_schemas_are_the_compact_json_of_their_values() {
+        for spec in [ask_user_question_spec(), exit_plan_mode_spec()] {
+            let written = serde_json::to_string(spec.input_schema()).expect("a value serializes");
+            assert_eq!(
+                spec.schema_text(),
+                Some(written.as_str()),
+                "{}",
+                spec.name()
+            );
+            assert_eq!(spec.input_schema()["type"], "object", "{}", spec.name());
+        }
+    }
+
     use super::*;
 
     #[test]
