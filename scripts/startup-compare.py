@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Start-up of several dcl binaries, interleaved so machine load hits them alike.
 
-For each binary: `dcl -v` to exit, and `dcl -p "say hi" --output-format json --model
-mock-model` to exit, in a fresh HOME; rounds alternate between the binaries; prints the
-median and the 10th percentile of each (milliseconds) and the file size.
+For each binary: `dcl -v` to exit, `dcl -p "say hi" --output-format json --model
+mock-model` to exit, and the session an SDK opens (`stream`: stream-json, `initialize`, wait
+for its answer, one user line, spawn to `result`); rounds alternate between the binaries;
+prints the median and the 10th percentile of each (milliseconds), the file size, and the
+`stream` median over the `-v` median (issue 19's "within 2x of -v").
 
     python3 scripts/startup-compare.py [--rounds 60] NAME=path/to/dcl ...
 """
@@ -30,6 +32,33 @@ def once(exe: str, args: list[str], home: str) -> float:
     return dt * 1000
 
 
+INIT = b'{"type":"control_request","request_id":"req_1","request":{"subtype":"initialize","hooks":null}}\n'
+USER = b'{"type":"user","message":{"role":"user","content":"say hi"}}\n'
+
+
+def stream_session(exe: str, home: str) -> float:
+    """Spawn to the `result` line of an SDK-style session: `initialize`, its answer, a turn."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": home}
+    t0 = time.perf_counter()
+    p = subprocess.Popen([exe, "--input-format", "stream-json", "--output-format", "stream-json",
+                          "--verbose", "--model", "mock-model"], env=env, cwd=home,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert p.stdin is not None and p.stdout is not None
+    p.stdin.write(INIT)
+    p.stdin.flush()
+    dt = None
+    for line in p.stdout:
+        if b'"control_response"' in line and dt is None and p.stdin and not p.stdin.closed:
+            p.stdin.write(USER)
+            p.stdin.flush()
+        elif line.startswith(b'{"type":"result"'):
+            dt = time.perf_counter() - t0
+            p.stdin.close()
+    if p.wait() != 0 or dt is None:
+        sys.exit(f"{exe}: the stream-json session ended without a result")
+    return dt * 1000
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=60)
@@ -37,23 +66,32 @@ def main() -> None:
     a = ap.parse_args()
     bins = [b.split("=", 1) for b in a.binaries]
     cases = {"-v": ["-v"], "-p json": ["-p", "say hi", "--output-format", "json", "--model", "mock-model"]}
-    times = {(n, c): [] for n, _ in bins for c in cases}
-    with tempfile.TemporaryDirectory() as home:
-        for _ in range(3):  # warm-up: page cache
-            for _, exe in bins:
-                for args in cases.values():
-                    once(exe, args, home)
-        for _ in range(a.rounds):
-            for n, exe in bins:
-                for c, args in cases.items():
-                    times[(n, c)].append(once(exe, args, home))
-    print(f"{'binary':<22} {'size':>8}  " + "  ".join(f"{c + ' median/p10 ms':>24}" for c in cases))
+    names = [*cases, "stream"]
+    times = {(n, c): [] for n, _ in bins for c in names}
+
+    def take(exe: str, c: str) -> float:
+        # A fresh HOME each time: a session writes its transcript under it.
+        with tempfile.TemporaryDirectory() as home:
+            return stream_session(exe, home) if c == "stream" else once(exe, cases[c], home)
+
+    for _ in range(3):  # warm-up: page cache
+        for _, exe in bins:
+            for c in names:
+                take(exe, c)
+    for _ in range(a.rounds):
+        for n, exe in bins:
+            for c in names:
+                times[(n, c)].append(take(exe, c))
+    print(f"{'binary':<22} {'size':>8}  " + "  ".join(f"{c + ' median/p10 ms':>24}" for c in names)
+          + "  stream/-v")
     for n, exe in bins:
         cols = []
-        for c in cases:
+        for c in names:
             t = sorted(times[(n, c)])
             cols.append(f"{statistics.median(t):>14.2f} / {t[len(t) // 10]:>6.2f}")
-        print(f"{n:<22} {os.path.getsize(exe) / 1e6:>6.1f}MB  " + "  ".join(f"{x:>24}" for x in cols))
+        ratio = statistics.median(times[(n, "stream")]) / statistics.median(times[(n, "-v")])
+        print(f"{n:<22} {os.path.getsize(exe) / 1e6:>6.1f}MB  " + "  ".join(f"{x:>24}" for x in cols)
+              + f"  {ratio:>9.2f}")
     print(f"({a.rounds} interleaved rounds, load average {os.getloadavg()[0]:.1f})")
 
 
