@@ -13,13 +13,10 @@ import subprocess
 import sys
 
 
-def feature_sets(edges: str) -> dict[str, set[str]]:
-    out = subprocess.run(
-        ["cargo", "tree", "--workspace", "-e", edges, "--prefix", "none",
-         "-f", "{p}|{f}"],
-        check=True, capture_output=True, text=True).stdout
+def parse(tree: str) -> dict[str, set[str]]:
+    """`cargo tree --prefix none -f '{p}|{f}'` output as package -> the union of its features."""
     sets: dict[str, set[str]] = {}
-    for line in out.splitlines():
+    for line in tree.splitlines():
         line = line.removesuffix(" (*)").strip()
         if "|" not in line:
             continue
@@ -28,18 +25,28 @@ def feature_sets(edges: str) -> dict[str, set[str]]:
     return sets
 
 
+def missing(normal: dict[str, set[str]], with_dev: dict[str, set[str]]) -> dict[str, list[str]]:
+    """The features each package gets only through dev-dependencies."""
+    return {p: sorted(f - normal[p]) for p, f in with_dev.items() if p in normal and f - normal[p]}
+
+
+def feature_sets(edges: str) -> dict[str, set[str]]:
+    out = subprocess.run(
+        ["cargo", "tree", "--workspace", "-e", edges, "--prefix", "none", "-f", "{p}|{f}"],
+        check=True, capture_output=True, text=True).stdout
+    return parse(out)
+
+
 def main() -> int:
     normal = feature_sets("normal,build")
-    with_dev = feature_sets("normal,build,dev")
-    missing = {p: sorted(f - normal[p]) for p, f in with_dev.items()
-               if p in normal and f - normal[p]}
-    if not missing:
+    gaps = missing(normal, feature_sets("normal,build,dev"))
+    if not gaps:
         print(f"feature sets: the build and the tests resolve the same features ({len(normal)} packages)")
         return 0
     print("feature sets: dev-dependencies turn on features the normal build lacks, so "
           "`cargo test` would compile these (and all above them) again; add them to "
           "core/test-support/Cargo.toml:", file=sys.stderr)
-    for package, features in sorted(missing.items()):
+    for package, features in sorted(gaps.items()):
         print(f"  {package}: {', '.join(features)}", file=sys.stderr)
     return 1
 

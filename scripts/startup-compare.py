@@ -47,8 +47,10 @@ def stream_session(exe: str, home: str) -> float:
     p.stdin.write(INIT)
     p.stdin.flush()
     dt = None
+    sent = False
     for line in p.stdout:
-        if b'"control_response"' in line and dt is None and p.stdin and not p.stdin.closed:
+        if b'"control_response"' in line and not sent:
+            sent = True
             p.stdin.write(USER)
             p.stdin.flush()
         elif line.startswith(b'{"type":"result"'):

@@ -82,18 +82,15 @@ fn init_logging_with(debug: bool) {
     // The default filter is a fixed target list: `Targets` is built without parsing
     // directives (EnvFilter's parser was ~2% of a session's start-up, BENCHMARKS.md
     // "Start-up: where the session's own time goes"); DCL_LOG keeps EnvFilter's syntax.
-    let env_filter = match std::env::var("DCL_LOG") {
-        Ok(spec) => match tracing_subscriber::EnvFilter::try_new(&spec) {
-            Ok(filter) => Some(filter),
-            Err(e) => {
+    let env_filter = std::env::var("DCL_LOG").ok().and_then(|spec| {
+        tracing_subscriber::EnvFilter::try_new(&spec)
+            .inspect_err(|e| {
                 eprintln!(
                     "warning: DCL_LOG={spec:?} is not a valid filter ({e}); using the default"
-                );
-                None
-            }
-        },
-        Err(_) => None,
-    };
+                )
+            })
+            .ok()
+    });
     // A second initialisation (none happens in the CLI) would leave the first in place.
     let _ = match env_filter {
         Some(filter) => fmt.with_env_filter(filter).finish().try_init(),

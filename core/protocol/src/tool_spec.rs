@@ -157,12 +157,19 @@ impl ToolSpec {
             // The name and description as they are escaped, around a one-character stand-in
             // for the schema, then the schema text in its place.
             Schema::Text { text, .. } => {
-                let shell = serde_json::json!({
-                    "name": self.0.name,
-                    "description": self.0.description,
-                    "input_schema": 0,
-                });
-                let shell = JsonSize::of(&shell.to_string());
+                #[derive(Serialize)]
+                struct Shell<'a> {
+                    name: &'a str,
+                    description: &'a str,
+                    input_schema: u8,
+                }
+                let shell = Shell {
+                    name: &self.0.name,
+                    description: &self.0.description,
+                    input_schema: 0,
+                };
+                let shell =
+                    serde_json::to_string(&shell).map_or(JsonSize::default(), |s| JsonSize::of(&s));
                 let schema = JsonSize::of(text);
                 JsonSize {
                     bytes: shell.bytes - 1 + schema.bytes,
@@ -226,7 +233,7 @@ impl<'de> Deserialize<'de> for ToolSpec {
 /// out); strings are copied as they are. Hand-written rather than parsed and written again:
 /// it runs once per built-in tool when a process first offers tools, and one pass over the
 /// text is what keeps that cheap.
-pub fn compact_json(json: &str) -> String {
+fn compact_json(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
     let mut in_string = false;
     let mut escaped = false;
