@@ -1,6 +1,7 @@
 //! A tool as offered to the model: shared by the model clients (which put it on the wire)
 //! and the tool API (where each tool describes itself), so neither depends on the other.
 
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -17,8 +18,8 @@ pub struct ToolSpec(Arc<Definition>);
 
 #[derive(Serialize, Deserialize)]
 struct Definition {
-    name: String,
-    description: String,
+    name: Cow<'static, str>,
+    description: Cow<'static, str>,
     input_schema: Schema,
     /// The size of the definition's JSON, counted the first time it is asked for.
     #[serde(skip)]
@@ -31,11 +32,12 @@ struct Definition {
 /// (dcl's token estimate, the mock model's usage), and building the schemas as values and
 /// serializing them to count them was ~8% of a `dcl` session's start-up (BENCHMARKS.md,
 /// "Start-up: where the session's own time goes"). Text is counted by its length and parsed
-/// only when the value is read or put on the wire.
+/// only when the value is read or put on the wire. The text is compacted when dcl is
+/// compiled ([`compact_schema!`]), so a definition borrows it rather than copying it.
 enum Schema {
     Value(Value),
     Text {
-        text: String,
+        text: &'static str,
         value: OnceLock<Value>,
     },
 }
@@ -86,6 +88,26 @@ impl JsonSize {
             chars: text.chars().count(),
         }
     }
+
+    /// The size of `text` as a JSON string, quotes included, escaped as `serde_json`
+    /// escapes it: `"`, `\` and the five control characters with a short escape (`\n`…)
+    /// take two characters, other control characters six (`\u00XX`), everything else one.
+    /// Counted, not written out: a built-in tool's description is kilobytes (the tests
+    /// compare this with `serde_json`'s output).
+    fn of_json_string(text: &str) -> JsonSize {
+        let extra: usize = text
+            .bytes()
+            .map(|b| match b {
+                b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+                0x00..=0x1f => 5,
+                _ => 0,
+            })
+            .sum();
+        JsonSize {
+            bytes: text.len() + extra + 2,
+            chars: text.chars().count() + extra + 2,
+        }
+    }
 }
 
 impl ToolSpec {
@@ -95,26 +117,26 @@ impl ToolSpec {
         input_schema: Value,
     ) -> ToolSpec {
         ToolSpec(Arc::new(Definition {
-            name: name.into(),
-            description: description.into(),
+            name: Cow::Owned(name.into()),
+            description: Cow::Owned(description.into()),
             input_schema: Schema::Value(input_schema),
             json_size: OnceLock::new(),
         }))
     }
 
-    /// A definition whose input schema is JSON text (a built-in tool's, written in its
-    /// source as a pretty-printed file). The text is kept compact, as `serde_json` writes
-    /// it, so its length is the length of the schema on the wire.
+    /// A built-in definition: its input schema is compact JSON text, as `serde_json`
+    /// writes it (from [`compact_schema!`]), so its length is the length of the schema on
+    /// the wire; nothing is copied.
     pub fn from_schema_text(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        schema_json: &str,
+        name: &'static str,
+        description: &'static str,
+        compact_schema: &'static str,
     ) -> ToolSpec {
         ToolSpec(Arc::new(Definition {
-            name: name.into(),
-            description: description.into(),
+            name: Cow::Borrowed(name),
+            description: Cow::Borrowed(description),
             input_schema: Schema::Text {
-                text: compact_json(schema_json),
+                text: compact_schema,
                 value: OnceLock::new(),
             },
             json_size: OnceLock::new(),
@@ -154,26 +176,16 @@ impl ToolSpec {
             Schema::Value(_) => {
                 serde_json::to_string(self).map_or(JsonSize::default(), |s| JsonSize::of(&s))
             }
-            // The name and description as they are escaped, around a one-character stand-in
-            // for the schema, then the schema text in its place.
+            // `{"name":…,"description":…,"input_schema":…}` around the two strings and the
+            // schema text.
             Schema::Text { text, .. } => {
-                #[derive(Serialize)]
-                struct Shell<'a> {
-                    name: &'a str,
-                    description: &'a str,
-                    input_schema: u8,
-                }
-                let shell = Shell {
-                    name: &self.0.name,
-                    description: &self.0.description,
-                    input_schema: 0,
-                };
-                let shell =
-                    serde_json::to_string(&shell).map_or(JsonSize::default(), |s| JsonSize::of(&s));
+                let punctuation = r#"{"name":,"description":,"input_schema":}"#.len();
+                let name = JsonSize::of_json_string(&self.0.name);
+                let description = JsonSize::of_json_string(&self.0.description);
                 let schema = JsonSize::of(text);
                 JsonSize {
-                    bytes: shell.bytes - 1 + schema.bytes,
-                    chars: shell.chars - 1 + schema.chars,
+                    bytes: punctuation + name.bytes + description.bytes + schema.bytes,
+                    chars: punctuation + name.chars + description.chars + schema.chars,
                 }
             }
         })
@@ -229,32 +241,73 @@ impl<'de> Deserialize<'de> for ToolSpec {
     }
 }
 
-/// `json` without the whitespace between its tokens (what `serde_json::to_string` leaves
-/// out); strings are copied as they are. Hand-written rather than parsed and written again:
-/// it runs once per built-in tool when a process first offers tools, and one pass over the
-/// text is what keeps that cheap.
-fn compact_json(json: &str) -> String {
-    let mut out = String::with_capacity(json.len());
-    let mut in_string = false;
-    let mut escaped = false;
-    for c in json.chars() {
-        if in_string {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-        } else if c == '"' {
-            in_string = true;
-            out.push(c);
-        } else if !matches!(c, ' ' | '\n' | '\r' | '\t') {
-            out.push(c);
+/// Whether `byte` stays when JSON text is compacted (whitespace between tokens goes,
+/// strings are kept as they are), given and updating where the text is: inside a string,
+/// after a backslash there. Bytes, not characters: UTF-8 never puts an ASCII byte inside a
+/// multi-byte character.
+const fn keeps(byte: u8, in_string: &mut bool, escaped: &mut bool) -> bool {
+    if *in_string {
+        if *escaped {
+            *escaped = false;
+        } else if byte == b'\\' {
+            *escaped = true;
+        } else if byte == b'"' {
+            *in_string = false;
         }
+        true
+    } else if byte == b'"' {
+        *in_string = true;
+        true
+    } else {
+        !matches!(byte, b' ' | b'\n' | b'\r' | b'\t')
     }
+}
+
+/// The length of `json` compacted (see [`compact_json`]).
+pub const fn compact_json_len(json: &[u8]) -> usize {
+    let (mut in_string, mut escaped) = (false, false);
+    let (mut i, mut n) = (0, 0);
+    while i < json.len() {
+        if keeps(json[i], &mut in_string, &mut escaped) {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// `json` without the whitespace between its tokens, as `serde_json::to_string` writes
+/// it; `N` is [`compact_json_len`]. A `const fn`, so a built-in schema is compacted when
+/// dcl is compiled ([`compact_schema!`]) instead of in every process that offers it.
+pub const fn compact_json<const N: usize>(json: &[u8]) -> [u8; N] {
+    let mut out = [0u8; N];
+    let (mut in_string, mut escaped) = (false, false);
+    let (mut i, mut n) = (0, 0);
+    while i < json.len() {
+        if keeps(json[i], &mut in_string, &mut escaped) {
+            out[n] = json[i];
+            n += 1;
+        }
+        i += 1;
+    }
+    assert!(n == N, "N must be compact_json_len(json)");
     out
+}
+
+/// A JSON schema file's bytes (`include_bytes!`) as compact `&'static str`, computed at
+/// compile time; a file that is not UTF-8 fails the build.
+#[macro_export]
+macro_rules! compact_schema {
+    ($bytes:expr) => {{
+        const SOURCE: &[u8] = $bytes;
+        const COMPACT: [u8; $crate::tool_spec::compact_json_len(SOURCE)] =
+            $crate::tool_spec::compact_json(SOURCE);
+        const TEXT: &str = match ::core::str::from_utf8(&COMPACT) {
+            Ok(text) => text,
+            Err(_) => panic!("a schema file is not UTF-8"),
+        };
+        TEXT
+    }};
 }
 
 #[cfg(test)]
@@ -263,6 +316,17 @@ mod tests {
 
     use super::*;
     use serde_json::json;
+
+    /// What `compact_schema!` computes, at run time.
+    fn compact(json: &str) -> String {
+        let (mut in_string, mut escaped) = (false, false);
+        let kept: Vec<u8> = json
+            .bytes()
+            .filter(|b| keeps(*b, &mut in_string, &mut escaped))
+            .collect();
+        assert_eq!(kept.len(), compact_json_len(json.as_bytes()));
+        String::from_utf8(kept).unwrap()
+    }
 
     fn spec(name: &str, description: &str) -> ToolSpec {
         ToolSpec::new(
@@ -286,10 +350,13 @@ mod tests {
 
     #[test]
     fn a_schema_given_as_text_is_compacted_counted_and_read_like_a_value() {
-        let pretty = "{\n  \"type\": \"object\",\n  \"properties\": {\n    \"x\": {\"description\": \"a \\\"quoted\\\" word,\\n then: more\", \"type\": \"string\"}\n  }\n}\n";
-        let text = ToolSpec::from_schema_text("Größe", "misst — „genau“", pretty);
-        let value: Value = serde_json::from_str(pretty).unwrap();
-        let same = ToolSpec::new("Größe", "misst — „genau“", value.clone());
+        const PRETTY: &[u8] = "{\n  \"type\": \"object\",\n  \"properties\": {\n    \"x\": {\"description\": \"a \\\"quoted\\\" Größe,\\n then: more\", \"type\": \"string\"}\n  }\n}\n".as_bytes();
+        // Every escape serde_json writes, in the name and the description.
+        const NAME: &str = "Größe\\\"";
+        const DESCRIPTION: &str = "misst — „genau“\n\t\r\u{8}\u{c}\u{1}\u{1f}\u{7f} \"q\" \\ end";
+        let text = ToolSpec::from_schema_text(NAME, DESCRIPTION, compact_schema!(PRETTY));
+        let value: Value = serde_json::from_slice(PRETTY).unwrap();
+        let same = ToolSpec::new(NAME, DESCRIPTION, value.clone());
         assert_eq!(text.input_schema(), &value);
         assert_eq!(
             text.schema_text(),
@@ -310,12 +377,18 @@ mod tests {
     #[test]
     fn compacting_keeps_what_is_inside_strings() {
         assert_eq!(
-            compact_json("{ \"a b\" : [ 1 , \"\\\" }\" ] }"),
+            compact("{ \"a b\" : [ 1 , \"\\\" }\" ] }"),
             "{\"a b\":[1,\"\\\" }\"]}"
         );
-        assert_eq!(compact_json("\"\\\\\" , 2"), "\"\\\\\",2");
+        assert_eq!(compact("\"\\\\\" , 2"), "\"\\\\\",2");
+        assert_eq!(compact("[\"ä ö\" ,\t\"—\"\r\n]"), "[\"ä ö\",\"—\"]");
         // The positive twin: compact text is left as it is.
-        assert_eq!(compact_json("{\"a\":[1,2]}"), "{\"a\":[1,2]}");
+        assert_eq!(compact("{\"a\":[1,2]}"), "{\"a\":[1,2]}");
+        // At compile time, the same.
+        assert_eq!(
+            compact_schema!(b"{ \"a b\" : [ 1 , 2 ] }"),
+            "{\"a b\":[1,2]}"
+        );
     }
 
     #[test]

@@ -34,6 +34,13 @@ impl TranscriptFile {
     /// A file whose last line was torn by a crash gets a newline first, so the next entry
     /// starts a line of its own (the torn fragment stays, and loading skips it).
     pub fn open(path: &Path) -> Result<TranscriptFile> {
+        Self::open_checked(path, |_| Ok(()))
+    }
+
+    /// [`TranscriptFile::open`], with `check` shown the file's length before anything is
+    /// written to it (an `Err` leaves the file as it was). The descriptor opened here is
+    /// the one the first entries are written through (it goes to the [`handles`] pool).
+    fn open_checked(path: &Path, check: impl FnOnce(u64) -> Result<()>) -> Result<TranscriptFile> {
         if let Some(dir) = path.parent() {
             std::fs::DirBuilder::new()
                 .recursive(true)
@@ -48,10 +55,16 @@ impl TranscriptFile {
             .mode(0o600)
             .open(path)
             .map_err(|e| StoreError::io("cannot open", path, e))?;
-        if ends_torn(&mut file).map_err(|e| StoreError::io("cannot read", path, e))? {
+        let len = file
+            .metadata()
+            .map_err(|e| StoreError::io("cannot read", path, e))?
+            .len();
+        check(len)?;
+        if ends_torn(&mut file, len).map_err(|e| StoreError::io("cannot read", path, e))? {
             file.write_all(b"\n")
                 .map_err(|e| StoreError::io("cannot write", path, e))?;
         }
+        handles::keep(path, file);
         Ok(TranscriptFile {
             path: path.to_path_buf(),
         })
@@ -112,11 +125,22 @@ pub mod handles {
                 .mode(0o600)
                 .open(path)?,
         );
+        push(&mut pool, path, Arc::clone(&file));
+        Ok(file)
+    }
+
+    /// Keeps `file`, just opened for appending to `path`, as its handle.
+    pub(super) fn keep(path: &Path, file: File) {
+        let mut pool = pool();
+        pool.retain(|(p, _)| p != path);
+        push(&mut pool, path, Arc::new(file));
+    }
+
+    fn push(pool: &mut Vec<(PathBuf, Arc<File>)>, path: &Path, file: Arc<File>) {
         if pool.len() >= CAPACITY {
             pool.remove(0);
         }
-        pool.push((path.to_path_buf(), Arc::clone(&file)));
-        Ok(file)
+        pool.push((path.to_path_buf(), file));
     }
 
     /// Closes the handle of `path`, if open: for a transcript that is deleted or replaced
@@ -131,9 +155,8 @@ pub mod handles {
     }
 }
 
-/// True when a non-empty file does not end with a newline.
-fn ends_torn(file: &mut File) -> std::io::Result<bool> {
-    let len = file.metadata()?.len();
+/// True when a non-empty file (of `len` bytes) does not end with a newline.
+fn ends_torn(file: &mut File, len: u64) -> std::io::Result<bool> {
     if len == 0 {
         return Ok(false);
     }
@@ -179,13 +202,22 @@ impl Transcript {
         ctx: EntryContext,
         opts: TranscriptOptions,
     ) -> Result<Transcript> {
-        if std::fs::metadata(&files.transcript).is_ok_and(|m| m.len() > 0) {
-            return Err(StoreError::SessionExists {
-                session_id: files.session_id.clone(),
-                path: files.transcript.clone(),
-            });
-        }
-        Self::append_to(files, ctx, None, opts)
+        let file = TranscriptFile::open_checked(&files.transcript, |len| {
+            if len > 0 {
+                return Err(StoreError::SessionExists {
+                    session_id: files.session_id.clone(),
+                    path: files.transcript.clone(),
+                });
+            }
+            Ok(())
+        })?;
+        Ok(Transcript {
+            file,
+            files,
+            ctx,
+            leaf: None,
+            opts,
+        })
     }
 
     /// Continues an existing transcript (a resume), hanging new entries from `leaf`.

@@ -63,7 +63,7 @@ static BASH_OUTPUT_SPEC: ProcessSpec = ProcessSpec::new(|| {
     ToolSpec::from_schema_text(
         BashOutputTool.name(),
         BASH_OUTPUT_DESCRIPTION,
-        include_str!("schemas/bash_output.json"),
+        dcl_protocol::compact_schema!(include_bytes!("schemas/bash_output.json")),
     )
 });
 
@@ -186,7 +186,7 @@ static KILL_SHELL_SPEC: ProcessSpec = ProcessSpec::new(|| {
     ToolSpec::from_schema_text(
         KillShellTool.name(),
         KILL_SHELL_DESCRIPTION,
-        include_str!("schemas/kill_shell.json"),
+        dcl_protocol::compact_schema!(include_bytes!("schemas/kill_shell.json")),
     )
 });
 

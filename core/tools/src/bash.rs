@@ -77,7 +77,7 @@ static BASH_SPEC: ProcessSpec = ProcessSpec::new(|| {
     ToolSpec::from_schema_text(
         BashTool.name(),
         DESCRIPTION,
-        include_str!("schemas/bash.json"),
+        dcl_protocol::compact_schema!(include_bytes!("schemas/bash.json")),
     )
 });
 

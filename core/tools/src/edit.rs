@@ -36,7 +36,7 @@ static EDIT_SPEC: ProcessSpec = ProcessSpec::new(|| {
     ToolSpec::from_schema_text(
         EditTool.name(),
         DESCRIPTION,
-        include_str!("schemas/edit.json"),
+        dcl_protocol::compact_schema!(include_bytes!("schemas/edit.json")),
     )
 });
 

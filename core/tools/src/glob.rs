@@ -41,7 +41,7 @@ static GLOB_SPEC: ProcessSpec = ProcessSpec::new(|| {
     ToolSpec::from_schema_text(
         GlobTool.name(),
         DESCRIPTION,
-        include_str!("schemas/glob.json"),
+        dcl_protocol::compact_schema!(include_bytes!("schemas/glob.json")),
     )
 });
 

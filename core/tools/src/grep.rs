@@ -90,7 +90,7 @@ static GREP_SPEC: ProcessSpec = ProcessSpec::new(|| {
     ToolSpec::from_schema_text(
         GrepTool.name(),
         DESCRIPTION,
-        include_str!("schemas/grep.json"),
+        dcl_protocol::compact_schema!(include_bytes!("schemas/grep.json")),
     )
 });
 

@@ -79,7 +79,7 @@ static NOTEBOOK_EDIT_SPEC: ProcessSpec = ProcessSpec::new(|| {
     ToolSpec::from_schema_text(
         NotebookEditTool.name(),
         DESCRIPTION,
-        include_str!("schemas/notebook_edit.json"),
+        dcl_protocol::compact_schema!(include_bytes!("schemas/notebook_edit.json")),
     )
 });
 

@@ -72,7 +72,7 @@ static READ_SPEC: ProcessSpec = ProcessSpec::new(|| {
     ToolSpec::from_schema_text(
         ReadTool.name(),
         DESCRIPTION,
-        include_str!("schemas/read.json"),
+        dcl_protocol::compact_schema!(include_bytes!("schemas/read.json")),
     )
 });
 

@@ -51,7 +51,7 @@ static TODO_WRITE_SPEC: ProcessSpec = ProcessSpec::new(|| {
     ToolSpec::from_schema_text(
         TodoWriteTool.name(),
         DESCRIPTION,
-        include_str!("schemas/todo_write.json"),
+        dcl_protocol::compact_schema!(include_bytes!("schemas/todo_write.json")),
     )
 });
 

@@ -48,7 +48,7 @@ static WEB_FETCH_SPEC: ProcessSpec = ProcessSpec::new(|| {
     ToolSpec::from_schema_text(
         WebFetchTool.name(),
         DESCRIPTION,
-        include_str!("schemas/web_fetch.json"),
+        dcl_protocol::compact_schema!(include_bytes!("schemas/web_fetch.json")),
     )
 });
 

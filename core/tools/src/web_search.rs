@@ -46,7 +46,7 @@ static WEB_SEARCH_SPEC: ProcessSpec = ProcessSpec::new(|| {
     ToolSpec::from_schema_text(
         WebSearchTool.name(),
         DESCRIPTION,
-        include_str!("schemas/web_search.json"),
+        dcl_protocol::compact_schema!(include_bytes!("schemas/web_search.json")),
     )
 });
 

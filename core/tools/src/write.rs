@@ -32,7 +32,7 @@ static WRITE_SPEC: ProcessSpec = ProcessSpec::new(|| {
     ToolSpec::from_schema_text(
         WriteTool.name(),
         DESCRIPTION,
-        include_str!("schemas/write.json"),
+        dcl_protocol::compact_schema!(include_bytes!("schemas/write.json")),
     )
 });
 

@@ -33,7 +33,7 @@ pub(crate) fn ask_user_question_spec() -> ToolSpec {
         ToolSpec::from_schema_text(
             ASK_USER_QUESTION,
             "Ask the user one to four multiple-choice questions when you need their decision to go on (requirements, preferences, a choice between approaches). Each question has a short header and two to four options; the user may also answer in their own words.",
-            include_str!("schemas/ask_user_question.json"),
+            dcl_protocol::compact_schema!(include_bytes!("schemas/ask_user_question.json")),
         )
     });
     SPEC.get()
@@ -45,7 +45,7 @@ pub(crate) fn exit_plan_mode_spec() -> ToolSpec {
         ToolSpec::from_schema_text(
             EXIT_PLAN_MODE,
             "Call this when you are in plan mode and have finished planning: present your plan for the user's approval. If they approve, plan mode ends and you may start making changes.",
-            include_str!("schemas/exit_plan_mode.json"),
+            dcl_protocol::compact_schema!(include_bytes!("schemas/exit_plan_mode.json")),
         )
     });
     SPEC.get()
