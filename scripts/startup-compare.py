@@ -4,8 +4,9 @@
 For each binary: `dcl -v` to exit, `dcl -p "say hi" --output-format json --model
 mock-model` to exit, and the session an SDK opens (`stream`: stream-json, `initialize`, wait
 for its answer, one user line, spawn to `result`); rounds alternate between the binaries;
-prints the median and the 10th percentile of each (milliseconds), the file size, and the
-`stream` median over the `-v` median (issue 19's "within 2x of -v").
+prints the median and the 10th percentile of each (milliseconds), the file size, the
+`stream` median over the `-v` median (issue 19's "within 2x of -v"), and the `stream`
+session's own CPU time and minor page faults (medians, from `wait4`).
 
     python3 scripts/startup-compare.py [--rounds 60] NAME=path/to/dcl ...
 """
@@ -36,8 +37,9 @@ INIT = b'{"type":"control_request","request_id":"req_1","request":{"subtype":"in
 USER = b'{"type":"user","message":{"role":"user","content":"say hi"}}\n'
 
 
-def stream_session(exe: str, home: str) -> float:
-    """Spawn to the `result` line of an SDK-style session: `initialize`, its answer, a turn."""
+def stream_session(exe: str, home: str) -> tuple[float, float, int]:
+    """Spawn to the `result` line of an SDK-style session (`initialize`, its answer, a
+    turn) in ms, and the session's CPU time (ms) and minor page faults."""
     env = {"PATH": "/usr/bin:/bin", "HOME": home}
     t0 = time.perf_counter()
     p = subprocess.Popen([exe, "--input-format", "stream-json", "--output-format", "stream-json",
@@ -56,9 +58,11 @@ def stream_session(exe: str, home: str) -> float:
         elif line.startswith(b'{"type":"result"'):
             dt = time.perf_counter() - t0
             p.stdin.close()
-    if p.wait() != 0 or dt is None:
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0 or dt is None:
         sys.exit(f"{exe}: the stream-json session ended without a result")
-    return dt * 1000
+    return dt * 1000, (usage.ru_utime + usage.ru_stime) * 1000, usage.ru_minflt
 
 
 def main() -> None:
@@ -70,22 +74,31 @@ def main() -> None:
     cases = {"-v": ["-v"], "-p json": ["-p", "say hi", "--output-format", "json", "--model", "mock-model"]}
     names = [*cases, "stream"]
     times = {(n, c): [] for n, _ in bins for c in names}
+    cost = {n: ([], []) for n, _ in bins}  # the stream session's CPU ms and page faults
 
-    def take(exe: str, c: str) -> float:
+    def take(n: str, exe: str, c: str) -> float:
         # A fresh HOME each time: a session writes its transcript under it.
         with tempfile.TemporaryDirectory() as home:
-            return stream_session(exe, home) if c == "stream" else once(exe, cases[c], home)
+            if c != "stream":
+                return once(exe, cases[c], home)
+            dt, cpu, faults = stream_session(exe, home)
+            cost[n][0].append(cpu)
+            cost[n][1].append(faults)
+            return dt
 
     for _ in range(3):  # warm-up: page cache
-        for _, exe in bins:
+        for n, exe in bins:
             for c in names:
-                take(exe, c)
+                take(n, exe, c)
+    for lists in cost.values():
+        lists[0].clear()
+        lists[1].clear()
     for _ in range(a.rounds):
         for n, exe in bins:
             for c in names:
-                times[(n, c)].append(take(exe, c))
+                times[(n, c)].append(take(n, exe, c))
     print(f"{'binary':<22} {'size':>8}  " + "  ".join(f"{c + ' median/p10 ms':>24}" for c in names)
-          + "  stream/-v")
+          + "  stream/-v  stream CPU ms  faults")
     for n, exe in bins:
         cols = []
         for c in names:
@@ -93,7 +106,8 @@ def main() -> None:
             cols.append(f"{statistics.median(t):>14.2f} / {t[len(t) // 10]:>6.2f}")
         ratio = statistics.median(times[(n, "stream")]) / statistics.median(times[(n, "-v")])
         print(f"{n:<22} {os.path.getsize(exe) / 1e6:>6.1f}MB  " + "  ".join(f"{x:>24}" for x in cols)
-              + f"  {ratio:>9.2f}")
+              + f"  {ratio:>9.2f}  {statistics.median(cost[n][0]):>13.2f}"
+              + f"  {statistics.median(cost[n][1]):>6.0f}")
     print(f"({a.rounds} interleaved rounds, load average {os.getloadavg()[0]:.1f})")
 
 

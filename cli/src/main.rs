@@ -18,7 +18,6 @@ use tracing_subscriber::util::SubscriberInitExt;
 use crate::error::CliError;
 
 fn main() -> ExitCode {
-    one_malloc_arena();
     deny_same_user_inspection();
     let argv: Vec<String> = std::env::args().skip(1).collect();
     // `dcl mcp …` has flags of its own (and server arguments like `-v`): route it first.
@@ -154,19 +153,6 @@ fn consume_qoder_auth_payload(env: &BTreeMap<String, String>) {
     }
     if let Err(e) = std::fs::remove_file(path) {
         tracing::debug!("cannot delete the Qoder auth payload file: {e}");
-    }
-}
-
-/// One malloc arena for the whole process. glibc gives each new thread an arena of its own
-/// (a 64 MiB reservation whose first pages are faulted in as it is set up), and a session's
-/// three threads allocate little: their own arenas were ~6% of the runtime thread's time at
-/// start-up (BENCHMARKS.md, "Start-up: the turn's own costs"). Only the CLI does this: a
-/// binding must not change its host's allocator.
-fn one_malloc_arena() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `mallopt` sets a tunable of glibc's allocator; no other thread exists yet.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 1);
     }
 }
 

@@ -6,12 +6,12 @@ Times what every SDK session pays before its first answer: `-v`; scenario `a` (s
 `result`, spawn → exit, peak RSS, CPU); `-p --output-format json`; and, for dcl, a turn with
 one Bash call — contained as usual, and with `DCL_NO_NAMESPACES=1` — so the cost of the
 namespace probe and the contained spawn shows separately. Each measurement is the median of
-5 runs after a warm-up, fresh HOME per run.
+5 runs (`--runs`) after a warm-up, fresh HOME per run.
 
 The reference runs against a fake Messages API on 127.0.0.1 answering at once (its turn
 includes that loopback request, about 1 ms); dcl runs its built-in mock model.
 
-Usage: python3 tests/bench/startup.py [path/to/dcl] [--reference path/to/claude]
+Usage: python3 tests/bench/startup.py [path/to/dcl] [--reference path/to/claude] [--runs N]
        (default target/release/dcl; install the reference with
         `npm install @anthropic-ai/claude-code@2.1.332` and pass node_modules/.bin/claude)
 """
@@ -179,14 +179,17 @@ def measure(prog: Program, with_bash: bool) -> dict:
 
 
 def main() -> None:
-    global RSS_EXEC
+    global RSS_EXEC, RUNS
     RSS_EXEC = build_launcher(tempfile.mkdtemp(prefix="dcl-bench-"))
     if RSS_EXEC is None:
         print("no C compiler: peak RSS is not measured", file=sys.stderr)
     ap = argparse.ArgumentParser()
     ap.add_argument("dcl", nargs="?", default=os.path.join(ROOT, "target", "release", "dcl"))
     ap.add_argument("--reference", help="the reference CLI's executable")
+    ap.add_argument("--runs", type=int, default=RUNS,
+                    help="timed runs per measurement (the median is reported)")
     args = ap.parse_args()
+    RUNS = max(1, args.runs)
     report = {"dcl": {"binary": args.dcl, **measure(Program(args.dcl, ["--model", "mock-model"], {}), True)}}
     if args.reference:
         server = fake_messages_api()
