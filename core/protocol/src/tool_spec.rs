@@ -33,7 +33,8 @@ struct Definition {
 /// serializing them to count them was ~8% of a `dcl` session's start-up (BENCHMARKS.md,
 /// "Start-up: where the session's own time goes"). Text is counted by its length and parsed
 /// only when the value is read or put on the wire. The text is compacted when dcl is
-/// compiled ([`compact_schema!`]), so a definition borrows it rather than copying it.
+/// compiled ([`compact_schema!`](crate::compact_schema)), so a definition borrows it
+/// rather than copying it.
 enum Schema {
     Value(Value),
     Text {
@@ -125,8 +126,8 @@ impl ToolSpec {
     }
 
     /// A built-in definition: its input schema is compact JSON text, as `serde_json`
-    /// writes it (from [`compact_schema!`]), so its length is the length of the schema on
-    /// the wire; nothing is copied.
+    /// writes it (from [`compact_schema!`](crate::compact_schema)), so its length is the
+    /// length of the schema on the wire; nothing is copied.
     pub fn from_schema_text(
         name: &'static str,
         description: &'static str,
@@ -278,7 +279,8 @@ pub const fn compact_json_len(json: &[u8]) -> usize {
 
 /// `json` without the whitespace between its tokens, as `serde_json::to_string` writes
 /// it; `N` is [`compact_json_len`]. A `const fn`, so a built-in schema is compacted when
-/// dcl is compiled ([`compact_schema!`]) instead of in every process that offers it.
+/// dcl is compiled ([`compact_schema!`](crate::compact_schema)) instead of in every
+/// process that offers it.
 pub const fn compact_json<const N: usize>(json: &[u8]) -> [u8; N] {
     let mut out = [0u8; N];
     let (mut in_string, mut escaped) = (false, false);
