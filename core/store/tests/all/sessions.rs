@@ -316,6 +316,47 @@ fn a_half_written_last_line_is_skipped_and_the_next_entry_starts_a_new_line() {
     assert_eq!(r.history.len(), 8);
 }
 
+/// Attack: a host that forks after using dcl (Python's `multiprocessing`, a pre-forking
+/// server) must not hand its children the ids it goes on making: two sessions would share a
+/// transcript. Every id comes from the kernel's generator, never from a user-space one
+/// copied into the child (rand's `ThreadRng`, which uuid's `fast-rng` uses, is not reseeded
+/// on fork). The positive twin: ids made one after another in a process differ too.
+#[test]
+fn ids_made_after_a_fork_differ_from_the_parents() {
+    use nix::sys::wait::waitpid;
+    use nix::unistd::{ForkResult, fork, pipe, read, write};
+    // Whatever generator state ids need exists before the fork.
+    let before = new_uuid();
+    let (r, w) = pipe().unwrap();
+    // SAFETY: the child only makes an id (glibc's fork leaves malloc usable in the child),
+    // writes it to the pipe and leaves with `_exit`, running no destructors or handlers.
+    match unsafe { fork() }.unwrap() {
+        ForkResult::Child => {
+            let id = new_uuid();
+            let code = i32::from(write(&w, id.as_bytes()).ok() != Some(id.len()));
+            unsafe { libc::_exit(code) }
+        }
+        ForkResult::Parent { child } => {
+            drop(w);
+            let mine = new_uuid();
+            let mut theirs = Vec::new();
+            let mut buf = [0u8; 64];
+            loop {
+                let n = read(std::os::fd::AsRawFd::as_raw_fd(&r), &mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                theirs.extend_from_slice(&buf[..n]);
+            }
+            waitpid(child, None).unwrap();
+            let theirs = String::from_utf8(theirs).unwrap();
+            assert_eq!(theirs.len(), 36, "the child's id: {theirs:?}");
+            assert_ne!(theirs, mine, "the child made the parent's next id");
+            assert_ne!(before, mine);
+        }
+    }
+}
+
 /// The writer child for the SIGKILL test: appends large entries until killed.
 #[test]
 fn sigkill_child_writer() {
