@@ -125,12 +125,12 @@ def medians(fn) -> dict:
         timed = [fn() for _ in range(RUNS)]
     finally:
         RSS_EXEC = launcher
-    out = {k: round(statistics.median(r[k] for r in timed), 4)
+    out = {k: round(statistics.median(r[k] for r in timed), 5)
            for k in timed[0] if k.startswith("t_")}
     if RSS_EXEC:
         sized = [fn() for _ in range(3)]
         out["maxrss_kb"] = int(statistics.median(r["maxrss_kb"] for r in sized))
-        out["cpu_s"] = round(statistics.median(r["cpu_s"] for r in sized), 4)
+        out["cpu_s"] = round(statistics.median(r["cpu_s"] for r in sized), 5)
     return out
 
 
@@ -204,7 +204,7 @@ def main() -> None:
     d = report["dcl"]
     d["ratio_result_to_version"] = round(d["a_stream_json"]["t_result_s"] / d["version"]["t_exit_s"], 2)
     d["bash_turn_probe_and_containment_s"] = round(
-        d["bash_turn"]["t_result_s"] - d["bash_turn_no_namespaces"]["t_result_s"], 4)
+        d["bash_turn"]["t_result_s"] - d["bash_turn_no_namespaces"]["t_result_s"], 5)
     print(json.dumps(report, indent=1))
 
 
