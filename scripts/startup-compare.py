@@ -76,27 +76,25 @@ def main() -> None:
     times = {(n, c): [] for n, _ in bins for c in names}
     cost = {n: ([], []) for n, _ in bins}  # the stream session's CPU ms and page faults
 
-    def take(n: str, exe: str, c: str) -> float:
+    def take(exe: str, c: str) -> tuple[float, float, int]:
         # A fresh HOME each time: a session writes its transcript under it.
         with tempfile.TemporaryDirectory() as home:
-            if c != "stream":
-                return once(exe, cases[c], home)
-            dt, cpu, faults = stream_session(exe, home)
-            cost[n][0].append(cpu)
-            cost[n][1].append(faults)
-            return dt
+            if c == "stream":
+                return stream_session(exe, home)
+            return once(exe, cases[c], home), 0.0, 0
 
     for _ in range(3):  # warm-up: page cache
-        for n, exe in bins:
+        for _, exe in bins:
             for c in names:
-                take(n, exe, c)
-    for lists in cost.values():
-        lists[0].clear()
-        lists[1].clear()
+                take(exe, c)
     for _ in range(a.rounds):
         for n, exe in bins:
             for c in names:
-                times[(n, c)].append(take(n, exe, c))
+                dt, cpu, faults = take(exe, c)
+                times[(n, c)].append(dt)
+                if c == "stream":
+                    cost[n][0].append(cpu)
+                    cost[n][1].append(faults)
     print(f"{'binary':<22} {'size':>8}  " + "  ".join(f"{c + ' median/p10 ms':>24}" for c in names)
           + "  stream/-v  stream CPU ms  faults")
     for n, exe in bins:

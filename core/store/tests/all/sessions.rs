@@ -324,7 +324,7 @@ fn a_half_written_last_line_is_skipped_and_the_next_entry_starts_a_new_line() {
 #[test]
 fn ids_made_after_a_fork_differ_from_the_parents() {
     use nix::sys::wait::waitpid;
-    use nix::unistd::{ForkResult, fork, pipe, read, write};
+    use nix::unistd::{ForkResult, fork, pipe, write};
     // Whatever generator state ids need exists before the fork.
     let before = new_uuid();
     let (r, w) = pipe().unwrap();
@@ -339,17 +339,9 @@ fn ids_made_after_a_fork_differ_from_the_parents() {
         ForkResult::Parent { child } => {
             drop(w);
             let mine = new_uuid();
-            let mut theirs = Vec::new();
-            let mut buf = [0u8; 64];
-            loop {
-                let n = read(std::os::fd::AsRawFd::as_raw_fd(&r), &mut buf).unwrap();
-                if n == 0 {
-                    break;
-                }
-                theirs.extend_from_slice(&buf[..n]);
-            }
+            let mut theirs = String::new();
+            std::io::Read::read_to_string(&mut std::fs::File::from(r), &mut theirs).unwrap();
             waitpid(child, None).unwrap();
-            let theirs = String::from_utf8(theirs).unwrap();
             assert_eq!(theirs.len(), 36, "the child's id: {theirs:?}");
             assert_ne!(theirs, mine, "the child made the parent's next id");
             assert_ne!(before, mine);
