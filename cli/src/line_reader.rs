@@ -15,27 +15,57 @@ pub enum Line {
     },
 }
 
-/// Reads the next line; `None` at end of input. At most `max` bytes of a line are
-/// kept (plus one read buffer), however long it is. A final line without a newline
-/// counts as a line.
-pub fn read_line(reader: &mut impl BufRead, max: u64) -> io::Result<Option<Line>> {
-    let mut kept: Vec<u8> = Vec::new();
-    let mut total: u64 = 0;
-    let mut over = false;
-    let mut seen_any = false;
-    loop {
-        let chunk = match reader.fill_buf() {
-            Ok(chunk) => chunk,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if chunk.is_empty() {
-            if !seen_any {
-                return Ok(None);
-            }
-            break;
+/// Reads lines with a size limit. The line being read is kept here, not on the stack, so
+/// a read that stops with `WouldBlock` (stdin in non-blocking mode) is resumed by the
+/// next call without losing what was read of the line.
+#[derive(Debug)]
+pub struct LineReader {
+    max: u64,
+    kept: Vec<u8>,
+    total: u64,
+    over: bool,
+    seen_any: bool,
+}
+
+impl LineReader {
+    pub fn new(max: u64) -> LineReader {
+        LineReader {
+            max,
+            kept: Vec::new(),
+            total: 0,
+            over: false,
+            seen_any: false,
         }
-        seen_any = true;
+    }
+
+    /// The next line; `None` at end of input. At most `max` bytes of a line are kept
+    /// (plus one read buffer), however long it is. A final line without a newline counts
+    /// as a line. An error (`WouldBlock` included) leaves the partial line in place.
+    pub fn read_line(&mut self, reader: &mut impl BufRead) -> io::Result<Option<Line>> {
+        loop {
+            let chunk = match reader.fill_buf() {
+                Ok(chunk) => chunk,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                return Ok(self.finish());
+            }
+            let (used, line) = self.feed(chunk);
+            reader.consume(used);
+            if line.is_some() {
+                return Ok(line);
+            }
+        }
+    }
+
+    /// Takes bytes of input up to and including the next newline: how many it took, and
+    /// the line when they ended one.
+    pub fn feed(&mut self, chunk: &[u8]) -> (usize, Option<Line>) {
+        if chunk.is_empty() {
+            return (0, None);
+        }
+        self.seen_any = true;
         let (take, found_newline) = match memchr::memchr(b'\n', chunk) {
             Some(at) => (at + 1, true),
             None => (chunk.len(), false),
@@ -45,32 +75,40 @@ pub fn read_line(reader: &mut impl BufRead, max: u64) -> io::Result<Option<Line>
         } else {
             &chunk[..take]
         };
-        total += content.len() as u64;
-        if !over {
-            if total > max {
-                over = true;
+        self.total += content.len() as u64;
+        if !self.over {
+            if self.total > self.max {
+                self.over = true;
                 // Give the memory back now: the rest of this line is only counted.
-                kept = Vec::new();
+                self.kept = Vec::new();
             } else {
-                kept.extend_from_slice(content);
+                self.kept.extend_from_slice(content);
             }
         }
-        reader.consume(take);
-        if found_newline {
-            break;
+        (take, found_newline.then(|| self.take_line()))
+    }
+
+    /// At end of input: the last line when it had no newline.
+    pub fn finish(&mut self) -> Option<Line> {
+        self.seen_any.then(|| self.take_line())
+    }
+
+    fn take_line(&mut self) -> Line {
+        let total = std::mem::take(&mut self.total);
+        let over = std::mem::take(&mut self.over);
+        self.seen_any = false;
+        let mut kept = std::mem::take(&mut self.kept);
+        if over {
+            return Line::TooLong { bytes: total };
+        }
+        if kept.last() == Some(&b'\r') {
+            kept.pop();
+        }
+        match String::from_utf8(kept) {
+            Ok(text) => Line::Text(text),
+            Err(e) => Line::Text(String::from_utf8_lossy(e.as_bytes()).into_owned()),
         }
     }
-    if over {
-        return Ok(Some(Line::TooLong { bytes: total }));
-    }
-    if kept.last() == Some(&b'\r') {
-        kept.pop();
-    }
-    let text = match String::from_utf8(kept) {
-        Ok(text) => text,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    };
-    Ok(Some(Line::Text(text)))
 }
 
 #[cfg(test)]
@@ -79,8 +117,9 @@ mod tests {
 
     fn lines(input: &[u8], max: u64, buffer: usize) -> Vec<Line> {
         let mut reader = io::BufReader::with_capacity(buffer, input);
+        let mut lines = LineReader::new(max);
         let mut out = Vec::new();
-        while let Some(line) = read_line(&mut reader, max).unwrap() {
+        while let Some(line) = lines.read_line(&mut reader).unwrap() {
             out.push(line);
         }
         out
@@ -121,5 +160,61 @@ mod tests {
     #[test]
     fn invalid_utf8_is_replaced_not_fatal() {
         assert_eq!(lines(b"a\xffb\n", 100, 8), vec![text("a\u{fffd}b")]);
+    }
+
+    /// Gives its bytes in the pieces it was made with, and `WouldBlock` between them, as
+    /// a non-blocking pipe does when the writer is slower than the reader.
+    struct Trickle {
+        pieces: std::collections::VecDeque<&'static [u8]>,
+        dry: bool,
+    }
+
+    impl io::Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.dry = !self.dry;
+            if self.dry {
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+            match self.pieces.pop_front() {
+                None => Ok(0),
+                Some(piece) => {
+                    buf[..piece.len()].copy_from_slice(piece);
+                    Ok(piece.len())
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_read_that_would_block_mid_line_loses_nothing() {
+        let pieces = [&b"hel"[..], b"lo\nwor", b"ld\r", b"\n12345", b"6789\nend"];
+        let mut reader = io::BufReader::with_capacity(
+            64,
+            Trickle {
+                pieces: pieces.into_iter().collect(),
+                dry: false,
+            },
+        );
+        // 6: the carriage return counts until it is taken off the whole line.
+        let mut lines = LineReader::new(6);
+        let (mut out, mut blocked) = (Vec::new(), 0);
+        loop {
+            match lines.read_line(&mut reader) {
+                Ok(Some(line)) => out.push(line),
+                Ok(None) => break,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => blocked += 1,
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert!(blocked >= pieces.len(), "the reader never had to wait");
+        assert_eq!(
+            out,
+            vec![
+                text("hello"),
+                text("world"),
+                Line::TooLong { bytes: 9 },
+                text("end")
+            ]
+        );
     }
 }

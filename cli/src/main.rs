@@ -4,7 +4,9 @@ mod awaiting;
 mod error;
 mod line_reader;
 mod mcp_cmd;
+mod nonblocking;
 mod print_mode;
+mod stdin;
 mod stdio_loop;
 mod stdout;
 
@@ -127,9 +129,9 @@ fn run(args: Args) -> Result<ExitCode, CliError> {
     for flag in &opts.ignored_flags {
         eprintln!("warning: {flag}: accepted for compatibility but not supported yet; ignored");
     }
-    // One session per process: one runtime worker runs it, beside this thread's loop
-    // (BENCHMARKS.md, "Start-up: one runtime worker for the CLI").
-    dcl_bridge::use_one_worker();
+    // One session per process: this thread runs it and the stdio loop, with no thread
+    // started for either (BENCHMARKS.md, "Start-up without threads").
+    dcl_bridge::use_current_thread();
     if stream_input {
         stdio_loop::run(opts)
     } else {

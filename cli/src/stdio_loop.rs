@@ -21,57 +21,23 @@ use tokio::sync::{mpsc, oneshot};
 use crate::awaiting;
 use crate::error::{ClaimError, CliError};
 
-use crate::line_reader::{self, Line};
-use crate::stdout::{push_line, write_line, write_text};
+use crate::stdin;
+use crate::stdout::{self, push_line, write_line_async, write_text_async};
 
 pub fn run(opts: SessionOptions) -> Result<ExitCode, CliError> {
     let max_line = opts.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES);
     // Bounded: a host that writes faster than the session reads waits in its pipe.
     let (line_tx, line_rx) = mpsc::channel::<String>(64);
-    // The reader starts first: its thread comes up and takes the host's first lines
-    // (`initialize`) while the runtime and the session are built, rather than after.
-    spawn_stdin_reader(line_tx, max_line);
     let rt = dcl_bridge::runtime()?;
+    let _runtime = rt.enter();
+    stdout::use_nonblocking();
+    stdin::start(line_tx, max_line);
     if opts.await_initialize || opts.await_claim {
         return Ok(rt.block_on(serve_awaiting(opts, line_rx)));
     }
     let bridge = Arc::new(dcl_bridge::open_with(opts)?);
     let code = rt.block_on(async move { serve(Front::new(bridge), line_rx, None).await });
     Ok(code)
-}
-
-/// Reads stdin into `tx` line by line; a line over `max_line` bytes is discarded while
-/// it is read (never held whole) and answered with an error on stderr.
-fn spawn_stdin_reader(tx: mpsc::Sender<String>, max_line: u64) {
-    let spawned = std::thread::Builder::new()
-        .name("dcl-stdin".into())
-        .spawn(move || {
-            let stdin = std::io::stdin();
-            // A large buffer: a huge line is skipped in few reads.
-            let mut reader = std::io::BufReader::with_capacity(1 << 20, stdin.lock());
-            loop {
-                match line_reader::read_line(&mut reader, max_line) {
-                    Ok(None) => break,
-                    Ok(Some(Line::Text(line))) => {
-                        if tx.blocking_send(line).is_err() {
-                            break;
-                        }
-                    }
-                    Ok(Some(Line::TooLong { bytes })) => eprintln!(
-                        "Error: an input line of {bytes} bytes is over the limit of {max_line} \
-                         bytes (DCL_MAX_LINE_BYTES); it was discarded"
-                    ),
-                    Err(e) => {
-                        eprintln!("Error reading stdin: {e}");
-                        break;
-                    }
-                }
-            }
-            // Dropping `tx` tells the loop that input has ended.
-        });
-    if let Err(e) = spawned {
-        eprintln!("Error: cannot start the stdin reader: {e}");
-    }
 }
 
 /// The session the host talks to, and the task writing its lines to stdout.
@@ -110,10 +76,11 @@ async fn serve_awaiting(mut opts: SessionOptions, mut lines: mpsc::Receiver<Stri
                 Some(line) => match awaiting::initialize_in(&line) {
                     Some(Ok(i)) => init = Some(i),
                     Some(Err((id, e))) => {
-                        write_line(&Message::ControlResponse(ControlResponseEnvelope {
+                        write_line_async(&Message::ControlResponse(ControlResponseEnvelope {
                             response: ControlResponse::error(id, e),
                             extra: Default::default(),
-                        }));
+                        }))
+                        .await;
                     }
                     None => held.push(line),
                 },
@@ -126,7 +93,7 @@ async fn serve_awaiting(mut opts: SessionOptions, mut lines: mpsc::Receiver<Stri
     if let Some(i) = &init
         && let Err(e) = dcl_bridge::options::delivery::absorb_initialize(&mut opts, &i.request)
     {
-        return refuse_initialize(&i.request_id, &e.to_string());
+        return refuse_initialize(&i.request_id, &e.to_string()).await;
     }
     let spare = init.as_ref().filter(|_| opts.await_claim).map(|i| Spare {
         options: opts.clone(),
@@ -137,7 +104,7 @@ async fn serve_awaiting(mut opts: SessionOptions, mut lines: mpsc::Receiver<Stri
         Ok(b) => Arc::new(b),
         Err(e) => {
             return match &init {
-                Some(i) => refuse_initialize(&i.request_id, &e.to_string()),
+                Some(i) => refuse_initialize(&i.request_id, &e.to_string()).await,
                 None => {
                     eprintln!("Error: {e}");
                     ExitCode::from(1)
@@ -159,12 +126,9 @@ async fn serve_awaiting(mut opts: SessionOptions, mut lines: mpsc::Receiver<Stri
 }
 
 /// Answers `initialize` with an error (the session could not be opened) and exits 1.
-fn refuse_initialize(request_id: &str, error: &str) -> ExitCode {
+async fn refuse_initialize(request_id: &str, error: &str) -> ExitCode {
     eprintln!("Error: {error}");
-    write_line(&Message::ControlResponse(ControlResponseEnvelope {
-        response: ControlResponse::error(request_id, error),
-        extra: Default::default(),
-    }));
+    respond(ControlResponse::error(request_id, error)).await;
     ExitCode::from(1)
 }
 
@@ -217,12 +181,6 @@ async fn serve(
 /// place and initialized with the spare's request; the claim's answer carries that answer.
 /// A claim that cannot be honoured is an `error` answer and the spare stays in service.
 async fn claim(front: Front, spare: Spare, req: ControlRequestEnvelope) -> Front {
-    let respond = |response: ControlResponse| {
-        write_line(&Message::ControlResponse(ControlResponseEnvelope {
-            response,
-            extra: Default::default(),
-        }))
-    };
     let parsed: Result<awaiting::ClaimSession, _> = serde_json::from_value(req.request.clone());
     let planned = parsed
         .map_err(ClaimError::Malformed)
@@ -230,7 +188,7 @@ async fn claim(front: Front, spare: Spare, req: ControlRequestEnvelope) -> Front
     let (claim, (options, mut warnings)) = match planned {
         Ok(p) => p,
         Err(e) => {
-            respond(ControlResponse::error(req.request_id, e.to_string()));
+            respond(ControlResponse::error(req.request_id, e.to_string())).await;
             return front;
         }
     };
@@ -241,7 +199,8 @@ async fn claim(front: Front, spare: Spare, req: ControlRequestEnvelope) -> Front
             respond(ControlResponse::error(
                 req.request_id,
                 format!("claim_session: the claimed session cannot open: {e}"),
-            ));
+            ))
+            .await;
             return front;
         }
     };
@@ -282,11 +241,12 @@ async fn claim(front: Front, spare: Spare, req: ControlRequestEnvelope) -> Front
             respond(ControlResponse::error(
                 req.request_id,
                 format!("claim_session: initialize failed: {error}"),
-            ));
+            ))
+            .await;
             return next;
         }
         Err(e) => {
-            respond(ControlResponse::error(req.request_id, e.to_string()));
+            respond(ControlResponse::error(req.request_id, e.to_string())).await;
             return next;
         }
     };
@@ -315,8 +275,18 @@ async fn claim(front: Front, spare: Spare, req: ControlRequestEnvelope) -> Front
     respond(ControlResponse::success(
         req.request_id,
         Some(Value::Object(answer)),
-    ));
+    ))
+    .await;
     next
+}
+
+/// A control response the front end answers itself.
+async fn respond(response: ControlResponse) {
+    write_line_async(&Message::ControlResponse(ControlResponseEnvelope {
+        response,
+        extra: Default::default(),
+    }))
+    .await;
 }
 
 async fn feed(bridge: &Bridge, line: &str) {
@@ -373,7 +343,7 @@ async fn write_output(bridge: Arc<Bridge>, own: Arc<OwnRequests>) -> bool {
             }
             push_line(&mut out, &message);
         }
-        if !write_text(&out) {
+        if !write_text_async(&out).await {
             // The reader is gone (broken pipe): nobody can see more output.
             bridge.close();
             break;

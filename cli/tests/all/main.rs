@@ -21,6 +21,7 @@ mod same_options;
 mod secrets_everywhere;
 mod session_stores;
 mod sessions;
+mod stdio_kinds;
 mod stream_json;
 mod tools_flag;
 mod transcript_replay;

@@ -114,39 +114,40 @@ pub struct Batch {
 
 static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
 
-/// Set by a front end that runs one session per process (see [`use_one_worker`]); read
-/// once, when the runtime is built.
-static ONE_WORKER: AtomicBool = AtomicBool::new(false);
+/// Set by a front end that runs one session per process (see [`use_current_thread`]);
+/// read once, when the runtime is built.
+static CURRENT_THREAD: AtomicBool = AtomicBool::new(false);
 
-/// Makes [`runtime`] start one worker thread instead of one per CPU (`DCL_WORKER_THREADS`
-/// still decides when set). For a process with one session whose front end spends its life
-/// in `block_on` (the CLI): one thread fewer to start, and no CPU count to read from the
-/// cgroup files. The runtime stays multi-thread, so a worker blocked writing to a host that
-/// does not read leaves the front end's own thread free to act on SIGTERM. Returns whether
-/// it takes effect (`false` once the runtime is built).
-pub fn use_one_worker() -> bool {
-    ONE_WORKER.store(true, Ordering::SeqCst);
+/// Makes [`runtime`] a current-thread runtime: the front end's `block_on` runs the
+/// session and everything else, and no worker thread is started (`DCL_WORKER_THREADS`
+/// still asks for a multi-thread runtime with that many workers). For a process with one
+/// session whose front end spends its life in `block_on` and does no blocking I/O there
+/// (the CLI: its stdin and stdout are non-blocking). Blocking work in the engine already
+/// goes to `spawn_blocking`. Returns whether it takes effect (`false` once the runtime is
+/// built).
+pub fn use_current_thread() -> bool {
+    CURRENT_THREAD.store(true, Ordering::SeqCst);
     RUNTIME.get().is_none()
 }
 
-/// The shared multi-thread runtime, built on first use: one worker per CPU, or one after
-/// [`use_one_worker`]; `DCL_WORKER_THREADS` sets the number either way.
+/// The shared runtime, built on first use: multi-thread with one worker per CPU, or
+/// current-thread after [`use_current_thread`]; `DCL_WORKER_THREADS` asks for a
+/// multi-thread runtime with that many workers either way.
 pub fn runtime() -> Result<&'static Runtime, BridgeError> {
     let rt = RUNTIME.get_or_init(|| {
-        let mut b = tokio::runtime::Builder::new_multi_thread();
-        b.enable_all().thread_name("dcl-rt");
         let asked = std::env::var("DCL_WORKER_THREADS")
             .ok()
             .and_then(|v| v.parse::<usize>().ok())
             .filter(|n| *n > 0);
-        match asked {
-            Some(n) => {
-                b.worker_threads(n);
+        let mut b = match asked {
+            None if CURRENT_THREAD.load(Ordering::SeqCst) => {
+                tokio::runtime::Builder::new_current_thread()
             }
-            None if ONE_WORKER.load(Ordering::SeqCst) => {
-                b.worker_threads(1);
-            }
-            None => {}
+            _ => tokio::runtime::Builder::new_multi_thread(),
+        };
+        b.enable_all().thread_name("dcl-rt");
+        if let Some(n) = asked {
+            b.worker_threads(n);
         }
         b.build().map_err(|e| e.to_string())
     });
