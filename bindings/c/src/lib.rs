@@ -605,7 +605,7 @@ pub unsafe extern "C" fn dcl_respond_error(
             (Ok(i), Ok(m)) => (i, m),
             (Err(m), _) | (_, Err(m)) => return fail(error_out, "DCL_BAD_INPUT", &m, None),
         };
-        match s.host.respond(id, Err(message.to_string())) {
+        match s.host.respond(id, Err(message.into())) {
             Ok(()) => DCL_OK,
             Err(e) => host_fail(error_out, &e),
         }

@@ -242,7 +242,11 @@ pub extern "system" fn Java_nexus_io_agent_sdk_internal_NativeHost_send<'local>(
     })
 }
 
-fn respond_with(handle: jlong, id: &str, outcome: Result<Value, String>) -> Result<bool, Failure> {
+fn respond_with(
+    handle: jlong,
+    id: &str,
+    outcome: Result<Value, dcl_bridge::host::CallbackFailed>,
+) -> Result<bool, Failure> {
     let h = host(handle)?;
     // Dropped here, on the calling Java thread.
     let call = h.calls().remove(id);
@@ -280,7 +284,7 @@ pub extern "system" fn Java_nexus_io_agent_sdk_internal_NativeHost_respondError<
     guarded(&mut env, JNI_FALSE, |env| {
         let id = string_arg(env, &id)?;
         let message = string_arg(env, &message)?;
-        Ok(to_bool(respond_with(handle, &id, Err(message))?))
+        Ok(to_bool(respond_with(handle, &id, Err(message.into()))?))
     })
 }
 

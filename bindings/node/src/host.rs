@@ -253,7 +253,7 @@ impl Host {
     #[napi(catch_unwind)]
     pub fn respond_error(&self, id: String, message: String) -> Result<(), String> {
         self.inner
-            .respond(&id, Err(message))
+            .respond(&id, Err(message.into()))
             .map_err(|e| host_error(&e))
     }
 
@@ -397,7 +397,7 @@ impl McpServerJs {
     ) -> Result<String> {
         let id = json_arg("id", &id_json)?;
         let outcome = match (result_json, error) {
-            (_, Some(e)) => Err(e),
+            (_, Some(e)) => Err(e.into()),
             (Some(r), None) => Ok(json_arg("result", &r)?),
             (None, None) => Ok(serde_json::Value::Null),
         };

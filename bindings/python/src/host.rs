@@ -185,7 +185,7 @@ impl Host {
     /// Answers request `id` with an error (for a tool: an error result the model reads).
     fn respond_error(&self, py: Python<'_>, id: &str, message: &str) -> PyResult<()> {
         self.inner
-            .respond(id, Err(message.to_string()))
+            .respond(id, Err(message.into()))
             .map_err(|e| host_err(py, e))
     }
 
@@ -335,7 +335,7 @@ impl McpServer {
     ) -> PyResult<String> {
         let id = json_arg("id", id_json)?;
         let outcome = match (result_json, error) {
-            (_, Some(e)) => Err(e),
+            (_, Some(e)) => Err(e.into()),
             (Some(r), None) => Ok(json_arg("result", r)?),
             (None, None) => Ok(serde_json::Value::Null),
         };

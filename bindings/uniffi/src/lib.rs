@@ -354,7 +354,7 @@ impl DclSession {
     /// Answers request `id` with an error message (for a tool: an error result the model
     /// reads).
     pub fn respond_error(&self, id: String, message: String) -> Result<(), DclError> {
-        guard(|| Ok(self.host.respond(&id, Err(message))?))
+        guard(|| Ok(self.host.respond(&id, Err(message.into()))?))
     }
 
     /// Requests from dcl still waiting for an answer.

@@ -112,7 +112,7 @@ pub struct Batch {
     pub ended: bool,
 }
 
-static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
+static RUNTIME: OnceLock<std::io::Result<Runtime>> = OnceLock::new();
 
 /// Set by a front end that runs one session per process (see [`use_current_thread`]);
 /// read once, when the runtime is built.
@@ -149,7 +149,7 @@ pub fn runtime() -> Result<&'static Runtime, BridgeError> {
         if let Some(n) = asked {
             b.worker_threads(n);
         }
-        b.build().map_err(|e| e.to_string())
+        b.build()
     });
     rt.as_ref()
         .map_err(|e| BridgeError::Internal(format!("cannot start the runtime: {e}")))

@@ -209,9 +209,9 @@ impl McpServer {
     /// The `tools/call` answer for a tool's outcome: its result normalised to MCP content
     /// (`is_error` or `isError`), or a failure the model reads as an error result — a tool
     /// that raised is the model's problem to handle, not a protocol error.
-    pub fn tool_result(jsonrpc_id: &Value, outcome: Result<Value, String>) -> Value {
+    pub fn tool_result(jsonrpc_id: &Value, outcome: Result<Value, super::CallbackFailed>) -> Value {
         let result = match outcome {
-            Err(message) => tool_error(&message),
+            Err(failed) => tool_error(&failed.message),
             Ok(Value::Object(result)) => {
                 let is_error = result
                     .get("is_error")

@@ -102,6 +102,26 @@ impl From<McpSpecError> for HostError {
     }
 }
 
+/// A host's callback failed: what it raised, as the message dcl passes on (a control
+/// request's `error`; for a tool, an error result the model reads).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct CallbackFailed {
+    pub message: String,
+}
+
+impl From<String> for CallbackFailed {
+    fn from(message: String) -> Self {
+        CallbackFailed { message }
+    }
+}
+
+impl From<&str> for CallbackFailed {
+    fn from(message: &str) -> Self {
+        message.to_string().into()
+    }
+}
+
 /// How a host waits.
 #[derive(Debug, Clone)]
 pub struct HostConfig {
@@ -454,11 +474,15 @@ impl Host {
         }
     }
 
-    /// Answers the request `id` of an event: `Ok(result)` or `Err(message)`. For a
+    /// Answers the request `id` of an event: `Ok(result)` or `Err(what the callback raised)`. For a
     /// `tool_call` the result is the tool's `{content, is_error}` (an error becomes an
     /// `isError` result the model reads); for `mcp_message`, the JSON-RPC answer (`null`
     /// for a notification).
-    pub fn respond(&self, id: &str, outcome: Result<Value, String>) -> Result<(), HostError> {
+    pub fn respond(
+        &self,
+        id: &str,
+        outcome: Result<Value, CallbackFailed>,
+    ) -> Result<(), HostError> {
         let entry = {
             let mut state = self.shared.lock();
             state.take_inbound(id)
@@ -654,11 +678,11 @@ impl Shared {
         self: &Arc<Self>,
         id: &str,
         what: &Inbound,
-        outcome: Result<Value, String>,
+        outcome: Result<Value, CallbackFailed>,
     ) -> Result<(), HostError> {
         let response = match (what, outcome) {
             (Inbound::Control, Ok(v)) => ControlResponse::success(id, Some(v)),
-            (Inbound::Control, Err(e)) => ControlResponse::error(id, e),
+            (Inbound::Control, Err(e)) => ControlResponse::error(id, e.message),
             (Inbound::Tool { jsonrpc_id }, outcome) => {
                 mcp_success(id, McpServer::tool_result(jsonrpc_id, outcome))
             }
@@ -668,7 +692,7 @@ impl Shared {
             (Inbound::RawMcp { .. }, Ok(v)) => mcp_success(id, v),
             (Inbound::RawMcp { jsonrpc_id }, Err(e)) => mcp_success(
                 id,
-                mcp::rpc_error(jsonrpc_id.clone(), mcp::INTERNAL_ERROR, &e),
+                mcp::rpc_error(jsonrpc_id.clone(), mcp::INTERNAL_ERROR, &e.message),
             ),
         };
         self.respond_to_dcl(response)
@@ -761,7 +785,7 @@ impl Shared {
                     );
                     let what = entry.release(Withdrawal::TimedOut);
                     // dcl gets its answer now; the language is told to stop.
-                    if let Err(e) = self.answer(id, &what, Err(message)) {
+                    if let Err(e) = self.answer(id, &what, Err(message.into())) {
                         tracing::debug!("timeout answer for {id} not delivered: {e}");
                     }
                     self.push_json(id, kind::CANCEL, &json!({"reason": "timeout"}));
