@@ -42,11 +42,6 @@ export declare class Host {
   /** Answers request `id` with an error (for a tool: an error result the model reads). */
   respondError(id: string, message: string): void
   /**
-   * The events that are ready (at least one, at most `max`); `ended` once the session
-   * is over and every event was taken.
-   */
-  nextEvents(max?: number | undefined | null): Promise<EventBatch>
-  /**
    * The events that are ready (at most `max`) without waiting: `null` when none is,
    * `ended` once the session is over and every event was taken.
    */

@@ -51,7 +51,6 @@ export interface NativeHost {
   trySend(line: string): boolean;
   respond(id: string, resultJson: string): void;
   respondError(id: string, message: string): void;
-  nextEvents(max?: number | null): Promise<{ events: NativeEvent[]; ended: boolean }>;
   /** The ready events without waiting: `null` when none is. */
   tryEvents(max?: number | null): { events: NativeEvent[]; ended: boolean } | null;
   /** `key` comes out of `waker.takeReady()` once events wait (at once if they do). */

@@ -7,7 +7,6 @@
 //! openHost(optionsJson, callbackTimeoutMs?, controlTimeoutMs?) -> Host | OpenFailure
 //! host.addMcpServer(specJson); await host.request(requestJson, timeoutMs?) -> responseJson
 //! host.arm(waker, key); host.tryEvents(max) -> { events: [{id, kind, payload}], ended } | null
-//! await host.nextEvents(max) -> the same, waiting (a task and a promise per wait)
 //! host.respond(id, resultJson) / host.respondError(id, message)
 //! await host.withdrawn(id) -> "answered" | "cancelled" | "timeout" | "ended" | "not_pending"
 //! ```
@@ -255,27 +254,6 @@ impl Host {
         self.inner
             .respond(&id, Err(message.into()))
             .map_err(|e| host_error(&e))
-    }
-
-    /// The events that are ready (at least one, at most `max`); `ended` once the session
-    /// is over and every event was taken.
-    #[napi(ts_return_type = "Promise<EventBatch>")]
-    pub fn next_events<'env>(&self, env: &'env Env, max: Option<u32>) -> Result<Object<'env>> {
-        let max = max.unwrap_or(256).max(1) as usize;
-        let rt = dcl_bridge::runtime().map_err(|e| Error::from_reason(e.to_string()))?;
-        let (deferred, promise) = env.create_deferred()?;
-        let host = Arc::clone(&self.inner);
-        rt.spawn(async move {
-            let read = AssertUnwindSafe(host.next_events(max)).catch_unwind().await;
-            match read {
-                Ok(events) => deferred.resolve(move |_| Ok(EventBatch::from_host(events))),
-                Err(p) => deferred.reject(Error::from_reason(format!(
-                    "dcl panicked while reading the session: {}",
-                    panic_text(p.as_ref())
-                ))),
-            }
-        });
-        Ok(promise)
     }
 
     /// The events that are ready (at most `max`) without waiting: `null` when none is,
