@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Any, Dict, TypedDict
 import pytest
 
 import dcl
-from dcl._host import hook_output_wire, permission_wire
+from dcl._host import HostSession, hook_output_wire, permission_wire
 from dcl.options import session_options
 
 
@@ -214,3 +215,26 @@ def test_session_store_urls_are_acted_on_and_foreign_stores_are_said_not_to_be()
     assert "sessionStore" not in out
     assert "session_store" in out["ignoredFlags"]
     assert any("does not act on a SdkStore" in str(w.message) for w in caught)
+
+
+async def test_queued_messages_wait_as_text_and_results_count_when_they_arrive(caplog: pytest.LogCaptureFixture) -> None:
+    host = HostSession(dcl.Options())
+    host._message('{"type":"assistant","message":{"role":"assistant","content":[]}}')
+    host._message("not JSON")
+    # Holds the token "result" without being one: parsed early, neither counted nor lost.
+    host._message('{"type":"user","message":{"role":"user","content":"the \\"result\\" of it"}}')
+    host._message('["an array"]')
+    assert host.results == 0
+    # Nothing read yet: a message that is not the result waits as text, which the cyclic
+    # GC does not track (thousands of sessions mid-turn hold no dicts for it to walk).
+    items = list(host._queue._items or [])
+    assert isinstance(items[0], str) and not gc.is_tracked(items[0])
+
+    host._message('{"type":"result","subtype":"error_during_execution","is_error":true}')
+    assert host.results == 1
+    assert host.last_error_result is not None and host.last_error_result["is_error"] is True
+
+    got = [await host.next_message() for _ in range(3)]
+    assert [m["type"] for m in got if m] == ["assistant", "user", "result"]
+    assert got[1] is not None and got[1]["message"]["content"] == 'the "result" of it'
+    assert "not JSON" in caplog.text

@@ -177,6 +177,17 @@ def _shared_text(text: str) -> str:
     return text
 
 
+def _parse_line(line: str) -> Optional[Dict[str, Any]]:
+    """A message line as a dict; ``None`` (after a warning) for a line that is not a
+    JSON object."""
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        logger.warning("dcl sent a line that is not JSON: %.200s", line)
+        return None
+    return msg if isinstance(msg, dict) else None
+
+
 def permission_wire(result: Any, original_input: Dict[str, Any]) -> Dict[str, Any]:
     """A ``can_use_tool`` callback's answer in control-protocol form. Accepts dcl's and
     claude-agent-sdk's ``PermissionResultAllow`` / ``PermissionResultDeny`` (by their
@@ -404,13 +415,7 @@ class HostSession:
 
     def _route(self, rid: str, kind: str, payload: str) -> None:
         if kind == "message":
-            try:
-                msg = json.loads(payload)
-            except ValueError:
-                logger.warning("dcl sent a line that is not JSON: %.200s", payload)
-                return
-            if isinstance(msg, dict):
-                self._message(msg)
+            self._message(payload)
             return
         if kind == "cancel":
             cancelled = self._handlers.pop(rid, None)
@@ -423,7 +428,21 @@ class HostSession:
         task.add_done_callback(self._tasks.discard)
         task.add_done_callback(self._forget_handler(rid))
 
-    def _message(self, msg: Dict[str, Any]) -> None:
+    def _message(self, line: str) -> None:
+        """Queues a message line as text, parsed when it is read. A server with thousands
+        of sessions mid-turn would otherwise hold every queued message as dicts, which
+        the cyclic GC walks in each collection, and the more of them survive, the more
+        often it walks everything (BENCHMARKS.md, "Python: the GC and the queued
+        messages"). Only a line that may be the result is parsed here: every result line
+        holds the token ``"result"``, so none is missed; another line holding it is
+        merely parsed early."""
+        if '"result"' not in line:
+            self.last_error_result = None
+            self._queue.put_nowait(line)
+            return
+        msg = _parse_line(line)
+        if msg is None:
+            return
         if msg.get("type") == "result":
             self.results += 1
             self.last_error_result = msg if msg.get("is_error") else None
@@ -440,13 +459,18 @@ class HostSession:
 
     async def next_message(self) -> Optional[Dict[str, Any]]:
         """The next normal outbound message; ``None`` once the session has ended."""
-        item = await self._queue.get()
-        if item is _END:
-            self._queue.put_nowait(_END)  # later calls end at once too
-            if self._failure is not None:
-                raise CLIConnectionError(f"reading from the session failed: {self._failure}") from self._failure
-            return None
-        return item
+        while True:
+            item = await self._queue.get()
+            if item is _END:
+                self._queue.put_nowait(_END)  # later calls end at once too
+                if self._failure is not None:
+                    raise CLIConnectionError(f"reading from the session failed: {self._failure}") from self._failure
+                return None
+            if isinstance(item, str):
+                item = _parse_line(item)
+                if item is None:
+                    continue
+            return item
 
     async def messages(self) -> AsyncIterator[Dict[str, Any]]:
         """Every normal outbound message, in order, until the session ends."""
