@@ -49,12 +49,12 @@ async fn read_async(fd: AsyncFd<File>, tx: mpsc::Sender<String>, max_line: u64) 
                     continue;
                 }
                 Err(e) => {
-                    eprintln!("Error reading stdin: {e}");
+                    read_failed(e);
                     break;
                 }
             },
             Err(e) => {
-                eprintln!("Error reading stdin: {e}");
+                read_failed(e);
                 break;
             }
         };
@@ -98,7 +98,7 @@ fn spawn_thread(tx: mpsc::Sender<String>, max_line: u64) {
                     }
                     Ok(Some(Line::TooLong { bytes })) => too_long(bytes, max_line),
                     Err(e) => {
-                        eprintln!("Error reading stdin: {e}");
+                        read_failed(e);
                         break;
                     }
                 }
@@ -107,6 +107,11 @@ fn spawn_thread(tx: mpsc::Sender<String>, max_line: u64) {
     if let Err(e) = spawned {
         eprintln!("Error: cannot start the stdin reader: {e}");
     }
+}
+
+/// Input ends here: the loop learns it when the sender is dropped.
+fn read_failed(e: io::Error) {
+    eprintln!("Error reading stdin: {e}");
 }
 
 fn too_long(bytes: u64, max_line: u64) {

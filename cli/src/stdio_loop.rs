@@ -21,6 +21,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::awaiting;
 use crate::error::{ClaimError, CliError};
 
+use crate::nonblocking;
 use crate::stdin;
 use crate::stdout::{self, push_line, write_line_async, write_text_async};
 
@@ -32,12 +33,15 @@ pub fn run(opts: SessionOptions) -> Result<ExitCode, CliError> {
     let _runtime = rt.enter();
     stdout::use_nonblocking();
     stdin::start(line_tx, max_line);
-    if opts.await_initialize || opts.await_claim {
-        return Ok(rt.block_on(serve_awaiting(opts, line_rx)));
-    }
-    let bridge = Arc::new(dcl_bridge::open_with(opts)?);
-    let code = rt.block_on(async move { serve(Front::new(bridge), line_rx, None).await });
-    Ok(code)
+    let served = if opts.await_initialize || opts.await_claim {
+        Ok(rt.block_on(serve_awaiting(opts, line_rx)))
+    } else {
+        dcl_bridge::open_with(opts)
+            .map(|bridge| rt.block_on(serve(Front::new(Arc::new(bridge)), line_rx, None)))
+            .map_err(CliError::from)
+    };
+    nonblocking::restore();
+    served
 }
 
 /// The session the host talks to, and the task writing its lines to stdout.

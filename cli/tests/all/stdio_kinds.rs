@@ -121,3 +121,45 @@ fn files_for_stdin_and_stdout_work_as_pipes_do() {
     let results = lines.iter().filter(|v| v["type"] == "result").count();
     assert_eq!(results, 2, "{text}");
 }
+
+fn is_nonblocking(fd: &std::os::fd::OwnedFd) -> bool {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    use std::os::fd::AsRawFd;
+    let flags = fcntl(fd.as_raw_fd(), FcntlArg::F_GETFL).unwrap();
+    OFlag::from_bits_truncate(flags).contains(OFlag::O_NONBLOCK)
+}
+
+#[test]
+fn the_pipes_are_left_blocking_as_dcl_found_them() {
+    let home = tempfile::tempdir().unwrap();
+    // Close-on-exec: dcl must not inherit the ends the test writes and reads.
+    let cloexec = nix::fcntl::OFlag::O_CLOEXEC;
+    let (in_read, in_write) = nix::unistd::pipe2(cloexec).unwrap();
+    let (out_read, out_write) = nix::unistd::pipe2(cloexec).unwrap();
+    // The test keeps the ends dcl gets open too, as a shell running more commands on the
+    // same pipes does: it shares their open files, and with them O_NONBLOCK.
+    let shared_in = in_read.try_clone().unwrap();
+    let shared_out = out_write.try_clone().unwrap();
+    let mut child = dcl(home.path(), Stdio::from(in_read), Stdio::from(out_write));
+    let mut host_in = std::fs::File::from(in_write);
+    let mut host_out = BufReader::new(std::fs::File::from(out_read));
+    writeln!(host_in, "{INIT}").unwrap();
+    let mut line = String::new();
+    while !line.contains("control_response") {
+        line.clear();
+        assert!(host_out.read_line(&mut line).unwrap() > 0, "stdout ended");
+    }
+    // While the session runs, both are non-blocking (so the check below can fail).
+    assert!(is_nonblocking(&shared_in) && is_nonblocking(&shared_out));
+    drop(host_in);
+    let status = exit_within(&mut child, Duration::from_secs(30));
+    assert!(status.success(), "{status:?}");
+    assert!(
+        !is_nonblocking(&shared_in),
+        "stdin's pipe was left non-blocking"
+    );
+    assert!(
+        !is_nonblocking(&shared_out),
+        "stdout's pipe was left non-blocking"
+    );
+}
