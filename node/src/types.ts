@@ -62,7 +62,7 @@ export type CanUseTool = (
   options: CanUseToolOptions,
 ) => Promise<PermissionResult> | PermissionResult;
 
-/** The TS SDK's 34 hook events (0.3.333); dcl never fires Setup, TeammateIdle,
+/** The TS SDK's 35 hook events (0.3.335); dcl never fires Setup, TeammateIdle,
  * WorktreeCreate, WorktreeRemove, MessageDisplay or PreSkillShellCommand. */
 export type HookEvent =
   | "PreToolUse"
@@ -76,6 +76,7 @@ export type HookEvent =
   | "SessionEnd"
   | "Stop"
   | "StopFailure"
+  | "Interrupt"
   | "SubagentStart"
   | "SubagentStop"
   | "PreCompact"

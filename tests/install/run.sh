@@ -230,7 +230,7 @@ node_user() {
   user "$app" node esm.mjs "$VERSION" "$app"
   user "$app" node cjs.cjs "$VERSION" "$app"
   # The TS SDK from the registry, without its optional native claude binaries.
-  user "$app" npm install --no-audit --no-fund --loglevel=error --omit=optional "@anthropic-ai/claude-agent-sdk@0.3.334"
+  user "$app" npm install --no-audit --no-fund --loglevel=error --omit=optional "@anthropic-ai/claude-agent-sdk@0.3.335"
   user "$app" node sdk.mjs "$VERSION" "$app"
 }
 if wanted node; then step "node: npm install + ESM/CJS/TS SDK" node_user; fi

@@ -784,7 +784,7 @@ fn get_hooks_listing_lists_settings_and_callback_hooks_by_event() {
         setup["summary"].as_str().unwrap().contains("never fires"),
         "{setup}"
     );
-    assert_eq!(listing["eventCatalog"].as_array().unwrap().len(), 34);
+    assert_eq!(listing["eventCatalog"].as_array().unwrap().len(), 35);
     assert_eq!(listing["policy"]["allDisabled"], false);
     d.finish();
 }

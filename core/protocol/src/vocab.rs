@@ -217,8 +217,8 @@ vocab! {
         Cancelled = "cancelled",
     }
 
-    /// `system/hook_*.hook_event`: the reference's hook event names, all 34 of the TS SDK's
-    /// `HOOK_EVENTS` (0.3.333), in its order; dcl fires a subset (see the engine's hooks).
+    /// `system/hook_*.hook_event`: the reference's hook event names, all 35 of the TS SDK's
+    /// `HOOK_EVENTS` (0.3.335), in its order; dcl fires a subset (see the engine's hooks).
     HookEventName {
         PreToolUse = "PreToolUse",
         PostToolUse = "PostToolUse",
@@ -231,6 +231,7 @@ vocab! {
         SessionEnd = "SessionEnd",
         Stop = "Stop",
         StopFailure = "StopFailure",
+        Interrupt = "Interrupt",
         SubagentStart = "SubagentStart",
         SubagentStop = "SubagentStop",
         PreCompact = "PreCompact",

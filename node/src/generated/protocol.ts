@@ -510,8 +510,8 @@ export type StatusKind = "requesting" | "compacting";
  */
 export type InformationalLevel = "info" | "notice" | "warning" | "error";
 /**
- * `system/hook_*.hook_event`: the reference's hook event names, all 34 of the TS SDK's
- * `HOOK_EVENTS` (0.3.333), in its order; dcl fires a subset (see the engine's hooks).
+ * `system/hook_*.hook_event`: the reference's hook event names, all 35 of the TS SDK's
+ * `HOOK_EVENTS` (0.3.335), in its order; dcl fires a subset (see the engine's hooks).
  *
  * This interface was referenced by `DclProtocol`'s JSON-Schema
  * via the `definition` "HookEventName".
@@ -528,6 +528,7 @@ export type HookEventName =
   | "SessionEnd"
   | "Stop"
   | "StopFailure"
+  | "Interrupt"
   | "SubagentStart"
   | "SubagentStop"
   | "PreCompact"

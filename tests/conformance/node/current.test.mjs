@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { prewarm, query } from '@anthropic-ai/claude-agent-sdk';
-import { DCL, HELLO, HERE, childEnv, collect, harness, mkTmp, results, within } from './lib.mjs';
+import { DCL, HELLO, HERE, Input, Reader, childEnv, collect, harness, mkTmp, results, within } from './lib.mjs';
 
 const ECHO_SERVER = path.join(HERE, 'fixtures', 'echo-mcp.mjs');
 const SECRET = 'echo-secret-7f3a';
@@ -152,3 +152,43 @@ for (const delivery of ['initialize', 'argv']) {
     assert.equal(onlyResult(msgs).subtype, 'success');
   });
 }
+
+t('Interrupt hook (0.3.335): interrupt() of a slow turn calls it once; a turn that completes does not', async () => {
+  const cwd = mkTmp();
+  const seen = [];
+  const input = new Input();
+  const q = start(input, baseOptions(cwd, {
+    includePartialMessages: true,
+    hooks: { Interrupt: [{ hooks: [async (hookInput) => { seen.push(hookInput); return {}; }] }] },
+  }));
+  const reader = new Reader(q);
+  input.push('FAKE_SLOW please');
+  let interrupted;
+  const interrupt = () => { interrupted ??= q.interrupt(); };
+  const fallback = setTimeout(interrupt, 2000);
+  let slow;
+  try {
+    slow = await reader.untilResult('the interrupted turn\'s result', (m) => {
+      if (m.type === 'stream_event' || m.type === 'assistant') interrupt();
+    });
+  } finally {
+    clearTimeout(fallback);
+  }
+  await within(interrupted, 'the interrupt control response', 15000);
+  const r = results(slow)[0];
+  assert.equal(r.subtype, 'error_during_execution', JSON.stringify(r));
+  assert.equal(seen.length, 1, JSON.stringify(seen));
+  assert.equal(seen[0].hook_event_name, 'Interrupt');
+  assert.equal(seen[0].source, 'user');
+  assert.equal(seen[0].reason, 'stop');
+  assert.equal(seen[0].via, 'client');
+  assert.equal(seen[0].session_id, r.session_id);
+
+  // The positive twin: a turn that completes fires no Interrupt.
+  input.push('say hi');
+  const after = await reader.untilResult('the result after the interrupt');
+  assert.equal(results(after)[0].subtype, 'success', JSON.stringify(results(after)));
+  assert.equal(seen.length, 1, `a completed turn fired Interrupt: ${JSON.stringify(seen)}`);
+  input.close();
+  await reader.rest('end of stream after the input closed');
+});

@@ -11,7 +11,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::services::SessionCore;
-use super::turn::{self, TurnContext, TurnOutcome};
+use super::turn::{self, StopCause, TurnContext, TurnOutcome};
 use super::{Input, QueuedPrompt, Signal, emit};
 
 /// How long a closed session's turn may take to stop by itself (killing its tools)
@@ -21,6 +21,13 @@ const CLOSE_GRACE: Duration = Duration::from_secs(2);
 struct RunningTurn {
     handle: JoinHandle<TurnOutcome>,
     cancel: CancellationToken,
+    cause: Arc<std::sync::OnceLock<StopCause>>,
+}
+
+impl RunningTurn {
+    fn stop(&self, why: StopCause) {
+        turn::stop_turn(&self.cancel, &self.cause, why);
+    }
 }
 
 pub(super) struct Actor {
@@ -104,7 +111,7 @@ impl Actor {
             tokio::select! {
                 biased;
                 signal = self.signals.recv() => match signal {
-                    Some(Signal::Interrupt) => { self.interrupt(true); }
+                    Some(Signal::Interrupt) => { self.interrupt(true, StopCause::USER_STOP); }
                     Some(Signal::Eof) => {
                         // Lines sent before the end of input are still served, in order.
                         while let Ok(input) = self.rx.try_recv() {
@@ -167,7 +174,7 @@ impl Actor {
     /// not ended within the grace period. Nothing of it runs on in the host process.
     async fn close(&mut self) {
         self.answers.abort_all();
-        self.interrupt(true);
+        self.interrupt(true, StopCause::Closing);
         if let Some(mut t) = self.current.take()
             && tokio::time::timeout(CLOSE_GRACE, &mut t.handle)
                 .await
@@ -181,14 +188,20 @@ impl Actor {
     fn start_turn(&mut self, prompt: QueuedPrompt) {
         self.idle_deadline = None;
         let cancel = CancellationToken::new();
+        let cause = Arc::<std::sync::OnceLock<StopCause>>::default();
         let core = self.core.clone();
-        let token = cancel.clone();
+        let (token, turn_cause) = (cancel.clone(), cause.clone());
         let handle = tokio::spawn(async move {
-            let ctx = TurnContext::main(core.clone(), prompt.uuid.clone(), token);
+            let mut ctx = TurnContext::main(core.clone(), prompt.uuid.clone(), token);
+            ctx.stop_cause = turn_cause;
             let mut conv = core.conversation.lock().await;
             turn::run_turn(&ctx, &mut conv, prompt).await
         });
-        self.current = Some(RunningTurn { handle, cancel });
+        self.current = Some(RunningTurn {
+            handle,
+            cancel,
+            cause,
+        });
     }
 
     pub(super) fn turn_running(&self) -> bool {
@@ -197,9 +210,9 @@ impl Actor {
 
     /// Cancels the running turn and, when `cancel_queued`, every queued prompt (each still
     /// gets its own result). Returns the uuids still queued.
-    pub(super) fn interrupt(&mut self, cancel_queued: bool) -> Vec<String> {
+    pub(super) fn interrupt(&mut self, cancel_queued: bool, why: StopCause) -> Vec<String> {
         if let Some(t) = &self.current {
-            t.cancel.cancel();
+            t.stop(why);
         }
         if cancel_queued {
             for p in std::mem::take(&mut self.queue) {
@@ -292,7 +305,12 @@ impl Actor {
             // `now` replaces the running turn; `next` (the default) and `later` queue.
             Some("now") => {
                 if let Some(t) = &self.current {
-                    t.cancel.cancel();
+                    // Replaced, not stopped: the SDK's word for that is "other".
+                    t.stop(StopCause::Stopped {
+                        source: "user",
+                        reason: "other",
+                        via: Some("client"),
+                    });
                 }
                 self.queue.push_front(prompt);
             }

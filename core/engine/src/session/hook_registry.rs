@@ -22,6 +22,7 @@ pub const FIRED_EVENTS: &[&str] = &[
     "SessionEnd",
     "Stop",
     "StopFailure",
+    "Interrupt",
     "SubagentStart",
     "SubagentStop",
     "PreCompact",

@@ -462,7 +462,7 @@ async fn a_permission_request_hook_exiting_2_denies_before_the_host_is_asked() {
     assert!(asked && made);
 }
 
-// --- The SDK's newer events (TS SDK 0.3.333's HOOK_EVENTS), fired through settings
+// --- The SDK's newer events (TS SDK 0.3.335's HOOK_EVENTS), fired through settings
 // command hooks and through the host's callback hooks alike. ---
 
 /// Settings that record every listed event's input, one JSON line each, in `events.jsonl`.
@@ -704,6 +704,182 @@ async fn stop_failure_fires_when_the_api_fails_the_turn() {
     // The SDK's `SDKAssistantMessageError` category, as the synthetic assistant line has it.
     assert!(failed[0]["error"].as_str().is_some_and(|e| !e.is_empty()));
     assert!(failed[0]["error_details"].as_str().unwrap().contains("529"));
+}
+
+/// A Bash call that runs until something stops the turn.
+const LONG_CALL: &str = r#"FAKE_TOOL Bash {"command": "sleep 30"}"#;
+
+/// Reads until the model's tool call is on the stream: the turn is then surely running.
+async fn until_tool_use(session: &Session) {
+    loop {
+        let v = next(session).await;
+        if v["type"] == "assistant" && v.to_string().contains("\"tool_use\"") {
+            return;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interrupt_fires_once_when_an_interrupt_request_ends_the_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        opts(dir.path(), Some(recording(&["Interrupt"]))),
+    )
+    .unwrap();
+    session.send(prompt(LONG_CALL)).unwrap();
+    until_tool_use(&session).await;
+    session
+        .send(control_request("stop", json!({"subtype": "interrupt"})))
+        .unwrap();
+    let (_, result) = until_result(&session).await;
+    assert_eq!(result["subtype"], "error_during_execution", "{result}");
+    let fired = recorded(dir.path(), "Interrupt");
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert_eq!(fired[0]["source"], "user");
+    assert_eq!(fired[0]["reason"], "stop");
+    assert_eq!(fired[0]["via"], "client");
+    assert_base(&fired[0], dir.path());
+    // Twin: a turn that completes fires none.
+    run_prompts(&session, &["hello"]).await;
+    session.close();
+    assert_eq!(recorded(dir.path(), "Interrupt").len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_that_replaces_the_turn_fires_interrupt_as_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        opts(dir.path(), Some(recording(&["Interrupt"]))),
+    )
+    .unwrap();
+    session.send(prompt(LONG_CALL)).unwrap();
+    until_tool_use(&session).await;
+    let now = json!({"type": "user", "priority": "now",
+        "message": {"role": "user", "content": "hello"}});
+    session
+        .send(dcl_protocol::parse_line(&now.to_string()).unwrap())
+        .unwrap();
+    let (_, replaced) = until_result(&session).await;
+    assert_eq!(replaced["subtype"], "error_during_execution", "{replaced}");
+    let (_, result) = until_result(&session).await;
+    assert_eq!(result["subtype"], "success", "{result}");
+    session.close();
+    let fired = recorded(dir.path(), "Interrupt");
+    // Once: the replacing prompt's own turn completed and fired none.
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert_eq!(fired[0]["source"], "user");
+    assert_eq!(fired[0]["reason"], "other");
+    assert_eq!(fired[0]["via"], "client");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_a_session_mid_turn_fires_no_interrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        opts(dir.path(), Some(recording(&["Interrupt", "SessionEnd"]))),
+    )
+    .unwrap();
+    session.send(prompt(LONG_CALL)).unwrap();
+    until_tool_use(&session).await;
+    session.close();
+    // Until the session has ended: its turn, and any hook of it, are over.
+    while tokio::time::timeout(std::time::Duration::from_secs(20), session.recv())
+        .await
+        .expect("the session ends")
+        .is_some()
+    {}
+    assert!(recorded(dir.path(), "Interrupt").is_empty());
+    // The recording hooks did run at the end: the session's own end was heard.
+    assert_eq!(recorded(dir.path(), "SessionEnd").len(), 1);
+}
+
+/// `FAKE_WRITE` under `default` mode with `recording(["Interrupt"])` plus `extra` hooks;
+/// the host answers `can_use_tool` with `answer`. Returns whether the host was asked,
+/// the result, and the Interrupt inputs.
+async fn write_denied(extra: Value, answer_with: Value) -> (bool, Value, Vec<Value>) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = recording(&["Interrupt"]);
+    if let (Some(hooks), Some(more)) = (settings["hooks"].as_object_mut(), extra.as_object()) {
+        hooks.extend(more.clone());
+    }
+    let mut o = opts(dir.path(), Some(settings));
+    o.permission_mode = Some("default".into());
+    let session = Session::spawn(&tokio::runtime::Handle::current(), o).unwrap();
+    session.send(prompt("FAKE_WRITE out.txt")).unwrap();
+    let mut asked = false;
+    let result = loop {
+        let v = next(&session).await;
+        if v["type"] == "control_request" && v["request"]["subtype"] == "can_use_tool" {
+            asked = true;
+            session
+                .send(answer(&v["request_id"], answer_with.clone()))
+                .unwrap();
+        }
+        if v["type"] == "result" {
+            break v;
+        }
+    };
+    session.close();
+    assert!(!dir.path().join("out.txt").exists(), "{result}");
+    (asked, result, recorded(dir.path(), "Interrupt"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_denial_with_interrupt_fires_interrupt_as_a_denied_permission() {
+    let (asked, result, fired) = write_denied(
+        json!({}),
+        json!({"behavior": "deny", "message": "stop everything", "interrupt": true}),
+    )
+    .await;
+    assert!(asked);
+    assert_eq!(result["subtype"], "error_during_execution", "{result}");
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert_eq!(fired[0]["source"], "user");
+    assert_eq!(fired[0]["reason"], "permission_denied");
+    assert_eq!(fired[0]["via"], "client");
+
+    // Twin: a plain denial lets the model go on, and nothing was interrupted.
+    let (asked, result, fired) =
+        write_denied(json!({}), json!({"behavior": "deny", "message": "no"})).await;
+    assert!(asked);
+    assert_eq!(result["subtype"], "success", "{result}");
+    assert!(fired.is_empty(), "{fired:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_permission_request_hook_denial_with_interrupt_ends_the_turn() {
+    let hook = |decision: Value| {
+        let out = json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+            "decision": decision}});
+        json!({"PermissionRequest": [{"hooks": [{"type": "command",
+            "command": format!("cat >/dev/null; echo '{out}'")}]}]})
+    };
+    let allow = json!({"behavior": "allow"});
+    let (asked, result, fired) = write_denied(
+        hook(json!({"behavior": "deny", "message": "policy", "interrupt": true})),
+        allow.clone(),
+    )
+    .await;
+    assert!(!asked, "the hook decided before the host");
+    assert_eq!(result["subtype"], "error_during_execution", "{result}");
+    assert_eq!(result["errors"][0], "Interrupted by user", "{result}");
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert_eq!(fired[0]["source"], "system");
+    assert_eq!(fired[0]["reason"], "permission_denied");
+    assert!(fired[0].get("via").is_none(), "{}", fired[0]);
+
+    // Twin: the same denial without `interrupt` denies only the call.
+    let (asked, result, fired) = write_denied(
+        hook(json!({"behavior": "deny", "message": "policy"})),
+        allow,
+    )
+    .await;
+    assert!(!asked);
+    assert_eq!(result["subtype"], "success", "{result}");
+    assert!(fired.is_empty(), "{fired:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

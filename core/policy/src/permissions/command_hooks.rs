@@ -34,6 +34,7 @@ pub const EVENTS: &[&str] = &[
     "SessionEnd",
     "Stop",
     "StopFailure",
+    "Interrupt",
     "SubagentStart",
     "SubagentStop",
     "PreCompact",

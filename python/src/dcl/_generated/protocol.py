@@ -1665,9 +1665,9 @@ StatusKind = Literal["requesting", "compacting"]
 InformationalLevel = Literal["info", "notice", "warning", "error"]
 
 
-# `system/hook_*.hook_event`: the reference's hook event names, all 34 of the TS SDK's
-# `HOOK_EVENTS` (0.3.333), in its order; dcl fires a subset (see the engine's hooks).
-HookEventName = Literal["PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification", "UserPromptSubmit", "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop", "StopFailure", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "PreModelSwitch", "PostModelSwitch", "PermissionRequest", "PermissionDenied", "Setup", "TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange", "WorktreeCreate", "WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged", "DirectoryAdded", "MessageDisplay", "PreSkillShellCommand"]
+# `system/hook_*.hook_event`: the reference's hook event names, all 35 of the TS SDK's
+# `HOOK_EVENTS` (0.3.335), in its order; dcl fires a subset (see the engine's hooks).
+HookEventName = Literal["PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification", "UserPromptSubmit", "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop", "StopFailure", "Interrupt", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "PreModelSwitch", "PostModelSwitch", "PermissionRequest", "PermissionDenied", "Setup", "TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange", "WorktreeCreate", "WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged", "DirectoryAdded", "MessageDisplay", "PreSkillShellCommand"]
 
 
 # `system/hook_response.outcome`.

@@ -11,7 +11,10 @@ use crate::session::actor::Actor;
 
 impl Actor {
     pub(super) fn interrupt_request(&mut self, r: InterruptRequest) -> Answer {
-        let still = self.interrupt(r.cancel_queued != Some(false));
+        let still = self.interrupt(
+            r.cancel_queued != Some(false),
+            crate::session::turn::StopCause::USER_STOP,
+        );
         answer(InterruptResponse {
             still_queued: still,
             ..InterruptResponse::default()

@@ -99,8 +99,38 @@ pub(crate) async fn run_turn(
             stop_failure_hooks(ctx, &st, &e).await;
             result::finish(ctx, conv, &mut st, Finish::ApiError(e))
         }
-        how => result::finish(ctx, conv, &mut st, how),
+        how => {
+            if matches!(how, Finish::Interrupted(_)) {
+                interrupt_hooks(ctx).await;
+            }
+            result::finish(ctx, conv, &mut st, how)
+        }
     }
+}
+
+/// Interrupt: a main-thread turn ended because something stopped it, and that was not
+/// the session closing. Its output is ignored, as the SDK ignores it. The turn's own
+/// token is cancelled by now and would kill the hooks at once, so they run as outside
+/// any turn.
+async fn interrupt_hooks(ctx: &TurnContext) {
+    if ctx.is_subagent() {
+        return;
+    }
+    let Some(super::StopCause::Stopped {
+        source,
+        reason,
+        via,
+    }) = ctx.stop_cause.get().copied()
+    else {
+        return;
+    };
+    let mut input = Map::new();
+    input.insert("source".into(), json!(source));
+    input.insert("reason".into(), json!(reason));
+    if let Some(via) = via {
+        input.insert("via".into(), json!(via));
+    }
+    hooks::run_outside(&ctx.core, "Interrupt", input).await;
 }
 
 /// StopFailure: the turn ends on an API error instead of the model's answer. Its output
@@ -285,12 +315,15 @@ async fn compact_command(
             ));
             result::finish(ctx, conv, st, Finish::Completed)
         }
-        Err(_) if ctx.cancel.is_cancelled() => result::finish(
-            ctx,
-            conv,
-            st,
-            Finish::Interrupted(TerminalReason::AbortedStreaming),
-        ),
+        Err(_) if ctx.cancel.is_cancelled() => {
+            interrupt_hooks(ctx).await;
+            result::finish(
+                ctx,
+                conv,
+                st,
+                Finish::Interrupted(TerminalReason::AbortedStreaming),
+            )
+        }
         Err(why) => result::finish(ctx, conv, st, Finish::CommandFailed(why.to_string())),
     }
 }

@@ -8,8 +8,8 @@ use dcl_protocol::{
 };
 use serde_json::{Map, Value, json};
 
-use super::TurnContext;
 use super::hooks;
+use super::{StopCause, TurnContext};
 use crate::permissions::{self, PermissionMode, Policy, Verdict, host_decision};
 use crate::session::host::HostError;
 use crate::tools::{Approval, Tool, ToolContext, ToolKind};
@@ -173,12 +173,22 @@ async fn permission_request_hooks(
                 .cloned()
                 .unwrap_or_else(|| input.clone())
         })),
-        Some("deny") => Some(Decision::Deny(
-            d.get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("Denied by a PermissionRequest hook")
-                .to_string(),
-        )),
+        Some("deny") => {
+            if d.get("interrupt").and_then(Value::as_bool) == Some(true) {
+                // A hook decided, not a person: the SDK's `system`, with no `via`.
+                ctx.stop(StopCause::Stopped {
+                    source: "system",
+                    reason: "permission_denied",
+                    via: None,
+                });
+            }
+            Some(Decision::Deny(
+                d.get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("Denied by a PermissionRequest hook")
+                    .to_string(),
+            ))
+        }
         _ => None,
     }
 }
@@ -239,8 +249,13 @@ async fn ask_host(
                 message, interrupt, ..
             }) => {
                 if interrupt == Some(true) {
-                    // The host wants the whole turn stopped, not only this call.
-                    ctx.cancel.cancel();
+                    // The host wants the whole turn stopped, not only this call; its
+                    // answer does not say who sent it, so the SDK counts it as the user.
+                    ctx.stop(StopCause::Stopped {
+                        source: "user",
+                        reason: "permission_denied",
+                        via: Some("client"),
+                    });
                 }
                 Decision::Deny(if message.is_empty() {
                     "The user denied this tool use.".to_string()

@@ -459,6 +459,7 @@ const CATALOG: &[(&str, &str)] = &[
     ("SessionEnd", "When the session ends"),
     ("Stop", "When the model stops calling tools"),
     ("StopFailure", "When a turn ends on an API error"),
+    ("Interrupt", "When an interrupt ends a main-thread turn"),
     ("SubagentStart", "When a subagent starts"),
     ("SubagentStop", "When a subagent stops calling tools"),
     ("PreCompact", "Before the conversation is compacted"),
@@ -788,7 +789,7 @@ mod tests {
 
     #[test]
     fn every_sdk_event_is_fired_or_said_never_to_fire() {
-        assert_eq!(HookEventName::ALL.len(), 34);
+        assert_eq!(HookEventName::ALL.len(), 35);
         let catalog: Vec<&str> = CATALOG.iter().map(|(e, _)| *e).collect();
         let all: Vec<&str> = HookEventName::ALL.iter().map(|e| e.as_str()).collect();
         assert_eq!(catalog, all, "the listing's catalog is the SDK's order");

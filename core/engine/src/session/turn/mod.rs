@@ -27,7 +27,7 @@ mod subagent;
 mod suggestion;
 mod usage;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use dcl_protocol::{ContentBlock, Message, PermissionDenial, Usage, UserMessage};
@@ -54,11 +54,44 @@ pub struct TurnOutcome {
 
 pub(crate) use super::state::TurnKind;
 
+/// Why a turn's token was cancelled, for the Interrupt hook (the SDK's `source`, `reason`
+/// and `via`). The first cause recorded stands: a later cancel finds the turn already
+/// stopping for the earlier reason.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum StopCause {
+    /// The session is ending: the SDK fires no Interrupt then.
+    Closing,
+    Stopped {
+        source: &'static str,
+        reason: &'static str,
+        via: Option<&'static str>,
+    },
+}
+
+impl StopCause {
+    /// An `interrupt` request or `Session::interrupt()`: a client that does not say who
+    /// sent it counts as the user.
+    pub const USER_STOP: StopCause = StopCause::Stopped {
+        source: "user",
+        reason: "stop",
+        via: Some("client"),
+    };
+}
+
+/// Records `why` (unless a cause is already recorded), then cancels: the turn reads the
+/// cause only after it saw the cancel, so it must be there first.
+pub(crate) fn stop_turn(cancel: &CancellationToken, cause: &OnceLock<StopCause>, why: StopCause) {
+    let _ = cause.set(why);
+    cancel.cancel();
+}
+
 /// What one turn may use and where its lines go.
 pub(crate) struct TurnContext {
     pub core: Arc<SessionCore>,
     pub emitter: TurnEmitter,
     pub cancel: CancellationToken,
+    /// Why `cancel` was cancelled, shared with whoever may cancel it.
+    pub stop_cause: Arc<OnceLock<StopCause>>,
     /// The uuid of the user message that started this turn.
     pub prompt_uuid: String,
     /// The tools this turn offers.
@@ -91,6 +124,7 @@ impl TurnContext {
             core,
             emitter,
             cancel,
+            stop_cause: Arc::default(),
             prompt_uuid,
             kind: TurnKind::Main,
             system_prompt: None,
@@ -106,6 +140,11 @@ impl TurnContext {
             ctx.model = subagent::resolve_model(&ctx.core, a.model.as_deref());
         }
         ctx
+    }
+
+    /// Cancels this turn for `why`.
+    pub fn stop(&self, why: StopCause) {
+        stop_turn(&self.cancel, &self.stop_cause, why);
     }
 
     pub fn is_subagent(&self) -> bool {

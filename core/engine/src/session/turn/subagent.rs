@@ -225,6 +225,8 @@ fn child_context(
     TurnContext {
         emitter,
         cancel,
+        // Its own: only a main turn's cause is read (the Interrupt hook).
+        stop_cause: Arc::default(),
         prompt_uuid: prompt_uuid.to_string(),
         tools: ToolSet::for_agent(agent, false),
         kind: TurnKind::Subagent {

@@ -1,7 +1,7 @@
 package nexus.io.agent.sdk.hook;
 
 /**
- * The hook events dcl fires: 28 of the TS SDK's 34 (the README's "Hook events" says why not the
+ * The hook events dcl fires: 29 of the TS SDK's 35 (the README's "Hook events" says why not the
  * rest).
  */
 public enum HookEvent {
@@ -27,6 +27,8 @@ public enum HookEvent {
   STOP("Stop"),
   /** When a turn ends on an API error. */
   STOP_FAILURE("StopFailure"),
+  /** When an interrupt ends a main-thread turn; its answer is not read. */
+  INTERRUPT("Interrupt"),
   /** When a subagent starts. */
   SUBAGENT_START("SubagentStart"),
   /** When a subagent is about to end. */
