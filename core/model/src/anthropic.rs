@@ -210,6 +210,15 @@ pub fn parse_event(ev: &SseEvent) -> Result<Option<StreamEvent>, ModelError> {
     } else {
         ev.event.as_str()
     };
+    // Straight to the typed event when the data is one dcl knows: most of a stream is
+    // deltas, and going through a `Value` first cost a map per event. Anything else
+    // (errors, unknown types, a missing `type`, bad JSON) takes the path below, which
+    // says what was wrong.
+    if let Ok(se) = serde_json::from_str::<StreamEvent>(data)
+        && !matches!(se, StreamEvent::Error { .. })
+    {
+        return Ok(Some(se));
+    }
     let mut value: Value = serde_json::from_str(data).map_err(|e| {
         ModelError::stream(format!(
             "malformed JSON in the data of SSE event `{name}`: {e}; data: {}",

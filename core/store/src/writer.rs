@@ -109,15 +109,31 @@ pub mod handles {
         }
     }
 
+    /// The pool's key for `path`: its components joined again, so paths that `Path`'s `==`
+    /// calls equal (`a//b`, `a/./b`, `a/b/`) are equal bytes. `==` itself parses both
+    /// paths from the end on every comparison; the pool is scanned on every transcript
+    /// write, and with many sessions (each write a miss) that parsing was a tenth of a
+    /// turn's CPU. Now each call parses its own path once.
+    fn key(path: &Path) -> PathBuf {
+        path.components().collect()
+    }
+
     /// An append handle of `path` (most recently used last).
     pub fn get(path: &Path) -> std::io::Result<Arc<File>> {
-        let mut pool = pool();
-        if let Some(i) = pool.iter().position(|(p, _)| p == path) {
-            let entry = pool.remove(i);
-            let file = Arc::clone(&entry.1);
-            pool.push(entry);
-            return Ok(file);
+        let key = key(path);
+        {
+            let mut pool = pool();
+            if let Some(i) = pool
+                .iter()
+                .position(|(p, _)| p.as_os_str() == key.as_os_str())
+            {
+                let entry = pool.remove(i);
+                let file = Arc::clone(&entry.1);
+                pool.push(entry);
+                return Ok(file);
+            }
         }
+        // Opened without the lock: every session's writer shares the pool.
         let file = Arc::new(
             OpenOptions::new()
                 .append(true)
@@ -125,33 +141,53 @@ pub mod handles {
                 .mode(0o600)
                 .open(path)?,
         );
-        push(&mut pool, path, Arc::clone(&file));
+        let mut pool = pool();
+        pool.retain(|(p, _)| p.as_os_str() != key.as_os_str());
+        push(&mut pool, key, Arc::clone(&file));
         Ok(file)
     }
 
     /// Keeps `file`, just opened for appending to `path`, as its handle.
     pub(super) fn keep(path: &Path, file: File) {
+        let key = key(path);
         let mut pool = pool();
-        pool.retain(|(p, _)| p != path);
-        push(&mut pool, path, Arc::new(file));
+        pool.retain(|(p, _)| p.as_os_str() != key.as_os_str());
+        push(&mut pool, key, Arc::new(file));
     }
 
-    fn push(pool: &mut Vec<(PathBuf, Arc<File>)>, path: &Path, file: Arc<File>) {
+    fn push(pool: &mut Vec<(PathBuf, Arc<File>)>, key: PathBuf, file: Arc<File>) {
         if pool.len() >= CAPACITY {
             pool.remove(0);
         }
-        pool.push((path.to_path_buf(), file));
+        pool.push((key, file));
     }
 
     /// Closes the handle of `path`, if open: for a transcript that is deleted or replaced
     /// (its next entry then recreates the file rather than reaching the old one).
     pub fn release(path: &Path) {
-        pool().retain(|(p, _)| p != path);
+        let key = key(path);
+        pool().retain(|(p, _)| p.as_os_str() != key.as_os_str());
     }
 
     /// How many transcripts the process holds open.
     pub fn open_count() -> usize {
         pool().len()
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn spellings_path_calls_equal_share_a_key_and_others_do_not() {
+            // Keys are compared as bytes (`PathBuf`'s own `==` would hide the difference).
+            let k = |p: &str| key(Path::new(p)).into_os_string();
+            assert_eq!(k("/h/p//./s.jsonl"), k("/h/p/s.jsonl"));
+            assert_eq!(k("/h/p/"), k("/h/p"));
+            assert_ne!(k("/h/p/a.jsonl"), k("/h/p/b.jsonl"));
+            assert_ne!(k("/h/p/../s.jsonl"), k("/h/s.jsonl"));
+            assert_ne!(k("h/s.jsonl"), k("/h/s.jsonl"));
+        }
     }
 }
 
@@ -489,11 +525,14 @@ mod handle_pool_tests {
                 .collect();
             assert_eq!(rounds, vec![json!(0), json!(1), json!(2)], "file {i}");
         }
-        // A released handle is reopened on the next entry: a replaced file gets it.
+        // A released handle is reopened on the next entry: a replaced file gets it, also
+        // when the release spells the path another way that `Path` calls equal.
         let path = dir.path().join("0.jsonl");
-        handles::release(&path);
+        files[0].append(&json!({"round": 3})).unwrap(); // now the pool's newest handle
+        let spelled = PathBuf::from(format!("{}//./0.jsonl", dir.path().display()));
+        handles::release(&spelled);
         std::fs::remove_file(&path).unwrap();
-        files[0].append(&json!({"round": 3})).unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"round\":3}\n");
+        files[0].append(&json!({"round": 4})).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"round\":4}\n");
     }
 }
