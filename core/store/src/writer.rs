@@ -88,9 +88,10 @@ impl TranscriptFile {
     }
 }
 
-/// The process's open transcript handles: the most recently written [`handles::CAPACITY`]
-/// files stay open (append-only), the least recent is closed when another is needed. A
-/// handle being written when it is evicted stays open until that write is done.
+/// The process's open transcript handles: at most [`handles::CAPACITY`] files stay open
+/// (append-only), in shards by path; within its shard the least recently written is
+/// closed when another is needed. A handle being written when it is evicted stays open
+/// until that write is done.
 pub mod handles {
     use std::fs::{File, OpenOptions};
     use std::os::unix::fs::OpenOptionsExt;
@@ -98,12 +99,25 @@ pub mod handles {
     use std::sync::{Arc, Mutex};
 
     /// Open transcripts kept at most: a turn's writers and the subagents it runs.
-    pub const CAPACITY: usize = 64;
+    pub const CAPACITY: usize = SHARDS * PER_SHARD;
 
-    static POOL: Mutex<Vec<(PathBuf, Arc<File>)>> = Mutex::new(Vec::new());
+    /// The pool is split by key so the runtime's workers, each writing for other
+    /// sessions, rarely wait on one another's lock (one lock was contended on every write
+    /// with thousands of sessions in a process).
+    const SHARDS: usize = 8;
+    const PER_SHARD: usize = 8;
 
-    fn pool() -> std::sync::MutexGuard<'static, Vec<(PathBuf, Arc<File>)>> {
-        match POOL.lock() {
+    type Shard = Mutex<Vec<(PathBuf, Arc<File>)>>;
+
+    static POOL: [Shard; SHARDS] = [const { Mutex::new(Vec::new()) }; SHARDS];
+
+    fn shard(key: &Path) -> std::sync::MutexGuard<'static, Vec<(PathBuf, Arc<File>)>> {
+        use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+        let hash = BuildHasherDefault::<DefaultHasher>::default().hash_one(key.as_os_str());
+        // The modulo is below SHARDS, so the cast cannot truncate.
+        #[allow(clippy::cast_possible_truncation)]
+        let i = (hash % SHARDS as u64) as usize;
+        match POOL[i].lock() {
             Ok(g) => g,
             Err(p) => p.into_inner(),
         }
@@ -122,7 +136,7 @@ pub mod handles {
     pub fn get(path: &Path) -> std::io::Result<Arc<File>> {
         let key = key(path);
         {
-            let mut pool = pool();
+            let mut pool = shard(&key);
             if let Some(i) = pool
                 .iter()
                 .position(|(p, _)| p.as_os_str() == key.as_os_str())
@@ -141,7 +155,7 @@ pub mod handles {
                 .mode(0o600)
                 .open(path)?,
         );
-        let mut pool = pool();
+        let mut pool = shard(&key);
         pool.retain(|(p, _)| p.as_os_str() != key.as_os_str());
         push(&mut pool, key, Arc::clone(&file));
         Ok(file)
@@ -150,13 +164,13 @@ pub mod handles {
     /// Keeps `file`, just opened for appending to `path`, as its handle.
     pub(super) fn keep(path: &Path, file: File) {
         let key = key(path);
-        let mut pool = pool();
+        let mut pool = shard(&key);
         pool.retain(|(p, _)| p.as_os_str() != key.as_os_str());
         push(&mut pool, key, Arc::new(file));
     }
 
     fn push(pool: &mut Vec<(PathBuf, Arc<File>)>, key: PathBuf, file: Arc<File>) {
-        if pool.len() >= CAPACITY {
+        if pool.len() >= PER_SHARD {
             pool.remove(0);
         }
         pool.push((key, file));
@@ -166,12 +180,17 @@ pub mod handles {
     /// (its next entry then recreates the file rather than reaching the old one).
     pub fn release(path: &Path) {
         let key = key(path);
-        pool().retain(|(p, _)| p.as_os_str() != key.as_os_str());
+        shard(&key).retain(|(p, _)| p.as_os_str() != key.as_os_str());
     }
 
     /// How many transcripts the process holds open.
     pub fn open_count() -> usize {
-        pool().len()
+        POOL.iter()
+            .map(|s| match s.lock() {
+                Ok(g) => g.len(),
+                Err(p) => p.into_inner().len(),
+            })
+            .sum()
     }
 
     #[cfg(test)]
