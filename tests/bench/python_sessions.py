@@ -10,8 +10,9 @@ turn on all at once):
   2. open ``--sessions`` clients (``dcl.Client.connect``: session opened, ``initialize``
      answered) and leave them idle; sample VmRSS and the open descriptors by kind;
   3. ``--turns`` bursts: in each, every client runs one turn (``"hello"``) at once; turns
-     per second over the wall time of the burst; sample again after each burst. The last
-     burst is the "one more turn on all at once" figure.
+     per second over the wall time of the burst, and each thread's CPU per turn (the
+     Python thread against the runtime's workers: which side is the limit); sample again
+     after each burst. The last burst is the "one more turn on all at once" figure.
 
 ``--cli-path <dcl>`` runs every session in a ``dcl`` child through the same Rust host (the
 subprocess transport); the children's memory is added as PSS (``/proc/<pid>/smaps_rollup``)
@@ -51,6 +52,22 @@ def threads() -> int:
             if line.startswith("Threads:"):
                 return int(line.split()[1])
     return 0
+
+
+def thread_cpu() -> Dict[str, float]:
+    """CPU seconds (user + system) of each of this process's threads, by ``name:tid``."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out: Dict[str, float] = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                name = f.read().strip()
+        except OSError:  # the thread ended meanwhile
+            continue
+        out[f"{name}:{tid}"] = (int(fields[11]) + int(fields[12])) / tick
+    return out
 
 
 def rss_kib() -> int:
@@ -205,10 +222,16 @@ async def run(
 
     bursts: List[Dict[str, Any]] = []
     for _ in range(turns):
+        cpu0 = thread_cpu()
         t1 = time.perf_counter()
         counts = await asyncio.gather(*(one_turn(c) for c in clients), return_exceptions=True)
         burst_s = time.perf_counter() - t1
+        cpu1 = thread_cpu()
         done = sum(c for c in counts if isinstance(c, int))
+        # Which side of a turn is the limit: the Python thread, or the runtime's workers.
+        cpu_us = {
+            k: round((v - cpu0.get(k, 0.0)) / max(done, 1) * 1e6, 1) for k, v in cpu1.items() if v > cpu0.get(k, 0.0)
+        }
         rss, kinds = reserve.sample()
         bursts.append(
             {
@@ -216,6 +239,7 @@ async def run(
                 "failures": [repr(c) for c in counts if not isinstance(c, int)][:3],
                 "seconds": round(burst_s, 3),
                 "turns_per_second": round(done / burst_s, 1) if burst_s > 0 else None,
+                "cpu_us_per_turn_by_thread": cpu_us,
                 "rss_mib": round(rss / 1024, 1),
                 "children_pss_mib": round(children_pss_kib() / 1024, 1),
                 "fds": kinds,
