@@ -8,10 +8,9 @@ use std::time::Duration;
 use dcl_protocol::{ContentBlock, ControlResponse, Message, MessageContent, UserMessage};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
-use tokio_util::sync::CancellationToken;
 
 use super::services::SessionCore;
-use super::turn::{self, StopCause, TurnContext, TurnOutcome};
+use super::turn::{self, StopCause, TurnContext, TurnOutcome, TurnStop};
 use super::{Input, QueuedPrompt, Signal, emit};
 
 /// How long a closed session's turn may take to stop by itself (killing its tools)
@@ -20,14 +19,7 @@ const CLOSE_GRACE: Duration = Duration::from_secs(2);
 
 struct RunningTurn {
     handle: JoinHandle<TurnOutcome>,
-    cancel: CancellationToken,
-    cause: Arc<std::sync::OnceLock<StopCause>>,
-}
-
-impl RunningTurn {
-    fn stop(&self, why: StopCause) {
-        turn::stop_turn(&self.cancel, &self.cause, why);
-    }
+    cancel: TurnStop,
 }
 
 pub(super) struct Actor {
@@ -187,20 +179,17 @@ impl Actor {
 
     fn start_turn(&mut self, prompt: QueuedPrompt) {
         self.idle_deadline = None;
-        let cancel = CancellationToken::new();
-        let cause = Arc::<std::sync::OnceLock<StopCause>>::default();
+        let stop = TurnStop::default();
         let core = self.core.clone();
-        let (token, turn_cause) = (cancel.clone(), cause.clone());
+        let turn_stop = stop.clone();
         let handle = tokio::spawn(async move {
-            let mut ctx = TurnContext::main(core.clone(), prompt.uuid.clone(), token);
-            ctx.stop_cause = turn_cause;
+            let ctx = TurnContext::main(core.clone(), prompt.uuid.clone(), turn_stop);
             let mut conv = core.conversation.lock().await;
             turn::run_turn(&ctx, &mut conv, prompt).await
         });
         self.current = Some(RunningTurn {
             handle,
-            cancel,
-            cause,
+            cancel: stop,
         });
     }
 
@@ -212,7 +201,7 @@ impl Actor {
     /// gets its own result). Returns the uuids still queued.
     pub(super) fn interrupt(&mut self, cancel_queued: bool, why: StopCause) -> Vec<String> {
         if let Some(t) = &self.current {
-            t.stop(why);
+            t.cancel.stop(why);
         }
         if cancel_queued {
             for p in std::mem::take(&mut self.queue) {
@@ -306,7 +295,7 @@ impl Actor {
             Some("now") => {
                 if let Some(t) = &self.current {
                     // Replaced, not stopped: the SDK's word for that is "other".
-                    t.stop(StopCause::Stopped {
+                    t.cancel.stop(StopCause::Stopped {
                         source: "user",
                         reason: "other",
                         via: Some("client"),

@@ -7,7 +7,7 @@ use serde_json::{Map, json};
 use tokio_util::sync::CancellationToken;
 
 use super::services::SessionCore;
-use super::turn::{TurnContext, hooks};
+use super::turn::{TurnContext, TurnStop, hooks};
 
 /// How long SessionEnd hooks may take: the session is over, so a hook (or a host that is
 /// gone and will never answer its callback) must not hold the process open for long.
@@ -24,7 +24,7 @@ pub(super) async fn session_end(core: &Arc<SessionCore>, reason: &str) {
     let cancel = CancellationToken::new();
     let mut input = Map::new();
     input.insert("reason".into(), json!(reason));
-    let ctx = TurnContext::main(core.clone(), String::new(), cancel.clone());
+    let ctx = TurnContext::main(core.clone(), String::new(), TurnStop::under(cancel.clone()));
     let run = hooks::run(&ctx, "SessionEnd", None, None, input);
     tokio::pin!(run);
     tokio::select! {

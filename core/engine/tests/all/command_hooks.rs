@@ -709,36 +709,47 @@ async fn stop_failure_fires_when_the_api_fails_the_turn() {
 /// A Bash call that runs until something stops the turn.
 const LONG_CALL: &str = r#"FAKE_TOOL Bash {"command": "sleep 30"}"#;
 
-/// Reads until the model's tool call is on the stream: the turn is then surely running.
-async fn until_tool_use(session: &Session) {
+/// A session recording `events`, its turn inside [`LONG_CALL`]: once the model's tool call
+/// is on the stream, the turn is surely running.
+async fn session_in_a_long_call(dir: &std::path::Path, events: &[&str]) -> Session {
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        opts(dir, Some(recording(events))),
+    )
+    .unwrap();
+    session.send(prompt(LONG_CALL)).unwrap();
     loop {
-        let v = next(session).await;
+        let v = next(&session).await;
         if v["type"] == "assistant" && v.to_string().contains("\"tool_use\"") {
-            return;
+            return session;
         }
     }
+}
+
+/// `fired` is one Interrupt input with this `source`, `reason` and `via` (`None`: absent).
+fn assert_one_interrupt(fired: &[Value], source: &str, reason: &str, via: Option<&str>) {
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert_eq!(fired[0]["source"], source, "{}", fired[0]);
+    assert_eq!(fired[0]["reason"], reason, "{}", fired[0]);
+    assert_eq!(
+        fired[0].get("via").and_then(Value::as_str),
+        via,
+        "{}",
+        fired[0]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn interrupt_fires_once_when_an_interrupt_request_ends_the_turn() {
     let dir = tempfile::tempdir().unwrap();
-    let session = Session::spawn(
-        &tokio::runtime::Handle::current(),
-        opts(dir.path(), Some(recording(&["Interrupt"]))),
-    )
-    .unwrap();
-    session.send(prompt(LONG_CALL)).unwrap();
-    until_tool_use(&session).await;
+    let session = session_in_a_long_call(dir.path(), &["Interrupt"]).await;
     session
         .send(control_request("stop", json!({"subtype": "interrupt"})))
         .unwrap();
     let (_, result) = until_result(&session).await;
     assert_eq!(result["subtype"], "error_during_execution", "{result}");
     let fired = recorded(dir.path(), "Interrupt");
-    assert_eq!(fired.len(), 1, "{fired:?}");
-    assert_eq!(fired[0]["source"], "user");
-    assert_eq!(fired[0]["reason"], "stop");
-    assert_eq!(fired[0]["via"], "client");
+    assert_one_interrupt(&fired, "user", "stop", Some("client"));
     assert_base(&fired[0], dir.path());
     // Twin: a turn that completes fires none.
     run_prompts(&session, &["hello"]).await;
@@ -749,13 +760,7 @@ async fn interrupt_fires_once_when_an_interrupt_request_ends_the_turn() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_prompt_that_replaces_the_turn_fires_interrupt_as_other() {
     let dir = tempfile::tempdir().unwrap();
-    let session = Session::spawn(
-        &tokio::runtime::Handle::current(),
-        opts(dir.path(), Some(recording(&["Interrupt"]))),
-    )
-    .unwrap();
-    session.send(prompt(LONG_CALL)).unwrap();
-    until_tool_use(&session).await;
+    let session = session_in_a_long_call(dir.path(), &["Interrupt"]).await;
     let now = json!({"type": "user", "priority": "now",
         "message": {"role": "user", "content": "hello"}});
     session
@@ -768,22 +773,13 @@ async fn a_prompt_that_replaces_the_turn_fires_interrupt_as_other() {
     session.close();
     let fired = recorded(dir.path(), "Interrupt");
     // Once: the replacing prompt's own turn completed and fired none.
-    assert_eq!(fired.len(), 1, "{fired:?}");
-    assert_eq!(fired[0]["source"], "user");
-    assert_eq!(fired[0]["reason"], "other");
-    assert_eq!(fired[0]["via"], "client");
+    assert_one_interrupt(&fired, "user", "other", Some("client"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn closing_a_session_mid_turn_fires_no_interrupt() {
     let dir = tempfile::tempdir().unwrap();
-    let session = Session::spawn(
-        &tokio::runtime::Handle::current(),
-        opts(dir.path(), Some(recording(&["Interrupt", "SessionEnd"]))),
-    )
-    .unwrap();
-    session.send(prompt(LONG_CALL)).unwrap();
-    until_tool_use(&session).await;
+    let session = session_in_a_long_call(dir.path(), &["Interrupt", "SessionEnd"]).await;
     session.close();
     // Until the session has ended: its turn, and any hook of it, are over.
     while tokio::time::timeout(std::time::Duration::from_secs(20), session.recv())
@@ -836,10 +832,7 @@ async fn a_host_denial_with_interrupt_fires_interrupt_as_a_denied_permission() {
     .await;
     assert!(asked);
     assert_eq!(result["subtype"], "error_during_execution", "{result}");
-    assert_eq!(fired.len(), 1, "{fired:?}");
-    assert_eq!(fired[0]["source"], "user");
-    assert_eq!(fired[0]["reason"], "permission_denied");
-    assert_eq!(fired[0]["via"], "client");
+    assert_one_interrupt(&fired, "user", "permission_denied", Some("client"));
 
     // Twin: a plain denial lets the model go on, and nothing was interrupted.
     let (asked, result, fired) =
@@ -866,10 +859,7 @@ async fn a_permission_request_hook_denial_with_interrupt_ends_the_turn() {
     assert!(!asked, "the hook decided before the host");
     assert_eq!(result["subtype"], "error_during_execution", "{result}");
     assert_eq!(result["errors"][0], "Interrupted by user", "{result}");
-    assert_eq!(fired.len(), 1, "{fired:?}");
-    assert_eq!(fired[0]["source"], "system");
-    assert_eq!(fired[0]["reason"], "permission_denied");
-    assert!(fired[0].get("via").is_none(), "{}", fired[0]);
+    assert_one_interrupt(&fired, "system", "permission_denied", None);
 
     // Twin: the same denial without `interrupt` denies only the call.
     let (asked, result, fired) = write_denied(

@@ -120,7 +120,7 @@ async fn interrupt_hooks(ctx: &TurnContext) {
         source,
         reason,
         via,
-    }) = ctx.stop_cause.get().copied()
+    }) = ctx.cancel.cause()
     else {
         return;
     };

@@ -176,7 +176,7 @@ async fn permission_request_hooks(
         Some("deny") => {
             if d.get("interrupt").and_then(Value::as_bool) == Some(true) {
                 // A hook decided, not a person: the SDK's `system`, with no `via`.
-                ctx.stop(StopCause::Stopped {
+                ctx.cancel.stop(StopCause::Stopped {
                     source: "system",
                     reason: "permission_denied",
                     via: None,
@@ -226,7 +226,7 @@ async fn ask_host(
     let services = &ctx.core.services;
     let answer = services
         .host
-        .request(&services.emitter, request, &ctx.cancel)
+        .request(&services.emitter, request, &ctx.cancel.token)
         .await;
     match answer {
         Ok(answer) => match serde_json::from_value::<PermissionDecision>(answer.clone()) {
@@ -251,7 +251,7 @@ async fn ask_host(
                 if interrupt == Some(true) {
                     // The host wants the whole turn stopped, not only this call; its
                     // answer does not say who sent it, so the SDK counts it as the user.
-                    ctx.stop(StopCause::Stopped {
+                    ctx.cancel.stop(StopCause::Stopped {
                         source: "user",
                         reason: "permission_denied",
                         via: Some("client"),

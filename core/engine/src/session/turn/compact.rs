@@ -346,7 +346,7 @@ async fn summarise(
             thinking: None,
         };
         let once = async {
-            let mut stream = client.stream(request, ctx.cancel.clone()).await?;
+            let mut stream = client.stream(request, ctx.cancel.token.clone()).await?;
             let mut acc = Accumulator::new();
             while let Some(ev) = stream.next().await {
                 acc.push(&ev?)?;
@@ -355,7 +355,7 @@ async fn summarise(
         };
         let outcome = tokio::select! {
             r = once => r,
-            _ = ctx.cancel.cancelled() => return Err(CompactError::Cancelled),
+            _ = ctx.cancel.token.cancelled() => return Err(CompactError::Cancelled),
         };
         match outcome {
             Ok(turn) => {

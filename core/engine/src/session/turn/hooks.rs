@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use std::sync::Arc;
 
-use super::TurnContext;
+use super::{TurnContext, TurnStop};
 use crate::permissions::command_hooks;
 use crate::session::hook_registry::{NEVER_FIRED, Registration};
 use crate::session::host::HostError;
@@ -20,7 +20,6 @@ use dcl_protocol::{
     SystemInformational,
 };
 use serde_json::{Map, Value, json};
-use tokio_util::sync::CancellationToken;
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -93,7 +92,7 @@ pub(crate) async fn run(
     mut input: Map<String, Value>,
 ) -> HookVerdict {
     let core = &ctx.core;
-    let cancel = &ctx.cancel;
+    let cancel = &ctx.cancel.token;
     let derived: Option<String> = subject.map(str::to_string).or_else(|| {
         MATCHER_FIELDS
             .iter()
@@ -665,7 +664,7 @@ pub(crate) async fn run_outside(
     event: &str,
     input: Map<String, Value>,
 ) -> HookVerdict {
-    let ctx = TurnContext::main(core.clone(), String::new(), CancellationToken::new());
+    let ctx = TurnContext::main(core.clone(), String::new(), TurnStop::default());
     run(&ctx, event, None, None, input).await
 }
 

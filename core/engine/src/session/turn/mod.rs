@@ -78,20 +78,45 @@ impl StopCause {
     };
 }
 
-/// Records `why` (unless a cause is already recorded), then cancels: the turn reads the
-/// cause only after it saw the cancel, so it must be there first.
-pub(crate) fn stop_turn(cancel: &CancellationToken, cause: &OnceLock<StopCause>, why: StopCause) {
-    let _ = cause.set(why);
-    cancel.cancel();
+/// A turn's cancel token and why it was cancelled; clones share both. Whoever may stop
+/// the turn (the actor, an approval) and the turn itself hold one.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TurnStop {
+    pub token: CancellationToken,
+    cause: Arc<OnceLock<StopCause>>,
+}
+
+impl TurnStop {
+    /// Under `token`, with no cause of its own: a subagent under its parent's, hooks run
+    /// outside a turn.
+    pub fn under(token: CancellationToken) -> Self {
+        TurnStop {
+            token,
+            cause: Arc::default(),
+        }
+    }
+
+    /// Records `why` (unless a cause is already recorded), then cancels: the turn reads
+    /// the cause only after it saw the cancel, so it must be there first.
+    pub fn stop(&self, why: StopCause) {
+        let _ = self.cause.set(why);
+        self.token.cancel();
+    }
+
+    pub fn cause(&self) -> Option<StopCause> {
+        self.cause.get().copied()
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.token.is_cancelled()
+    }
 }
 
 /// What one turn may use and where its lines go.
 pub(crate) struct TurnContext {
     pub core: Arc<SessionCore>,
     pub emitter: TurnEmitter,
-    pub cancel: CancellationToken,
-    /// Why `cancel` was cancelled, shared with whoever may cancel it.
-    pub stop_cause: Arc<OnceLock<StopCause>>,
+    pub cancel: TurnStop,
     /// The uuid of the user message that started this turn.
     pub prompt_uuid: String,
     /// The tools this turn offers.
@@ -112,7 +137,7 @@ pub(crate) struct TurnContext {
 impl TurnContext {
     /// The context of a main-thread turn for `prompt` (as the session's main agent, when
     /// one is set).
-    pub fn main(core: Arc<SessionCore>, prompt_uuid: String, cancel: CancellationToken) -> Self {
+    pub fn main(core: Arc<SessionCore>, prompt_uuid: String, cancel: TurnStop) -> Self {
         let emitter = TurnEmitter::new(core.services.emitter.clone(), None);
         let agent = core.state.with(|s| {
             s.main_agent
@@ -124,7 +149,6 @@ impl TurnContext {
             core,
             emitter,
             cancel,
-            stop_cause: Arc::default(),
             prompt_uuid,
             kind: TurnKind::Main,
             system_prompt: None,
@@ -140,11 +164,6 @@ impl TurnContext {
             ctx.model = subagent::resolve_model(&ctx.core, a.model.as_deref());
         }
         ctx
-    }
-
-    /// Cancels this turn for `why`.
-    pub fn stop(&self, why: StopCause) {
-        stop_turn(&self.cancel, &self.stop_cause, why);
     }
 
     pub fn is_subagent(&self) -> bool {

@@ -44,8 +44,8 @@ mod tests {
     use std::path::Path;
     use std::sync::Arc;
 
+    use super::super::TurnStop;
     use serde_json::json;
-    use tokio_util::sync::CancellationToken;
 
     use super::super::TurnContext;
     use crate::model::ToolSpec;
@@ -69,7 +69,7 @@ mod tests {
     }
 
     fn offer_json(core: &Arc<SessionCore>) -> String {
-        let ctx = TurnContext::main(core.clone(), String::new(), CancellationToken::new());
+        let ctx = TurnContext::main(core.clone(), String::new(), TurnStop::default());
         serde_json::to_string(&ctx.tool_specs()).unwrap()
     }
 
@@ -130,7 +130,7 @@ mod tests {
             o.output_format = Some(OutputFormat::StreamJson);
             o.permission_mode = Some("plan".into());
         });
-        let ctx = TurnContext::main(core, String::new(), CancellationToken::new());
+        let ctx = TurnContext::main(core, String::new(), TurnStop::default());
         let offer = ctx.tool_specs();
         let text = serde_json::to_string(&offer).unwrap();
         assert_eq!(ToolSpec::list_json_size(&offer).bytes, text.len());
@@ -145,7 +145,7 @@ mod tests {
             o.json_schema = Some(json!({"type": "object"}));
         };
         let core = core_with(dir.path(), configured);
-        let ctx = TurnContext::main(core.clone(), String::new(), CancellationToken::new());
+        let ctx = TurnContext::main(core.clone(), String::new(), TurnStop::default());
         let (a, b) = (ctx.tool_specs(), ctx.tool_specs());
         let names: Vec<&str> = a.iter().map(ToolSpec::name).collect();
         for kind in [
@@ -167,7 +167,7 @@ mod tests {
         // running alongside with other skills and agents may take over: `derived_spec`'s
         // tests show that sharing on a slot of their own.)
         let other = core_with(dir.path(), configured);
-        let ctx = TurnContext::main(other, String::new(), CancellationToken::new());
+        let ctx = TurnContext::main(other, String::new(), TurnStop::default());
         for (x, y) in a.iter().zip(&ctx.tool_specs()) {
             if !["StructuredOutput", "Skill", "Agent"].contains(&x.name()) {
                 assert!(ToolSpec::ptr_eq(x, y), "{} not shared", x.name());
@@ -180,7 +180,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let core = core_with(dir.path(), |_| {});
         let agent_spec = |core: &Arc<SessionCore>| {
-            let ctx = TurnContext::main(core.clone(), String::new(), CancellationToken::new());
+            let ctx = TurnContext::main(core.clone(), String::new(), TurnStop::default());
             ctx.tool_specs()
                 .into_iter()
                 .find(|s| s.name() == "Agent")
@@ -215,7 +215,7 @@ mod tests {
             o.output_format = Some(OutputFormat::StreamJson);
             o.permission_mode = Some("plan".into());
         });
-        let ctx = TurnContext::main(core.clone(), String::new(), CancellationToken::new());
+        let ctx = TurnContext::main(core.clone(), String::new(), TurnStop::default());
         let mut offered: Vec<String> = ctx
             .tool_specs()
             .iter()

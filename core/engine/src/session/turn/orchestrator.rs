@@ -254,7 +254,7 @@ async fn prepare(
         cwd: services.cwd.clone(),
         shell: services.shell.clone(),
         env: services.env.clone(),
-        cancel: ctx.cancel.clone(),
+        cancel: ctx.cancel.token.clone(),
         todos: services.shell.todos.clone(),
         background: services.shell.background.clone(),
         grants: ctx.grants.clone(),

@@ -43,7 +43,7 @@ pub(super) async fn sample_with_fallback(
     // Qoder's model policy may pick another model (or effort) for this one call; the
     // turn's own model stays what the next call's policy request reports.
     let policy = if ctx.core.state.with(|s| s.model_policy) {
-        models::ask_policy(&ctx.core, &ctx.kind, &st.model, &ctx.cancel)
+        models::ask_policy(&ctx.core, &ctx.kind, &st.model, &ctx.cancel.token)
             .await
             .map_err(|e| SampleError::Api(ModelError::Config(e.to_string())))?
     } else {
@@ -179,7 +179,7 @@ async fn sample(
     st: &mut TurnState,
 ) -> Result<Reply, SampleError> {
     let services = &ctx.core.services;
-    let cancel = &ctx.cancel;
+    let cancel = &ctx.cancel.token;
     let client = services
         .clients
         .client_for(&request.model)
@@ -241,7 +241,7 @@ async fn consume_stream(
     st: &mut TurnState,
 ) -> Result<Reply, SampleError> {
     let partial = ctx.core.services.opts.include_partial_messages;
-    let cancel = &ctx.cancel;
+    let cancel = &ctx.cancel.token;
     let mut acc = Accumulator::new();
     let mut msg_id = new_uuid();
     let mut start_usage: Option<Usage> = None;

@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::hooks;
 use super::result::Finish;
-use super::{ToolSet, TurnContext, TurnKind, TurnState};
+use super::{ToolSet, TurnContext, TurnKind, TurnState, TurnStop};
 use crate::agents::{AgentCatalog, AgentSpec, GENERAL_PURPOSE};
 use crate::session::QueuedPrompt;
 use crate::session::conversation::{Conversation, Entry, UserOrigin};
@@ -151,7 +151,7 @@ impl Parent {
         Parent {
             core: ctx.core.clone(),
             emitter: ctx.emitter.clone(),
-            cancel: ctx.cancel.clone(),
+            cancel: ctx.cancel.token.clone(),
             prompt_uuid: ctx.prompt_uuid.clone(),
             drive,
         }
@@ -224,9 +224,8 @@ fn child_context(
     );
     TurnContext {
         emitter,
-        cancel,
-        // Its own: only a main turn's cause is read (the Interrupt hook).
-        stop_cause: Arc::default(),
+        // No cause of its own: only a main turn's is read (the Interrupt hook).
+        cancel: TurnStop::under(cancel),
         prompt_uuid: prompt_uuid.to_string(),
         tools: ToolSet::for_agent(agent, false),
         kind: TurnKind::Subagent {
