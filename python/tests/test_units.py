@@ -238,3 +238,4 @@ async def test_queued_messages_wait_as_text_and_results_count_when_they_arrive(c
     assert [m["type"] for m in got if m] == ["assistant", "user", "result"]
     assert got[1] is not None and got[1]["message"]["content"] == 'the "result" of it'
     assert "not JSON" in caplog.text
+    assert "not a JSON object" in caplog.text and "an array" in caplog.text

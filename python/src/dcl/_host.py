@@ -185,7 +185,10 @@ def _parse_line(line: str) -> Optional[Dict[str, Any]]:
     except ValueError:
         logger.warning("dcl sent a line that is not JSON: %.200s", line)
         return None
-    return msg if isinstance(msg, dict) else None
+    if not isinstance(msg, dict):
+        logger.warning("dcl sent a line that is not a JSON object: %.200s", line)
+        return None
+    return msg
 
 
 def permission_wire(result: Any, original_input: Dict[str, Any]) -> Dict[str, Any]:
