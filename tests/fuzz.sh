@@ -19,9 +19,17 @@ run() {
   local target="$1" seconds="$2" max_len="$3"
   local work="$ROOT/tests/.work/fuzz-corpus/$target"
   mkdir -p "$work"
+  local log="$ROOT/tests/.work/fuzz-$target.log" rc=0
   "$ROOT/target/fuzz/$HOST/release/$target" -max_total_time="$seconds" -max_len="$max_len" \
     -print_final_stats=1 -artifact_prefix="$ROOT/tests/.work/fuzz-$target-" \
-    "$work" "corpus/$target" 2>&1 | tail -n 12
+    "$work" "corpus/$target" >"$log" 2>&1 || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    # The panic message and the input that caused it, not only libFuzzer's statistics.
+    grep -A2 -E "panicked at|^Test unit written to|^Base64:" "$log" || tail -n 40 "$log"
+    echo "fuzz: $target failed (exit $rc); the input is in tests/.work/fuzz-$target-*"
+    return "$rc"
+  fi
+  tail -n 12 "$log"
   echo "fuzz: $target ran ${seconds}s without a crash"
 }
 run parse_line "$SECONDS_TO_RUN" 8192

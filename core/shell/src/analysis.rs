@@ -280,6 +280,9 @@ pub fn analyse(line: &str) -> Analysis {
     if let Some(why) = unmodelled_continuation(root, line) {
         out.unmodelled = Some(why);
     }
+    if let Some(why) = comment_bash_would_not_see(root, line) {
+        out.unmodelled = Some(why);
+    }
     let mut walker = Walker {
         src: line,
         out: &mut out,
@@ -575,6 +578,44 @@ fn unmodelled_continuation(root: Node, line: &str) -> Option<String> {
     None
 }
 
+/// bash starts a comment only at a `#` that begins a word: at the start of the line or
+/// after an unquoted, unescaped blank, newline or control operator. The grammar also reads
+/// one after an escaped blank (`ls \ #$(id)`, where bash sees the word ` #` and runs the
+/// substitution), and whatever it hides as a comment is never analysed. So every comment
+/// the grammar reports must start where bash would start one; otherwise the line is not
+/// modelled.
+fn comment_bash_would_not_see(node: Node, line: &str) -> Option<String> {
+    if node.kind() == "comment" && !starts_a_bash_comment(line.as_bytes(), node.start_byte()) {
+        return Some(
+            "a `#` the grammar reads as a comment but bash reads as part of a word".into(),
+        );
+    }
+    let mut cursor = node.walk();
+    node.children(&mut cursor)
+        .find_map(|c| comment_bash_would_not_see(c, line))
+}
+
+fn starts_a_bash_comment(bytes: &[u8], at: usize) -> bool {
+    let Some(i) = at.checked_sub(1) else {
+        return true;
+    };
+    let Some(&before) = bytes.get(i) else {
+        return false;
+    };
+    // `<` and `>` are left out on purpose: what follows a redirection operator is its
+    // target, and a line the two readings might disagree on is simply not modelled.
+    if !matches!(
+        before,
+        b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')'
+    ) {
+        return false;
+    }
+    // An odd run of backslashes escapes the separator (`\ #` is a word); an even run is
+    // escaped backslashes followed by a real one (`\\ #` is a comment).
+    let backslashes = bytes[..i].iter().rev().take_while(|&&b| b == b'\\').count();
+    backslashes % 2 == 0
+}
+
 /// An unquoted here-doc delimiter means the body is expanded (`$x`, `$(…)`).
 fn heredoc_expands(node: Node, src: &str) -> bool {
     let mut cursor = node.walk();
@@ -654,6 +695,36 @@ mod tests {
         assert_eq!(a.commands[0].redirects.len(), 2);
         assert_eq!(a.commands[0].redirects[1].op, ">&");
         assert_eq!(a.commands[0].redirects[1].fd, Some(2));
+    }
+
+    #[test]
+    fn a_comment_starts_only_where_bash_starts_one() {
+        // The fuzzer's find: after an escaped blank the grammar reads a comment, bash reads
+        // the word ` #` and runs what follows it.
+        for line in [
+            "ls \\ #$(rm -rf ~)",
+            "ls \\ #`id`",
+            "ls \\\t#$(id)",
+            "ls \\\\\\ #$(id)",
+            "ls \\\u{1a} pn##*t]#t#####pn  \\ ##`d",
+        ] {
+            let a = analyse(line);
+            assert!(a.opaque_reason().is_some(), "{line:?}: {a:?}");
+            assert!(crate::readonly::classify(&a).is_err(), "{line:?}");
+        }
+        // The twins: an escaped backslash before the blank, a blank inside a word, and
+        // comments after operators are what bash reads too.
+        for (line, argv) in [
+            ("ls \\\\ # $(id)", vec!["ls", "\\"]),
+            ("ls a\\ #b", vec!["ls", "a #b"]),
+            ("ls x;# $(id)", vec!["ls", "x"]),
+            ("ls x&&# $(id)\ntrue", vec!["ls", "x"]),
+            ("# $(id)\nls", vec!["ls"]),
+        ] {
+            let a = analyse(line);
+            assert!(a.opaque_reason().is_none(), "{line:?}: {a:?}");
+            assert_eq!(argvs(line)[0], argv, "{line:?}");
+        }
     }
 
     #[test]

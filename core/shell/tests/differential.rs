@@ -41,6 +41,7 @@ const EXTRA: &[&str] = &[
     "echo 'multi\nline' next",
     "ls -- -x --y",
     "echo \\\\; echo x",
+    "echo \\ #x y; echo \\\\ #z",
 ];
 
 fn lines() -> Vec<String> {
