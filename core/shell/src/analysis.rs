@@ -704,6 +704,7 @@ mod tests {
         for line in [
             "ls \\ #$(rm -rf ~)",
             "ls \\ #`id`",
+            "ls \\ #; rm -rf ~",
             "ls \\\t#$(id)",
             "ls \\\\\\ #$(id)",
             "ls \\\u{1a} pn##*t]#t#####pn  \\ ##`d",
