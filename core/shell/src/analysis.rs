@@ -280,11 +280,18 @@ pub fn analyse(line: &str) -> Analysis {
     if let Some(why) = unmodelled_continuation(root, line) {
         out.unmodelled = Some(why);
     }
-    if let Some(why) = comment_bash_would_not_see(root, line) {
-        out.unmodelled = Some(why);
+    let mut comments = Vec::new();
+    collect_comments(root, &mut comments);
+    if comments
+        .iter()
+        .any(|c| !begins_a_bash_word(line.as_bytes(), c.start))
+    {
+        out.unmodelled =
+            Some("a `#` the grammar reads as a comment but bash reads as part of a word".into());
     }
     let mut walker = Walker {
         src: line,
+        comments: &comments,
         out: &mut out,
     };
     walker.statement(root, Place::default(), 0);
@@ -300,6 +307,8 @@ struct Place {
 
 struct Walker<'a> {
     src: &'a str,
+    /// Every comment in the tree: the grammar hangs them on whichever node is near.
+    comments: &'a [std::ops::Range<usize>],
     out: &'a mut Analysis,
 }
 
@@ -318,6 +327,22 @@ impl Walker<'_> {
         if node.is_missing() || node.is_error() {
             self.unmodelled("the line does not parse as bash".into());
             return;
+        }
+        // The root is checked over the whole line: text before its first token or after
+        // its last is the grammar's to skip, not bash's.
+        let span = if depth == 0 {
+            0..self.src.len()
+        } else {
+            node.byte_range()
+        };
+        if let Some(at) = text_between_children(node, span, self.src.as_bytes(), self.comments) {
+            self.unmodelled(format!(
+                "the grammar skipped `{}` at byte {at}, which bash reads as part of a word",
+                self.src[at..]
+                    .chars()
+                    .next()
+                    .map_or(String::new(), |c| c.escape_default().to_string())
+            ));
         }
         match node.kind() {
             "program" | "list" => {
@@ -479,7 +504,23 @@ impl Walker<'_> {
         let mut cursor = node.walk();
         for child in node.children(&mut cursor) {
             match child.kind() {
-                "file_descriptor" => fd = self.src[child.byte_range()].parse().ok(),
+                "file_descriptor" => {
+                    // bash takes digits as the descriptor only when they are a whole word
+                    // just before the operator. The grammar also reads one off the end of
+                    // an option (`sort -o7</dev/null` is `sort -o7` to bash, `sort` with
+                    // `7<` to the grammar), which would hide the option.
+                    let text = &self.src[child.byte_range()];
+                    if text.is_empty()
+                        || !text.bytes().all(|b| b.is_ascii_digit())
+                        || !begins_a_bash_word(self.src.as_bytes(), child.start_byte())
+                    {
+                        self.unmodelled(format!(
+                            "`{text}` before a redirection is a word to bash, not a descriptor"
+                        ));
+                        return None;
+                    }
+                    fd = text.parse().ok();
+                }
                 _ if !child.is_named() => op.push_str(child.kind()),
                 _ => {
                     let w = word::from_node(child, self.src);
@@ -578,24 +619,60 @@ fn unmodelled_continuation(root: Node, line: &str) -> Option<String> {
     None
 }
 
-/// bash starts a comment only at a `#` that begins a word: at the start of the line or
-/// after an unquoted, unescaped blank, newline or control operator. The grammar also reads
-/// one after an escaped blank (`ls \ #$(id)`, where bash sees the word ` #` and runs the
-/// substitution), and whatever it hides as a comment is never analysed. So every comment
-/// the grammar reports must start where bash would start one; otherwise the line is not
-/// modelled.
-fn comment_bash_would_not_see(node: Node, line: &str) -> Option<String> {
-    if node.kind() == "comment" && !starts_a_bash_comment(line.as_bytes(), node.start_byte()) {
-        return Some(
-            "a `#` the grammar reads as a comment but bash reads as part of a word".into(),
-        );
-    }
+/// The first byte in `span`, outside every child of `node`, that bash would not skip
+/// between words: anything but an unescaped blank or newline, or a `\<newline>`
+/// continuation. The grammar treats some escapes as space: `ls \ r` is `ls r` to it and
+/// `ls ' r'` to bash, and a line of its own `\ ` is a command named ` ` to bash and
+/// nothing to the grammar. Whatever it skips that way would never be analysed.
+fn text_between_children(
+    node: Node,
+    span: std::ops::Range<usize>,
+    bytes: &[u8],
+    comments: &[std::ops::Range<usize>],
+) -> Option<usize> {
     let mut cursor = node.walk();
-    node.children(&mut cursor)
-        .find_map(|c| comment_bash_would_not_see(c, line))
+    let mut at = span.start;
+    let mut gaps = Vec::new();
+    for child in node.children(&mut cursor) {
+        gaps.push(at..child.start_byte().max(at));
+        at = at.max(child.end_byte());
+    }
+    gaps.push(at..span.end.max(at));
+    gaps.into_iter().find_map(|gap| {
+        gap.clone().find(|&i| {
+            if comments.iter().any(|c| c.contains(&i)) {
+                return false;
+            }
+            let escaped = bytes[..i].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1;
+            match bytes[i] {
+                b'\n' => false,
+                b' ' | b'\t' => escaped,
+                b'\\' => escaped || bytes.get(i + 1) != Some(&b'\n'),
+                _ => true,
+            }
+        })
+    })
 }
 
-fn starts_a_bash_comment(bytes: &[u8], at: usize) -> bool {
+/// Every comment in the tree, wherever the grammar hung it. bash starts a comment only at
+/// a `#` that begins a word (`begins_a_bash_word`); the grammar also reads one after an
+/// escaped blank (`ls \ #$(id)`, where bash sees the word ` #` and runs the
+/// substitution), and what it hides as a comment is never analysed, so `analyse` checks
+/// where each one starts. Iterative: a long line can nest deeply.
+fn collect_comments(root: Node, out: &mut Vec<std::ops::Range<usize>>) {
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "comment" {
+            out.push(node.byte_range());
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.children(&mut cursor));
+    }
+}
+
+/// Whether a word begins at `at` to bash: at the start of the line or after an unquoted,
+/// unescaped blank, newline or control operator.
+fn begins_a_bash_word(bytes: &[u8], at: usize) -> bool {
     let Some(i) = at.checked_sub(1) else {
         return true;
     };
@@ -725,6 +802,62 @@ mod tests {
             let a = analyse(line);
             assert!(a.opaque_reason().is_none(), "{line:?}: {a:?}");
             assert_eq!(argvs(line)[0], argv, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn an_escape_the_grammar_skips_makes_the_line_opaque() {
+        // The fuzzer's finds: `\ r` is the word ` r` to bash and `r` to the grammar; a `\ `
+        // of its own is a command named ` ` to bash and nothing to the grammar.
+        for line in ["ls \\ r #;m x", "ls;\\ \nls \\;\nls h", "\\ ls", "ls x \\ "] {
+            let a = analyse(line);
+            assert!(a.opaque_reason().is_some(), "{line:?}: {a:?}");
+            assert!(crate::readonly::classify(&a).is_err(), "{line:?}");
+        }
+        // The twins: escapes inside words, continuations between words, blanks around.
+        for (line, argv) in [
+            ("ls a\\ b", vec!["ls", "a b"]),
+            ("ls \\\n -la", vec!["ls", "-la"]),
+            ("  ls\t-la  ", vec!["ls", "-la"]),
+            ("ls \\\\ x", vec!["ls", "\\", "x"]),
+        ] {
+            let a = analyse(line);
+            assert!(a.opaque_reason().is_none(), "{line:?}: {a:?}");
+            assert_eq!(argvs(line)[0], argv, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn a_descriptor_is_only_a_whole_word_of_digits() {
+        // The fuzzer's finds: the grammar reads `7` off the end of `-o7` as the descriptor of
+        // `7<`, and the option vanished from argv; to bash `sort -o7</dev/null` writes `7`.
+        for line in [
+            "sort -o7</dev/null",
+            "rg -ep -rs7<8n",
+            "ls -x1>&2",
+            "cat a -x7>/dev/null",
+            "ls -7>/dev/null",
+        ] {
+            let a = analyse(line);
+            assert!(a.opaque_reason().is_some(), "{line:?}: {a:?}");
+            assert!(crate::readonly::classify(&a).is_err(), "{line:?}");
+        }
+        // The twins: a descriptor that is a word of its own, and digits glued to a word
+        // that the grammar keeps in the word.
+        for (line, argv, fd) in [
+            ("ls -la 2>/dev/null", vec!["ls", "-la"], Some(2)),
+            ("ls -la;2>/dev/null ls", vec!["ls", "-la"], None),
+            ("cat a x2>&1", vec!["cat", "a", "x2"], None),
+            ("cat a\"b\"2>/dev/null", vec!["cat", "ab2"], None),
+        ] {
+            let a = analyse(line);
+            assert!(a.opaque_reason().is_none(), "{line:?}: {a:?}");
+            assert_eq!(argvs(line)[0], argv, "{line:?}");
+            assert_eq!(
+                a.commands[0].redirects.first().and_then(|r| r.fd),
+                fd,
+                "{line:?}"
+            );
         }
     }
 
