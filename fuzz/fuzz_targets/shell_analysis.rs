@@ -1,6 +1,6 @@
 //! The shell analysis on random and mutated command lines: it never panics, is
 //! deterministic, a line holding a construct it does not model is never read-only, and a
-//! read-only line hides no text from its commands. "Does not model" and "comment" are
+//! modelled line hides no text from its commands. "Does not model" and "comment" are
 //! judged here by a separate quote-aware scan of the raw text (expansions, backticks,
 //! process substitution, here-docs; a `#` that begins a word), not by the analysis itself.
 #![no_main]
@@ -85,7 +85,7 @@ fn scan(line: &str) -> Scan {
     out
 }
 
-/// The first byte of a read-only line that no reported command, word or redirect covers
+/// The first byte of a modelled line that no reported command, word or redirect covers
 /// and that is neither a blank, an operator nor part of a comment: text bash runs that the
 /// analysis did not look at (as `; rm x` after an escaped blank and `#` once was).
 fn hidden_text(
@@ -118,8 +118,15 @@ fn hidden_text(
         let continuation = c == b'\\'
             && b.get(i + 1) == Some(&b'\n')
             && b[..i].iter().rev().take_while(|&&d| d == b'\\').count() % 2 == 0;
+        // `>&-` / `<&-` close a descriptor when the `-` is a whole word.
+        let close = c == b'-'
+            && i > 0
+            && b[i - 1] == b'&'
+            && b.get(i + 1)
+                .is_none_or(|n| n.is_ascii_whitespace() || b";&|()<>".contains(n));
         !covered[i]
             && !continuation
+            && !close
             && !c.is_ascii_whitespace()
             && !b";&|()!<>".contains(&c)
             && !fd_before_redirect
@@ -137,15 +144,20 @@ fuzz_target!(|data: &[u8]| {
         "the analysis is not deterministic"
     );
     let _ = a.opaque_reason();
+    let s = scan(line);
+    // Rules (allow, deny, protected paths) are matched against a modelled line's commands,
+    // read-only or not, so none may hide text from them.
+    if a.unmodelled.is_none()
+        && !s.unmodelled
+        && let Some(at) = hidden_text(line, &a, &s.comments)
+    {
+        panic!("modelled, but byte {at} is in no command: {line:?} {a:?}");
+    }
     if let Ok(ro) = dcl_shell::readonly::classify(&a) {
-        let s = scan(line);
         assert!(
             !s.unmodelled,
             "read-only despite an unmodelled construct: {line:?}"
         );
-        if let Some(at) = hidden_text(line, &a, &s.comments) {
-            panic!("read-only, but byte {at} is in no command: {line:?} {a:?}");
-        }
         assert!(a.unmodelled.is_none() && !a.substitution && !a.background);
         assert!(
             a.commands

@@ -335,7 +335,13 @@ impl Walker<'_> {
         } else {
             node.byte_range()
         };
-        if let Some(at) = text_between_children(node, span, self.src.as_bytes(), self.comments) {
+        // A newline separates commands: between a list's or pipeline's parts it is bash's
+        // separator too, inside one command it ends the command (`! du\n\\\nus` is `du`
+        // and `us` to bash, one command to the grammar).
+        let newlines = matches!(node.kind(), "program" | "list" | "pipeline" | "subshell");
+        if let Some(at) =
+            text_between_children(node, span, self.src.as_bytes(), self.comments, newlines)
+        {
             self.unmodelled(format!(
                 "the grammar skipped `{}` at byte {at}, which bash reads as part of a word",
                 self.src[at..]
@@ -393,7 +399,7 @@ impl Walker<'_> {
             }
             "redirected_statement" => self.redirected(node, place, depth),
             "command" => {
-                let cmd = self.command(node, place);
+                let cmd = self.command(node, place, depth);
                 self.out.commands.push(cmd);
             }
             "variable_assignment" | "variable_assignments" => {
@@ -414,6 +420,40 @@ impl Walker<'_> {
 
     /// An expanding here-doc body with `$` or a backtick: the grammar does not parse
     /// every substitution there (backticks), so such a body is not modelled.
+    /// A here-document redirection; returns the file redirections that follow it on its
+    /// line. The grammar folds the rest of that line into it: `cat <<EOF >out` hangs
+    /// `>out` on it, `cat <<EOF | rm x` and `cat <<EOF && rm x` the pipeline or the
+    /// `&& rm x`, and an analysis that looked only at the body lost them. Redirections go
+    /// back to the command; any other command is walked, so rules see it, and the line is
+    /// not modelled (where it sits in the line is the grammar's guess).
+    fn heredoc(&mut self, node: Node, place: Place, depth: usize) -> Vec<Redirect> {
+        let mut cursor = node.walk();
+        let folded: Vec<Node> = node
+            .named_children(&mut cursor)
+            .filter(|c| !matches!(c.kind(), "heredoc_start" | "heredoc_body" | "heredoc_end"))
+            .collect();
+        let mut redirects = Vec::new();
+        for child in folded {
+            if child.kind() == "file_redirect" {
+                if let Some((r, extra)) = self.file_redirect(child) {
+                    redirects.push(r);
+                    if !extra.is_empty() {
+                        self.unmodelled("words after a here-document's redirection".into());
+                    }
+                }
+                continue;
+            }
+            self.unmodelled("a command after a here-document's operator".into());
+            let inner = Place {
+                pipeline: true,
+                ..place
+            };
+            self.statement(child, inner, depth + 1);
+        }
+        self.heredoc_body(node);
+        redirects
+    }
+
     fn heredoc_body(&mut self, node: Node) {
         if !heredoc_expands(node, self.src) {
             return;
@@ -449,7 +489,8 @@ impl Walker<'_> {
                 "heredoc_redirect" => {
                     heredoc.0 = true;
                     heredoc.1 |= heredoc_expands(child, self.src);
-                    self.heredoc_body(child);
+                    let folded = self.heredoc(child, place, depth);
+                    redirects.extend(folded);
                 }
                 "herestring_redirect" => {
                     herestring = true;
@@ -497,6 +538,18 @@ impl Walker<'_> {
 
     /// The redirect and any words the grammar wrongly attached to it.
     fn file_redirect(&mut self, node: Node) -> Option<(Redirect, Vec<Word>)> {
+        if let Some(at) = text_between_children(
+            node,
+            node.byte_range(),
+            self.src.as_bytes(),
+            self.comments,
+            false,
+        ) {
+            self.unmodelled(format!(
+                "the grammar skipped byte {at} of a redirection, which bash does not skip"
+            ));
+            return None;
+        }
         let mut fd = None;
         let mut op = String::new();
         let mut target = None;
@@ -532,6 +585,13 @@ impl Walker<'_> {
                 }
             }
         }
+        // The grammar reads `>&-V` as the closing operator `>&-` and the target `V` (to
+        // bash, `>&` and the file `-V`), and `2>&- x` as closing with the target `x` (to
+        // bash, `x` is an argument).
+        if op.ends_with('-') && target.is_some() {
+            self.unmodelled(format!("`{op}` followed by a word"));
+            return None;
+        }
         match target {
             Some(target) => Some((Redirect { fd, op, target }, extra)),
             None => {
@@ -541,7 +601,7 @@ impl Walker<'_> {
         }
     }
 
-    fn command(&mut self, node: Node, place: Place) -> SimpleCommand {
+    fn command(&mut self, node: Node, place: Place, depth: usize) -> SimpleCommand {
         let mut cmd = SimpleCommand {
             in_pipeline: place.pipeline,
             in_subshell: place.subshell,
@@ -572,7 +632,8 @@ impl Walker<'_> {
                 "heredoc_redirect" => {
                     cmd.heredoc = true;
                     cmd.heredoc_expands |= heredoc_expands(child, self.src);
-                    self.heredoc_body(child);
+                    let folded = self.heredoc(child, place, depth);
+                    cmd.redirects.extend(folded);
                 }
                 "herestring_redirect" => cmd.herestring = true,
                 "comment" => {}
@@ -620,8 +681,8 @@ fn unmodelled_continuation(root: Node, line: &str) -> Option<String> {
 }
 
 /// The first byte in `span`, outside every child of `node`, that bash would not skip
-/// between words: anything but an unescaped blank or newline, or a `\<newline>`
-/// continuation. The grammar treats some escapes as space: `ls \ r` is `ls r` to it and
+/// between words: anything but an unescaped blank, a `\<newline>` continuation, or (where
+/// `newlines` says it separates) a newline. The grammar treats some escapes as space: `ls \ r` is `ls r` to it and
 /// `ls ' r'` to bash, and a line of its own `\ ` is a command named ` ` to bash and
 /// nothing to the grammar. Whatever it skips that way would never be analysed.
 fn text_between_children(
@@ -629,6 +690,7 @@ fn text_between_children(
     span: std::ops::Range<usize>,
     bytes: &[u8],
     comments: &[std::ops::Range<usize>],
+    newlines: bool,
 ) -> Option<usize> {
     let mut cursor = node.walk();
     let mut at = span.start;
@@ -645,7 +707,7 @@ fn text_between_children(
             }
             let escaped = bytes[..i].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1;
             match bytes[i] {
-                b'\n' => false,
+                b'\n' => !(escaped || newlines),
                 b' ' | b'\t' => escaped,
                 b'\\' => escaped || bytes.get(i + 1) != Some(&b'\n'),
                 _ => true,
@@ -809,7 +871,15 @@ mod tests {
     fn an_escape_the_grammar_skips_makes_the_line_opaque() {
         // The fuzzer's finds: `\ r` is the word ` r` to bash and `r` to the grammar; a `\ `
         // of its own is a command named ` ` to bash and nothing to the grammar.
-        for line in ["ls \\ r #;m x", "ls;\\ \nls \\;\nls h", "\\ ls", "ls x \\ "] {
+        for line in [
+            "ls \\ r #;m x",
+            "! du\n\\\nus",
+            "cat EO<\n\\\t\t\\\nls ",
+            "cat x <\nrm",
+            "ls;\\ \nls \\;\nls h",
+            "\\ ls",
+            "ls x \\ ",
+        ] {
             let a = analyse(line);
             assert!(a.opaque_reason().is_some(), "{line:?}: {a:?}");
             assert!(crate::readonly::classify(&a).is_err(), "{line:?}");
@@ -820,10 +890,50 @@ mod tests {
             ("ls \\\n -la", vec!["ls", "-la"]),
             ("  ls\t-la  ", vec!["ls", "-la"]),
             ("ls \\\\ x", vec!["ls", "\\", "x"]),
+            ("ls |\n wc -l", vec!["ls"]),
+            ("ls &&\n\n pwd", vec!["ls"]),
+            ("(ls\n pwd)", vec!["ls"]),
+            ("cat < \\\nnotes.txt", vec!["cat"]),
         ] {
             let a = analyse(line);
             assert!(a.opaque_reason().is_none(), "{line:?}: {a:?}");
             assert_eq!(argvs(line)[0], argv, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn a_command_after_a_here_document_is_reported() {
+        // The grammar hangs what follows `<<EOF` on the line on the redirection; those
+        // commands were lost, so `Bash(cat:*)` allowed `cat <<EOF && rm x`.
+        for (line, second) in [
+            ("cat <<EOF | rm victim\nhi\nEOF", "rm"),
+            ("cat <<EOF && rm victim\nhi\nEOF", "rm"),
+            ("cat <<'EOF' || rm victim\nhi\nEOF\n", "rm"),
+        ] {
+            let a = analyse(line);
+            assert!(a.opaque_reason().is_some(), "{line:?}: {a:?}");
+            let programs: Vec<&str> = a
+                .commands
+                .iter()
+                .filter_map(|c| c.words.first().map(|w| w.value.as_str()))
+                .collect();
+            assert!(programs.contains(&second), "{line:?}: {programs:?}");
+        }
+        // The twins: a here-document with nothing after its operator, or only a
+        // redirection, stays modelled, and the redirection is the command's.
+        for (line, target) in [
+            ("cat <<'EOF'\nhi\nEOF\necho after", None),
+            ("cat <<-EOF >/dev/null\n\thi\n\tEOF", Some("/dev/null")),
+            ("cat <<'EOF' > out.txt\nhi\nEOF", Some("out.txt")),
+            ("cat > out.txt <<'EOF'\nhi\nEOF", Some("out.txt")),
+        ] {
+            let a = analyse(line);
+            assert!(a.opaque_reason().is_none(), "{line:?}: {a:?}");
+            let got = a.commands[0]
+                .redirects
+                .first()
+                .map(|r| r.target.value.as_str());
+            assert_eq!(got, target, "{line:?}: {a:?}");
         }
     }
 
@@ -837,6 +947,9 @@ mod tests {
             "ls -x1>&2",
             "cat a -x7>/dev/null",
             "ls -7>/dev/null",
+            "r1>&-V",
+            "ls 2>&-../x",
+            "ls 2>&- x",
         ] {
             let a = analyse(line);
             assert!(a.opaque_reason().is_some(), "{line:?}: {a:?}");
