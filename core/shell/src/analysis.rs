@@ -680,7 +680,11 @@ fn unmodelled_continuation(root: Node, line: &str) -> Option<String> {
         let before = i.checked_sub(1).map(|j| bytes[j]);
         let after = bytes.get(i + 2).copied();
         let blank = |b: Option<u8>| b.is_none_or(|b| b.is_ascii_whitespace());
-        if blank(before) || blank(after) {
+        // An escaped blank before it is part of the word (`a\ \<newline>b` is `a b`).
+        let escaped_before = i
+            .checked_sub(1)
+            .is_some_and(|j| bytes[..j].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1);
+        if (blank(before) && !escaped_before) || blank(after) {
             continue;
         }
         let mut node = root.descendant_for_byte_range(i, i + 2);
@@ -920,6 +924,7 @@ mod tests {
             "cat x <\nrm",
             "! du\n\\\u{2}us",
             "r\u{1f}t\n#'\n$\n#'\nf\n#\n'f\n#'\nfi.",
+            "ls \\gi1!mr\\ \\\nd",
             "ls;\\ \nls \\;\nls h",
             "\\ ls",
             "ls x \\ ",
