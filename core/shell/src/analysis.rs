@@ -539,15 +539,18 @@ impl Walker<'_> {
     /// The redirect and any words the grammar wrongly attached to it.
     /// One word of a command or redirection, marked not modelled where the grammar's
     /// word cannot be bash's: one that starts with a blank or newline (`! du\n\\\x02us`
-    /// made `\n\x02us` an argument of `du`; to bash it is the next command), or a
+    /// made `\n\x02us` an argument of `du`; to bash it is the next command), a
     /// concatenation with text between its parts (`$\n#'…'` read as one word across
-    /// lines and a comment).
-    fn word(&mut self, node: Node) -> Word {
+    /// lines and a comment), or (`own`: an argument, not a redirection's target) one that
+    /// does not begin where bash begins a word (`p';'\\\x02` is one word to bash, two
+    /// back to back to the grammar).
+    fn word(&mut self, node: Node, own: bool) -> Word {
         let bytes = self.src.as_bytes();
         let starts_blank = bytes
             .get(node.start_byte())
             .is_some_and(|b| b.is_ascii_whitespace());
-        if starts_blank || !parts_are_adjacent(node) {
+        let glued = own && !begins_a_bash_word(bytes, node.start_byte());
+        if starts_blank || glued || !parts_are_adjacent(node) {
             self.unmodelled("a word the grammar joins across what bash splits on".into());
         }
         word::from_node(node, self.src)
@@ -592,7 +595,9 @@ impl Walker<'_> {
                 }
                 _ if !child.is_named() => op.push_str(child.kind()),
                 _ => {
-                    let w = self.word(child);
+                    // The target follows the operator; any further word is the command's
+                    // and must begin where bash begins one.
+                    let w = self.word(child, target.is_some());
                     if target.is_none() {
                         target = Some(w);
                     } else {
@@ -636,7 +641,7 @@ impl Walker<'_> {
                     let named: Vec<Node> = child.named_children(&mut c).collect();
                     match named.as_slice() {
                         [only] => {
-                            let w = self.word(*only);
+                            let w = self.word(*only, true);
                             cmd.words.push(w);
                         }
                         _ => self.unmodelled("an unusual command name".into()),
@@ -657,7 +662,7 @@ impl Walker<'_> {
                 "herestring_redirect" => cmd.herestring = true,
                 "comment" => {}
                 _ if child.is_named() => {
-                    let w = self.word(child);
+                    let w = self.word(child, true);
                     cmd.words.push(w);
                 }
                 // `argument` fields only; anything anonymous here is unexpected.
@@ -925,6 +930,7 @@ mod tests {
             "! du\n\\\u{2}us",
             "r\u{1f}t\n#'\n$\n#'\nf\n#\n'f\n#'\nfi.",
             "ls \\gi1!mr\\ \\\nd",
+            "find d h p';'\\\u{2}",
             "ls;\\ \nls \\;\nls h",
             "\\ ls",
             "ls x \\ ",
