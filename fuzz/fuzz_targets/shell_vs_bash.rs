@@ -37,7 +37,7 @@ fn bash_runs(line: &str, status: u8) -> Vec<Vec<String>> {
     let log = dir.join("log");
     let _ = std::fs::remove_file(&log);
     let prelude = format!(
-        "command_not_found_handle() {{ {printf} '%s\\0' \"$@\" $'\\001' >> {log}; return {status}; }}\n\
+        "command_not_found_handle() {{ {printf} '%s\\0' \"$#\" \"$@\" >> {log}; return {status}; }}\n\
          for b in $(compgen -b); do case $b in builtin|enable|return) ;; *) enable -n \"$b\" ;; esac; done; enable -n enable\n",
         log = log.display(),
         printf = which("printf").display(),
@@ -53,14 +53,24 @@ fn bash_runs(line: &str, status: u8) -> Vec<Vec<String>> {
         .env("HOME", "/home/dcl-differential")
         .stdin(std::process::Stdio::null())
         .output();
+    // Each record is the argument count, then the arguments (any byte string can be an
+    // argument, so no sentinel could end a record).
     let bytes = std::fs::read(&log).unwrap_or_default();
+    let mut words = bytes.split(|b| *b == 0);
     let mut out = Vec::new();
-    let mut argv = Vec::new();
-    for word in bytes.split(|b| *b == 0) {
-        match word {
-            [1] => out.push(std::mem::take(&mut argv)),
-            w => argv.push(String::from_utf8_lossy(w).into_owned()),
-        }
+    while let Some(count) = words.next() {
+        let Some(n) = std::str::from_utf8(count)
+            .ok()
+            .and_then(|c| c.parse::<usize>().ok())
+        else {
+            break;
+        };
+        let argv: Vec<String> = words
+            .by_ref()
+            .take(n)
+            .map(|w| String::from_utf8_lossy(w).into_owned())
+            .collect();
+        out.push(argv);
     }
     out
 }
