@@ -343,7 +343,7 @@ impl Walker<'_> {
             text_between_children(node, span, self.src.as_bytes(), self.comments, newlines)
         {
             self.unmodelled(format!(
-                "the grammar skipped `{}` at byte {at}, which bash reads as part of a word",
+                "the grammar skipped `{}` at byte {at}, which bash does not skip between words",
                 self.src[at..]
                     .chars()
                     .next()
@@ -418,8 +418,6 @@ impl Walker<'_> {
         }
     }
 
-    /// An expanding here-doc body with `$` or a backtick: the grammar does not parse
-    /// every substitution there (backticks), so such a body is not modelled.
     /// A here-document redirection; returns the file redirections that follow it on its
     /// line. The grammar folds the rest of that line into it: `cat <<EOF >out` hangs
     /// `>out` on it, `cat <<EOF | rm x` and `cat <<EOF && rm x` the pipeline or the
@@ -454,6 +452,8 @@ impl Walker<'_> {
         redirects
     }
 
+    /// An expanding here-doc body with `$` or a backtick: the grammar does not parse
+    /// every substitution there (backticks), so such a body is not modelled.
     fn heredoc_body(&mut self, node: Node) {
         if !heredoc_expands(node, self.src) {
             return;
@@ -536,7 +536,6 @@ impl Walker<'_> {
         }
     }
 
-    /// The redirect and any words the grammar wrongly attached to it.
     /// One word of a command or redirection, marked not modelled where the grammar's
     /// word cannot be bash's: one that starts with a blank or newline (`! du\n\\\x02us`
     /// made `\n\x02us` an argument of `du`; to bash it is the next command), a
@@ -556,6 +555,7 @@ impl Walker<'_> {
         word::from_node(node, self.src)
     }
 
+    /// The redirect and any words the grammar wrongly attached to it.
     fn file_redirect(&mut self, node: Node) -> Option<(Redirect, Vec<Word>)> {
         if let Some(at) = text_between_children(
             node,
