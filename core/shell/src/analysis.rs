@@ -686,9 +686,7 @@ fn unmodelled_continuation(root: Node, line: &str) -> Option<String> {
         let after = bytes.get(i + 2).copied();
         let blank = |b: Option<u8>| b.is_none_or(|b| b.is_ascii_whitespace());
         // An escaped blank before it is part of the word (`a\ \<newline>b` is `a b`).
-        let escaped_before = i
-            .checked_sub(1)
-            .is_some_and(|j| bytes[..j].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1);
+        let escaped_before = i.checked_sub(1).is_some_and(|j| is_escaped(bytes, j));
         if (blank(before) && !escaped_before) || blank(after) {
             continue;
         }
@@ -713,22 +711,42 @@ fn unmodelled_continuation(root: Node, line: &str) -> Option<String> {
 
 /// Whether every concatenation and `$name` in `node` has its parts back to back, as
 /// bash's words do (`$\n#` is not `$#`).
-/// Iterative: a long word can nest deeply.
 fn parts_are_adjacent(node: Node) -> bool {
-    let mut stack = vec![node];
-    while let Some(n) = stack.pop() {
-        let mut cursor = n.walk();
-        let children: Vec<Node> = n.children(&mut cursor).collect();
-        if matches!(n.kind(), "concatenation" | "simple_expansion")
-            && children
-                .windows(2)
-                .any(|w| w[0].end_byte() != w[1].start_byte())
-        {
-            return false;
+    let mut adjacent = true;
+    each_node(node, |n| {
+        if matches!(n.kind(), "concatenation" | "simple_expansion") {
+            let mut end = None;
+            for i in 0..n.child_count() {
+                let Some(c) = n.child(i) else { continue };
+                adjacent &= end.is_none_or(|e| e == c.start_byte());
+                end = Some(c.end_byte());
+            }
         }
-        stack.extend(children);
+    });
+    adjacent
+}
+
+/// Calls `f` on `root` and every node under it, in one cursor walk (no allocation per
+/// node, no recursion: a long line can nest deeply).
+fn each_node<'t>(root: Node<'t>, mut f: impl FnMut(Node<'t>)) {
+    let mut cursor = root.walk();
+    loop {
+        f(cursor.node());
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.node() == root {
+                return;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
     }
-    true
 }
 
 /// The first byte in `span`, outside every child of `node`, that bash would not skip
@@ -756,7 +774,7 @@ fn text_between_children(
             if comments.iter().any(|c| c.contains(&i)) {
                 return false;
             }
-            let escaped = bytes[..i].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1;
+            let escaped = is_escaped(bytes, i);
             match bytes[i] {
                 b'\n' => !(escaped || newlines),
                 b' ' | b'\t' => escaped,
@@ -771,16 +789,13 @@ fn text_between_children(
 /// a `#` that begins a word (`begins_a_bash_word`); the grammar also reads one after an
 /// escaped blank (`ls \ #$(id)`, where bash sees the word ` #` and runs the
 /// substitution), and what it hides as a comment is never analysed, so `analyse` checks
-/// where each one starts. Iterative: a long line can nest deeply.
+/// where each one starts.
 fn collect_comments(root: Node, out: &mut Vec<std::ops::Range<usize>>) {
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        if node.kind() == "comment" {
-            out.push(node.byte_range());
+    each_node(root, |n| {
+        if n.kind() == "comment" {
+            out.push(n.byte_range());
         }
-        let mut cursor = node.walk();
-        stack.extend(node.children(&mut cursor));
-    }
+    });
 }
 
 /// Whether a word begins at `at` to bash: at the start of the line or after an unquoted,
@@ -800,10 +815,15 @@ fn begins_a_bash_word(bytes: &[u8], at: usize) -> bool {
     ) {
         return false;
     }
-    // An odd run of backslashes escapes the separator (`\ #` is a word); an even run is
-    // escaped backslashes followed by a real one (`\\ #` is a comment).
-    let backslashes = bytes[..i].iter().rev().take_while(|&&b| b == b'\\').count();
-    backslashes % 2 == 0
+    // `\ #` is a word; `\\ #` is an escaped backslash, a blank and a comment.
+    !is_escaped(bytes, i)
+}
+
+/// Whether the byte at `i` is escaped: an odd run of backslashes right before it (an even
+/// run is escaped backslashes). Quotes are the grammar's to see; callers only ask about
+/// bytes it placed outside them.
+fn is_escaped(bytes: &[u8], i: usize) -> bool {
+    bytes[..i].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1
 }
 
 /// An unquoted here-doc delimiter means the body is expanded (`$x`, `$(…)`).
