@@ -41,6 +41,21 @@ ALLOWED: dict[str, set[str]] = {
     "dcl-tool-api": {"dcl-protocol", "dcl-shell", "dcl-sandbox"},
     "dcl-tools": {"dcl-protocol", "dcl-tool-api", "dcl-shell", "dcl-sandbox"},
     "dcl-policy": {"dcl-tool-api", "dcl-shell", "dcl-sandbox", "dcl-store"},
+    # MCP clients and servers; stdio servers start through the sandbox's containment.
+    "dcl-mcp": {"dcl-shell", "dcl-sandbox"},
+    # The session: everything below it, nothing above it (no bridge, no front end).
+    "dcl-engine": {"dcl-protocol", "dcl-model", "dcl-tool-api", "dcl-tools", "dcl-policy",
+                   "dcl-store", "dcl-shell", "dcl-sandbox", "dcl-checkpoint", "dcl-mcp"},
+    # THE front-end API: the engine, and the argv vocabulary options are spelled in.
+    "dcl-bridge": {"dcl-engine", "dcl-protocol", "dcl-argv"},
+    # Front ends and bindings: the bridge and the leaf vocabularies (wire types, argv,
+    # store keys); the CLI also serves `dcl mcp` and execs the sandbox's child.
+    "dcl-cli": {"dcl-bridge", "dcl-argv", "dcl-protocol", "dcl-store", "dcl-mcp", "dcl-sandbox"},
+    "dcl-python": {"dcl-bridge", "dcl-protocol", "dcl-store"},
+    "dcl-node": {"dcl-bridge", "dcl-protocol", "dcl-store"},
+    "dcl-java": {"dcl-bridge", "dcl-protocol", "dcl-store"},
+    "dcl-c": {"dcl-bridge"},
+    "dcl-uniffi": {"dcl-bridge"},
 }
 FRONT_ENDS = {"dcl-cli", "dcl-python", "dcl-node", "dcl-java", "dcl-c", "dcl-uniffi"}
 
@@ -79,19 +94,28 @@ def dialect_problems(folders: list[str]) -> list[str]:
     return problems
 
 
+def crate_problems(packages: list[dict]) -> list[str]:
+    """One message per crate that reaches past its layer or has no entry in ALLOWED
+    (`packages`: `cargo metadata`'s packages)."""
+    problems = []
+    for pkg in packages:
+        name = pkg["name"]
+        deps = {d["name"] for d in pkg["dependencies"]
+                if d["name"].startswith("dcl") and d["kind"] != "dev"}
+        if name not in ALLOWED:
+            problems.append(f"{name} has no entry in ALLOWED: say which dcl crates it may use")
+        elif not deps <= ALLOWED[name]:
+            problems.append(f"{name} depends on {sorted(deps - ALLOWED[name])}; it may use {sorted(ALLOWED[name]) or 'no dcl crate'}")
+        if name in FRONT_ENDS and "dcl-engine" in deps:
+            problems.append(f"{name} depends on dcl-engine; front ends go through dcl-bridge")
+    return problems
+
+
 def main() -> int:
     meta = json.loads(subprocess.run(
         ["cargo", "metadata", "--format-version", "1", "--no-deps"],
         check=True, capture_output=True, text=True).stdout)
-    problems = []
-    for pkg in meta["packages"]:
-        name = pkg["name"]
-        deps = {d["name"] for d in pkg["dependencies"]
-                if d["name"].startswith("dcl") and d["kind"] != "dev"}
-        if name in ALLOWED and not deps <= ALLOWED[name]:
-            problems.append(f"{name} depends on {sorted(deps - ALLOWED[name])}; it may use {sorted(ALLOWED[name]) or 'no dcl crate'}")
-        if name in FRONT_ENDS and "dcl-engine" in deps:
-            problems.append(f"{name} depends on dcl-engine; front ends go through dcl-bridge")
+    problems = crate_problems(meta["packages"])
     crates = len(problems)
     problems.extend(dialect_problems(DIALECT_FREE))
     for p in problems:

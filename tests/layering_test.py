@@ -70,5 +70,28 @@ class DialectTests(unittest.TestCase):
         self.assertEqual(layering.dialect_problems(layering.DIALECT_FREE), [])
 
 
+def package(name: str, *deps: str, dev: tuple[str, ...] = ()) -> dict:
+    return {"name": name,
+            "dependencies": [{"name": d, "kind": None} for d in deps]
+            + [{"name": d, "kind": "dev"} for d in dev]}
+
+
+class CrateTests(unittest.TestCase):
+    def test_every_crate_needs_an_entry(self):
+        problems = layering.crate_problems([package("dcl-newcrate", "dcl-protocol")])
+        self.assertEqual(len(problems), 1)
+        self.assertIn("dcl-newcrate has no entry in ALLOWED", problems[0])
+
+    def test_a_crate_reaching_up_is_named_and_its_twin_passes(self):
+        self.assertEqual(layering.crate_problems([package("dcl-model", "dcl-protocol")]), [])
+        problems = layering.crate_problems([package("dcl-model", "dcl-protocol", "dcl-engine")])
+        self.assertEqual(len(problems), 1)
+        self.assertIn("dcl-model depends on ['dcl-engine']", problems[0])
+
+    def test_dev_dependencies_are_not_layering(self):
+        self.assertEqual(layering.crate_problems(
+            [package("dcl-model", "dcl-protocol", dev=("dcl-test-support",))]), [])
+
+
 if __name__ == "__main__":
     unittest.main()

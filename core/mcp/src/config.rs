@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 pub use crate::config_error::ConfigError;
+pub(crate) use crate::config_error::type_name;
 
 /// How to reach one MCP server. `Debug` never shows env values or header values.
 #[derive(Clone, PartialEq, Eq)]
@@ -399,17 +400,6 @@ fn string_map(
             })
             .collect(),
         Some(other) => Err(ConfigError::wrong_type(what, "an object of strings", other)),
-    }
-}
-
-pub(crate) fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

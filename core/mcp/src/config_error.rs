@@ -5,8 +5,6 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::config::type_name;
-
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("expected an object, got {0}")]
@@ -102,4 +100,16 @@ fn join(errors: &[ConfigError]) -> String {
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// How a JSON value's kind reads in an error message ("a string", "an array").
+pub(crate) fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }

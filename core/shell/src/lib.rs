@@ -21,6 +21,7 @@ pub mod analysis;
 pub mod environment;
 mod not_read_only;
 pub mod readonly;
+mod readonly_args;
 mod readonly_git;
 mod word;
 

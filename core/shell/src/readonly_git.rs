@@ -4,7 +4,7 @@
 //! repository's own configuration makes these run programs (fsmonitor, diff drivers,
 //! pagers, hooks) is for the caller, which can read `.git/config`.
 
-use crate::readonly::{Access, NotReadOnly, Operands, ReadOnly, Spec, options};
+use crate::readonly_args::{Access, NotReadOnly, Operands, ReadOnly, Spec, options};
 use crate::word::Word;
 
 const LOG_LONG: &[&str] = &[

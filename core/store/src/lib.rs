@@ -16,6 +16,7 @@ pub mod chain;
 pub mod entry;
 pub mod error;
 pub mod git;
+pub mod handles;
 pub mod home;
 pub mod layout;
 pub mod listing;

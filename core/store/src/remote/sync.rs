@@ -599,7 +599,7 @@ fn write_jsonl(path: &Path, entries: &[Value]) -> BackendResult<()> {
     std::fs::write(&tmp, text).map_err(io)?;
     std::fs::rename(&tmp, path).map_err(io)?;
     // A handle the process kept for the replaced file would append to the old inode.
-    crate::writer::handles::release(path);
+    crate::handles::release(path);
     Ok(())
 }
 
