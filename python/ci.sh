@@ -17,7 +17,7 @@ export DCL_BIN="${DCL_BIN:-$ROOT/target/debug/dcl}"
 
 log() { printf '[python/ci] %s\n' "$*"; }
 
-want="maturin pytest pytest-asyncio claude-agent-sdk==0.2.189 $("$PYTHON" -c 'import sys; print(sys.version.split()[0])')"
+want="maturin pytest pytest-asyncio claude-agent-sdk==0.2.190 $("$PYTHON" -c 'import sys; print(sys.version.split()[0])')"
 stamp="$VENV/.dcl-pyenv-stamp"
 if [[ -x "$VENV/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
   log "venv up to date ($VENV)"
@@ -30,7 +30,7 @@ else
   [[ -f "$CONSTRAINTS" ]] && constraint_args=(-c "$CONSTRAINTS")
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
     --no-binary claude-agent-sdk "${constraint_args[@]}" \
-    maturin pytest pytest-asyncio claude-agent-sdk==0.2.189
+    maturin pytest pytest-asyncio claude-agent-sdk==0.2.190
   echo "$want" >"$stamp"
 fi
 

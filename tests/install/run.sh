@@ -207,7 +207,7 @@ python_user() {
   user "$WORK" python3 -m venv "$WORK/venv"
   # claude-agent-sdk from its sdist: its wheels bundle a claude binary we neither need nor want.
   user "$WORK" "$WORK/venv/bin/pip" install --quiet --no-binary claude-agent-sdk \
-    "$wheel" "claude-agent-sdk==0.2.189"
+    "$wheel" "claude-agent-sdk==0.2.190"
   mkdir -p "$WORK/py"
   user "$WORK/py" env PATH="$WORK/venv/bin:$USER_PATH" "$WORK/venv/bin/python" \
     "$WORK/tests/python_checks.py" "$VERSION" "$WORK/py"
@@ -230,7 +230,7 @@ node_user() {
   user "$app" node esm.mjs "$VERSION" "$app"
   user "$app" node cjs.cjs "$VERSION" "$app"
   # The TS SDK from the registry, without its optional native claude binaries.
-  user "$app" npm install --no-audit --no-fund --loglevel=error --omit=optional "@anthropic-ai/claude-agent-sdk@0.3.335"
+  user "$app" npm install --no-audit --no-fund --loglevel=error --omit=optional "@anthropic-ai/claude-agent-sdk@0.3.337"
   user "$app" node sdk.mjs "$VERSION" "$app"
 }
 if wanted node; then step "node: npm install + ESM/CJS/TS SDK" node_user; fi
