@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fails when a crate reaches past its layer (DESIGN.md "Where the shape goes next"):
+"""Fails when a crate reaches past its layer (docs/architecture.md "Where the shape goes next"):
 front ends and bindings reach the engine only through the bridge; the leaf crates use no
 other dcl crate (the sandbox may use the shell parser, which decides `excludedCommands`);
 the model clients and the store know only the protocol; the tool API, the built-in tools

@@ -180,7 +180,7 @@ class Normaliser:
             return out
         if isinstance(obj, dict):
             return {
-                # Where a transcript lives differs by side by design (WIRE.md: an SDK-driven
+                # Where a transcript lives differs by side by design (docs/protocol.md: an SDK-driven
                 # CLI writes under the client home, an in-process binding under dcl home) and
                 # names each side's own cwd: only its presence is compared.
                 k: "<transcript>" if k in TRANSCRIPT_PATHS and isinstance(v, str) and v else self.plain(v)

@@ -33,7 +33,7 @@ async def test_sessions_are_listed_read_resumed_forked_and_continued(workdir: Pa
     assert listed[0]["cwd"] == cwd
     messages = dcl.get_session_messages(sid, cwd, env=env)
     assert [m["type"] for m in messages] == ["user", "assistant"]
-    # The prompt is kept as the host sent it: a string (WIRE.md "transcript user entries").
+    # The prompt is kept as the host sent it: a string (docs/protocol.md "transcript user entries").
     assert messages[0]["message"]["content"] == "remember the word blue"
     assert dcl.get_session_messages("0e0e0e0e-1111-4222-8333-444455556666", cwd, env=env) == []
 

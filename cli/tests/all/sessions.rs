@@ -606,7 +606,7 @@ fn clear_starts_a_new_session_without_history_and_cost_and_context_are_answered_
     // Each session has its own transcript; the new one starts with the question.
     assert_eq!(chain_uuids(&p.transcript(&old), "user").len(), 1);
     let fresh = entries(&p.transcript(&new));
-    // The prompt is kept as the host sent it (a string), as WIRE.md asks.
+    // The prompt is kept as the host sent it (a string), as docs/protocol.md asks.
     assert_eq!(fresh[0]["message"]["content"], "what was the word?");
     assert_eq!(fresh[0]["parentUuid"], Value::Null);
     let init = lines.iter().find(|l| l["subtype"] == "init").unwrap();

@@ -1,7 +1,7 @@
 //! Replays every reference transcript (`tests/fixtures/reference-cli/transcripts/*.jsonl`)
 //! against `dcl --model mock-model` and compares the output by structure: the sequence of
 //! line types/subtypes, the keys the reference has, request↔response pairing, a few
-//! deterministic values and the exit code (WIRE.md, first paragraph). Every deliberate
+//! deterministic values and the exit code (docs/protocol.md, first paragraph). Every deliberate
 //! difference is listed in `tests/transcript-allowlist.json`; a difference not listed fails,
 //! and so does a listed one that no longer happens. Every line dcl prints must also validate
 //! against the exported protocol schema (`replay::schema`); that has no allowlist.

@@ -1,7 +1,7 @@
 //! Memory files: project instructions the model reads with every request. `DCL.md`,
 //! `CLAUDE.md`, `AGENTS.md` (and `CLAUDE.local.md`) in the working directory and each
 //! directory above it and in the project folders (`.claude/`, `.dcl/`); the user's own in
-//! the user folders (WIRE.md "client home" and "dcl home": `$CLAUDE_CONFIG_DIR` or
+//! the user folders (docs/protocol.md "client home" and "dcl home": `$CLAUDE_CONFIG_DIR` or
 //! `~/.claude`, then `--data-dir`, `DCL_CONFIG_DIR` or `~/.dcl`) and directly in `~`.
 
 use std::path::{Path, PathBuf};

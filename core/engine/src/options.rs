@@ -302,7 +302,7 @@ impl SessionOptions {
                 format!("host timeout {secs}: expected a non-negative number of seconds"),
             ));
         }
-        // WIRE.md "legacy lines": every SDK of the protocol announces itself with an
+        // docs/protocol.md "legacy lines": every SDK of the protocol announces itself with an
         // entrypoint variable and strict ones stop at a `type` they do not know; old
         // scripts set neither.
         if self.legacy_events.is_none()
@@ -316,7 +316,7 @@ impl SessionOptions {
         {
             self.legacy_events = Some(false);
         }
-        // WIRE.md: `auto`, `default` and `""` name the configured default model, which
+        // docs/protocol.md: `auto`, `default` and `""` name the configured default model, which
         // starts with `DCL_MODEL` (then the settings, then the provider's default).
         if self
             .model

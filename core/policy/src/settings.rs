@@ -1,4 +1,4 @@
-//! Settings files, merged in precedence order (WIRE.md "dcl home", "client home", "project
+//! Settings files, merged in precedence order (docs/protocol.md "dcl home", "client home", "project
 //! folders"): user (the client home's `settings.json` — `~/.claude` or `$CLAUDE_CONFIG_DIR`,
 //! Qoder `~/.qoder` — then dcl home's) → project (`.claude/settings.json`, Qoder
 //! `.qoder/settings.json`, then `.dcl/settings.json`) → local (the same folders'

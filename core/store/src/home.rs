@@ -1,5 +1,5 @@
 //! Where dcl reads and writes: dcl home, the client's home, and which one holds transcripts
-//! (WIRE.md "dcl home", "client home", "where transcripts go").
+//! (docs/protocol.md "dcl home", "client home", "where transcripts go").
 
 use std::path::{Path, PathBuf};
 

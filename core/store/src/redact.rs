@@ -18,7 +18,7 @@ const CREDENTIAL_VARS: &[&str] = &[
     "QODER_PERSONAL_ACCESS_TOKEN",
 ];
 
-/// Name parts that mark a variable as secret (WIRE.md "tool environment").
+/// Name parts that mark a variable as secret (docs/protocol.md "tool environment").
 const SECRET_NAME_PARTS: &[&str] = &["KEY", "SECRET", "TOKEN", "PASSWORD"];
 
 /// Shorter values are too likely to be ordinary words to redact everywhere.

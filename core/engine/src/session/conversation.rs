@@ -41,7 +41,7 @@ pub enum Entry {
         content: Vec<ContentBlock>,
         origin: UserOrigin,
         /// The host sent this prompt's `content` as a string: the transcript keeps it one
-        /// (WIRE.md "transcript user entries"; the SDKs find a turn by comparing it).
+        /// (docs/protocol.md "transcript user entries"; the SDKs find a turn by comparing it).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         as_text: bool,
     },

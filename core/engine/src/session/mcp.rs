@@ -118,7 +118,7 @@ pub struct ServerPlan {
 
 /// Reads `--mcp-config` values and, unless `--strict-mcp-config`, the config files:
 /// `mcp.json` in the user folders (client home, then dcl home — `--data-dir`,
-/// `DCL_CONFIG_DIR`, `~/.dcl` — per WIRE.md "dcl home"), then the project's `.mcp.json`,
+/// `DCL_CONFIG_DIR`, `~/.dcl` — per docs/protocol.md "dcl home"), then the project's `.mcp.json`,
 /// then `.dcl/mcp.local.json`; a later file's server of the same name wins.
 pub fn plan(
     opts: &SessionOptions,

@@ -55,7 +55,7 @@ impl SettingsFiles {
         }
     }
 
-    /// The files a session with these homes writes (WIRE.md "dcl home", "client home",
+    /// The files a session with these homes writes (docs/protocol.md "dcl home", "client home",
     /// "project folders"). Each destination has two files, the client's (`~/.claude`,
     /// `.claude/`; Qoder `~/.qoder`, `.qoder/`) and dcl's (dcl home, `.dcl/`), and dcl's
     /// wins where both set a key. So dcl's file is written when it exists (or dcl home was

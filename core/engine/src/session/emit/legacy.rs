@@ -1,6 +1,6 @@
 //! The legacy lines (`text`, `tool_start`, `tool_result`, `usage`) that dcl's first
 //! scripts read. Not a dialect of their own: an extra line just before the Claude or Qoder
-//! line of the same moment, for hosts that announce no SDK (WIRE.md "legacy lines"). The
+//! line of the same moment, for hosts that announce no SDK (docs/protocol.md "legacy lines"). The
 //! emitter stamps `session_id` and `uuid`.
 
 use dcl_protocol::{

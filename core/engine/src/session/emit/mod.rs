@@ -3,7 +3,7 @@
 //!
 //! Turn and control code emit events and never test the dialect (`tests/layering.py`
 //! fails if they do); what is not a line shape they ask the dialect by name. One module
-//! per dialect, and why each differs (WIRE.md):
+//! per dialect, and why each differs (docs/protocol.md):
 //! - `claude`: the reference CLI's lines, read by the Claude Agent SDKs; the base.
 //! - `qoder`: Claude's lines for the Qoder Agent SDK, which adds `total_credits` to
 //!   `result`, `capabilities` (and its protocol versions) to `system/init` and the

@@ -1,4 +1,4 @@
-//! Slash commands dcl answers itself, never sending them to the model (WIRE.md "/clear"):
+//! Slash commands dcl answers itself, never sending them to the model (docs/protocol.md "/clear"):
 //! `/clear` empties the history and starts a new session id, `/cost` and `/context` report
 //! the session's totals and context use; `/compact` is recognised here and run by the agent
 //! loop (`compact::run`), since it asks the model.
