@@ -185,6 +185,10 @@ differential() {
   # dcl's path decisions against the pinned reference CLI, scenario by scenario
   # (tests/differential/run.py): fails where dcl is looser and accepted.json has no reason;
   # without the reference (bash tests/setup.sh installs it) it fails under CI=true, else skips.
+  local log="$LOGDIR/differential.log" rc=0
+  "$VENV_PY" -m pytest "$ROOT/tests/differential" -q -p no:cacheprovider 2>&1 | tee "$log" || rc=$?
+  count pytest "$log"
+  [[ $rc -eq 0 ]] || return "$rc"
   timeout --kill-after=30 300 python3 "$ROOT/tests/differential/run.py"
 }
 phase "differential" differential

@@ -13,6 +13,7 @@ writes carry `PWNED`, so any file holding it afterwards is where a write landed.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 SECRET = "SECRET"
@@ -40,6 +41,9 @@ SHARED_SETTINGS = {"files": {"proj/shared/settings.json": "{}\n"}, "links": {"pr
                    "dirs": ["proj/.claude"]}
 HOME_SSH = {"home_link": True, "files": {"realhome/.ssh/id_rsa": "SECRET-ssh-key\n", "realhome/.ssh/config": "Host SECRET\n"}}
 OUT_LINK = {"links": {"proj/inlink": "../outside"}}
+NOTEBOOK = {"cells": [{"cell_type": "code", "id": "c1", "metadata": {}, "source": "print('SECRET')",
+                       "outputs": [], "execution_count": None}],
+            "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 
 
 def _merge(*parts: dict[str, Any], **kw: Any) -> dict[str, Any]:
@@ -103,6 +107,18 @@ SCENARIOS: list[Scenario] = [
     _s("read-deny-hard-link", "deny `Read(./.env)`, `env.bak` a hard link of `.env`, Read `env.bak`",
        "Read", {"file_path": "{cwd}/env.bak"},
        **_merge({"files": {"proj/.env": "SECRET-plain\n"}, "hardlinks": {"proj/env.bak": "proj/.env"}}, deny("Read(./.env)"))),
+    _s("read-deny-absolute-rule-file-link", "`.env -> config/dev.env`, deny `Read(/{cwd}/.env)` (absolute), Read `.env`",
+       "Read", {"file_path": "{cwd}/.env"}, **_merge(ENV_LINK, deny("Read(/{cwd}/.env)"))),
+    _s("read-ask-names-file-link", "`.env -> config/dev.env`, ask `Read(./.env)`, Read `.env`",
+       "Read", {"file_path": "{cwd}/.env"}, **_merge(ENV_LINK, {"rules": {"ask": ["Read(./.env)"]}})),
+    _s("notebook-deny-dir-link", "acceptEdits, `cfg -> conf`, deny `Edit(./cfg/**)`, NotebookEdit `cfg/nb.ipynb`",
+       "NotebookEdit", {"notebook_path": "{cwd}/cfg/nb.ipynb", "cell_id": "c1", "new_source": PWNED},
+       **_merge(CFG_LINK, {"files": {"proj/conf/nb.ipynb": json.dumps(NOTEBOOK)}}, deny("Edit(./cfg/**)"), ACCEPT)),
+    _s("bash-redirect-claude-settings-link", "acceptEdits, `.claude/settings.json -> ../shared/settings.json`, "
+       "Bash `echo PWNED > .claude/settings.json`",
+       "Bash", {"command": f"echo {PWNED} > .claude/settings.json"}, **_merge(SHARED_SETTINGS, ACCEPT)),
+    _s("edit-hard-link-of-git-config", "acceptEdits, `gitconfig.txt` a hard link of `.git/config`, Edit `gitconfig.txt`",
+       "Edit", _edit("{cwd}/gitconfig.txt"), **_merge({"hardlinks": {"proj/gitconfig.txt": "proj/.git/config"}}, ACCEPT)),
     # --- Protected files that are symlinks (acceptEdits, no rules) ------------------------
     _s("write-claude-settings-plain", "acceptEdits, Write `.claude/settings.json` (a regular file)",
        "Write", _write("{cwd}/.claude/settings.json"), **_merge({"files": {"proj/.claude/settings.json": "{}\n"}}, ACCEPT)),
@@ -180,6 +196,10 @@ SCENARIOS: list[Scenario] = [
        "Read", {"file_path": "{cwd}/secret/SECRET_key.txt"}, **_merge(SECRET_DIR_LINK, deny("Read(./other/**)"))),
     _s("twin-write-dir-link-inside", "acceptEdits, `cfg -> conf`, Write `cfg/new.ini`",
        "Write", _write("{cwd}/cfg/new.ini"), **_merge(CFG_LINK, ACCEPT)),
+    _s("twin-edit-allow-dir-link", "`cfg -> conf`, allow `Edit(./cfg/**)`, Edit `cfg/app.ini`",
+       "Edit", _edit("{cwd}/cfg/app.ini"), **_merge(CFG_LINK, {"rules": {"allow": ["Edit(./cfg/**)"]}})),
+    _s("twin-bash-cat-link-undenied", "`.env -> config/dev.env`, deny `Read(./other)`, Bash `cat .env`",
+       "Bash", {"command": "cat .env"}, **_merge(ENV_LINK, deny("Read(./other)"))),
     _s("twin-write-lookalike-name", "acceptEdits, Write `docs/claude-settings.json.md`",
        "Write", _write("{cwd}/docs/claude-settings.json.md"), **_merge({"dirs": ["proj/docs"]}, ACCEPT)),
     _s("twin-write-gitignore", "acceptEdits, Write `.gitignore`", "Write", _write("{cwd}/.gitignore"), **ACCEPT),

@@ -111,6 +111,12 @@ def drive(argv: list[str], env: dict[str, str], cwd: bytes, timeout: float) -> R
             proc.kill()
             proc.wait()
         err_reader.join(timeout=5)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None and not stream.closed:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
     run.stderr_tail = b"".join(err_chunks).decode("utf-8", "replace")[-600:]
     run.seconds = time.monotonic() - t0
     return run

@@ -182,9 +182,9 @@ def run_one(sc: dict[str, Any], cli: str, keep: bool) -> dict[str, Any]:
 def _setup_read(tool: str, tool_input: dict[str, Any], cwd: bytes) -> str | None:
     """The path a Write or Edit of an existing file reads first, as a model would (the
     reference refuses to change a file the session has not read, before deciding)."""
-    if tool not in ("Write", "Edit"):
+    if tool not in ("Write", "Edit", "NotebookEdit"):
         return None
-    path = tool_input["file_path"]
+    path = tool_input.get("file_path") or tool_input["notebook_path"]
     local = os.fsencode(path)
     if local.startswith(b"/proc/self/cwd/"):
         local = cwd + local[len(b"/proc/self/cwd"):]
