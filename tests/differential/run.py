@@ -130,10 +130,12 @@ def _fill(value: Any, where: dict[str, str]) -> Any:
 
 
 def landed(root: bytes) -> list[str]:
-    """Regular files under root (links not followed, the CLIs' state dirs skipped) that
-    hold the write marker, relative to root."""
+    """Regular files under root (links not followed; TMPDIR and the CLIs' state dirs in
+    HOME skipped) that hold the write marker, relative to root."""
     out = []
     for dirpath, dirnames, filenames in os.walk(root):
+        if dirpath == root:
+            dirnames[:] = [d for d in dirnames if d != b"tmp"]  # TMPDIR: the CLIs' own scratch
         dirnames[:] = [d for d in dirnames if not (d in STATE_DIRS and dirpath.endswith((b"/home", b"/realhome")))]
         for name in filenames:
             full = os.path.join(dirpath, name)
@@ -332,8 +334,8 @@ def main() -> int:
     ci = os.environ.get("CI", "").lower() in ("1", "true", "yes")
     ref = reference_bin()
     if ref is None:
-        msg = (f"reference CLI not installed ({REFERENCE_DEFAULT}; run `bash tests/setup.sh` "
-               f"or set DCL_REFERENCE_CLI)")
+        tried = os.environ.get("DCL_REFERENCE_CLI") or REFERENCE_DEFAULT
+        msg = f"reference CLI not installed ({tried}; run `bash tests/setup.sh` or set DCL_REFERENCE_CLI)"
         if ci:
             print(f"differential: FAIL: {msg}", file=sys.stderr)
             return 1

@@ -52,6 +52,23 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(run.verdict(o("none", timed_out=True), o("refused")), "no reference answer")
 
 
+class ExitStatus(unittest.TestCase):
+    def row(self, name: str, verdict: str) -> dict:
+        return {"name": name, "verdict": verdict}
+
+    def test_unaccepted_looser_fails_and_accepted_passes(self) -> None:
+        name = run.SCENARIOS[0]["name"]
+        rows = [self.row(name, "dcl looser")]
+        self.assertEqual(run.finish(rows, {}, 1.0, False), 1)
+        self.assertEqual(run.finish(rows, {name: "open: a reason"}, 1.0, False), 0)
+
+    def test_stricter_passes_and_bad_accept_entries_fail(self) -> None:
+        name = run.SCENARIOS[0]["name"]
+        self.assertEqual(run.finish([self.row(name, "dcl stricter")], {}, 1.0, False), 0)
+        self.assertEqual(run.finish([self.row(name, "same")], {name: " "}, 1.0, False), 1)
+        self.assertEqual(run.finish([self.row(name, "same")], {"no-such-scenario": "x"}, 1.0, False), 1)
+
+
 class Landed(unittest.TestCase):
     def test_finds_marker_in_regular_files_only(self) -> None:
         with tempfile.TemporaryDirectory() as d:
