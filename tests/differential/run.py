@@ -129,10 +129,10 @@ def _fill(value: Any, where: dict[str, str]) -> Any:
     return value
 
 
-def landed(root: bytes) -> list[str]:
+def marked(root: bytes) -> dict[str, bytes]:
     """Regular files under root (links not followed; TMPDIR and the CLIs' state dirs in
-    HOME skipped) that hold the write marker, relative to root."""
-    out = []
+    HOME skipped) that hold the write marker: relative path -> contents."""
+    out: dict[str, bytes] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         if dirpath == root:
             dirnames[:] = [d for d in dirnames if d != b"tmp"]  # TMPDIR: the CLIs' own scratch
@@ -143,11 +143,19 @@ def landed(root: bytes) -> list[str]:
                 if not stat.S_ISREG(os.lstat(full).st_mode):
                     continue
                 with open(full, "rb") as f:
-                    if PWNED.encode() in f.read(1 << 20):
-                        out.append(os.path.relpath(full, root).decode("utf-8", "backslashreplace"))
+                    data = f.read(1 << 20)
             except OSError:
                 continue
-    return sorted(out)
+            if PWNED.encode() in data:
+                out[os.path.relpath(full, root).decode("utf-8", "backslashreplace")] = data
+    return out
+
+
+def landed(root: bytes, before: dict[str, bytes] | None = None) -> list[str]:
+    """The marked files that are new or changed since `before` (planted files carry the
+    marker too): where the session's writes landed."""
+    before = before or {}
+    return sorted(p for p, data in marked(root).items() if before.get(p) != data)
 
 
 # --- one scenario, one CLI ----------------------------------------------------------------
@@ -156,6 +164,7 @@ def run_one(sc: dict[str, Any], cli: str, keep: bool) -> dict[str, Any]:
     root = os.fsencode(tempfile.mkdtemp(prefix="dcl-diff-"))
     try:
         paths = build(sc, root)
+        planted = marked(root)
         # The CLI is told HOME and cwd as given (HOME through its link, if any).
         where = {"root": os.fsdecode(root), "cwd": os.fsdecode(paths["cwd"]), "home": os.fsdecode(paths["home"])}
         tool_input = _fill(sc["input"], where)
@@ -173,7 +182,7 @@ def run_one(sc: dict[str, Any], cli: str, keep: bool) -> dict[str, Any]:
                 env.update(sc["env"])
             run = drive(argv, env, paths["cwd"], TIMEOUT)
             offered = sc["tool"] in model.tools_seen
-        return outcome(run, landed(root), offered)
+        return outcome(run, landed(root, planted), offered)
     finally:
         if keep:
             print(f"  kept {os.fsdecode(root)} ({sc['name']})", file=sys.stderr)

@@ -83,6 +83,12 @@ class Landed(unittest.TestCase):
                 f.write("PWNED in a transcript")
             os.symlink("sub/hit.txt", os.path.join(d, "proj", "link.txt"))
             self.assertEqual(run.landed(root), ["proj/sub/hit.txt"])
+            # A file planted with the marker counts only once the session changes it.
+            before = run.marked(root)
+            self.assertEqual(run.landed(root, before), [])
+            with open(os.path.join(d, "proj", "sub", "hit.txt"), "a") as f:
+                f.write(" PWNED again")
+            self.assertEqual(run.landed(root, before), ["proj/sub/hit.txt"])
 
 
 class Script(unittest.TestCase):
