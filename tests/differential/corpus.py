@@ -236,6 +236,8 @@ SCENARIOS: list[Scenario] = [
        "Edit", _edit("{cwd}/cfg/app.ini"), **_merge(CFG_LINK, {"rules": {"allow": ["Edit(./cfg/**)"]}})),
     _s("twin-bash-cat-link-undenied", "`.env -> config/dev.env`, deny `Read(./other)`, Bash `cat .env`",
        "Bash", {"command": "cat .env"}, **_merge(ENV_LINK, deny("Read(./other)"))),
+    _s("twin-write-long-name", "acceptEdits, Write a file whose name is 216 bytes (under the 255-byte limit)",
+       "Write", _write("{cwd}/" + "n" * 212 + ".txt"), **ACCEPT),
     _s("twin-write-lookalike-name", "acceptEdits, Write `docs/claude-settings.json.md`",
        "Write", _write("{cwd}/docs/claude-settings.json.md"), **_merge({"dirs": ["proj/docs"]}, ACCEPT)),
     _s("twin-write-gitignore", "acceptEdits, Write `.gitignore`", "Write", _write("{cwd}/.gitignore"), **ACCEPT),

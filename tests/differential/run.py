@@ -226,8 +226,12 @@ def effect(o: dict[str, Any]) -> str:
     if o["read_secret"]:
         parts.append("returned the secret")
     if o["wrote"]:
-        parts.append("wrote " + ", ".join(f"`{w}`" for w in o["wrote"]))
+        parts.append("wrote " + ", ".join(f"`{_short(w)}`" for w in o["wrote"]))
     return "; ".join(parts)
+
+
+def _short(path: str) -> str:
+    return path if len(path) <= 60 else f"{path[:28]}…{path[-28:]}"
 
 
 def harmful(o: dict[str, Any]) -> bool:
@@ -245,7 +249,9 @@ def verdict(ref: dict[str, Any], dcl: dict[str, Any]) -> str:
     if harmful(dcl) and not harmful(ref):
         return "dcl looser"
     if harmful(ref) and not harmful(dcl):
-        return "dcl stricter"
+        # A dcl tool that ran and failed where the reference's worked did not decide
+        # anything stricter: it is broken there (a twin scenario shows it).
+        return "different" if dcl["decision"] in ("failed", "none") and ref["decision"] == "ran" else "dcl stricter"
     if dcl["decision"] == "none":
         return "different"
     if harmful(ref) and harmful(dcl):
@@ -273,6 +279,25 @@ def describe(o: dict[str, Any]) -> str:
     return f"{text}: {e}" if e else text
 
 
+HOW_TO_READ = """
+Each scenario is one tool call from the model, the same for both CLIs, driven in stream-json
+mode by a host that denies every `can_use_tool` request. A Write or Edit of an existing file
+first reads it (a setup Read the host allows), as the reference refuses to change unread files.
+
+- **ran**: the tool ran without asking; **asked**: the host got a `can_use_tool` request (and
+  denied it); **refused**: a denial the host was never asked about; **failed**: the tool ran
+  without asking and returned an error; **no answer**: the CLI exited without a result.
+- After the colon, what happened to the files: the secret returned (a secret file's contents
+  or name), and where a write landed. In the `twin-` scenarios (what must keep working) the
+  marked file is one the call may read or write.
+- **different**: neither is stricter (both acted, differently; or dcl's tool failed where the
+  reference's worked).
+
+The scenarios are in `tests/differential/corpus.py`; where dcl is looser,
+`tests/differential/accepted.json` gives the reason it is accepted for now.
+"""
+
+
 def write_report(rows: list[dict[str, Any]], accepted: dict[str, str], seconds: float) -> None:
     counts: dict[str, int] = {}
     for r in rows:
@@ -284,17 +309,7 @@ def write_report(rows: list[dict[str, Any]], accepted: dict[str, str], seconds: 
         f"`@anthropic-ai/claude-code@{REFERENCE_VERSION}`, offline on a scripted fake model; "
         f"{len(rows)} scenarios in {seconds:.0f} s). Do not edit by hand.",
         "",
-        "Each scenario is one tool call from the model, the same for both CLIs, driven in stream-json",
-        "mode by a host that denies every `can_use_tool` request. **ran**: the tool ran without asking;",
-        "**asked**: the host got a `can_use_tool` request (and denied it); **refused**: a denial the",
-        "host was never asked about; **failed**: the tool ran without asking and returned an error;",
-        "**no answer**: the CLI exited without a result. A Write or Edit of an existing file first",
-        "reads it (a setup Read the host allows), as the reference refuses to change unread files.",
-        "After the colon: what happened to the files (the secret returned — a secret file's contents or",
-        "name —, and where a write landed). In the `twin-` scenarios (what must keep working) the",
-        "marked file is one the call may read or write.",
-        "The scenarios are in `tests/differential/corpus.py`; where dcl is looser,",
-        "`tests/differential/accepted.json` gives the reason it is accepted for now.",
+        *HOW_TO_READ.strip().splitlines(),
         "",
         "Totals: " + ", ".join(f"{v}: {n}" for v, n in sorted(counts.items())) + ".",
         "",
@@ -336,6 +351,9 @@ def main() -> int:
     if args.from_results:
         with open(RESULTS, encoding="utf-8") as f:
             last = json.load(f)
+        if args.write_report and {r["name"] for r in last["rows"]} != {s["name"] for s in SCENARIOS}:
+            print("differential: the last run did not cover the whole corpus; run it again", file=sys.stderr)
+            return 2
         for row in last["rows"]:
             row["verdict"] = verdict(row["reference"], row["dcl"])
         return finish(last["rows"], accepted, last["seconds"], args.write_report)

@@ -43,6 +43,10 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(run.verdict(o("asked"), o("refused")), "dcl stricter")
         self.assertEqual(run.verdict(o("ran"), o("asked")), "dcl stricter")
 
+    def test_dcl_tool_failing_where_the_reference_worked_is_not_stricter(self) -> None:
+        self.assertEqual(run.verdict(o("ran", wrote=["proj/long"]), o("failed")), "different")
+        self.assertEqual(run.verdict(o("ran", wrote=["proj/.claude/x"]), o("asked")), "dcl stricter")
+
     def test_writes_in_different_places_differ(self) -> None:
         self.assertEqual(run.verdict(o("ran", wrote=["proj/a"]), o("ran", wrote=["proj/b"])), "different")
 
