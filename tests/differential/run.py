@@ -46,6 +46,8 @@ with open(os.path.join(HERE, "REFERENCE_VERSION"), encoding="utf-8") as _f:
 REFERENCE_DEFAULT = os.path.join(ROOT, "tests", ".work", "reference-cli", "node_modules", "@anthropic-ai",
                                  "claude-code-linux-x64", "claude")
 ACCEPTED = os.path.join(HERE, "accepted.json")
+# Why dcl decides otherwise where it is not looser (stricter, or different): {scenario: why}.
+NOTES = os.path.join(HERE, "notes.json")
 REPORT = os.path.join(ROOT, "docs", "path-decisions.md")
 RESULTS = os.path.join(ROOT, "tests", ".work", "differential", "results.json")
 # The same tools for both; naming Glob and Grep also opts the reference into them (its
@@ -322,6 +324,12 @@ def write_report(rows: list[dict[str, Any]], accepted: dict[str, str], seconds: 
             v = "**dcl looser**" + (" (accepted)" if r["name"] in accepted else "")
         lines.append(f"| `{r['name']}` | {r['about'].replace('|', '&#124;')} | {describe(r['reference'])} | "
                      f"{describe(r['dcl'])} | {v} |")
+    with open(NOTES, encoding="utf-8") as f:
+        notes: dict[str, str] = json.load(f)
+    noted = [r for r in rows if r["verdict"] not in ("same", "dcl looser") and r["name"] in notes]
+    if noted:
+        lines += ["", "## Where dcl is stricter or different (tests/differential/notes.json)", ""]
+        lines += [f"- `{r['name']}` ({r['verdict']}): {notes[r['name']]}" for r in noted]
     by_reason: dict[str, list[str]] = {}
     for r in rows:
         if r["name"] in accepted:
@@ -414,6 +422,11 @@ def finish(rows: list[dict[str, Any]], accepted: dict[str, str], seconds: float,
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
     print(f"differential: {len(rows)} scenarios in {seconds:.1f}s: "
           + ", ".join(f"{v} {n}" for v, n in sorted(counts.items())))
+    with open(NOTES, encoding="utf-8") as f:
+        notes: dict[str, str] = json.load(f)
+    unexplained = [r["name"] for r in rows if r["verdict"] in ("dcl stricter", "different") and r["name"] not in notes]
+    if unexplained:
+        print("differential: stricter or different without a note in notes.json (add why): " + ", ".join(unexplained))
     if stale:
         print("differential: accepted but no longer looser (remove from accepted.json): " + ", ".join(stale))
     rc = 0
