@@ -107,7 +107,7 @@ SCENARIOS: list[Scenario] = [
     _s("read-deny-hard-link", "deny `Read(./.env)`, `env.bak` a hard link of `.env`, Read `env.bak`",
        "Read", {"file_path": "{cwd}/env.bak"},
        **_merge({"files": {"proj/.env": "SECRET-plain\n"}, "hardlinks": {"proj/env.bak": "proj/.env"}}, deny("Read(./.env)"))),
-    _s("read-deny-absolute-rule-file-link", "`.env -> config/dev.env`, deny `Read(/{cwd}/.env)` (absolute), Read `.env`",
+    _s("read-deny-absolute-rule-file-link", "`.env -> config/dev.env`, deny `Read(//<cwd>/.env)` (absolute), Read `.env`",
        "Read", {"file_path": "{cwd}/.env"}, **_merge(ENV_LINK, deny("Read(/{cwd}/.env)"))),
     _s("read-ask-names-file-link", "`.env -> config/dev.env`, ask `Read(./.env)`, Read `.env`",
        "Read", {"file_path": "{cwd}/.env"}, **_merge(ENV_LINK, {"rules": {"ask": ["Read(./.env)"]}})),

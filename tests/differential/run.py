@@ -362,8 +362,10 @@ def main() -> int:
         if args.write_report and {r["name"] for r in last["rows"]} != {s["name"] for s in SCENARIOS}:
             print("differential: the last run did not cover the whole corpus; run it again", file=sys.stderr)
             return 2
+        about = {s["name"]: s["about"] for s in SCENARIOS}
         for row in last["rows"]:
             row["verdict"] = verdict(row["reference"], row["dcl"])
+            row["about"] = about.get(row["name"], row["about"])
         return finish(last["rows"], accepted, last["seconds"], args.write_report)
 
     ci = os.environ.get("CI", "").lower() in ("1", "true", "yes")
