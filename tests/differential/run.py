@@ -15,6 +15,7 @@ no longer looser are printed so they can be removed. Without the reference CLI i
 when CI=true and skips (exit 0) otherwise.
 
 Usage: python3 tests/differential/run.py [--write-report] [--only NAME ...] [--jobs N] [--keep]
+                                          [--reuse-reference] [--from-results]
 Env:   DCL_BIN (default $CARGO_TARGET_DIR/debug/dcl or target/debug/dcl),
        DCL_REFERENCE_CLI (default: the one tests/setup.sh installs under tests/.work).
 """
@@ -22,6 +23,7 @@ Env:   DCL_BIN (default $CARGO_TARGET_DIR/debug/dcl or target/debug/dcl),
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -50,6 +52,8 @@ ACCEPTED = os.path.join(HERE, "accepted.json")
 NOTES = os.path.join(HERE, "notes.json")
 REPORT = os.path.join(ROOT, "docs", "path-decisions.md")
 RESULTS = os.path.join(ROOT, "tests", ".work", "differential", "results.json")
+# --reuse-reference: the reference's outcomes of earlier runs, keyed by what decides them.
+REF_CACHE = os.path.join(ROOT, "tests", ".work", "differential", "reference-cache.json")
 # The same tools for both; naming Glob and Grep also opts the reference into them (its
 # native build otherwise leaves them out in favour of Bash's find and grep).
 TOOLS = "Bash,Read,Write,Edit,Glob,Grep,NotebookEdit"
@@ -271,6 +275,17 @@ def verdict(ref: dict[str, Any], dcl: dict[str, Any]) -> str:
     return "different"
 
 
+def cache_key(sc: dict[str, Any], version: str) -> str:
+    """What a reference outcome depends on: the scenario, the reference's version and the
+    harness's own code (a change to how scenarios run or are judged invalidates it)."""
+    h = hashlib.sha256(version.encode())
+    h.update(repr(sorted(sc.items(), key=lambda kv: kv[0])).encode())
+    for name in ("run.py", "drive.py", "fake_model.py", "corpus.py"):
+        with open(os.path.join(HERE, name), "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()
+
+
 # --- the whole corpus -----------------------------------------------------------------------
 
 def describe(o: dict[str, Any]) -> str:
@@ -348,6 +363,9 @@ def main() -> int:
     ap.add_argument("--only", nargs="*", default=None, help="run only these scenarios")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--keep", action="store_true", help="keep the scratch dirs")
+    ap.add_argument("--reuse-reference", action="store_true",
+                    help="reuse the reference's outcomes of earlier runs of the same scenarios and harness "
+                         "(for iterating on dcl; CI runs both every time)")
     ap.add_argument("--from-results", action="store_true",
                     help=f"judge the last run's {os.path.relpath(RESULTS, ROOT)} again instead of running")
     args = ap.parse_args()
@@ -391,8 +409,17 @@ def main() -> int:
 
     t0 = time.monotonic()
 
+    cache: dict[str, Any] = {}
+    if args.reuse_reference and os.path.exists(REF_CACHE):
+        with open(REF_CACHE, encoding="utf-8") as f:
+            cache = json.load(f)
+
     def one(sc: dict[str, Any]) -> dict[str, Any]:
-        r = run_one(sc, ref, args.keep)
+        key = cache_key(sc, version)
+        r = cache.get(key) if args.reuse_reference else None
+        if r is None:
+            r = run_one(sc, ref, args.keep)
+            cache[key] = r
         d = run_one(sc, dcl, args.keep)
         row = {"name": sc["name"], "about": sc["about"], "reference": r, "dcl": d, "verdict": verdict(r, d)}
         print(f"  {row['verdict']:<20} {sc['name']:<40} ref={describe(r)} | dcl={describe(d)}", flush=True)
@@ -403,6 +430,9 @@ def main() -> int:
     seconds = time.monotonic() - t0
 
     os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
+    keep = {cache_key(sc, version) for sc in SCENARIOS}
+    with open(REF_CACHE, "w", encoding="utf-8") as f:
+        json.dump({k: v for k, v in cache.items() if k in keep}, f)
     with open(RESULTS, "w", encoding="utf-8") as f:
         json.dump({"reference": version, "dcl": dcl, "seconds": round(seconds, 1), "rows": rows}, f, indent=1)
     return finish(rows, accepted, seconds, args.write_report)
