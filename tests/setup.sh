@@ -5,6 +5,8 @@
 #   tests/conformance/node/node_modules   npm ci from the committed package-lock.json, without
 #                                         optional deps (no native Claude Code) and without
 #                                         install scripts (no Qoder runtime download)
+#   tests/.work/reference-cli             the pinned reference CLI (tests/differential/
+#                                         REFERENCE_VERSION) for the differential harness
 # Re-running is cheap: each part is skipped while its inputs are unchanged.
 # Env: PYTHON (default python3), FORCE_SETUP=1 to reinstall everything.
 set -euo pipefail
@@ -79,5 +81,33 @@ node_pkg_setup() { # npm ci in node/ from its package-lock.json (no optional dep
   echo "$want" >"$stamp"
 }
 node_pkg_setup
+
+# --- Reference CLI (tests/differential) -----------------------------------------
+reference_cli_setup() { # the pinned @anthropic-ai/claude-code whose path decisions the differential harness compares dcl with
+  local version dir="$WORK/reference-cli" stamp bin
+  version="$(tr -d '[:space:]' <"$ROOT/tests/differential/REFERENCE_VERSION")"
+  stamp="$dir/.dcl-setup-stamp"
+  bin="$dir/node_modules/@anthropic-ai/claude-code-linux-x64/claude"
+  if [[ "$(uname -sm)" != "Linux x86_64" ]]; then
+    log "reference CLI: only its linux-x64 binary is used; skipped on $(uname -sm)"; return
+  fi
+  if [[ "$FORCE" != 1 && -x "$bin" && -f "$stamp" && "$(cat "$stamp")" == "$version" ]]; then
+    log "reference CLI $version up to date ($dir)"; return
+  fi
+  log "installing @anthropic-ai/claude-code@$version into $dir (its native binary is ~400 MB unpacked)"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  printf '{"private": true}\n' >"$dir/package.json"
+  # --ignore-scripts: the harness runs the platform package's binary directly, so the
+  # wrapper's postinstall (which links it over bin/claude.exe) is not needed.
+  (cd "$dir" && npm install --no-save --no-audit --no-fund --ignore-scripts --loglevel=error \
+    "@anthropic-ai/claude-code@$version")
+  if ! "$bin" --version | grep -q "^$version "; then
+    echo "reference CLI: $bin is not version $version" >&2
+    return 1
+  fi
+  echo "$version" >"$stamp"
+}
+reference_cli_setup
 
 log "done"
