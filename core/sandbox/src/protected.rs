@@ -33,7 +33,22 @@ pub const FILES: &[&str] = &[
     ".inputrc",
     ".gitconfig",
     ".envrc",
+    // The clients' state files: a trust record written into one makes the next session
+    // run the project's hooks (`~/.claude.json`; Qoder's `~/.qoder.json`, read by dcl
+    // as Qoder's trust record).
+    ".claude.json",
+    ".qoder.json",
 ];
+
+/// Directory names that ask before a tool writes in them, but that the sandbox leaves
+/// writable (editors and builds write there): editor folders, whose tasks and launch
+/// settings run code when the folder is opened; Qoder's China-edition config folder.
+pub const ASK_DIRS: &[&str] = &[".vscode", ".idea", ".qoder-cn"];
+
+/// File names that ask before a tool writes them, but that the sandbox leaves writable
+/// (`git submodule add` writes `.gitmodules`): submodule URLs git fetches, ripgrep's
+/// config (it can name a preprocessor), Qoder China's state file.
+pub const ASK_FILES: &[&str] = &[".gitmodules", ".ripgreprc", ".qoder-cn.json"];
 
 /// What the sandbox creates (empty) at the top of a writable directory when it is
 /// missing, so a mount can hold it read-only: a later session reads these from the
