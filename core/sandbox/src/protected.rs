@@ -1,9 +1,11 @@
 //! Files that give whoever writes them power over later runs: dcl's and the clients'
 //! settings folders (hooks, permissions, `sandbox.filesystem.allowWrite`,
 //! `excludedCommands`, MCP servers), `.mcp.json`, git's hooks and config, and shell
-//! start-up files. This is the one list: the sandbox keeps these read-only inside the
-//! writable directories (a read-only bind mount over each), and the engine's permission
-//! layer asks before a tool writes one.
+//! start-up files, the clients' state files. This is the one list: the sandbox keeps
+//! [`DIRS`] and [`FILES`] read-only inside the writable directories (a read-only bind
+//! mount over each), and the permission layer (`dcl_policy::permissions::protected`) asks
+//! before a tool writes any of these or of [`ASK_DIRS`] / [`ASK_FILES`], comparing names
+//! case-insensitively on every alias of the path.
 
 use std::path::{Path, PathBuf};
 
