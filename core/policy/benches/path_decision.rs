@@ -24,7 +24,10 @@ fn bench(c: &mut Criterion) {
     c.bench_function("aliases: one symlink", |b| {
         b.iter(|| Aliases::resolve(black_box(Path::new("link/b/c.rs")), &work))
     });
-    let deny = vec!["Read(./secret/**)".to_string(), "Edit(./cfg/**)".to_string()];
+    let deny = vec![
+        "Read(./secret/**)".to_string(),
+        "Edit(./cfg/**)".to_string(),
+    ];
     let policy = Policy::new(PermissionMode::AcceptEdits, &[], &deny, &work, &[]);
     let ctx = ToolContext::new(work.clone());
     let read = dcl_tools::read::ReadTool;
