@@ -251,10 +251,7 @@ mod tests {
     fn proc_self_names_the_shell_not_dcl() {
         assert_eq!(
             paths("cat /proc/self/cwd/secret/k /proc/thread-self/root/etc/x").unwrap(),
-            vec![
-                PathBuf::from("/proj/secret/k"),
-                PathBuf::from("/etc/x")
-            ]
+            vec![PathBuf::from("/proj/secret/k"), PathBuf::from("/etc/x")]
         );
         let a = dcl_shell::analyse("cd sub; echo x > /proc/self/cwd/../.git/config");
         let m = mentioned_paths(&a, Path::new("/proj"), None);

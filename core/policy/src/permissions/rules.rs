@@ -284,10 +284,10 @@ impl RuleSet {
 
     /// Read deny rules also bind Bash: a path any line names (`call.paths`, exact or
     /// below a `dir/**` pattern), a path a read-only line reads or a directory containing
-    /// the denied location (`read_paths`), and — for a line that cannot be analysed — any
-    /// mention of the denied location in its text.
+    /// the denied location (`read_paths`), and — for a line that cannot be analysed or
+    /// has a word known only at run time — any mention of the denied location in its text.
     pub fn denies_read_by_bash(&self, call: &CallView, read_paths: &[PathBuf]) -> bool {
-        let opaque = call.analysis.is_some_and(|a| a.opaque_reason().is_some());
+        let opaque = call.analysis.is_some_and(paths_unseen);
         let reads = CallView {
             paths: read_paths,
             ..*call
@@ -306,15 +306,16 @@ impl RuleSet {
     }
 
     /// Edit deny rules bind a Bash line that may write on every path it names
-    /// (`call.paths`: redirect targets and operands), and — for a line that cannot be
-    /// analysed — any mention of the denied location in its text.
+    /// (`call.paths`: redirect targets and operands) and on a directory it names that
+    /// holds the denied location (`cp -r x .`, a glob's folder), and — for a line with
+    /// paths the analysis cannot name — any mention of the denied location in its text.
     pub fn denies_write_by_bash(&self, call: &CallView) -> bool {
-        let opaque = call.analysis.is_some_and(|a| a.opaque_reason().is_some());
+        let opaque = call.analysis.is_some_and(paths_unseen);
         self.rules.iter().any(|r| {
             rule_kind(&r.tool) == RuleKind::Path
                 && r.names_tool("Write")
                 && r.content.as_deref().is_some_and(|c| {
-                    path_rule_binds(r, call, Binding::DenyExact)
+                    path_rule_binds(r, call, Binding::DenyHolding)
                         || (opaque
                             && PathPattern::literal_tail(c).is_some_and(|tail| {
                                 command_text(call.input).is_some_and(|t| t.contains(tail))
@@ -390,6 +391,18 @@ pub fn suggested_prefix_rule(line: &str) -> Option<String> {
     Some(format!("{}:*", head.join(" ")))
 }
 
+/// Whether a line has paths the analysis cannot name: it cannot be fully analysed, or a
+/// word or redirection target is only known at run time (`cat $PWD/secret/k`).
+fn paths_unseen(a: &Analysis) -> bool {
+    a.opaque_reason().is_some()
+        || a.commands.iter().any(|c| {
+            c.words.iter().any(|w| w.kind == WordKind::Dynamic)
+                || c.redirects
+                    .iter()
+                    .any(|r| r.target.kind == WordKind::Dynamic)
+        })
+}
+
 fn command_text(input: &Value) -> Option<&str> {
     input.get("command").and_then(Value::as_str)
 }
@@ -404,6 +417,8 @@ enum Binding {
     /// As `DenyExact`, and for Read rules also a directory holding what the pattern
     /// names (a Grep, Glob or read-only line over it reads it).
     DenyContaining,
+    /// As `DenyExact`, and for any rule a directory holding what the pattern names.
+    DenyHolding,
 }
 
 fn path_rule_binds(rule: &Rule, call: &CallView, binding: Binding) -> bool {
@@ -418,8 +433,8 @@ fn path_rule_binds(rule: &Rule, call: &CallView, binding: Binding) -> bool {
     match binding {
         Binding::Allow => aliases.all(|a| pattern.grants(&a)),
         Binding::DenyExact => aliases.any(|a| pattern.binds_any(&a)),
-        Binding::DenyContaining => {
-            let containing = rule.tool == "Read";
+        Binding::DenyContaining | Binding::DenyHolding => {
+            let containing = rule.tool == "Read" || binding == Binding::DenyHolding;
             aliases.any(|a| pattern.binds_any(&a) || (containing && pattern.lies_within(&a)))
         }
     }
