@@ -1,9 +1,11 @@
 //! Files that give whoever writes them power over later runs: dcl's and the clients'
 //! settings folders (hooks, permissions, `sandbox.filesystem.allowWrite`,
 //! `excludedCommands`, MCP servers), `.mcp.json`, git's hooks and config, and shell
-//! start-up files. This is the one list: the sandbox keeps these read-only inside the
-//! writable directories (a read-only bind mount over each), and the engine's permission
-//! layer asks before a tool writes one.
+//! start-up files, the clients' state files. This is the one list: the sandbox keeps
+//! [`DIRS`] and [`FILES`] read-only inside the writable directories (a read-only bind
+//! mount over each), and the permission layer (`dcl_policy::permissions::protected`) asks
+//! before a tool writes any of these or of [`ASK_DIRS`] / [`ASK_FILES`], comparing names
+//! case-insensitively on every alias of the path.
 
 use std::path::{Path, PathBuf};
 
@@ -33,7 +35,22 @@ pub const FILES: &[&str] = &[
     ".inputrc",
     ".gitconfig",
     ".envrc",
+    // The clients' state files: a trust record written into one makes the next session
+    // run the project's hooks (`~/.claude.json`; Qoder's `~/.qoder.json`, read by dcl
+    // as Qoder's trust record).
+    ".claude.json",
+    ".qoder.json",
 ];
+
+/// Directory names that ask before a tool writes in them, but that the sandbox leaves
+/// writable (editors and builds write there): editor folders, whose tasks and launch
+/// settings run code when the folder is opened; Qoder's China-edition config folder.
+pub const ASK_DIRS: &[&str] = &[".vscode", ".idea", ".qoder-cn"];
+
+/// File names that ask before a tool writes them, but that the sandbox leaves writable
+/// (`git submodule add` writes `.gitmodules`): submodule URLs git fetches, ripgrep's
+/// config (it can name a preprocessor), Qoder China's state file.
+pub const ASK_FILES: &[&str] = &[".gitmodules", ".ripgreprc", ".qoder-cn.json"];
 
 /// What the sandbox creates (empty) at the top of a writable directory when it is
 /// missing, so a mount can hold it read-only: a later session reads these from the

@@ -70,8 +70,11 @@ fn attempts() -> Vec<Attempt> {
         .collect()
 }
 
-/// The world of one attempt: `root/work` is the session's cwd, `root/home` its HOME,
-/// `root/outside.txt` a file outside every allowed directory.
+/// The world of one attempt: `root/work` is the session's cwd (the row's `work` or
+/// `work_bytes` names it otherwise), `root/home` its HOME (reached through the link
+/// `root/home-link` when the row says `home_link`), `root/outside.txt` a file outside
+/// every allowed directory. A row's `files` (path → text) and `links` (path → target)
+/// are made relative to the cwd, files first, a link replacing what is there.
 struct World {
     _root: tempfile::TempDir,
     work: PathBuf,
@@ -83,10 +86,18 @@ fn write(p: &Path, text: &str) {
     std::fs::write(p, text).unwrap();
 }
 
-fn world(setup: Option<&str>) -> World {
+fn world(row: &Value) -> World {
+    use std::os::unix::ffi::OsStrExt as _;
     let root = tempfile::tempdir().unwrap();
     let base = root.path().canonicalize().unwrap();
-    let work = base.join("work");
+    let work = match (row["work"].as_str(), row["work_bytes"].as_array()) {
+        (Some(name), _) => base.join(name),
+        (None, Some(bytes)) => {
+            let bytes: Vec<u8> = bytes.iter().map(|b| b.as_u64().unwrap() as u8).collect();
+            base.join(std::ffi::OsStr::from_bytes(&bytes))
+        }
+        (None, None) => base.join("work"),
+    };
     let home = base.join("home");
     write(&base.join("outside.txt"), "OUTSIDE_MARKER\n");
     write(&home.join(".ssh/id_rsa"), "SSH_MARKER\n");
@@ -108,9 +119,29 @@ fn world(setup: Option<&str>) -> World {
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
     std::os::unix::fs::symlink(&base, work.join("uplink")).unwrap();
-    if let Some(setup) = setup {
+    if let Some(setup) = row["setup"].as_str() {
         git_repo(&work, &home, setup);
     }
+    for (path, text) in row["files"].as_object().into_iter().flatten() {
+        write(&work.join(path), text.as_str().unwrap());
+    }
+    for (path, target) in row["links"].as_object().into_iter().flatten() {
+        let link = work.join(path);
+        std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+        match link.symlink_metadata() {
+            Ok(m) if m.is_dir() => std::fs::remove_dir_all(&link).unwrap(),
+            Ok(_) => std::fs::remove_file(&link).unwrap(),
+            Err(_) => {}
+        }
+        std::os::unix::fs::symlink(target.as_str().unwrap(), &link).unwrap();
+    }
+    let home = if row["home_link"] == json!(true) {
+        let link = base.join("home-link");
+        std::os::unix::fs::symlink(&home, &link).unwrap();
+        link
+    } else {
+        home
+    };
     World {
         _root: root,
         work,
@@ -192,7 +223,7 @@ fn call_prompt(tool: &str, input: &Value) -> String {
 
 /// Runs one attempt; `Err` describes what went wrong.
 async fn run(a: Attempt) -> Result<(), String> {
-    let w = world(a.row["setup"].as_str());
+    let w = world(&a.row);
     for (key, file) in [
         ("project", "settings.json"),
         ("local", "settings.local.json"),
@@ -336,7 +367,7 @@ async fn every_attempt_in_the_table_fails_and_every_twin_runs() {
 /// any line it emits.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keys_in_the_session_environment_never_reach_tool_output() {
-    let w = world(None);
+    let w = world(&json!({}));
     let a = Attempt {
         line: 0,
         row: json!({"class": "secrets", "tool": "Bash", "input": {}}),

@@ -115,11 +115,31 @@ fn resolve_word(w: &Word, base: &Path, home: Option<&Path>) -> Result<PathBuf, N
         WordKind::Dynamic => return Err(NotReadOnly::Dynamic(w.value.clone())),
     };
     let p = Path::new(&value);
-    Ok(if p.is_absolute() {
+    let abs = if p.is_absolute() {
         p.to_path_buf()
     } else {
         base.join(p)
-    })
+    };
+    Ok(as_the_shell_sees(abs, base))
+}
+
+/// `/proc/self/cwd` and `/proc/self/root` (and `thread-self`'s) name the shell's own
+/// directory and root when the shell opens them, not dcl's, which is what resolving them
+/// here would read.
+fn as_the_shell_sees(abs: PathBuf, shell_cwd: &Path) -> PathBuf {
+    // Component-wise, never lexically: `/proc/self/cwd/..` is the shell's parent folder.
+    for me in ["/proc/self", "/proc/thread-self"] {
+        let Ok(rest) = abs.strip_prefix(me) else {
+            continue;
+        };
+        if let Ok(below) = rest.strip_prefix("cwd") {
+            return shell_cwd.join(below);
+        }
+        if let Ok(below) = rest.strip_prefix("root") {
+            return Path::new("/").join(below);
+        }
+    }
+    abs
 }
 
 /// Every path-like word of a line (operands, `--flag=value` values, redirect targets),
@@ -225,6 +245,22 @@ mod tests {
             vec![PathBuf::from("/proj/src")]
         );
         assert!(paths("cat $HOME/x").is_err());
+    }
+
+    #[test]
+    fn proc_self_names_the_shell_not_dcl() {
+        assert_eq!(
+            paths("cat /proc/self/cwd/secret/k /proc/thread-self/root/etc/x").unwrap(),
+            vec![PathBuf::from("/proj/secret/k"), PathBuf::from("/etc/x")]
+        );
+        let a = dcl_shell::analyse("cd sub; echo x > /proc/self/cwd/../.git/config");
+        let m = mentioned_paths(&a, Path::new("/proj"), None);
+        assert!(m.contains(&PathBuf::from("/proj/../.git/config")), "{m:?}");
+        // Twin: other /proc paths are left as they are.
+        assert_eq!(
+            paths("cat /proc/cpuinfo").unwrap(),
+            vec![PathBuf::from("/proc/cpuinfo")]
+        );
     }
 
     #[test]

@@ -1,15 +1,22 @@
 //! Permission modes and rules: what may run unasked, what is refused, what asks the host.
 //!
-//! Decisions are made on resolved, symlink-free paths and on the shell analysis of
-//! `dcl-shell` (every simple command of a line, with its words as bash sees them), so
-//! neither `..`, symlinks, quoting nor `a && b` can widen what a rule or a mode allows.
+//! Every path a call touches — a file tool's path, a search root, the paths a Bash line
+//! names as the shell analysis of `dcl-shell` reads them — goes through one path decision
+//! ([`paths::Aliases`], [`path_rules`], [`protected`]): deny and ask rules and protected
+//! names bind when any name of the path matches (as given, each symlink hop, the real
+//! path; a rule's own path is resolved the same way), allow rules and the allowed
+//! directories grant on the real path only. So neither `..`, symlinks, quoting nor
+//! `a && b` can widen what a rule or a mode allows, nor a link narrow what a rule denies.
 //! Order: deny rules → bypassPermissions → read-only calls inside the allowed
 //! directories → plan mode → protected files (ask) → allow rules → acceptEdits → ask.
 
+#[cfg(test)]
+mod alias_tests;
 pub mod bash_readonly;
 pub mod command_hooks;
 pub mod git_config;
 pub mod host_decision;
+mod path_rules;
 pub mod paths;
 pub mod protected;
 pub mod rules;
@@ -147,7 +154,11 @@ impl Policy {
     ) -> Verdict {
         let kind = tool.map_or(ToolKind::Other, |t| t.kind());
         let touched: Vec<PathBuf> = tool.map(|t| t.paths(input, ctx)).unwrap_or_default();
-        let home = ctx.env.get("HOME").map(PathBuf::from);
+        let home = ctx
+            .env
+            .get("HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
         // The rule kind follows the tool: only Bash input is read as a command line.
         let command = (rules::rule_kind(tool_name) == rules::RuleKind::Command)
             .then(|| input.get("command").and_then(Value::as_str))
@@ -159,6 +170,7 @@ impl Policy {
             input,
             paths: &touched,
             cwd: &ctx.cwd,
+            home: home.as_deref(),
             analysis: analysis.as_ref(),
         };
         if self.deny.denies(&view) {
@@ -187,6 +199,11 @@ impl Policy {
                 ..view
             };
             if self.deny.denies_read_by_bash(&bash_view, &read_paths) {
+                return denied_by_rule(tool_name);
+            }
+            // A line that may write binds Edit deny rules on every path it names.
+            if !matches!(read_only_line, Some(Ok(_))) && self.deny.denies_write_by_bash(&bash_view)
+            {
                 return denied_by_rule(tool_name);
             }
         }
@@ -226,9 +243,15 @@ impl Policy {
         {
             return Verdict::Deny(PLAN_MODE_DENIAL.to_string());
         }
-        if let Some(p) =
-            self.protected_target(kind, &touched, &mentioned, command, analysis.as_ref(), ctx)
-        {
+        if let Some(p) = self.protected_target(
+            kind,
+            &touched,
+            &mentioned,
+            command,
+            analysis.as_ref(),
+            ctx,
+            home.as_deref(),
+        ) {
             return Verdict::Ask {
                 blocked_path: Some(p),
                 decision_reason_type: Some("safetyCheck"),
@@ -262,6 +285,7 @@ impl Policy {
     /// A protected file this call would write, if any: an edit tool's path, or for a
     /// Bash line that is not read-only any path it names (or, when it cannot be
     /// analysed, any mention of a protected name in its text).
+    #[allow(clippy::too_many_arguments)]
     fn protected_target(
         &self,
         kind: ToolKind,
@@ -270,10 +294,20 @@ impl Policy {
         command: Option<&str>,
         analysis: Option<&dcl_shell::Analysis>,
         ctx: &ToolContext,
+        home: Option<&std::path::Path>,
     ) -> Option<PathBuf> {
+        if !matches!(kind, ToolKind::Edit | ToolKind::Execute) {
+            return None;
+        }
+        // Links named like protected files are looked for only when something may be
+        // written: the working dirs (as given and resolved) and HOME.
+        let mut roots = self.allowed_dirs.clone();
+        roots.push(ctx.cwd.clone());
+        roots.extend(home.map(std::path::Path::to_path_buf));
+        let scan = protected::Protected::scan(&roots, &ctx.env);
         let hit = |ps: &[PathBuf]| {
             ps.iter()
-                .find(|p| protected::protected_reason(p, &ctx.env).is_some())
+                .find(|p| scan.reason(&paths::Aliases::resolve(p, &ctx.cwd)).is_some())
                 .cloned()
         };
         match kind {

@@ -11,10 +11,10 @@
 use std::path::{Path, PathBuf};
 
 use dcl_shell::{Analysis, SimpleCommand, WordKind};
-use globset::{GlobBuilder, GlobMatcher};
 use serde_json::Value;
 
-use super::paths::resolve_real;
+use super::path_rules::PathPattern;
+use super::paths::Aliases;
 
 /// What kind of content a tool's rules carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,6 +233,8 @@ pub struct CallView<'a> {
     pub paths: &'a [PathBuf],
     /// The session's working directory (relative rule patterns are anchored there).
     pub cwd: &'a Path,
+    /// The session's HOME (`~/` rule patterns are anchored there).
+    pub home: Option<&'a Path>,
     /// For Bash: the analysis of `input.command`.
     pub analysis: Option<&'a Analysis>,
 }
@@ -282,10 +284,10 @@ impl RuleSet {
 
     /// Read deny rules also bind Bash: a path any line names (`call.paths`, exact or
     /// below a `dir/**` pattern), a path a read-only line reads or a directory containing
-    /// the denied location (`read_paths`), and — for a line that cannot be analysed — any
-    /// mention of the denied location in its text.
+    /// the denied location (`read_paths`), and — for a line that cannot be analysed or
+    /// has a word known only at run time — any mention of the denied location in its text.
     pub fn denies_read_by_bash(&self, call: &CallView, read_paths: &[PathBuf]) -> bool {
-        let opaque = call.analysis.is_some_and(|a| a.opaque_reason().is_some());
+        let opaque = call.analysis.is_some_and(paths_unseen);
         let reads = CallView {
             paths: read_paths,
             ..*call
@@ -296,7 +298,26 @@ impl RuleSet {
                     path_rule_binds(r, call, Binding::DenyExact)
                         || path_rule_binds(r, &reads, Binding::DenyContaining)
                         || (opaque
-                            && literal_tail(c).is_some_and(|tail| {
+                            && PathPattern::literal_tail(c).is_some_and(|tail| {
+                                command_text(call.input).is_some_and(|t| t.contains(tail))
+                            }))
+                })
+        })
+    }
+
+    /// Edit deny rules bind a Bash line that may write on every path it names
+    /// (`call.paths`: redirect targets and operands) and on a directory it names that
+    /// holds the denied location (`cp -r x .`, a glob's folder), and — for a line with
+    /// paths the analysis cannot name — any mention of the denied location in its text.
+    pub fn denies_write_by_bash(&self, call: &CallView) -> bool {
+        let opaque = call.analysis.is_some_and(paths_unseen);
+        self.rules.iter().any(|r| {
+            rule_kind(&r.tool) == RuleKind::Path
+                && r.names_tool("Write")
+                && r.content.as_deref().is_some_and(|c| {
+                    path_rule_binds(r, call, Binding::DenyHolding)
+                        || (opaque
+                            && PathPattern::literal_tail(c).is_some_and(|tail| {
                                 command_text(call.input).is_some_and(|t| t.contains(tail))
                             }))
                 })
@@ -370,57 +391,34 @@ pub fn suggested_prefix_rule(line: &str) -> Option<String> {
     Some(format!("{}:*", head.join(" ")))
 }
 
+/// Whether a line has paths the analysis cannot name: it cannot be fully analysed, or a
+/// word or redirection target is only known at run time (`cat $PWD/secret/k`).
+fn paths_unseen(a: &Analysis) -> bool {
+    a.opaque_reason().is_some()
+        || a.commands.iter().any(|c| {
+            c.words.iter().any(|w| w.kind == WordKind::Dynamic)
+                || c.redirects
+                    .iter()
+                    .any(|r| r.target.kind == WordKind::Dynamic)
+        })
+}
+
 fn command_text(input: &Value) -> Option<&str> {
     input.get("command").and_then(Value::as_str)
-}
-
-/// The pattern's path, absolute (relative ones anchored at the cwd, `~/` at HOME).
-fn rule_pattern(content: &str, cwd: &Path) -> String {
-    let p = Path::new(content);
-    if p.is_absolute() {
-        return content.to_string();
-    }
-    if let Some(rest) = content.strip_prefix("~/")
-        && let Some(home) = std::env::var_os("HOME")
-    {
-        return Path::new(&home).join(rest).to_string_lossy().into_owned();
-    }
-    // `//abs` is the reference's spelling of an absolute path in rules.
-    resolve_real(cwd)
-        .join(content.trim_start_matches("./"))
-        .to_string_lossy()
-        .into_owned()
-}
-
-/// The part of a pattern before its first glob character (a directory or file path).
-fn literal_prefix(pattern: &str) -> &str {
-    let cut = pattern.find(['*', '?', '[', '{']).unwrap_or(pattern.len());
-    let head = &pattern[..cut];
-    if cut == pattern.len() {
-        head
-    } else {
-        head.rfind('/').map_or("", |i| &head[..i])
-    }
-}
-
-/// The last literal path component of a rule (`secret` of `./secret/**`).
-fn literal_tail(content: &str) -> Option<&str> {
-    literal_prefix(content)
-        .trim_end_matches('/')
-        .rsplit('/')
-        .find(|s| !s.is_empty() && *s != "." && *s != "..")
 }
 
 /// How a path rule is applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Binding {
-    /// Every path matches the pattern.
+    /// Every path's real location is what the pattern names.
     Allow,
-    /// Some path matches (or lies below a `dir/**` pattern).
+    /// Some path, by any of its names, is what the pattern names.
     DenyExact,
-    /// As `DenyExact`, and for Read rules also a directory containing what the pattern
+    /// As `DenyExact`, and for Read rules also a directory holding what the pattern
     /// names (a Grep, Glob or read-only line over it reads it).
     DenyContaining,
+    /// As `DenyExact`, and for any rule a directory holding what the pattern names.
+    DenyHolding,
 }
 
 fn path_rule_binds(rule: &Rule, call: &CallView, binding: Binding) -> bool {
@@ -430,28 +428,16 @@ fn path_rule_binds(rule: &Rule, call: &CallView, binding: Binding) -> bool {
     if call.paths.is_empty() {
         return false;
     }
-    let pattern = rule_pattern(content, call.cwd);
-    let Some(matcher) = glob(&pattern) else {
-        return false;
-    };
-    let hit = |p: &PathBuf| matcher.is_match(resolve_real(p));
-    if binding == Binding::Allow {
-        return call.paths.iter().all(hit);
-    }
-    let containing = binding == Binding::DenyContaining && rule.tool == "Read";
-    let prefix = PathBuf::from(literal_prefix(&pattern));
-    call.paths.iter().any(|p| {
-        hit(p) || {
-            let real = resolve_real(p);
-            (real.starts_with(&prefix) && is_dir_glob(&pattern))
-                || (containing && prefix.starts_with(&real))
+    let pattern = PathPattern::parse(content, call.cwd, call.home);
+    let mut aliases = call.paths.iter().map(|p| Aliases::resolve(p, call.cwd));
+    match binding {
+        Binding::Allow => aliases.all(|a| pattern.grants(&a)),
+        Binding::DenyExact => aliases.any(|a| pattern.binds_any(&a)),
+        Binding::DenyContaining | Binding::DenyHolding => {
+            let containing = rule.tool == "Read" || binding == Binding::DenyHolding;
+            aliases.any(|a| pattern.binds_any(&a) || (containing && pattern.lies_within(&a)))
         }
-    })
-}
-
-/// `dir/**`-style patterns deny everything below `dir`.
-fn is_dir_glob(pattern: &str) -> bool {
-    pattern.ends_with("/**") || pattern.ends_with("/**/*")
+    }
 }
 
 fn domain_rule_matches(rule: &Rule, input: &Value) -> bool {
@@ -496,14 +482,6 @@ fn skill_rule_matches(rule: &Rule, input: &Value) -> bool {
         Some(prefix) => skill.starts_with(prefix),
         None => skill == content,
     }
-}
-
-fn glob(pattern: &str) -> Option<GlobMatcher> {
-    GlobBuilder::new(pattern)
-        .literal_separator(true)
-        .build()
-        .ok()
-        .map(|g| g.compile_matcher())
 }
 
 fn split_rule_list(entry: &str) -> Vec<String> {
@@ -552,6 +530,7 @@ mod tests {
             input: &input,
             paths: &[],
             cwd: Path::new("/"),
+            home: None,
             analysis: Some(&a),
         };
         if deny {
@@ -574,6 +553,7 @@ mod tests {
             input: &input,
             paths,
             cwd,
+            home: None,
             analysis: None,
         };
         if deny {
@@ -801,6 +781,7 @@ mod tests {
                 paths: &[],
                 analysis: None,
                 cwd,
+                home: None,
             }
         }
         assert!(s.allows(&call(&skill("deploy"), cwd)));

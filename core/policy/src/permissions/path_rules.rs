@@ -1,0 +1,239 @@
+//! A path rule's content (`Read(./secret/**)`, `Edit(~/.ssh/**)`, `Edit(/etc/*.conf)`)
+//! split into a literal anchor and the glob below it, both matched on aliases.
+//!
+//! The anchor — the cwd, HOME or `/` the rule starts from and the rule's leading
+//! components without glob characters — never enters a glob: it is resolved like any
+//! path ([`Aliases`]) and compared component-wise as bytes, so a cwd named `proj[1]` or
+//! `proj{a}` or one that is not UTF-8 means itself. Only the rest of the rule is a glob,
+//! matched against what follows the anchor.
+
+use std::path::{Path, PathBuf};
+
+use globset::{GlobBuilder, GlobMatcher};
+
+use super::paths::Aliases;
+
+/// Characters that start a glob in a rule's content.
+const GLOB_META: &[char] = &['*', '?', '[', '{'];
+
+/// What follows the anchor.
+#[derive(Debug, Clone)]
+enum Tail {
+    /// No glob: the anchor itself.
+    Exact,
+    /// `dir/**`-style: the anchor and everything below it.
+    Below,
+    Glob(GlobMatcher),
+    /// A glob globset cannot read: binds everything below the anchor for deny and ask
+    /// rules, nothing for allow rules.
+    Unreadable,
+}
+
+/// A parsed path rule.
+#[derive(Debug, Clone)]
+pub(crate) struct PathPattern {
+    /// Every name of the anchor (given, link hops, real).
+    anchors: Vec<PathBuf>,
+    tail: Tail,
+}
+
+impl PathPattern {
+    /// `content` as the rule wrote it; relative rules start at `cwd`, `~/` at `home`,
+    /// `/x` and `//x` (the reference's spelling) at the root.
+    pub(crate) fn parse(content: &str, cwd: &Path, home: Option<&Path>) -> PathPattern {
+        let (base, rest): (PathBuf, &str) = match (content, home) {
+            ("~", Some(h)) => (h.to_path_buf(), ""),
+            (c, Some(h)) if c.starts_with("~/") => (h.to_path_buf(), &c[2..]),
+            (c, _) if c.starts_with('/') => (PathBuf::from("/"), c.trim_start_matches('/')),
+            (c, _) => (cwd.to_path_buf(), c),
+        };
+        let mut anchor = base;
+        let mut parts = rest.split('/').peekable();
+        while let Some(part) = parts.next_if(|p| !p.contains(GLOB_META)) {
+            if !part.is_empty() {
+                anchor.push(part);
+            }
+        }
+        let glob: Vec<&str> = parts.collect();
+        let glob = glob.join("/");
+        let tail = if glob.is_empty() {
+            Tail::Exact
+        } else if glob == "**" || glob == "**/*" {
+            Tail::Below
+        } else {
+            match GlobBuilder::new(&glob).literal_separator(true).build() {
+                Ok(g) => Tail::Glob(g.compile_matcher()),
+                Err(_) => Tail::Unreadable,
+            }
+        };
+        PathPattern {
+            anchors: Aliases::resolve(&anchor, cwd)
+                .all()
+                .map(Path::to_path_buf)
+                .collect(),
+            tail,
+        }
+    }
+
+    /// Whether this one name of a path is what the pattern names.
+    fn names(&self, p: &Path, deny: bool) -> bool {
+        self.anchors.iter().any(|anchor| {
+            let Ok(rel) = p.strip_prefix(anchor) else {
+                return false;
+            };
+            match &self.tail {
+                Tail::Exact => rel.as_os_str().is_empty(),
+                Tail::Below => true,
+                Tail::Glob(g) => !rel.as_os_str().is_empty() && g.is_match(rel),
+                Tail::Unreadable => deny,
+            }
+        })
+    }
+
+    /// Deny and ask side: any name of the path.
+    pub(crate) fn binds_any(&self, a: &Aliases) -> bool {
+        a.all().any(|p| self.names(p, true))
+    }
+
+    /// Allow side: the real path only (a link that leads elsewhere is not granted).
+    pub(crate) fn grants(&self, a: &Aliases) -> bool {
+        self.names(&a.real, false)
+    }
+
+    /// Whether the path, by any name, is a directory holding what the pattern names (a
+    /// search over it reads it).
+    pub(crate) fn lies_within(&self, a: &Aliases) -> bool {
+        a.all()
+            .any(|p| self.anchors.iter().any(|anchor| anchor.starts_with(p)))
+    }
+
+    /// The last literal component of the anchor (`secret` of `./secret/**`), for lines
+    /// whose paths cannot be read.
+    pub(crate) fn literal_tail(content: &str) -> Option<&str> {
+        let cut = content.find(GLOB_META).unwrap_or(content.len());
+        let head = &content[..cut];
+        let head = if cut == content.len() {
+            head
+        } else {
+            head.rfind('/').map_or("", |i| &head[..i])
+        };
+        head.trim_end_matches('/')
+            .rsplit('/')
+            .find(|s| !s.is_empty() && *s != "." && *s != ".." && *s != "~")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn dir() -> (tempfile::TempDir, PathBuf) {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().canonicalize().unwrap();
+        (d, p)
+    }
+
+    fn at(p: &Path, cwd: &Path) -> Aliases {
+        Aliases::resolve(p, cwd)
+    }
+
+    #[test]
+    fn a_rule_naming_a_link_binds_its_target_and_the_link() {
+        let (_d, cwd) = dir();
+        std::fs::create_dir_all(cwd.join("config")).unwrap();
+        std::fs::write(cwd.join("config/dev.env"), "S").unwrap();
+        symlink("config/dev.env", cwd.join(".env")).unwrap();
+        let rule = PathPattern::parse("./.env", &cwd, None);
+        assert!(rule.binds_any(&at(Path::new(".env"), &cwd)));
+        assert!(rule.binds_any(&at(Path::new("config/dev.env"), &cwd)));
+        // Twin: another file in the same folder.
+        std::fs::write(cwd.join("config/prod.env"), "P").unwrap();
+        assert!(!rule.binds_any(&at(Path::new("config/prod.env"), &cwd)));
+    }
+
+    #[test]
+    fn a_rule_under_a_linked_dir_binds_the_target_dir() {
+        let (_d, cwd) = dir();
+        let (_o, out) = dir();
+        std::fs::write(out.join("key.txt"), "K").unwrap();
+        symlink(&out, cwd.join("secret")).unwrap();
+        let rule = PathPattern::parse("./secret/**", &cwd, None);
+        assert!(rule.binds_any(&at(Path::new("secret/key.txt"), &cwd)));
+        assert!(rule.binds_any(&at(&out.join("key.txt"), &cwd)));
+        assert!(rule.lies_within(&at(&cwd, &cwd)));
+        assert!(rule.lies_within(&at(&out, &cwd)));
+        assert!(!rule.binds_any(&at(Path::new("src/a.rs"), &cwd)));
+    }
+
+    #[test]
+    fn home_reached_through_a_link_binds_both_names() {
+        let (_d, base) = dir();
+        std::fs::create_dir_all(base.join("real-home/.ssh")).unwrap();
+        symlink(base.join("real-home"), base.join("home")).unwrap();
+        let home = base.join("home");
+        let rule = PathPattern::parse("~/.ssh/**", &base, Some(&home));
+        assert!(rule.binds_any(&at(&base.join("real-home/.ssh/id_rsa"), &base)));
+        assert!(rule.binds_any(&at(&home.join(".ssh/id_rsa"), &base)));
+        assert!(!rule.binds_any(&at(&base.join("real-home/notes"), &base)));
+    }
+
+    #[test]
+    fn allow_grants_only_the_real_path() {
+        let (_d, cwd) = dir();
+        let (_o, out) = dir();
+        std::fs::create_dir_all(cwd.join("src")).unwrap();
+        symlink(&out, cwd.join("src/evil")).unwrap();
+        let rule = PathPattern::parse("src/**", &cwd, None);
+        assert!(!rule.grants(&at(Path::new("src/evil/passwd"), &cwd)));
+        assert!(rule.binds_any(&at(Path::new("src/evil/passwd"), &cwd)));
+        // Twin: a link that stays inside `src` is granted.
+        std::fs::create_dir_all(cwd.join("src/real")).unwrap();
+        symlink("real", cwd.join("src/inner")).unwrap();
+        assert!(rule.grants(&at(Path::new("src/inner/a.rs"), &cwd)));
+    }
+
+    #[test]
+    fn glob_characters_in_the_cwd_are_literal() {
+        for name in ["proj[1]", "proj{a}", "p*q", "a?b"] {
+            let (_d, base) = dir();
+            let cwd = base.join(name);
+            std::fs::create_dir_all(cwd.join("secret")).unwrap();
+            // A sibling the glob reading of the cwd would take for it.
+            let sibling = base.join("proj1");
+            std::fs::create_dir_all(sibling.join("secret")).unwrap();
+            let rule = PathPattern::parse("./secret/**", &cwd, None);
+            assert!(
+                rule.binds_any(&at(Path::new("secret/k"), &cwd)),
+                "{name}: leak"
+            );
+            assert!(
+                !rule.binds_any(&at(&sibling.join("secret/k"), &cwd)),
+                "{name}: over-match"
+            );
+            let glob = PathPattern::parse("*.env", &cwd, None);
+            assert!(glob.binds_any(&at(Path::new("x.env"), &cwd)), "{name}");
+            assert!(!glob.binds_any(&at(Path::new("sub/x.env"), &cwd)), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_non_utf8_cwd_still_anchors_relative_rules() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let (_d, base) = dir();
+        let cwd = base.join(std::ffi::OsStr::from_bytes(b"pro\xffj"));
+        std::fs::create_dir_all(cwd.join("secret")).unwrap();
+        let rule = PathPattern::parse("./secret/*.txt", &cwd, None);
+        assert!(rule.binds_any(&at(Path::new("secret/k.txt"), &cwd)));
+        assert!(rule.grants(&at(Path::new("secret/k.txt"), &cwd)));
+        assert!(!rule.binds_any(&at(Path::new("secret/k.md"), &cwd)));
+    }
+
+    #[test]
+    fn literal_tails() {
+        assert_eq!(PathPattern::literal_tail("./secret/**"), Some("secret"));
+        assert_eq!(PathPattern::literal_tail("~/.ssh/**"), Some(".ssh"));
+        assert_eq!(PathPattern::literal_tail("./.env"), Some(".env"));
+        assert_eq!(PathPattern::literal_tail("**/*.pem"), None);
+    }
+}
