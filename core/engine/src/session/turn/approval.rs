@@ -96,6 +96,13 @@ pub(super) async fn decide(
         }
         Some(Approval::NotNeeded | Approval::ByPolicy) | None => {}
     }
+    // Each path is resolved once, here: the decision judges the resolution beside the
+    // path as given, and the tool opens that resolution (never resolving it again).
+    if let Some(t) = tool {
+        for given in t.paths(input, tool_ctx) {
+            tool_ctx.checked.resolve(&given);
+        }
+    }
     let policy = policy(ctx);
     let kind = tool.map_or(ToolKind::Other, |t| t.kind());
     let verdict = with_hook(
