@@ -42,6 +42,14 @@ impl CheckedPaths {
         resolved
     }
 
+    /// Resolves every path a call gives (what its tool's `paths` reports): the permission
+    /// phase does this once, before the decision.
+    pub fn resolve_all(&self, given: impl IntoIterator<Item = PathBuf>) {
+        for path in given {
+            self.resolve(&path);
+        }
+    }
+
     /// The recorded resolution of `given`, if the permission phase made one.
     pub fn resolved(&self, given: &Path) -> Option<PathBuf> {
         self.snapshot()

@@ -99,9 +99,7 @@ pub(super) async fn decide(
     // Each path is resolved once, here: the decision judges the resolution beside the
     // path as given, and the tool opens that resolution (never resolving it again).
     if let Some(t) = tool {
-        for given in t.paths(input, tool_ctx) {
-            tool_ctx.checked.resolve(&given);
-        }
+        tool_ctx.checked.resolve_all(t.paths(input, tool_ctx));
     }
     let policy = policy(ctx);
     let kind = tool.map_or(ToolKind::Other, |t| t.kind());
