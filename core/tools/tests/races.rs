@@ -5,6 +5,7 @@
 //! outside and no read may return the outside secret. The positive twins: without the
 //! swapper every call succeeds, and a symlink inside the project still works.
 #![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on broken fixtures
 
 use std::fs;
 use std::os::unix::fs::symlink;
@@ -22,6 +23,9 @@ use rustix::fs::{CWD, RenameFlags, renameat_with};
 use serde_json::{Value, json};
 
 const CALLS: usize = 1000;
+
+/// The input of the i-th call.
+type Inputs = Box<dyn Fn(usize) -> Value>;
 const SECRET: &str = "SECRET hello outside";
 const INSIDE: &str = "inside hello";
 
@@ -320,7 +324,7 @@ race_test!(read_with_the_dir_swapped, Swap::Dir, ReadTool, read_input);
 async fn without_the_swapper_every_call_succeeds() {
     let project = Project::new();
     let target = PathBuf::from("sub/target.txt");
-    let tools: [(&dyn Tool, Box<dyn Fn(usize) -> Value>); 3] = [
+    let tools: [(&dyn Tool, Inputs); 3] = [
         (&WriteTool, Box::new(write_input(&target))),
         (&ReadTool, Box::new(read_input(&target))),
         (&EditTool, Box::new(edit_input(&target))),
