@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 const CALLS: usize = 1000;
 
 /// The input of the i-th call.
-type Inputs = Box<dyn Fn(usize) -> Value>;
+type Inputs<'a> = Box<dyn Fn(usize) -> Value + 'a>;
 const SECRET: &str = "SECRET hello outside";
 const INSIDE: &str = "inside hello";
 
