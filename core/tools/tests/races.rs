@@ -16,6 +16,8 @@ use std::thread;
 
 use dcl_policy::permissions::{PermissionMode, Policy, Verdict};
 use dcl_tools::edit::EditTool;
+use dcl_tools::glob::GlobTool;
+use dcl_tools::grep::GrepTool;
 use dcl_tools::read::ReadTool;
 use dcl_tools::write::WriteTool;
 use dcl_tools::{Tool, ToolContext, ToolOutput};
@@ -292,6 +294,42 @@ swap_test!(edit_after_a_file_swap, Swap::File, EditTool, edit_input);
 swap_test!(edit_after_a_dir_swap, Swap::Dir, EditTool, edit_input);
 swap_test!(read_after_a_file_swap, Swap::File, ReadTool, read_input);
 swap_test!(read_after_a_dir_swap, Swap::Dir, ReadTool, read_input);
+
+fn grep_input(_: &Path) -> impl Fn(usize) -> Value {
+    |_| json!({"pattern": "hello", "path": "sub", "output_mode": "content"})
+}
+
+fn glob_input(_: &Path) -> impl Fn(usize) -> Value {
+    |_| json!({"pattern": "**/*.txt", "path": "sub"})
+}
+
+swap_test!(grep_after_a_dir_swap, Swap::Dir, GrepTool, grep_input);
+swap_test!(glob_after_a_dir_swap, Swap::Dir, GlobTool, glob_input);
+
+/// Grep and Glob's positive twin: unswapped, and through a link inside the project.
+#[tokio::test]
+async fn grep_and_glob_find_what_was_checked() {
+    let project = Project::new();
+    symlink(project.root.join("sub"), project.root.join("dir-link")).unwrap();
+    for dir in ["sub", "dir-link"] {
+        let out = decided_call(
+            &project.root,
+            &GrepTool,
+            json!({"pattern": "hello", "path": dir, "output_mode": "content"}),
+        )
+        .await
+        .expect("allowed");
+        assert!(text(&out).contains(INSIDE), "{dir}: {}", text(&out));
+        let out = decided_call(
+            &project.root,
+            &GlobTool,
+            json!({"pattern": "**/*.txt", "path": dir}),
+        )
+        .await
+        .expect("allowed");
+        assert!(text(&out).contains("target.txt"), "{dir}: {}", text(&out));
+    }
+}
 
 macro_rules! race_test {
     ($name:ident, $swap:expr, $tool:expr, $input:ident) => {
