@@ -26,7 +26,10 @@ pub struct CheckedPaths {
 impl CheckedPaths {
     /// Resolves `given` unless it already was, and returns the recorded resolution: a path
     /// is resolved once per call, however often it is asked for.
+    /// Paths are compared after lexical normalisation, so the tool finds the decision's
+    /// resolution however it spells the same path (`a/./b`, a trailing `/`).
     pub fn resolve(&self, given: &Path) -> PathBuf {
+        let given = normalize_lexically(given);
         let mut paths = match self.paths.lock() {
             Ok(g) => g,
             Err(poisoned) => poisoned.into_inner(),
@@ -34,9 +37,9 @@ impl CheckedPaths {
         if let Some(p) = paths.iter().find(|p| p.given == given) {
             return p.resolved.clone();
         }
-        let resolved = resolve_real(given);
+        let resolved = resolve_real(&given);
         paths.push(CheckedPath {
-            given: given.to_path_buf(),
+            given,
             resolved: resolved.clone(),
         });
         resolved
@@ -52,6 +55,7 @@ impl CheckedPaths {
 
     /// The recorded resolution of `given`, if the permission phase made one.
     pub fn resolved(&self, given: &Path) -> Option<PathBuf> {
+        let given = normalize_lexically(given);
         self.snapshot()
             .into_iter()
             .find(|p| p.given == given)
@@ -145,6 +149,11 @@ mod tests {
         );
         assert_eq!(checked.resolved_aliases(), vec![root.join("real")]);
         assert_eq!(checked.resolved(&root.join("other")), None);
+        // The same path spelled otherwise finds the same resolution.
+        assert_eq!(
+            checked.resolve(&root.join("./x/../link/")),
+            root.join("real")
+        );
     }
 
     #[test]
