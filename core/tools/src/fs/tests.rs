@@ -163,3 +163,33 @@ fn a_failed_write_leaves_no_temp_file() {
     assert!(t.write_atomic(b"x", None).is_err());
     assert_eq!(entries(&root), vec!["d"]);
 }
+
+/// The fallback for kernels without openat2 (ENOSYS) refuses the same symlinks.
+#[cfg(target_os = "linux")]
+#[test]
+fn without_openat2_the_walk_refuses_the_same_links() {
+    let (_d, root) = root();
+    let (_o, outside) = super::tests::root();
+    fs::create_dir(root.join("d")).unwrap();
+    fs::write(root.join("d/f"), "in").unwrap();
+    fs::write(outside.join("f"), "out").unwrap();
+    symlink(&outside, root.join("l")).unwrap();
+    unix::linux::pretend_missing(true);
+    let top = open_dir(&root);
+    let beneath_ok = top
+        .as_ref()
+        .map(|t| t.open_read_beneath(Path::new("d/f")).is_ok());
+    let beneath_link = top.as_ref().map(|t| {
+        matches!(
+            t.open_read_beneath(Path::new("l/f")),
+            Err(FsError::Changed { .. })
+        )
+    });
+    let dir_link = matches!(open_dir(&root.join("l")), Err(FsError::Changed { .. }));
+    let created = target(&ctx(&root), &root.join("new/x"), true).is_ok();
+    unix::linux::pretend_missing(false);
+    assert_eq!(beneath_ok.ok(), Some(true));
+    assert_eq!(beneath_link.ok(), Some(true));
+    assert!(dir_link);
+    assert!(created && root.join("new").is_dir());
+}

@@ -254,7 +254,7 @@ fn check_openable(path: &Path, mode: rustix::fs::RawMode) -> Result<(), FsError>
 }
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
-mod linux {
+pub(super) mod linux {
     use std::path::Path;
     use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -284,6 +284,13 @@ mod linux {
             Err(Errno::AGAIN) => None,
             other => Some(other),
         }
+    }
+
+    /// Makes the code act as on a kernel without openat2 (or back), for the tests of the
+    /// walk. Other tests running meanwhile take the walk too, which is as correct.
+    #[cfg(test)]
+    pub(crate) fn pretend_missing(missing: bool) {
+        MISSING.store(missing, Ordering::Relaxed);
     }
 
     /// `path` opened in one call with no symlink followed anywhere; `None` without openat2.
