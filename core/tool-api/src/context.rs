@@ -10,7 +10,7 @@ use dcl_shell::environment::ToolEnvironment;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::{BackgroundShells, TurnHandle};
+use crate::{BackgroundShells, CheckedPaths, TurnHandle};
 
 /// Per-session state and limits a tool runs with.
 #[derive(Clone)]
@@ -37,6 +37,9 @@ pub struct ToolContext {
     /// The turn running the call, for tools that emit, ask the host or run a child turn;
     /// `None` outside a turn (tests, direct calls).
     pub turn: Option<Arc<dyn TurnHandle>>,
+    /// The paths this call's permission phase resolved (fresh for each call): file tools
+    /// open these, never a second resolution of the path they were given.
+    pub checked: Arc<CheckedPaths>,
 }
 
 impl ToolContext {
@@ -77,6 +80,7 @@ impl ToolContext {
             grants: Arc::default(),
             tool_use_id: String::new(),
             turn: None,
+            checked: Arc::default(),
         }
     }
 

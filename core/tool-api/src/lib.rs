@@ -10,12 +10,14 @@
 //! The crate knows the protocol, the shell's environment policy and the sandbox (session
 //! state every process-starting tool shares), and nothing of the engine.
 
+mod checked;
 mod context;
 mod output;
 pub mod processes;
 mod tool;
 mod turn;
 
+pub use checked::{CheckedPath, CheckedPaths, normalize_lexically, resolve_real};
 pub use context::{ShellState, ToolContext};
 pub use output::{ToolOutput, parse_input};
 pub use processes::{

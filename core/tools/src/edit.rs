@@ -1,17 +1,18 @@
 //! Edit: exact string replacement in a file, written back atomically.
 
-use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::fs::{self, Existing};
 use super::support::{
-    atomic_write, create_parent_dirs, display_path, file_name_of, input_path, input_str,
-    lenient_bool, refuse_special_file, resolve_path, run_blocking, structured_patch,
+    display_path, file_name_of, input_path, input_str, lenient_bool, refuse_special_file,
+    resolve_path, run_blocking, structured_patch,
 };
 use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
+use dcl_tool_api::CheckedPaths;
 
 const DESCRIPTION: &str = "Performs an exact string replacement in a file. `old_string` must \
 appear in the file exactly as given (whitespace and indentation included; do not include the \
@@ -68,12 +69,15 @@ impl Tool for EditTool {
                 Err(e) => return e,
             };
             let path = resolve_path(ctx, &input.file_path);
-            run_blocking(move || edit_file(&path, &input)).await
+            let checked = ctx.checked.clone();
+            run_blocking(move || edit_file(&checked, &path, &input)).await
         })
     }
 }
 
-fn edit_file(path: &Path, input: &EditInput) -> ToolOutput {
+/// Edits the file the permission phase checked (`path` as given; the resolution recorded
+/// in `checked` is what is opened and replaced).
+fn edit_file(checked: &CheckedPaths, path: &Path, input: &EditInput) -> ToolOutput {
     let replace_all = input.replace_all.unwrap_or(false);
     if input.old_string == input.new_string {
         return ToolOutput::error(
@@ -83,9 +87,19 @@ fn edit_file(path: &Path, input: &EditInput) -> ToolOutput {
     if let Err(message) = refuse_special_file("Edit", path) {
         return ToolOutput::error(message.to_string());
     }
-    let original = match read_text(path) {
-        Ok(original) => original,
-        Err(message) => return ToolOutput::error(message.to_string()),
+    let cannot = |e: fs::FsError| {
+        ToolOutput::error(format!("Cannot write {}: {}", path.display(), e.reason()))
+    };
+    // A missing directory means a missing file, which only an empty old_string creates.
+    let target = match fs::target(checked, path, false) {
+        Ok(t) => Some(t),
+        Err(e) if e.is_not_found() => None,
+        Err(e) => return cannot(e),
+    };
+    let (original, mode) = match target.as_ref().map(|t| read_text(t, path)) {
+        None => (None, None),
+        Some(Ok(found)) => found,
+        Some(Err(message)) => return ToolOutput::error(message.to_string()),
     };
     let updated = match (&original, input.old_string.is_empty()) {
         (None, true) => input.new_string.clone(),
@@ -105,12 +119,16 @@ fn edit_file(path: &Path, input: &EditInput) -> ToolOutput {
         }
     };
 
-    // Only needed when creating, and a no-op otherwise.
-    if let Err(message) = create_parent_dirs(path) {
-        return ToolOutput::error(message.to_string());
-    }
-    if let Err(e) = atomic_write(path, updated.as_bytes()) {
-        return ToolOutput::error(format!("Cannot write {}: {e}", path.display()));
+    let target = match target {
+        Some(t) => t,
+        // Creating: the directories it lacks are made now.
+        None => match fs::target(checked, path, true) {
+            Ok(t) => t,
+            Err(e) => return cannot(e),
+        },
+    };
+    if let Err(e) = target.write_atomic(updated.as_bytes(), mode) {
+        return cannot(e);
     }
 
     let shown = display_path(path);
@@ -137,8 +155,8 @@ enum EditError {
     NotUtf8(PathBuf),
     #[error("{} is a directory; Edit needs a file path.", .0.display())]
     IsADirectory(PathBuf),
-    #[error("Cannot read {}: {source}", path.display())]
-    Read { path: PathBuf, source: io::Error },
+    #[error("Cannot read {}: {}", path.display(), source.reason())]
+    Read { path: PathBuf, source: fs::FsError },
     #[error("String to replace not found in file.\nString: {0}")]
     NotFound(String),
     #[error(
@@ -149,14 +167,14 @@ enum EditError {
     Ambiguous { count: usize, old: String },
 }
 
-/// The file's text, `None` if it does not exist; an error otherwise.
-fn read_text(path: &Path) -> Result<Option<String>, EditError> {
-    match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map(Some)
+/// The file's text and mode, `None` if it does not exist; an error otherwise.
+fn read_text(target: &fs::Target, path: &Path) -> Result<(Option<String>, Option<u32>), EditError> {
+    match target.read_existing() {
+        Ok(Existing::Missing) => Ok((None, None)),
+        Ok(Existing::Directory) => Err(EditError::IsADirectory(path.to_path_buf())),
+        Ok(Existing::File { bytes, mode }) => String::from_utf8(bytes)
+            .map(|text| (Some(text), mode))
             .map_err(|_| EditError::NotUtf8(path.to_path_buf())),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(_) if path.is_dir() => Err(EditError::IsADirectory(path.to_path_buf())),
         Err(source) => Err(EditError::Read {
             path: path.to_path_buf(),
             source,

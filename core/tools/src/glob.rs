@@ -9,12 +9,14 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::fs;
 use super::support::{
-    display_path, input_path, input_str, is_file_entry, modified_time, normalize_lexically,
-    resolve_path, run_blocking, search_walker, sort_newest_first,
+    display_path, input_path, input_str, is_file_entry, normalize_lexically, resolve_path,
+    run_blocking, search_walker, sort_newest_first,
 };
 use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
+use dcl_tool_api::CheckedPaths;
 
 /// Paths returned at most; past this the model should narrow the pattern.
 const MAX_RESULTS: usize = 100;
@@ -84,12 +86,18 @@ impl Tool for GlobTool {
                 None => ctx.cwd.clone(),
             };
             let cancel = ctx.cancel.clone();
-            run_blocking(move || glob(&root, &input.pattern, &cancel)).await
+            let checked = ctx.checked.clone();
+            run_blocking(move || glob(&checked, &root, &input.pattern, &cancel)).await
         })
     }
 }
 
-fn glob(root: &Path, pattern: &str, cancel: &CancellationToken) -> ToolOutput {
+fn glob(
+    checked: &CheckedPaths,
+    root: &Path,
+    pattern: &str,
+    cancel: &CancellationToken,
+) -> ToolOutput {
     let started = Instant::now();
     if !root.is_dir() {
         return ToolOutput::error(if root.exists() {
@@ -108,7 +116,21 @@ fn glob(root: &Path, pattern: &str, cancel: &CancellationToken) -> ToolOutput {
     };
 
     let mut found: Vec<(PathBuf, SystemTime)> = Vec::new();
+    let mut changed = 0usize;
     if base.is_dir() {
+        // The walker does not follow links, but a directory swapped for one during the
+        // walk is entered by path: every match is confirmed below what was checked, by
+        // descriptor, refusing symlinks, before it is listed.
+        let checked_dir = match fs::open_dir(&checked.resolve(&base)) {
+            Ok(dir) => dir,
+            Err(e) => {
+                return ToolOutput::error(format!(
+                    "Cannot search {}: {}",
+                    base.display(),
+                    e.reason()
+                ));
+            }
+        };
         let mut walker = search_walker(&base);
         // Without this a pattern like `**/.env` could never match anything.
         walker.hidden(!names_hidden_entry(&relative_pattern));
@@ -122,15 +144,27 @@ fn glob(root: &Path, pattern: &str, cancel: &CancellationToken) -> ToolOutput {
             let path = entry.path();
             let relative = path.strip_prefix(&base).unwrap_or(path);
             if matcher.is_match(relative) {
-                found.push((path.to_path_buf(), modified_time(path)));
+                match checked_dir.open_read_beneath(relative) {
+                    Ok(file) => {
+                        let modified = file
+                            .metadata()
+                            .and_then(|m| m.modified())
+                            .unwrap_or(SystemTime::UNIX_EPOCH);
+                        found.push((path.to_path_buf(), modified));
+                    }
+                    Err(fs::FsError::Changed { .. }) => changed += 1,
+                    // Gone since it was listed.
+                    Err(_) => {}
+                }
             }
         }
     }
     sort_newest_first(&mut found);
-    render(found, started)
+    render(found, started, changed)
 }
 
-fn render(mut found: Vec<(PathBuf, SystemTime)>, started: Instant) -> ToolOutput {
+/// `changed`: matches left out because a symlink appeared in their path mid-walk.
+fn render(mut found: Vec<(PathBuf, SystemTime)>, started: Instant, changed: usize) -> ToolOutput {
     let truncated = found.len() > MAX_RESULTS;
     found.truncate(MAX_RESULTS);
     let filenames: Vec<String> = found.iter().map(|(p, _)| display_path(p)).collect();
@@ -141,6 +175,11 @@ fn render(mut found: Vec<(PathBuf, SystemTime)>, started: Instant) -> ToolOutput
     };
     if truncated {
         text.push_str("\n(Results are truncated. Consider using a more specific path or pattern.)");
+    }
+    if changed > 0 {
+        text.push_str(&format!(
+            "\n({changed} match(es) left out: a symlink appeared in their path during the search.)"
+        ));
     }
     ToolOutput::ok(text).with_structured(json!({
         "filenames": filenames,

@@ -17,12 +17,14 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::fs;
 use super::support::{
     display_path, input_path, input_str, is_file_entry, lenient_bool, lenient_count, modified_time,
     resolve_path, run_blocking, search_walker, sort_newest_first, truncate_line,
 };
 use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
+use dcl_tool_api::CheckedPaths;
 
 /// Entries (lines, files or counts) returned when the model gives no `head_limit`.
 const DEFAULT_HEAD_LIMIT: usize = 250;
@@ -127,12 +129,29 @@ impl Tool for GrepTool {
                 None => ctx.cwd.clone(),
             };
             let cancel = ctx.cancel.clone();
-            run_blocking(move || match Search::new(&input, root, cancel) {
+            let checked = ctx.checked.clone();
+            run_blocking(move || match Search::new(&input, &checked, root, cancel) {
                 Ok(search) => search.run(),
                 Err(message) => ToolOutput::error(message.to_string()),
             })
             .await
         })
+    }
+}
+
+/// The checked search root opened by descriptor: a directory to open files below, or
+/// the one file searched.
+fn open_root(checked: &CheckedPaths, root: &Path) -> Result<Opener, GrepError> {
+    let error = |source| GrepError::Open {
+        path: root.to_path_buf(),
+        source,
+    };
+    match fs::open_dir(&checked.resolve(root)) {
+        Ok(dir) => Ok(Opener::Dir(dir)),
+        Err(e @ fs::FsError::Changed { .. }) => Err(error(e)),
+        Err(_) => fs::target(checked, root, false)
+            .map(Opener::File)
+            .map_err(error),
     }
 }
 
@@ -149,6 +168,19 @@ struct Search {
     /// `None` means no limit.
     limit: Option<usize>,
     cancel: CancellationToken,
+    /// The searched path as given: the walker reports paths under it.
+    root: PathBuf,
+    /// What the permission phase checked, opened by descriptor: each file is read through
+    /// it, so a symlink swapped in during the walk is never read through.
+    opener: Opener,
+}
+
+/// How a searched file is opened.
+enum Opener {
+    /// Below the checked directory, refusing symlinks and `..`.
+    Dir(fs::Dir),
+    /// The checked file itself.
+    File(fs::Target),
 }
 
 /// Why a Grep search could not start; the text is its error result.
@@ -166,17 +198,21 @@ enum GrepError {
     Glob { glob: String, source: ignore::Error },
     #[error("Unknown file type {name:?}: {source}")]
     FileType { name: String, source: ignore::Error },
+    #[error("Cannot search {}: {}", path.display(), source.reason())]
+    Open { path: PathBuf, source: fs::FsError },
 }
 
 impl Search {
     fn new(
         input: &GrepInput,
+        checked: &CheckedPaths,
         root: PathBuf,
         cancel: CancellationToken,
     ) -> Result<Search, GrepError> {
         if !root.exists() {
             return Err(GrepError::NoSuchPath(root));
         }
+        let opener = open_root(checked, &root)?;
         let multiline = input.multiline.unwrap_or(false);
         let matcher = build_matcher(
             &input.pattern,
@@ -216,7 +252,27 @@ impl Search {
                 None => Some(DEFAULT_HEAD_LIMIT),
             },
             cancel,
+            root,
+            opener,
         })
+    }
+
+    /// Searches one walked file, opened through what was checked; a file that cannot be
+    /// opened that way (gone, or a symlink now) is skipped, as rg skips unreadable files.
+    fn search<S: grep_searcher::Sink>(
+        &self,
+        searcher: &mut Searcher,
+        path: &Path,
+        sink: S,
+    ) -> bool {
+        let file = match &self.opener {
+            Opener::File(target) => target.open_existing().ok().flatten(),
+            Opener::Dir(dir) => path
+                .strip_prefix(&self.root)
+                .ok()
+                .and_then(|relative| dir.open_read_beneath(relative).ok()),
+        };
+        file.is_some_and(|file| searcher.search_file(&self.matcher, &file, sink).is_ok())
     }
 
     fn searcher(&self) -> Searcher {
@@ -260,7 +316,7 @@ impl Search {
                 matched = true;
                 Ok(false) // One match is enough to list the file.
             });
-            if searcher.search_path(&self.matcher, path, sink).is_ok() && matched {
+            if self.search(&mut searcher, path, sink) && matched {
                 found.push((path.to_path_buf(), modified_time(path)));
             }
             true
@@ -302,9 +358,7 @@ impl Search {
                 line_numbers: self.line_numbers,
                 lines: Vec::new(),
             };
-            if searcher.search_path(&self.matcher, path, &mut sink).is_ok()
-                && !sink.lines.is_empty()
-            {
+            if self.search(&mut searcher, path, &mut sink) && !sink.lines.is_empty() {
                 // rg separates context groups of different files with `--` too.
                 if self.before + self.after > 0 && !lines.is_empty() {
                     lines.push("--".to_string());
@@ -344,7 +398,7 @@ impl Search {
                 n += 1;
                 Ok(true)
             });
-            if searcher.search_path(&self.matcher, path, sink).is_ok() && n > 0 {
+            if self.search(&mut searcher, path, sink) && n > 0 {
                 counts.push((display_path(path), n));
             }
             true

@@ -7,6 +7,7 @@ pub mod background;
 pub mod bash;
 pub mod edit;
 pub mod environment;
+pub(crate) mod fs;
 pub mod glob;
 pub mod grep;
 mod net;

@@ -9,12 +9,14 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::fs::{self, Existing};
 use super::support::{
-    atomic_write, display_path, file_name_of, input_path, input_str, refuse_special_file,
-    resolve_path, run_blocking,
+    display_path, file_name_of, input_path, input_str, refuse_special_file, resolve_path,
+    run_blocking,
 };
 use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
+use dcl_tool_api::CheckedPaths;
 
 const DESCRIPTION: &str = "Edits one cell of a Jupyter notebook (.ipynb). `notebook_path` \
 should be absolute; a relative path is resolved against the session's working directory. \
@@ -113,7 +115,8 @@ impl Tool for NotebookEditTool {
                 Err(e) => return e,
             };
             let path = resolve_path(ctx, &input.notebook_path);
-            run_blocking(move || match edit_notebook(&path, &input) {
+            let checked = ctx.checked.clone();
+            run_blocking(move || match edit_notebook(&checked, &path, &input) {
                 Ok(output) => output,
                 Err(message) => ToolOutput::error(message.to_string()),
             })
@@ -134,8 +137,8 @@ enum NotebookError {
     File(#[from] super::support::FileToolError),
     #[error("Notebook file does not exist.")]
     Missing,
-    #[error("Cannot read {}: {source}", path.display())]
-    Read { path: PathBuf, source: io::Error },
+    #[error("Cannot read {}: {}", path.display(), source.reason())]
+    Read { path: PathBuf, source: fs::FsError },
     #[error("Notebook is not valid JSON: {0}")]
     Json(serde_json::Error),
     #[error("Notebook format {0} is not supported; only nbformat 4 notebooks can be edited.")]
@@ -155,11 +158,17 @@ enum NotebookError {
     /// The edited notebook could not be serialized in its layout.
     #[error("{0}")]
     Render(String),
-    #[error("Cannot write {}: {source}", path.display())]
-    Write { path: PathBuf, source: io::Error },
+    #[error("Cannot write {}: {}", path.display(), source.reason())]
+    Write { path: PathBuf, source: fs::FsError },
 }
 
-fn edit_notebook(path: &Path, input: &NotebookEditInput) -> Result<ToolOutput, NotebookError> {
+/// Edits the notebook the permission phase checked (`path` as given; the resolution
+/// recorded in `checked` is what is opened and replaced).
+fn edit_notebook(
+    checked: &CheckedPaths,
+    path: &Path,
+    input: &NotebookEditInput,
+) -> Result<ToolOutput, NotebookError> {
     let is_ipynb = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("ipynb"));
@@ -167,18 +176,37 @@ fn edit_notebook(path: &Path, input: &NotebookEditInput) -> Result<ToolOutput, N
         return Err(NotebookError::NotANotebook);
     }
     refuse_special_file("NotebookEdit", path)?;
-    let original = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(NotebookError::Missing);
-        }
-        Err(source) => {
-            return Err(NotebookError::Read {
-                path: path.to_path_buf(),
-                source,
-            });
-        }
+    let read_error = |source| NotebookError::Read {
+        path: path.to_path_buf(),
+        source,
     };
+    let file = match fs::target(checked, path, false) {
+        Ok(t) => t,
+        Err(e) if e.is_not_found() => return Err(NotebookError::Missing),
+        Err(e) => return Err(read_error(e)),
+    };
+    let (original, file_mode) = match file.read_existing().map_err(read_error)? {
+        Existing::Missing => return Err(NotebookError::Missing),
+        Existing::Directory => {
+            return Err(read_error(fs::FsError::io(
+                path,
+                io::Error::new(io::ErrorKind::IsADirectory, "Is a directory"),
+            )));
+        }
+        Existing::File { bytes, mode } => match String::from_utf8(bytes) {
+            Ok(text) => (text, mode),
+            Err(_) => {
+                return Err(read_error(fs::FsError::io(
+                    path,
+                    io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "stream did not contain valid UTF-8",
+                    ),
+                )));
+            }
+        },
+    };
+
     let mut notebook: Value = serde_json::from_str(&original).map_err(NotebookError::Json)?;
     let layout = Layout::detect(&original);
     let language = notebook_language(&notebook);
@@ -275,10 +303,11 @@ fn edit_notebook(path: &Path, input: &NotebookEditInput) -> Result<ToolOutput, N
     };
 
     let updated = layout.render(&notebook)?;
-    atomic_write(path, updated.as_bytes()).map_err(|source| NotebookError::Write {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    file.write_atomic(updated.as_bytes(), file_mode)
+        .map_err(|source| NotebookError::Write {
+            path: path.to_path_buf(),
+            source,
+        })?;
 
     let text = match mode {
         EditMode::Replace => format!("Updated cell {} with {}", edit.cell_id, input.new_source),

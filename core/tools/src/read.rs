@@ -15,12 +15,14 @@ use dcl_protocol::{ContentBlock, Extra, ImageBlock, KnownBlock, ToolResultConten
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::fs;
 use super::support::{
     display_path, file_name_of, input_path, input_str, lenient_count, resolve_path, run_blocking,
     special_file_kind, truncate_line,
 };
 use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
+use dcl_tool_api::CheckedPaths;
 
 /// Lines returned when the model gives no `limit`.
 const DEFAULT_LIMIT: usize = 2000;
@@ -104,25 +106,19 @@ impl Tool for ReadTool {
                 Err(e) => return e,
             };
             let path = resolve_path(ctx, &input.file_path);
-            run_blocking(move || read_file(&path, &input)).await
+            let checked = ctx.checked.clone();
+            run_blocking(move || read_file(&checked, &path, &input)).await
         })
     }
 }
 
-fn read_file(path: &Path, input: &ReadInput) -> ToolOutput {
-    let metadata = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return ToolOutput::error("File does not exist.");
-        }
-        Err(e) => return ToolOutput::error(format!("Cannot read {}: {e}", path.display())),
+/// Reads the file the permission phase checked (`path` as given; the resolution recorded
+/// in `checked` is what is opened, by descriptor).
+fn read_file(checked: &CheckedPaths, path: &Path, input: &ReadInput) -> ToolOutput {
+    let cannot = |e: fs::FsError| {
+        ToolOutput::error(format!("Cannot read {}: {}", path.display(), e.reason()))
     };
-    if metadata.is_dir() {
-        return ToolOutput::error(format!(
-            "{} is a directory, not a file. Use Glob or Bash `ls` to list a directory.",
-            path.display()
-        ));
-    }
+    // Named before anything is opened: opening a FIFO or a device can block or act.
     if let Some(kind) = special_file_kind(path) {
         return ToolOutput::error(format!(
             "{} is {kind}, not a regular file; Read does not open it (reading it could block \
@@ -130,8 +126,24 @@ fn read_file(path: &Path, input: &ReadInput) -> ToolOutput {
             path.display()
         ));
     }
+    let file = match fs::target(checked, path, false).and_then(|t| t.open_existing()) {
+        Ok(Some(file)) => file,
+        Ok(None) => return ToolOutput::error("File does not exist."),
+        Err(e) if e.is_not_found() => return ToolOutput::error("File does not exist."),
+        Err(e) => return cannot(e),
+    };
+    let metadata = match file.metadata() {
+        Ok(m) => m,
+        Err(e) => return cannot(fs::FsError::io(path, e)),
+    };
+    if metadata.is_dir() {
+        return ToolOutput::error(format!(
+            "{} is a directory, not a file. Use Glob or Bash `ls` to list a directory.",
+            path.display()
+        ));
+    }
     match file_kind(path, input.pages.as_deref()) {
-        FileKind::Image => return read_image(path, metadata.len()),
+        FileKind::Image => return read_image(path, file, metadata.len()),
         FileKind::Unsupported(message) => return ToolOutput::error(message),
         FileKind::Text => {}
     }
@@ -143,7 +155,7 @@ fn read_file(path: &Path, input: &ReadInput) -> ToolOutput {
         return empty_file_output(path, start_line);
     }
 
-    let window = match read_window(path, start_line - 1, limit, MAX_OUTPUT_CHARS) {
+    let window = match read_window(file, start_line - 1, limit, MAX_OUTPUT_CHARS) {
         Ok(w) => w,
         Err(WindowError::Binary) => {
             return ToolOutput::error(format!(
@@ -217,7 +229,7 @@ fn image_media_type(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-fn read_image(path: &Path, size: u64) -> ToolOutput {
+fn read_image(path: &Path, mut file: File, size: u64) -> ToolOutput {
     if size == 0 {
         return ToolOutput::error(format!("{} is empty, not an image.", path.display()));
     }
@@ -231,8 +243,9 @@ fn read_image(path: &Path, size: u64) -> ToolOutput {
             MAX_IMAGE_BYTES as f64 / (1024.0 * 1024.0)
         ));
     }
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
+    let mut bytes = Vec::with_capacity(size as usize);
+    let bytes = match file.read_to_end(&mut bytes) {
+        Ok(_) => bytes,
         Err(e) => return ToolOutput::error(format!("Cannot read {}: {e}", path.display())),
     };
     let Some(media_type) = image_media_type(&bytes) else {
@@ -397,12 +410,11 @@ impl From<io::Error> for WindowError {
 /// the window (each line by `MAX_LINE_BYTES`), and the time by the bytes up to the end
 /// of the window plus at most `COUNT_SCAN_BYTES` for counting the rest.
 fn read_window(
-    path: &Path,
+    mut file: File,
     skip: usize,
     limit: usize,
     max_chars: usize,
 ) -> Result<Window, WindowError> {
-    let mut file = File::open(path)?;
     let mut head = Vec::new();
     (&mut file)
         .take(BINARY_SNIFF_BYTES)

@@ -1,10 +1,9 @@
 //! Helpers shared by the built-in tools: input schemas, lenient number/boolean input,
-//! path normalisation, atomic writes, structured patches, output truncation and the
+//! path normalisation, structured patches, output truncation and the
 //! ripgrep-like directory walker used by Glob and Grep.
 
 use std::cmp::Reverse;
 use std::fs;
-use std::io::{self, Write as _};
 use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
@@ -152,8 +151,6 @@ pub(crate) enum FileToolError {
         kind: &'static str,
         tool: &'static str,
     },
-    #[error("Cannot create directory {}: {source}", dir.display())]
-    CreateDir { dir: PathBuf, source: io::Error },
 }
 
 /// The error a writing tool gives for a special file, before it opens anything.
@@ -164,69 +161,6 @@ pub(crate) fn refuse_special_file(tool: &'static str, path: &Path) -> Result<(),
             kind,
             tool,
         }),
-        None => Ok(()),
-    }
-}
-
-/// Writes `contents` to `path` atomically: a temp file in the same directory (so the
-/// rename cannot cross filesystems) is filled, synced and renamed over the target.
-/// Readers never see a half-written file. An existing file keeps its permission bits,
-/// and writing through a symlink replaces the link's target, not the link.
-pub(crate) fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let target = if path.is_symlink() {
-        fs::canonicalize(path)?
-    } else {
-        path.to_path_buf()
-    };
-    let dir = target
-        .parent()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no parent"))?;
-    let name = target
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
-    let permissions = fs::metadata(&target).ok().map(|m| m.permissions());
-
-    let tmp = dir.join(format!(
-        ".{}.dcl-tmp-{}",
-        name.to_string_lossy(),
-        uuid::Uuid::new_v4().simple()
-    ));
-    let result = write_and_rename(&tmp, &target, contents, permissions);
-    if result.is_err() {
-        // Best effort: never leave temp files behind on failure.
-        let _ = fs::remove_file(&tmp);
-    }
-    result
-}
-
-fn write_and_rename(
-    tmp: &Path,
-    target: &Path,
-    contents: &[u8],
-    permissions: Option<fs::Permissions>,
-) -> io::Result<()> {
-    let mut file = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(tmp)?;
-    file.write_all(contents)?;
-    if let Some(permissions) = permissions {
-        file.set_permissions(permissions)?;
-    }
-    file.sync_all()?;
-    drop(file);
-    fs::rename(tmp, target)
-}
-
-/// Creates the directories a new file needs.
-pub(crate) fn create_parent_dirs(path: &Path) -> Result<(), FileToolError> {
-    match path.parent() {
-        Some(parent) => {
-            std::fs::create_dir_all(parent).map_err(|source| FileToolError::CreateDir {
-                dir: parent.to_path_buf(),
-                source,
-            })
-        }
         None => Ok(()),
     }
 }
@@ -515,33 +449,6 @@ mod tests {
     fn truncate_line_respects_char_boundaries() {
         assert_eq!(truncate_line("ééé", 2), "éé... [line truncated]");
         assert_eq!(truncate_line("ab", 2), "ab");
-    }
-
-    #[test]
-    fn atomic_write_keeps_permissions_and_leaves_no_temp_files() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("script.sh");
-        fs::write(&path, "old").unwrap();
-        fs::set_permissions(&path, fs::Permissions::from_mode(0o750)).unwrap();
-        atomic_write(&path, b"new").unwrap();
-        assert_eq!(fs::read_to_string(&path).unwrap(), "new");
-        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o750);
-        let entries = fs::read_dir(dir.path()).unwrap().count();
-        assert_eq!(entries, 1, "temp file left behind");
-    }
-
-    #[test]
-    fn atomic_write_through_symlink_updates_target() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("real.txt");
-        let link = dir.path().join("link.txt");
-        fs::write(&target, "old").unwrap();
-        std::os::unix::fs::symlink(&target, &link).unwrap();
-        atomic_write(&link, b"new").unwrap();
-        assert!(link.is_symlink());
-        assert_eq!(fs::read_to_string(&target).unwrap(), "new");
     }
 
     #[derive(Deserialize)]

@@ -1,17 +1,18 @@
 //! Write: creates or overwrites a file atomically, creating parent directories.
 
-use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::fs::{self, Existing};
 use super::support::{
-    atomic_write, create_parent_dirs, display_path, file_name_of, input_path, input_str,
-    refuse_special_file, resolve_path, run_blocking, structured_patch,
+    display_path, file_name_of, input_path, input_str, refuse_special_file, resolve_path,
+    run_blocking, structured_patch,
 };
 use super::{ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input};
 use crate::BoxFuture;
+use dcl_tool_api::CheckedPaths;
 
 const DESCRIPTION: &str = "Writes a file to the local filesystem, creating it (and any missing \
 parent directories) or overwriting it completely. `file_path` should be absolute; a relative \
@@ -65,24 +66,46 @@ impl Tool for WriteTool {
                 Err(e) => return e,
             };
             let path = resolve_path(ctx, &input.file_path);
-            run_blocking(move || write_file(&path, input.content)).await
+            let checked = ctx.checked.clone();
+            run_blocking(move || write_file(&checked, &path, input.content)).await
         })
     }
 }
 
-fn write_file(path: &Path, content: String) -> ToolOutput {
+/// Writes the file the permission phase checked (`path` is the path as given; the
+/// resolution recorded in `checked` is what is opened).
+fn write_file(checked: &CheckedPaths, path: &Path, content: String) -> ToolOutput {
     if let Err(message) = refuse_special_file("Write", path) {
         return ToolOutput::error(message.to_string());
     }
-    let original = match read_existing(path) {
-        Ok(original) => original,
-        Err(message) => return ToolOutput::error(message.to_string()),
+    let cannot = |e: fs::FsError| {
+        ToolOutput::error(format!("Cannot write {}: {}", path.display(), e.reason()))
     };
-    if let Err(message) = create_parent_dirs(path) {
-        return ToolOutput::error(message.to_string());
-    }
-    if let Err(e) = atomic_write(path, content.as_bytes()) {
-        return ToolOutput::error(format!("Cannot write {}: {e}", path.display()));
+    let target = match fs::target(checked, path, true) {
+        Ok(t) => t,
+        Err(e) => return cannot(e),
+    };
+    let (original, mode) = match target.read_existing() {
+        Ok(Existing::Missing) => (None, None),
+        Ok(Existing::File { bytes, mode }) => {
+            (Some(String::from_utf8_lossy(&bytes).into_owned()), mode)
+        }
+        Ok(Existing::Directory) => {
+            return ToolOutput::error(WriteError::IsADirectory(path.to_path_buf()).to_string());
+        }
+        Err(source @ fs::FsError::Changed { .. }) => return cannot(source),
+        Err(source) => {
+            return ToolOutput::error(
+                WriteError::Read {
+                    path: path.to_path_buf(),
+                    source,
+                }
+                .to_string(),
+            );
+        }
+    };
+    if let Err(e) = target.write_atomic(content.as_bytes(), mode) {
+        return cannot(e);
     }
 
     let shown = display_path(path);
@@ -113,27 +136,10 @@ fn write_file(path: &Path, content: String) -> ToolOutput {
 /// Why Write would not write a path; the text is its error result.
 #[derive(Debug, thiserror::Error)]
 enum WriteError {
-    #[error("{} is a directory; Write needs a file path ({source}).", path.display())]
-    IsADirectory { path: PathBuf, source: io::Error },
-    #[error("Cannot read {}: {source}", path.display())]
-    Read { path: PathBuf, source: io::Error },
-}
-
-/// The current text of the file, `None` if it does not exist yet; an error when the path
-/// cannot be written as a file.
-fn read_existing(path: &Path) -> Result<Option<String>, WriteError> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(source) if path.is_dir() => Err(WriteError::IsADirectory {
-            path: path.to_path_buf(),
-            source,
-        }),
-        Err(source) => Err(WriteError::Read {
-            path: path.to_path_buf(),
-            source,
-        }),
-    }
+    #[error("{} is a directory; Write needs a file path.", .0.display())]
+    IsADirectory(PathBuf),
+    #[error("Cannot read {}: {}", path.display(), source.reason())]
+    Read { path: PathBuf, source: fs::FsError },
 }
 
 #[cfg(test)]

@@ -153,7 +153,10 @@ impl Policy {
         ctx: &ToolContext,
     ) -> Verdict {
         let kind = tool.map_or(ToolKind::Other, |t| t.kind());
-        let touched: Vec<PathBuf> = tool.map(|t| t.paths(input, ctx)).unwrap_or_default();
+        let mut touched: Vec<PathBuf> = tool.map(|t| t.paths(input, ctx)).unwrap_or_default();
+        // Where the paths led when this call resolved them is what the tool will open:
+        // it is judged as well, so a swap between resolution and decision cannot slip by.
+        touched.extend(ctx.checked.resolved_aliases());
         let home = ctx
             .env
             .get("HOME")

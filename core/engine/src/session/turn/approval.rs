@@ -96,6 +96,11 @@ pub(super) async fn decide(
         }
         Some(Approval::NotNeeded | Approval::ByPolicy) | None => {}
     }
+    // Each path is resolved once, here: the decision judges the resolution beside the
+    // path as given, and the tool opens that resolution (never resolving it again).
+    if let Some(t) = tool {
+        tool_ctx.checked.resolve_all(t.paths(input, tool_ctx));
+    }
     let policy = policy(ctx);
     let kind = tool.map_or(ToolKind::Other, |t| t.kind());
     let verdict = with_hook(

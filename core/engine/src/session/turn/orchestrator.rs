@@ -260,6 +260,7 @@ async fn prepare(
         grants: ctx.grants.clone(),
         tool_use_id: tu.id.clone(),
         turn: Some(Arc::new(turn)),
+        checked: Arc::default(),
     };
     let tool = registry.get(&tu.name);
     let mut prepared = Prepared {
