@@ -5,7 +5,7 @@
 //! Everything here is JSON in, JSON out (`update` objects of `session/update`); the
 //! caller turns them into the crate's typed notifications, which checks their shape.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
@@ -21,6 +21,9 @@ struct Announced {
 pub struct Translator {
     cwd: PathBuf,
     announced: HashMap<String, Announced>,
+    /// Messages whose text and thinking were sent as they streamed
+    /// (`--include-partial-messages`): their whole copy is not sent again.
+    streamed: HashSet<String>,
 }
 
 impl Translator {
@@ -28,6 +31,7 @@ impl Translator {
         Translator {
             cwd,
             announced: HashMap::new(),
+            streamed: HashSet::new(),
         }
     }
 
@@ -37,11 +41,17 @@ impl Translator {
         let message = line.get("message");
         let content = message.and_then(|m| m.get("content"));
         match line.get("type").and_then(Value::as_str) {
+            Some("stream_event") => self.stream_event(line).into_iter().collect(),
             Some("assistant") => {
                 let parent = line.get("parent_tool_use_id").and_then(Value::as_str);
+                let streamed = message
+                    .and_then(|m| m.get("id"))
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| self.streamed.contains(id));
                 let blocks = content.and_then(Value::as_array).cloned().unwrap_or_default();
                 blocks
                     .iter()
+                    .filter(|b| !streamed || b.get("type").and_then(Value::as_str) == Some("tool_use"))
                     .filter_map(|b| self.assistant_block(b, parent))
                     .collect()
             }
@@ -61,6 +71,33 @@ impl Translator {
                 _ => Vec::new(),
             },
             _ => Vec::new(),
+        }
+    }
+
+    /// A text or thinking delta of the main agent, as it streams.
+    fn stream_event(&mut self, line: &Value) -> Option<Value> {
+        if line.get("parent_tool_use_id").is_some_and(|p| !p.is_null()) {
+            return None;
+        }
+        let event = line.get("event")?;
+        match event.get("type")?.as_str()? {
+            "message_start" => {
+                let id = event.get("message")?.get("id")?.as_str()?;
+                self.streamed.insert(id.to_string());
+                None
+            }
+            "content_block_delta" => {
+                let delta = event.get("delta")?;
+                match delta.get("type")?.as_str()? {
+                    "text_delta" => Some(chunk("agent_message_chunk", delta.get("text")?.as_str()?)),
+                    "thinking_delta" => Some(chunk(
+                        "agent_thought_chunk",
+                        delta.get("thinking")?.as_str()?,
+                    )),
+                    _ => None,
+                }
+            }
+            _ => None,
         }
     }
 
@@ -313,6 +350,27 @@ mod tests {
         let u = t().updates(&line, false);
         assert_eq!(u[0]["sessionUpdate"], "agent_thought_chunk");
         assert_eq!(u[1]["content"]["text"], "hi");
+    }
+
+    #[test]
+    fn streamed_text_is_not_sent_twice() {
+        let mut tr = t();
+        let start = json!({"type": "stream_event", "parent_tool_use_id": null, "event":
+            {"type": "message_start", "message": {"id": "m1"}}});
+        assert!(tr.updates(&start, false).is_empty());
+        let delta = json!({"type": "stream_event", "parent_tool_use_id": null, "event":
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hel"}}});
+        assert_eq!(tr.updates(&delta, false)[0]["content"]["text"], "Hel");
+        let whole = json!({"type": "assistant", "message": {"id": "m1", "content": [
+            {"type": "text", "text": "Hello"},
+            {"type": "tool_use", "id": "t", "name": "Bash", "input": {"command": "ls"}}]}});
+        let u = tr.updates(&whole, false);
+        assert_eq!(u.len(), 1);
+        assert_eq!(u[0]["sessionUpdate"], "tool_call");
+        // A message that did not stream is sent whole.
+        let other = json!({"type": "assistant", "message": {"id": "m2", "content": [
+            {"type": "text", "text": "Hi"}]}});
+        assert_eq!(tr.updates(&other, false)[0]["content"]["text"], "Hi");
     }
 
     #[test]

@@ -37,6 +37,8 @@ pub fn run(argv: Vec<String>) -> Result<(), AcpError> {
     // The client is asked through session/request_permission.
     template.permission_prompt_tool = None;
     template.non_interactive = false;
+    // Text and thinking reach the editor as they stream.
+    template.include_partial_messages = true;
     let rt = dcl_bridge::runtime()?;
     rt.block_on(serve(Agent::new(template)))
 }

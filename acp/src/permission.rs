@@ -46,8 +46,8 @@ pub fn request(session_id: &str, can_use_tool: &Value) -> Value {
     })
 }
 
-/// The answer to `can_use_tool` for the client's `outcome` (the response's JSON);
-/// `None` for a cancelled request.
+/// The answer to `can_use_tool` for the client's `outcome` (the response's JSON); a
+/// cancelled request (the turn is being stopped) denies and interrupts.
 pub fn answer(can_use_tool: &Value, outcome: &Value) -> Value {
     let input = can_use_tool.get("input").cloned().unwrap_or(json!({}));
     let selected = match outcome.get("outcome").and_then(Value::as_str) {

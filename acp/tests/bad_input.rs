@@ -69,39 +69,47 @@ async fn prompt_while_a_turn_runs_is_refused() {
     assert_eq!(r["result"]["stopReason"], "end_turn", "{r}");
 }
 
+/// The processes whose command line holds `marker`.
+fn processes_with(marker: &str) -> Vec<String> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter(|e| e.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit()))
+        .filter(|e| {
+            let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+            String::from_utf8_lossy(&cmdline).contains(marker) && !stat.contains(") Z ")
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
 /// The client goes away mid-turn: dcl ends, and the tool's process with it.
 #[tokio::test]
 async fn disconnect_mid_turn_ends_everything() {
     let mut raw = Raw::spawn(&["--permission-mode", "bypassPermissions"]);
     raw.initialize().await;
     let id = raw.new_session(1).await;
-    let marker = raw.dcl.cwd.path().join("pid");
-    let cmd = format!("echo $$ > {} && sleep 60", marker.display());
-    let text = format!("FAKE_TOOL Bash {}", json!({"command": cmd}));
+    // A sleep no other process runs: its length names it.
+    let secs = format!("{}.{}", 600 + std::process::id() % 1000, std::process::id());
+    let text = format!("FAKE_TOOL Bash {}", json!({"command": format!("sleep {secs}")}));
     raw.request(2, "session/prompt", json!({"sessionId": id,
         "prompt": [{"type": "text", "text": text}]}))
         .await;
     for _ in 0..600 {
-        if std::fs::read_to_string(&marker).is_ok_and(|s| !s.trim().is_empty()) {
+        if !processes_with(&secs).is_empty() {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    let pid: i32 = std::fs::read_to_string(&marker)
-        .expect("the command started")
-        .trim()
-        .parse()
-        .expect("a pid");
+    assert!(!processes_with(&secs).is_empty(), "the command started");
     raw.close_stdin();
     let status = tokio::time::timeout(LONG, raw.dcl.child.wait())
         .await
         .expect("dcl exits once the client is gone")
         .expect("status");
     assert!(status.success(), "{status}");
-    // The command's shell is gone (not left running as an orphan).
-    let alive = std::path::Path::new(&format!("/proc/{pid}")).exists()
-        && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .unwrap_or_default()
-            .contains(") Z ");
-    assert!(!alive, "the tool's process {pid} outlived dcl acp");
+    let left = processes_with(&secs);
+    assert!(left.is_empty(), "the tool's processes {left:?} outlived dcl acp");
 }
