@@ -8,9 +8,8 @@ use std::sync::{Arc, Mutex};
 use agent_client_protocol::v1::schema::{
     AuthenticateRequest, AuthenticateResponse, CancelNotification, CloseSessionRequest,
     CloseSessionResponse, InitializeRequest, InitializeResponse, LoadSessionRequest,
-    LoadSessionResponse, NewSessionRequest,
-    NewSessionResponse, PromptRequest, PromptResponse, SetSessionModeRequest,
-    SetSessionModeResponse,
+    LoadSessionResponse, NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse,
+    SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, ErrorCode};
@@ -18,9 +17,9 @@ use dcl_bridge::SessionOptions;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::from_stream_json::Translator;
 use crate::from_stream_json::stop_reason;
 use crate::session::{Session, StartError, TurnEnd, send_update};
-use crate::from_stream_json::Translator;
 use crate::{history, modes, prompt};
 
 pub type AcpResult<T> = Result<T, agent_client_protocol::Error>;
@@ -34,9 +33,8 @@ pub struct Agent {
 /// A typed message of the crate from the JSON built here.
 pub fn typed<T: DeserializeOwned>(v: Value) -> AcpResult<T> {
     serde_json::from_value(v).map_err(|e| {
-        agent_client_protocol::Error::internal_error().data(json!(format!(
-            "dcl acp built an invalid message: {e}"
-        )))
+        agent_client_protocol::Error::internal_error()
+            .data(json!(format!("dcl acp built an invalid message: {e}")))
     })
 }
 
@@ -143,7 +141,9 @@ impl Agent {
         let mut options = self.template.clone();
         let cwd = req.get("cwd").and_then(Value::as_str).unwrap_or("");
         if !std::path::Path::new(cwd).is_absolute() {
-            return Err(invalid(format!("cwd must be an absolute path, got {cwd:?}")));
+            return Err(invalid(format!(
+                "cwd must be an absolute path, got {cwd:?}"
+            )));
         }
         options.cwd = Some(cwd.into());
         options.session_id = Some(id.to_string());
@@ -169,7 +169,8 @@ impl Agent {
         let id = uuid_v4();
         let options = self.options_for(&req, &id)?;
         let (session, commands) = self.start(id, options, &cx).await?;
-        let answer = typed(json!({"sessionId": session.id, "modes": modes::state(&session.mode())}));
+        let answer =
+            typed(json!({"sessionId": session.id, "modes": modes::state(&session.mode())}));
         announce(cx, session.id.clone(), commands);
         answer
     }
@@ -182,7 +183,11 @@ impl Agent {
         cx: ConnectionTo<Client>,
     ) -> AcpResult<LoadSessionResponse> {
         let req = json_of(&req);
-        let id = req.get("sessionId").and_then(Value::as_str).unwrap_or("").to_string();
+        let id = req
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
         if self.lock().contains_key(&id) {
             return Err(agent_client_protocol::Error::invalid_request()
                 .data(json!("the session is already open")));
@@ -342,7 +347,11 @@ pub fn mcp_config(servers: &[Value]) -> Result<Value, String> {
                 "args": s.get("args").cloned().unwrap_or(json!([])),
                 "env": pairs(s.get("env")),
             }),
-            Some(other) => return Err(format!("MCP server {name:?}: transport {other:?} is not supported")),
+            Some(other) => {
+                return Err(format!(
+                    "MCP server {name:?}: transport {other:?} is not supported"
+                ));
+            }
         };
         out.insert(name.to_string(), spec);
     }

@@ -48,10 +48,15 @@ impl Translator {
                     .and_then(|m| m.get("id"))
                     .and_then(Value::as_str)
                     .is_some_and(|id| self.streamed.contains(id));
-                let blocks = content.and_then(Value::as_array).cloned().unwrap_or_default();
+                let blocks = content
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
                 blocks
                     .iter()
-                    .filter(|b| !streamed || b.get("type").and_then(Value::as_str) == Some("tool_use"))
+                    .filter(|b| {
+                        !streamed || b.get("type").and_then(Value::as_str) == Some("tool_use")
+                    })
                     .filter_map(|b| self.assistant_block(b, parent))
                     .collect()
             }
@@ -89,7 +94,9 @@ impl Translator {
             "content_block_delta" => {
                 let delta = event.get("delta")?;
                 match delta.get("type")?.as_str()? {
-                    "text_delta" => Some(chunk("agent_message_chunk", delta.get("text")?.as_str()?)),
+                    "text_delta" => {
+                        Some(chunk("agent_message_chunk", delta.get("text")?.as_str()?))
+                    }
                     "thinking_delta" => Some(chunk(
                         "agent_thought_chunk",
                         delta.get("thinking")?.as_str()?,
@@ -418,7 +425,10 @@ mod tests {
     fn user_text_only_when_replaying() {
         let line = json!({"type": "user", "message": {"content": "hello"}});
         assert!(t().updates(&line, false).is_empty());
-        assert_eq!(t().updates(&line, true)[0]["sessionUpdate"], "user_message_chunk");
+        assert_eq!(
+            t().updates(&line, true)[0]["sessionUpdate"],
+            "user_message_chunk"
+        );
     }
 
     #[test]

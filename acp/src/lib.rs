@@ -7,8 +7,8 @@
 
 mod agent;
 mod error;
-mod history;
 pub mod from_stream_json;
+mod history;
 mod modes;
 mod permission;
 mod prompt;

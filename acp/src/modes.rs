@@ -3,11 +3,27 @@
 use serde_json::{Value, json};
 
 const MODES: &[(&str, &str, &str)] = &[
-    ("default", "Default", "Asks before edits and commands the rules do not allow"),
-    ("acceptEdits", "Accept Edits", "Edits in the working directory are allowed"),
+    (
+        "default",
+        "Default",
+        "Asks before edits and commands the rules do not allow",
+    ),
+    (
+        "acceptEdits",
+        "Accept Edits",
+        "Edits in the working directory are allowed",
+    ),
     ("plan", "Plan", "Explores and plans; no edits or commands"),
-    ("dontAsk", "Don't Ask", "Denies what the rules do not allow, without asking"),
-    ("bypassPermissions", "Bypass Permissions", "Allows everything the rules do not deny"),
+    (
+        "dontAsk",
+        "Don't Ask",
+        "Denies what the rules do not allow, without asking",
+    ),
+    (
+        "bypassPermissions",
+        "Bypass Permissions",
+        "Allows everything the rules do not deny",
+    ),
 ];
 
 pub fn is_mode(id: &str) -> bool {

@@ -61,7 +61,9 @@ pub fn answer(can_use_tool: &Value, outcome: &Value) -> Value {
         Some(REJECT_ALWAYS) => json!({"behavior": "deny",
             "message": "The user rejected this tool use and asked not to be asked again.",
             "updatedPermissions": always_rules(can_use_tool, "deny")}),
-        Some(REJECT_ONCE) => json!({"behavior": "deny", "message": "The user rejected this tool use."}),
+        Some(REJECT_ONCE) => {
+            json!({"behavior": "deny", "message": "The user rejected this tool use."})
+        }
         // Cancelled (or an option we never offered): the turn is being stopped.
         _ => json!({"behavior": "deny", "message": "Interrupted by user", "interrupt": true}),
     }
@@ -131,8 +133,14 @@ mod tests {
     fn answers() {
         assert_eq!(answer(&bash(), &pick(ALLOW_ONCE))["behavior"], "allow");
         let always = answer(&bash(), &pick(ALLOW_ALWAYS));
-        assert_eq!(always["updatedPermissions"][0]["rules"][0]["ruleContent"], "touch x");
-        assert_eq!(always["updatedPermissions"].as_array().map(Vec::len), Some(1));
+        assert_eq!(
+            always["updatedPermissions"][0]["rules"][0]["ruleContent"],
+            "touch x"
+        );
+        assert_eq!(
+            always["updatedPermissions"].as_array().map(Vec::len),
+            Some(1)
+        );
         let never = answer(&bash(), &pick(REJECT_ALWAYS));
         assert_eq!(never["behavior"], "deny");
         assert_eq!(never["updatedPermissions"][0]["behavior"], "deny");

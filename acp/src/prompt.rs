@@ -15,7 +15,9 @@ pub fn to_user_content(blocks: &[Value]) -> Result<Vec<Value>, String> {
                 (Some(data), Some(mime)) => out.push(json!({"type": "image", "source":
                     {"type": "base64", "media_type": mime, "data": data}})),
                 _ => match s("uri") {
-                    Some(uri) => out.push(json!({"type": "image", "source": {"type": "url", "url": uri}})),
+                    Some(uri) => {
+                        out.push(json!({"type": "image", "source": {"type": "url", "url": uri}}))
+                    }
                     None => return Err("an image block needs data and mimeType, or a uri".into()),
                 },
             },
@@ -33,11 +35,14 @@ pub fn to_user_content(blocks: &[Value]) -> Result<Vec<Value>, String> {
                 } else {
                     let mime = r.get("mimeType").and_then(Value::as_str).unwrap_or("");
                     match r.get("blob").and_then(Value::as_str) {
-                        Some(blob) if mime.starts_with("image/") => out.push(json!({"type": "image",
+                        Some(blob) if mime.starts_with("image/") => out
+                            .push(json!({"type": "image",
                             "source": {"type": "base64", "media_type": mime, "data": blob}})),
-                        _ => return Err(format!(
-                            "embedded resource {uri:?}: only text and images can be passed to the model"
-                        )),
+                        _ => {
+                            return Err(format!(
+                                "embedded resource {uri:?}: only text and images can be passed to the model"
+                            ));
+                        }
                     }
                 }
             }
@@ -72,13 +77,20 @@ mod tests {
         ])
         .expect("content");
         assert_eq!(c[1]["text"], "[@a.rs](file:///a.rs)");
-        assert!(c[2]["text"].as_str().is_some_and(|t| t.contains("fn b(){}")));
+        assert!(
+            c[2]["text"]
+                .as_str()
+                .is_some_and(|t| t.contains("fn b(){}"))
+        );
         assert_eq!(c[3]["source"]["media_type"], "image/png");
     }
 
     #[test]
     fn unsupported_blocks_are_refused() {
-        assert!(to_user_content(&[json!({"type": "audio", "data": "x", "mimeType": "audio/wav"})]).is_err());
+        assert!(
+            to_user_content(&[json!({"type": "audio", "data": "x", "mimeType": "audio/wav"})])
+                .is_err()
+        );
         assert!(to_user_content(&[]).is_err());
     }
 }

@@ -7,9 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
-use agent_client_protocol::v1::schema::{
-    RequestPermissionRequest, SessionNotification,
-};
+use agent_client_protocol::v1::schema::{RequestPermissionRequest, SessionNotification};
 use dcl_bridge::host::{Host, HostConfig, HostError, kind};
 use dcl_bridge::{BridgeError, SessionOptions};
 use serde_json::{Value, json};
@@ -54,10 +52,7 @@ impl Session {
         mode: String,
         cx: ConnectionTo<Client>,
     ) -> Result<Arc<Session>, BridgeError> {
-        let cwd = options
-            .cwd
-            .clone()
-            .unwrap_or_else(|| PathBuf::from("."));
+        let cwd = options.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
         let bridge = dcl_bridge::open_with(options)?;
         // No timeout of our own: dcl's host timeout applies to a client that never answers.
         let host = Host::over(bridge, HostConfig::default())?;

@@ -36,8 +36,12 @@ async fn unknown_session_is_an_error() {
     .await;
     let (r, _) = raw.response(3).await;
     assert_eq!(r["error"]["code"], -32002, "{r}");
-    raw.request(4, "session/set_mode", json!({"sessionId": "nope", "modeId": "plan"}))
-        .await;
+    raw.request(
+        4,
+        "session/set_mode",
+        json!({"sessionId": "nope", "modeId": "plan"}),
+    )
+    .await;
     let (r, _) = raw.response(4).await;
     assert!(r.get("error").is_some(), "{r}");
 }
@@ -46,8 +50,12 @@ async fn unknown_session_is_an_error() {
 async fn relative_cwd_is_invalid_params() {
     let mut raw = Raw::spawn(&[]);
     raw.initialize().await;
-    raw.request(2, "session/new", json!({"cwd": "rel/dir", "mcpServers": []}))
-        .await;
+    raw.request(
+        2,
+        "session/new",
+        json!({"cwd": "rel/dir", "mcpServers": []}),
+    )
+    .await;
     let (r, _) = raw.response(2).await;
     assert_eq!(r["error"]["code"], -32602, "{r}");
 }
@@ -60,9 +68,13 @@ async fn prompt_while_a_turn_runs_is_refused() {
     let slow = json!({"sessionId": id, "prompt": [{"type": "text",
         "text": r#"FAKE_TOOL Bash {"command": "sleep 3"}"#}]});
     raw.request(2, "session/prompt", slow).await;
-    raw.request(3, "session/prompt", json!({"sessionId": id,
-        "prompt": [{"type": "text", "text": "hi"}]}))
-        .await;
+    raw.request(
+        3,
+        "session/prompt",
+        json!({"sessionId": id,
+        "prompt": [{"type": "text", "text": "hi"}]}),
+    )
+    .await;
     let (r, _) = raw.response(3).await;
     assert_eq!(r["error"]["code"], -32600, "{r}");
     let (r, _) = raw.response(2).await;
@@ -75,7 +87,12 @@ fn processes_with(marker: &str) -> Vec<String> {
         return Vec::new();
     };
     dir.flatten()
-        .filter(|e| e.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit()))
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        })
         .filter(|e| {
             let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
             let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
@@ -93,10 +110,17 @@ async fn disconnect_mid_turn_ends_everything() {
     let id = raw.new_session(1).await;
     // A sleep no other process runs: its length names it.
     let secs = format!("{}.{}", 600 + std::process::id() % 1000, std::process::id());
-    let text = format!("FAKE_TOOL Bash {}", json!({"command": format!("sleep {secs}")}));
-    raw.request(2, "session/prompt", json!({"sessionId": id,
-        "prompt": [{"type": "text", "text": text}]}))
-        .await;
+    let text = format!(
+        "FAKE_TOOL Bash {}",
+        json!({"command": format!("sleep {secs}")})
+    );
+    raw.request(
+        2,
+        "session/prompt",
+        json!({"sessionId": id,
+        "prompt": [{"type": "text", "text": text}]}),
+    )
+    .await;
     for _ in 0..600 {
         if !processes_with(&secs).is_empty() {
             break;
@@ -111,5 +135,8 @@ async fn disconnect_mid_turn_ends_everything() {
         .expect("status");
     assert!(status.success(), "{status}");
     let left = processes_with(&secs);
-    assert!(left.is_empty(), "the tool's processes {left:?} outlived dcl acp");
+    assert!(
+        left.is_empty(),
+        "the tool's processes {left:?} outlived dcl acp"
+    );
 }

@@ -32,7 +32,9 @@ async fn init(cx: &Cx) -> agent_client_protocol::Result<Value> {
 
 async fn new_session(cx: &Cx, cwd: &str) -> agent_client_protocol::Result<Value> {
     let r: NewSessionResponse = cx
-        .send_request(typed::<NewSessionRequest>(json!({"cwd": cwd, "mcpServers": []})))
+        .send_request(typed::<NewSessionRequest>(
+            json!({"cwd": cwd, "mcpServers": []}),
+        ))
         .block_task()
         .await?;
     Ok(js(&r))
@@ -81,7 +83,10 @@ async fn plain_prompt_streams_the_answer() {
             .filter_map(|u| u["content"]["text"].as_str().map(str::to_string))
             .collect();
         assert_eq!(text, "Hello from the fake model.");
-        assert!(s.kinds(&id).contains(&"available_commands_update".to_string()));
+        assert!(
+            s.kinds(&id)
+                .contains(&"available_commands_update".to_string())
+        );
         Ok(())
     })
     .await;
@@ -194,32 +199,41 @@ async fn reject_always_persists_a_deny_rule() {
 async fn cancel_mid_tool() {
     let seen = Seen::default();
     let s = seen.clone();
-    let dcl = with_client(&["--permission-mode", "bypassPermissions"], seen, async move |cx, cwd| {
-        init(&cx).await?;
-        let id = new_session(&cx, &cwd).await?["sessionId"]
-            .as_str()
-            .unwrap_or("")
-            .to_string();
-        let turn = {
-            let cx = cx.clone();
-            let id = id.clone();
-            tokio::spawn(async move {
-                prompt(&cx, &id, r#"FAKE_TOOL Bash {"command": "sleep 30 && touch late.txt"}"#).await
-            })
-        };
-        // Cancel once the call is announced (the command starts right after).
-        for _ in 0..600 {
-            if s.kinds(&id).iter().any(|k| k == "tool_call") {
-                break;
+    let dcl = with_client(
+        &["--permission-mode", "bypassPermissions"],
+        seen,
+        async move |cx, cwd| {
+            init(&cx).await?;
+            let id = new_session(&cx, &cwd).await?["sessionId"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
+            let turn = {
+                let cx = cx.clone();
+                let id = id.clone();
+                tokio::spawn(async move {
+                    prompt(
+                        &cx,
+                        &id,
+                        r#"FAKE_TOOL Bash {"command": "sleep 30 && touch late.txt"}"#,
+                    )
+                    .await
+                })
+            };
+            // Cancel once the call is announced (the command starts right after).
+            for _ in 0..600 {
+                if s.kinds(&id).iter().any(|k| k == "tool_call") {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-        cx.send_notification(typed::<CancelNotification>(json!({"sessionId": id})))?;
-        let reason = turn.await.expect("join")?;
-        assert_eq!(reason, "cancelled");
-        Ok(())
-    })
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            cx.send_notification(typed::<CancelNotification>(json!({"sessionId": id})))?;
+            let reason = turn.await.expect("join")?;
+            assert_eq!(reason, "cancelled");
+            Ok(())
+        },
+    )
     .await;
     assert!(!dcl.cwd.path().join("late.txt").exists());
 }
@@ -230,8 +244,14 @@ async fn two_sessions_at_once() {
     let s = seen.clone();
     with_client(&[], seen, async move |cx, cwd| {
         init(&cx).await?;
-        let a = new_session(&cx, &cwd).await?["sessionId"].as_str().unwrap_or("").to_string();
-        let b = new_session(&cx, &cwd).await?["sessionId"].as_str().unwrap_or("").to_string();
+        let a = new_session(&cx, &cwd).await?["sessionId"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        let b = new_session(&cx, &cwd).await?["sessionId"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
         assert_ne!(a, b);
         let (ra, rb) = tokio::join!(prompt(&cx, &a, "FAKE_THINK"), prompt(&cx, &b, "hello"));
         assert_eq!(ra?, "end_turn");
@@ -249,7 +269,10 @@ async fn set_mode_changes_the_permission_mode() {
     let s = seen.clone();
     let dcl = with_client(&[], seen, async move |cx, cwd| {
         init(&cx).await?;
-        let id = new_session(&cx, &cwd).await?["sessionId"].as_str().unwrap_or("").to_string();
+        let id = new_session(&cx, &cwd).await?["sessionId"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
         let _: SetSessionModeResponse = cx
             .send_request(typed::<SetSessionModeRequest>(
                 json!({"sessionId": id, "modeId": "bypassPermissions"}),
@@ -284,8 +307,14 @@ async fn load_replays_history() {
     with_client(&[], seen, async move |cx, cwd| {
         let caps = init(&cx).await?;
         assert_eq!(caps["agentCapabilities"]["loadSession"], true);
-        let id = new_session(&cx, &cwd).await?["sessionId"].as_str().unwrap_or("").to_string();
-        assert_eq!(prompt(&cx, &id, "remember the word quince").await?, "end_turn");
+        let id = new_session(&cx, &cwd).await?["sessionId"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        assert_eq!(
+            prompt(&cx, &id, "remember the word quince").await?,
+            "end_turn"
+        );
         let _: CloseSessionResponse = cx
             .send_request(typed::<CloseSessionRequest>(json!({"sessionId": id})))
             .block_task()
@@ -306,7 +335,11 @@ async fn load_replays_history() {
             .filter_map(|u| u["content"]["text"].as_str().map(str::to_string))
             .collect();
         assert!(user.contains("quince"), "{replayed:?}");
-        assert!(replayed.iter().any(|u| u["sessionUpdate"] == "agent_message_chunk"));
+        assert!(
+            replayed
+                .iter()
+                .any(|u| u["sessionUpdate"] == "agent_message_chunk")
+        );
         assert_eq!(prompt(&cx, &id, "hello").await?, "end_turn");
         let unknown = cx
             .send_request(typed::<LoadSessionRequest>(json!({"sessionId":
@@ -325,25 +358,31 @@ async fn load_replays_history() {
 async fn mcp_server_from_session_new() {
     let seen = Seen::default();
     let s = seen.clone();
-    with_client(&["--permission-mode", "bypassPermissions"], seen, async move |cx, cwd| {
-        init(&cx).await?;
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/echo_mcp.py");
-        let r: NewSessionResponse = cx
-            .send_request(typed::<NewSessionRequest>(json!({"cwd": cwd, "mcpServers": [
-                {"name": "demo", "command": "python3", "args": [script], "env": []}]})))
-            .block_task()
-            .await?;
-        let id = js(&r)["sessionId"].as_str().unwrap_or("").to_string();
-        let text = r#"FAKE_TOOL mcp__demo__echo {"text": "ping"}"#;
-        assert_eq!(prompt(&cx, &id, text).await?, "end_turn");
-        let done = s
-            .updates_of(&id)
-            .into_iter()
-            .find(|u| u["sessionUpdate"] == "tool_call_update")
-            .expect("a tool_call_update");
-        assert_eq!(done["status"], "completed", "{done}");
-        assert!(done.to_string().contains("echo: ping"), "{done}");
-        Ok(())
-    })
+    with_client(
+        &["--permission-mode", "bypassPermissions"],
+        seen,
+        async move |cx, cwd| {
+            init(&cx).await?;
+            let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/echo_mcp.py");
+            let r: NewSessionResponse = cx
+                .send_request(typed::<NewSessionRequest>(
+                    json!({"cwd": cwd, "mcpServers": [
+                {"name": "demo", "command": "python3", "args": [script], "env": []}]}),
+                ))
+                .block_task()
+                .await?;
+            let id = js(&r)["sessionId"].as_str().unwrap_or("").to_string();
+            let text = r#"FAKE_TOOL mcp__demo__echo {"text": "ping"}"#;
+            assert_eq!(prompt(&cx, &id, text).await?, "end_turn");
+            let done = s
+                .updates_of(&id)
+                .into_iter()
+                .find(|u| u["sessionUpdate"] == "tool_call_update")
+                .expect("a tool_call_update");
+            assert_eq!(done["status"], "completed", "{done}");
+            assert!(done.to_string().contains("echo: ping"), "{done}");
+            Ok(())
+        },
+    )
     .await;
 }

@@ -203,8 +203,12 @@ impl Raw {
     }
 
     pub async fn initialize(&mut self) {
-        self.request(0, "initialize", json!({"protocolVersion": 1, "clientCapabilities": {}}))
-            .await;
+        self.request(
+            0,
+            "initialize",
+            json!({"protocolVersion": 1, "clientCapabilities": {}}),
+        )
+        .await;
         let (r, _) = self.response(0).await;
         assert!(r.get("result").is_some(), "{r}");
     }
@@ -214,6 +218,9 @@ impl Raw {
         self.request(id, "session/new", json!({"cwd": cwd, "mcpServers": []}))
             .await;
         let (r, _) = self.response(id).await;
-        r["result"]["sessionId"].as_str().expect("session id").to_string()
+        r["result"]["sessionId"]
+            .as_str()
+            .expect("session id")
+            .to_string()
     }
 }
