@@ -6,6 +6,7 @@
 //! [`from_stream_json`] only, so the typed event projection can replace that one module.
 
 mod agent;
+pub mod auth;
 mod error;
 pub mod from_stream_json;
 mod history;
@@ -41,6 +42,18 @@ pub fn run(argv: Vec<String>) -> Result<(), AcpError> {
     template.include_partial_messages = true;
     let rt = dcl_bridge::runtime()?;
     rt.block_on(serve(Agent::new(template)))
+}
+
+/// `dcl auth status [--json]` (see [`auth`]): what to print, and the exit code's success.
+pub fn auth_status(argv: &[String]) -> (String, bool) {
+    let env: BTreeMap<String, String> = std::env::vars().collect();
+    let (status, ok) = auth::status(&env);
+    let out = if argv.iter().any(|a| a == "--json") {
+        status.to_string()
+    } else {
+        auth::text(&status)
+    };
+    (out, ok)
 }
 
 async fn serve(agent: Arc<Agent>) -> Result<(), AcpError> {
