@@ -7,9 +7,10 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::schema::{
     AuthenticateRequest, AuthenticateResponse, CancelNotification, CloseSessionRequest,
-    CloseSessionResponse, InitializeRequest, InitializeResponse, LoadSessionRequest,
-    LoadSessionResponse, NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse,
-    SetSessionModeRequest, SetSessionModeResponse,
+    CloseSessionResponse, InitializeRequest, InitializeResponse, ListSessionsRequest,
+    ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, NewSessionRequest,
+    NewSessionResponse, PromptRequest, PromptResponse, SetSessionModeRequest,
+    SetSessionModeResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, ErrorCode};
@@ -106,7 +107,7 @@ impl Agent {
                 "loadSession": true,
                 "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
                 "mcpCapabilities": {"http": true, "sse": true},
-                "sessionCapabilities": {"close": {}},
+                "sessionCapabilities": {"close": {}, "list": {}},
             },
             "agentInfo": {"name": "dcl", "title": "dcl", "version": env!("CARGO_PKG_VERSION")},
             "authMethods": [{
@@ -230,7 +231,32 @@ impl Agent {
         Ok((session, modes::available_commands(&init)))
     }
 
-    pub async fn prompt(self: Arc<Self>, req: PromptRequest) -> AcpResult<PromptResponse> {
+    /// Starts the turn at once (in the order prompts arrive, so a second prompt for a
+    /// busy session is refused, never the first); the returned future waits for its end.
+    pub fn prompt(
+        &self,
+        req: PromptRequest,
+    ) -> impl Future<Output = AcpResult<PromptResponse>> + Send + 'static {
+        let started = self.start_prompt(req);
+        async move {
+            let (session, rx) = started?;
+            match rx.await.unwrap_or(TurnEnd::Ended) {
+                TurnEnd::Result(result) => {
+                    let reason = stop_reason(&result, session.was_cancelled()).map_err(internal)?;
+                    typed(json!({"stopReason": reason}))
+                }
+                TurnEnd::Ended if session.was_cancelled() => {
+                    typed(json!({"stopReason": "cancelled"}))
+                }
+                TurnEnd::Ended => Err(internal("the session ended during the turn")),
+            }
+        }
+    }
+
+    fn start_prompt(
+        &self,
+        req: PromptRequest,
+    ) -> AcpResult<(Arc<Session>, tokio::sync::oneshot::Receiver<TurnEnd>)> {
         let req = json_of(&req);
         let id = req.get("sessionId").and_then(Value::as_str).unwrap_or("");
         let session = self.session(id)?;
@@ -240,21 +266,11 @@ impl Agent {
             .cloned()
             .unwrap_or_default();
         let content = prompt::to_user_content(&blocks).map_err(invalid)?;
-        let ended = match session.start_turn(&prompt::user_line(content)) {
-            Ok(rx) => rx.await.unwrap_or(TurnEnd::Ended),
-            Err(StartError::Busy) => {
-                return Err(agent_client_protocol::Error::invalid_request()
-                    .data(json!(StartError::Busy.to_string())));
-            }
-            Err(e) => return Err(internal(e)),
-        };
-        match ended {
-            TurnEnd::Result(result) => {
-                let reason = stop_reason(&result, session.was_cancelled()).map_err(internal)?;
-                typed(json!({"stopReason": reason}))
-            }
-            TurnEnd::Ended if session.was_cancelled() => typed(json!({"stopReason": "cancelled"})),
-            TurnEnd::Ended => Err(internal("the session ended during the turn")),
+        match session.start_turn(&prompt::user_line(content)) {
+            Ok(rx) => Ok((session, rx)),
+            Err(StartError::Busy) => Err(agent_client_protocol::Error::invalid_request()
+                .data(json!(StartError::Busy.to_string()))),
+            Err(e) => Err(internal(e)),
         }
     }
 
@@ -285,6 +301,26 @@ impl Agent {
             json!({"sessionUpdate": "current_mode_update", "currentModeId": mode}),
         );
         typed(json!({}))
+    }
+
+    /// `session/list`: the saved sessions (of the asked cwd), newest first, in one page.
+    pub async fn list_sessions(
+        self: Arc<Self>,
+        req: ListSessionsRequest,
+    ) -> AcpResult<ListSessionsResponse> {
+        let req = json_of(&req);
+        let cwd = req.get("cwd").and_then(Value::as_str).map(str::to_string);
+        let saved = tokio::task::spawn_blocking(move || history::list(cwd.as_deref()))
+            .await
+            .map_err(internal)?;
+        let sessions: Vec<Value> = saved
+            .into_iter()
+            .map(|s| {
+                let updated = rfc3339(s.modified);
+                json!({"sessionId": s.id, "cwd": s.cwd, "title": s.title, "updatedAt": updated})
+            })
+            .collect();
+        typed(json!({"sessions": sessions}))
     }
 
     pub fn close_session(&self, req: CloseSessionRequest) -> AcpResult<CloseSessionResponse> {
@@ -364,6 +400,11 @@ fn announce(cx: ConnectionTo<Client>, id: String, commands: Value) {
         tokio::task::yield_now().await;
         send_update(&cx, &id, commands);
     });
+}
+
+/// RFC 3339 (UTC, seconds) of a file time.
+fn rfc3339(t: std::time::SystemTime) -> String {
+    chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
 fn uuid_v4() -> String {

@@ -55,6 +55,77 @@ pub fn find(id: &str) -> Option<PathBuf> {
     None
 }
 
+/// One saved session for `session/list`.
+pub struct Saved {
+    pub id: String,
+    pub cwd: String,
+    pub title: Option<String>,
+    pub modified: std::time::SystemTime,
+}
+
+/// The saved main sessions (newest first), of `cwd` only when given: the cwd is the
+/// transcript's first entry's, the title its last prompt.
+pub fn list(cwd: Option<&str>) -> Vec<Saved> {
+    let mut out: Vec<Saved> = Vec::new();
+    for home in homes() {
+        let Ok(dirs) = std::fs::read_dir(home.join("projects")) else {
+            continue;
+        };
+        for dir in dirs.flatten() {
+            let Ok(files) = std::fs::read_dir(dir.path()) else {
+                continue;
+            };
+            for f in files.flatten() {
+                let name = f.file_name().to_string_lossy().into_owned();
+                let Some(id) = name.strip_suffix(".jsonl").filter(|i| is_session_id(i)) else {
+                    continue;
+                };
+                if out.iter().any(|s| s.id == id) {
+                    continue;
+                }
+                let Ok(modified) = f.metadata().and_then(|m| m.modified()) else {
+                    continue;
+                };
+                let Ok(text) = std::fs::read_to_string(f.path()) else {
+                    continue;
+                };
+                if let Some(saved) = summary(id, &text, modified)
+                    && cwd.is_none_or(|c| c == saved.cwd)
+                {
+                    out.push(saved);
+                }
+            }
+        }
+    }
+    out.sort_by_key(|s| std::cmp::Reverse(s.modified));
+    out
+}
+
+fn summary(id: &str, text: &str, modified: std::time::SystemTime) -> Option<Saved> {
+    let mut cwd = None;
+    let mut title = None;
+    for v in text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+    {
+        if v.get("isSidechain").and_then(Value::as_bool) == Some(true) && cwd.is_none() {
+            return None;
+        }
+        if cwd.is_none() {
+            cwd = v.get("cwd").and_then(Value::as_str).map(str::to_string);
+        }
+        if let Some(p) = v.get("lastPrompt").and_then(Value::as_str) {
+            title = Some(p.chars().take(120).collect());
+        }
+    }
+    Some(Saved {
+        id: id.to_string(),
+        cwd: cwd?,
+        title,
+        modified,
+    })
+}
+
 /// The updates that replay a transcript: the user's messages, the agent's, its tool
 /// calls and their results (subagents' own lines are left out).
 pub fn replay(text: &str, translator: &mut Translator) -> Vec<Value> {

@@ -20,7 +20,8 @@ use std::sync::Arc;
 
 use agent_client_protocol::v1::schema::{
     AuthenticateRequest, CancelNotification, CloseSessionRequest, InitializeRequest,
-    LoadSessionRequest, NewSessionRequest, PromptRequest, SetSessionModeRequest,
+    ListSessionsRequest, LoadSessionRequest, NewSessionRequest, PromptRequest,
+    SetSessionModeRequest,
 };
 use agent_client_protocol::{ByteStreams, on_receive_notification, on_receive_request};
 use dcl_bridge::argv::{Args, OutputFormat, session_options};
@@ -70,6 +71,7 @@ async fn serve(agent: Arc<Agent>) -> Result<(), AcpError> {
         let a6 = Arc::clone(&agent);
         let a7 = Arc::clone(&agent);
         let a8 = Arc::clone(&agent);
+        let a9 = Arc::clone(&agent);
         agent_client_protocol::Agent
             .v1()
             .name("dcl")
@@ -99,7 +101,7 @@ async fn serve(agent: Arc<Agent>) -> Result<(), AcpError> {
             )
             .on_receive_request(
                 async move |req: PromptRequest, responder, _cx| {
-                    answer_later(responder, Arc::clone(&a4).prompt(req))
+                    answer_later(responder, a4.prompt(req))
                 },
                 on_receive_request!(),
             )
@@ -112,6 +114,12 @@ async fn serve(agent: Arc<Agent>) -> Result<(), AcpError> {
             .on_receive_request(
                 async move |req: CloseSessionRequest, responder, _cx| {
                     responder.respond_with_result(a6.close_session(req))
+                },
+                on_receive_request!(),
+            )
+            .on_receive_request(
+                async move |req: ListSessionsRequest, responder, _cx| {
+                    answer_later(responder, Arc::clone(&a9).list_sessions(req))
                 },
                 on_receive_request!(),
             )

@@ -341,6 +341,19 @@ async fn load_replays_history() {
                 .any(|u| u["sessionUpdate"] == "agent_message_chunk")
         );
         assert_eq!(prompt(&cx, &id, "hello").await?, "end_turn");
+        let listed: agent_client_protocol::v1::schema::ListSessionsResponse = cx
+            .send_request(typed::<
+                agent_client_protocol::v1::schema::ListSessionsRequest,
+            >(json!({"cwd": cwd})))
+            .block_task()
+            .await?;
+        let listed = js(&listed);
+        let mine = listed["sessions"]
+            .as_array()
+            .and_then(|l| l.iter().find(|s| s["sessionId"] == id.as_str()).cloned())
+            .expect("the saved session is listed");
+        assert_eq!(mine["cwd"], cwd.as_str());
+        assert_eq!(mine["title"], "hello");
         let unknown = cx
             .send_request(typed::<LoadSessionRequest>(json!({"sessionId":
                 "00000000-0000-4000-8000-000000000000", "cwd": cwd, "mcpServers": []})))
