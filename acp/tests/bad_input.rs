@@ -140,3 +140,32 @@ async fn disconnect_mid_turn_ends_everything() {
         "the tool's processes {left:?} outlived dcl acp"
     );
 }
+
+/// A client that never answers a permission request: dcl's host timeout denies the call
+/// and the turn ends.
+#[tokio::test]
+async fn unanswered_permission_times_out_as_a_denial() {
+    let mut raw = Raw::spawn(&["--host-timeout", "1"]);
+    raw.initialize().await;
+    let id = raw.new_session(1).await;
+    raw.request(
+        2,
+        "session/prompt",
+        json!({"sessionId": id,
+        "prompt": [{"type": "text", "text": "FAKE_TOUCH"}]}),
+    )
+    .await;
+    let (r, seen) = raw.response(2).await;
+    assert_eq!(r["result"]["stopReason"], "end_turn", "{r}");
+    assert!(
+        seen.iter()
+            .any(|m| m["method"] == "session/request_permission"),
+        "{seen:?}"
+    );
+    let failed = seen
+        .iter()
+        .find(|m| m["params"]["update"]["sessionUpdate"] == "tool_call_update")
+        .expect("the call's end");
+    assert_eq!(failed["params"]["update"]["status"], "failed");
+    assert!(!raw.dcl.cwd.path().join("made.txt").exists());
+}
