@@ -24,6 +24,8 @@ pub struct Translator {
     /// Messages whose text and thinking were sent as they streamed
     /// (`--include-partial-messages`): their whole copy is not sent again.
     streamed: HashSet<String>,
+    /// The main agent's last message usage: what the context holds now.
+    last_usage: Option<Value>,
 }
 
 impl Translator {
@@ -32,6 +34,7 @@ impl Translator {
             cwd,
             announced: HashMap::new(),
             streamed: HashSet::new(),
+            last_usage: None,
         }
     }
 
@@ -44,6 +47,11 @@ impl Translator {
             Some("stream_event") => self.stream_event(line).into_iter().collect(),
             Some("assistant") => {
                 let parent = line.get("parent_tool_use_id").and_then(Value::as_str);
+                if parent.is_none()
+                    && let Some(u) = message.and_then(|m| m.get("usage"))
+                {
+                    self.last_usage = Some(u.clone());
+                }
                 let streamed = message
                     .and_then(|m| m.get("id"))
                     .and_then(Value::as_str)
@@ -106,6 +114,28 @@ impl Translator {
             }
             _ => None,
         }
+    }
+
+    /// `usage_update` at a turn's end (its `result` line): the context the last message
+    /// used, the model's window and the session's cost so far.
+    pub fn usage_update(&self, result: &Value) -> Option<Value> {
+        let usage = self.last_usage.as_ref()?;
+        let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let used = n("input_tokens")
+            + n("cache_creation_input_tokens")
+            + n("cache_read_input_tokens")
+            + n("output_tokens");
+        let size = result
+            .get("modelUsage")
+            .and_then(Value::as_object)?
+            .values()
+            .filter_map(|m| m.get("contextWindow").and_then(Value::as_u64))
+            .max()?;
+        let mut update = json!({"sessionUpdate": "usage_update", "used": used, "size": size});
+        if let Some(cost) = result.get("total_cost_usd").and_then(Value::as_f64) {
+            update["cost"] = json!({"amount": cost, "currency": "USD"});
+        }
+        Some(update)
     }
 
     fn assistant_block(&mut self, block: &Value, parent: Option<&str>) -> Option<Value> {
@@ -429,6 +459,21 @@ mod tests {
             t().updates(&line, true)[0]["sessionUpdate"],
             "user_message_chunk"
         );
+    }
+
+    #[test]
+    fn usage_at_the_end_of_a_turn() {
+        let mut tr = t();
+        let msg = json!({"type": "assistant", "parent_tool_use_id": null, "message": {"content": [],
+            "usage": {"input_tokens": 100, "cache_read_input_tokens": 20, "output_tokens": 5}}});
+        tr.updates(&msg, false);
+        let result = json!({"type": "result", "total_cost_usd": 0.5,
+            "modelUsage": {"m": {"contextWindow": 200000}}});
+        let u = tr.usage_update(&result).expect("usage");
+        assert_eq!(u["used"], 125);
+        assert_eq!(u["size"], 200000);
+        assert_eq!(u["cost"]["currency"], "USD");
+        assert!(t().usage_update(&result).is_none());
     }
 
     #[test]

@@ -164,6 +164,9 @@ async fn read(session: Arc<Session>, cx: ConnectionTo<Client>) {
                         continue;
                     };
                     if line.get("type").and_then(Value::as_str) == Some("result") {
+                        if let Some(usage) = translator.usage_update(&line) {
+                            send_update(&cx, &session.id, usage);
+                        }
                         if let Some(tx) = lock(&session.turn).take() {
                             let _ = tx.send(TurnEnd::Result(line));
                         }
