@@ -9,8 +9,8 @@ use agent_client_protocol::v1::schema::{
     AuthenticateRequest, AuthenticateResponse, CancelNotification, CloseSessionRequest,
     CloseSessionResponse, InitializeRequest, InitializeResponse, ListSessionsRequest,
     ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, NewSessionRequest,
-    NewSessionResponse, PromptRequest, PromptResponse, SetSessionModeRequest,
-    SetSessionModeResponse,
+    NewSessionResponse, PromptRequest, PromptResponse, SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, ErrorCode};
@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 use crate::from_stream_json::Translator;
 use crate::from_stream_json::stop_reason;
-use crate::session::{Session, StartError, TurnEnd, send_update};
+use crate::session::{Session, SetModelError, StartError, TurnEnd, send_update};
 use crate::{history, modes, prompt};
 
 pub type AcpResult<T> = Result<T, agent_client_protocol::Error>;
@@ -170,8 +170,10 @@ impl Agent {
         let id = uuid_v4();
         let options = self.options_for(&req, &id)?;
         let (session, commands) = self.start(id, options, &cx).await?;
-        let answer =
-            typed(json!({"sessionId": session.id, "modes": modes::state(&session.mode())}));
+        let answer = typed(
+            json!({"sessionId": session.id, "modes": modes::state(&session.mode()),
+            "configOptions": session.config_options()}),
+        );
         announce(cx, session.id.clone(), commands);
         answer
     }
@@ -203,7 +205,8 @@ impl Agent {
         for update in history::replay(&text, &mut translator) {
             send_update(&cx, &id, update);
         }
-        let answer = typed(json!({"modes": modes::state(&session.mode())}));
+        let answer = typed(json!({"modes": modes::state(&session.mode()),
+            "configOptions": session.config_options()}));
         announce(cx, id, commands);
         answer
     }
@@ -227,6 +230,12 @@ impl Agent {
                 return Err(internal(format!("the session did not start: {e}")));
             }
         };
+        // The mode the session starts in, after the settings' `permissions.defaultMode`.
+        if let Some(mode) = init.get("current_permission_mode").and_then(Value::as_str) {
+            session.set_current_mode(mode);
+        }
+        let model = self.template.model.as_deref().unwrap_or("default");
+        session.set_model_option(modes::model_option(&init, model));
         self.lock().insert(id, Arc::clone(&session));
         Ok((session, modes::available_commands(&init)))
     }
@@ -321,6 +330,28 @@ impl Agent {
             })
             .collect();
         typed(json!({"sessions": sessions}))
+    }
+
+    /// `session/set_config_option`: the model (the one option dcl offers).
+    pub async fn set_config_option(
+        self: Arc<Self>,
+        req: SetSessionConfigOptionRequest,
+    ) -> AcpResult<SetSessionConfigOptionResponse> {
+        let req = json_of(&req);
+        let id = req.get("sessionId").and_then(Value::as_str).unwrap_or("");
+        let session = self.session(id)?;
+        let config = req.get("configId").and_then(Value::as_str).unwrap_or("");
+        if config != modes::MODEL_CONFIG {
+            return Err(invalid(format!("unknown config option {config:?}")));
+        }
+        let Some(value) = req.get("value").and_then(Value::as_str) else {
+            return Err(invalid("the model option takes a string value"));
+        };
+        session.set_model(value).await.map_err(|e| match e {
+            SetModelError::Unknown(_) => invalid(e),
+            SetModelError::Host(h) => internal(h),
+        })?;
+        typed(json!({"configOptions": session.config_options()}))
     }
 
     pub fn close_session(&self, req: CloseSessionRequest) -> AcpResult<CloseSessionResponse> {

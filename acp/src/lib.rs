@@ -21,7 +21,7 @@ use std::sync::Arc;
 use agent_client_protocol::v1::schema::{
     AuthenticateRequest, CancelNotification, CloseSessionRequest, InitializeRequest,
     ListSessionsRequest, LoadSessionRequest, NewSessionRequest, PromptRequest,
-    SetSessionModeRequest,
+    SetSessionConfigOptionRequest, SetSessionModeRequest,
 };
 use agent_client_protocol::{ByteStreams, on_receive_notification, on_receive_request};
 use dcl_bridge::argv::{Args, OutputFormat, session_options};
@@ -72,6 +72,7 @@ async fn serve(agent: Arc<Agent>) -> Result<(), AcpError> {
         let a7 = Arc::clone(&agent);
         let a8 = Arc::clone(&agent);
         let a9 = Arc::clone(&agent);
+        let a10 = Arc::clone(&agent);
         agent_client_protocol::Agent
             .v1()
             .name("dcl")
@@ -120,6 +121,12 @@ async fn serve(agent: Arc<Agent>) -> Result<(), AcpError> {
             .on_receive_request(
                 async move |req: ListSessionsRequest, responder, _cx| {
                     answer_later(responder, Arc::clone(&a9).list_sessions(req))
+                },
+                on_receive_request!(),
+            )
+            .on_receive_request(
+                async move |req: SetSessionConfigOptionRequest, responder, _cx| {
+                    answer_later(responder, Arc::clone(&a10).set_config_option(req))
                 },
                 on_receive_request!(),
             )

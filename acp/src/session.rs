@@ -35,6 +35,14 @@ pub enum StartError {
     Refused(String),
 }
 
+#[derive(Debug, thiserror::Error)]
+pub enum SetModelError {
+    #[error("unknown model {0:?}")]
+    Unknown(String),
+    #[error(transparent)]
+    Host(#[from] HostError),
+}
+
 pub struct Session {
     pub id: String,
     pub cwd: PathBuf,
@@ -42,6 +50,8 @@ pub struct Session {
     turn: Mutex<Option<oneshot::Sender<TurnEnd>>>,
     cancelled: AtomicBool,
     mode: Mutex<String>,
+    /// The `model` config option (from dcl's initialize answer), once known.
+    model: Mutex<Option<Value>>,
 }
 
 impl Session {
@@ -63,6 +73,7 @@ impl Session {
             turn: Mutex::new(None),
             cancelled: AtomicBool::new(false),
             mode: Mutex::new(mode),
+            model: Mutex::new(None),
         });
         dcl_bridge::runtime()?.spawn(read(Arc::clone(&session), cx));
         Ok(session)
@@ -112,6 +123,38 @@ impl Session {
             .await?;
         *lock(&self.mode) = mode.to_string();
         Ok(())
+    }
+
+    pub fn set_model_option(&self, option: Option<Value>) {
+        *lock(&self.model) = option;
+    }
+
+    /// The config options to show: the model selector when dcl listed models.
+    pub fn config_options(&self) -> Vec<Value> {
+        lock(&self.model).iter().cloned().collect()
+    }
+
+    /// `set_model` to dcl; the selector's current value follows.
+    pub async fn set_model(&self, model: &str) -> Result<(), SetModelError> {
+        let known = lock(&self.model).as_ref().is_some_and(|o| {
+            o["options"]
+                .as_array()
+                .is_some_and(|l| l.iter().any(|m| m["value"] == model))
+        });
+        if !known {
+            return Err(SetModelError::Unknown(model.to_string()));
+        }
+        self.host
+            .request(json!({"subtype": "set_model", "model": model}))
+            .await?;
+        if let Some(o) = lock(&self.model).as_mut() {
+            o["currentValue"] = json!(model);
+        }
+        Ok(())
+    }
+
+    pub fn set_current_mode(&self, mode: &str) {
+        *lock(&self.mode) = mode.to_string();
     }
 
     pub fn mode(&self) -> String {

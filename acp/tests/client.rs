@@ -399,3 +399,56 @@ async fn mcp_server_from_session_new() {
     )
     .await;
 }
+
+/// dcl's models are the `model` config option; choosing one changes the session's model.
+#[tokio::test]
+async fn model_is_a_config_option() {
+    use agent_client_protocol::v1::schema::{
+        SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
+    };
+    with_client(&[], Seen::default(), async move |cx, cwd| {
+        init(&cx).await?;
+        let session = new_session(&cx, &cwd).await?;
+        let id = session["sessionId"].as_str().unwrap_or("").to_string();
+        let option = &session["configOptions"][0];
+        assert_eq!(option["id"], "model");
+        assert_eq!(option["currentValue"], "mock-model");
+        let r: SetSessionConfigOptionResponse = cx
+            .send_request(typed::<SetSessionConfigOptionRequest>(
+                json!({"sessionId": id, "configId": "model", "value": "default"}),
+            ))
+            .block_task()
+            .await?;
+        assert_eq!(js(&r)["configOptions"][0]["currentValue"], "default");
+        assert_eq!(prompt(&cx, &id, "hello").await?, "end_turn");
+        let bad = cx
+            .send_request(typed::<SetSessionConfigOptionRequest>(
+                json!({"sessionId": id, "configId": "model", "value": "no-such-model"}),
+            ))
+            .block_task()
+            .await;
+        assert!(bad.is_err());
+        Ok(())
+    })
+    .await;
+}
+
+/// A settings `permissions.defaultMode` is the session's starting mode.
+#[tokio::test]
+async fn settings_default_mode_is_the_starting_mode() {
+    let settings = tempfile::tempdir().expect("dir");
+    let file = settings.path().join("settings.json");
+    std::fs::write(&file, r#"{"permissions": {"defaultMode": "acceptEdits"}}"#).expect("write");
+    let path = file.display().to_string();
+    with_client(
+        &["--settings", &path],
+        Seen::default(),
+        async move |cx, cwd| {
+            init(&cx).await?;
+            let session = new_session(&cx, &cwd).await?;
+            assert_eq!(session["modes"]["currentModeId"], "acceptEdits");
+            Ok(())
+        },
+    )
+    .await;
+}
