@@ -358,6 +358,8 @@ impl Agent {
         let id = json_of(&req.session_id);
         let id = id.as_str().unwrap_or("");
         let session = self.lock().remove(id).ok_or_else(|| not_found(id))?;
+        // A running turn's prompt answers `cancelled`.
+        session.cancel();
         session.close();
         typed(json!({}))
     }

@@ -169,3 +169,48 @@ async fn unanswered_permission_times_out_as_a_denial() {
     assert_eq!(failed["params"]["update"]["status"], "failed");
     assert!(!raw.dcl.cwd.path().join("made.txt").exists());
 }
+
+/// `session/close` during a turn: the turn stops and its prompt answers `cancelled`;
+/// the session is gone after.
+#[tokio::test]
+async fn close_during_a_turn_cancels_it() {
+    let mut raw = Raw::spawn(&["--permission-mode", "bypassPermissions"]);
+    raw.initialize().await;
+    let id = raw.new_session(1).await;
+    raw.request(
+        2,
+        "session/prompt",
+        json!({"sessionId": id, "prompt": [{"type": "text",
+        "text": r#"FAKE_TOOL Bash {"command": "sleep 30"}"#}]}),
+    )
+    .await;
+    while let Some(m) = raw.next().await {
+        if m["params"]["update"]["sessionUpdate"] == "tool_call" {
+            break;
+        }
+    }
+    raw.request(3, "session/close", json!({"sessionId": id}))
+        .await;
+    let mut answers = std::collections::HashMap::new();
+    while answers.len() < 2 {
+        let m = raw.next().await.expect("answers");
+        if let Some(n) = m["id"].as_u64().filter(|_| m.get("method").is_none()) {
+            answers.insert(n, m);
+        }
+    }
+    assert_eq!(
+        answers[&2]["result"]["stopReason"], "cancelled",
+        "{:?}",
+        answers[&2]
+    );
+    assert!(answers[&3].get("result").is_some(), "{:?}", answers[&3]);
+    raw.request(
+        4,
+        "session/prompt",
+        json!({"sessionId": id,
+        "prompt": [{"type": "text", "text": "hi"}]}),
+    )
+    .await;
+    let (r, _) = raw.response(4).await;
+    assert_eq!(r["error"]["code"], -32002, "{r}");
+}
