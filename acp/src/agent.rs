@@ -443,3 +443,33 @@ fn rfc3339(t: std::time::SystemTime) -> String {
 fn uuid_v4() -> String {
     uuid::Uuid::new_v4().to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mcp_servers_of_every_transport() {
+        let c = mcp_config(&[
+            json!({"name": "s", "command": "srv", "args": ["-x"],
+                "env": [{"name": "K", "value": "v"}]}),
+            json!({"type": "http", "name": "h", "url": "http://127.0.0.1:1/mcp",
+                "headers": [{"name": "Authorization", "value": "Bearer t"}]}),
+            json!({"type": "sse", "name": "e", "url": "http://127.0.0.1:1/sse", "headers": []}),
+        ])
+        .expect("config");
+        let s = &c["mcpServers"];
+        assert_eq!(s["s"]["type"], "stdio");
+        assert_eq!(s["s"]["env"]["K"], "v");
+        assert_eq!(s["h"]["headers"]["Authorization"], "Bearer t");
+        assert_eq!(s["e"]["type"], "sse");
+        assert!(mcp_config(&[json!({"type": "acp", "name": "a"})]).is_err());
+        assert!(mcp_config(&[json!({"command": "x"})]).is_err());
+    }
+
+    #[test]
+    fn file_times_are_rfc3339() {
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(86_400 + 61);
+        assert_eq!(rfc3339(t), "1970-01-02T00:01:01Z");
+    }
+}
