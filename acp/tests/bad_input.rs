@@ -139,6 +139,16 @@ async fn disconnect_mid_turn_ends_everything() {
         left.is_empty(),
         "the tool's processes {left:?} outlived dcl acp"
     );
+    // The transcript holds the turn's prompt.
+    let projects = raw.dcl.home.path().join(".dcl/projects");
+    let transcript = std::fs::read_dir(&projects)
+        .expect("projects")
+        .flatten()
+        .map(|d| d.path().join(format!("{id}.jsonl")))
+        .find(|p| p.exists())
+        .expect("the session's transcript");
+    let text = std::fs::read_to_string(transcript).expect("read");
+    assert!(text.contains(&secs), "the prompt is in the transcript");
 }
 
 /// A client that never answers a permission request: dcl's host timeout denies the call
