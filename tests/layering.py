@@ -57,7 +57,7 @@ ALLOWED: dict[str, set[str]] = {
     "dcl-c": {"dcl-bridge"},
     "dcl-uniffi": {"dcl-bridge"},
 }
-FRONT_ENDS = {"dcl-cli", "dcl-python", "dcl-node", "dcl-java", "dcl-c", "dcl-uniffi"}
+FRONT_ENDS = {"dcl-cli", "dcl-acp", "dcl-python", "dcl-node", "dcl-java", "dcl-c", "dcl-uniffi"}
 
 # Folders whose code emits events and never tests the dialect.
 DIALECT_FREE = ["core/engine/src/session/turn", "core/engine/src/session/control"]

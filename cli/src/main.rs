@@ -22,6 +22,30 @@ use crate::error::CliError;
 fn main() -> ExitCode {
     deny_same_user_inspection();
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    // `dcl auth status [--json]`: what ACP adapters probe (dcl-acp answers it).
+    if dcl_acp::auth::is_auth_status(&argv) {
+        let (out, ok) = dcl_acp::auth_status(&argv);
+        println!("{out}");
+        return if ok {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        };
+    }
+    // `dcl acp [flags]`: an Agent Client Protocol agent on stdio (the dcl-acp crate).
+    if argv.first().map(String::as_str) == Some("acp") {
+        init_logging_with(argv.iter().any(|a| a == "--debug"));
+        let code = match dcl_acp::run(argv[1..].to_vec()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("Error: {e}");
+                ExitCode::from(1)
+            }
+        };
+        dcl_store::remote::sync::close_all(dcl_store::remote::sync::exit_flush_timeout());
+        dcl_sandbox::remove_temp_dirs();
+        return code;
+    }
     // `dcl mcp …` has flags of its own (and server arguments like `-v`): route it first.
     if argv.first().map(String::as_str) == Some("mcp") {
         init_logging();

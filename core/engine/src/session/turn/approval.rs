@@ -251,8 +251,14 @@ async fn ask_host(
                 )
             }
             Ok(PermissionDecision::Deny {
-                message, interrupt, ..
+                message,
+                interrupt,
+                extra,
             }) => {
+                // "Reject always" (dcl acp): the deny rule is recorded as an allow's is.
+                if let Some(updates) = extra.get("updatedPermissions").and_then(Value::as_array) {
+                    apply_permission_updates(ctx, updates).await;
+                }
                 if interrupt == Some(true) {
                     // The host wants the whole turn stopped, not only this call; its
                     // answer does not say who sent it, so the SDK counts it as the user.

@@ -1,0 +1,226 @@
+//! Drives a `dcl acp` process: the binary from `DCL_BIN`, else the target dir's
+//! `debug/dcl` (`cargo build -p dcl-cli` first). Each test has its own HOME and cwd.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agent_client_protocol::v1::schema::{
+    RequestPermissionRequest, RequestPermissionResponse, SessionNotification,
+};
+use agent_client_protocol::{ByteStreams, on_receive_notification, on_receive_request};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
+
+/// Generous bounds on waits that only fail a broken run, never a slow one.
+pub const LONG: Duration = Duration::from_secs(60);
+
+pub fn dcl_bin() -> PathBuf {
+    if let Some(p) = std::env::var_os("DCL_BIN") {
+        return PathBuf::from(p);
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
+    target.join("debug/dcl")
+}
+
+pub struct Dcl {
+    pub child: Child,
+    pub home: tempfile::TempDir,
+    pub cwd: tempfile::TempDir,
+}
+
+impl Dcl {
+    /// `dcl acp --model mock-model <extra>` with a fresh HOME and working directory.
+    pub fn spawn(extra: &[&str]) -> (Dcl, ChildStdin, ChildStdout) {
+        let home = tempfile::tempdir().expect("home");
+        let cwd = tempfile::tempdir().expect("cwd");
+        let mut cmd = Command::new(dcl_bin());
+        cmd.arg("acp")
+            .args(["--model", "mock-model"])
+            .args(extra)
+            .current_dir(cwd.path())
+            .env("HOME", home.path())
+            .env("DCL_CONFIG_DIR", home.path().join(".dcl"))
+            .env_remove("ANTHROPIC_API_KEY")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().expect("spawn dcl acp (cargo build -p dcl-cli)");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        (Dcl { child, home, cwd }, stdin, stdout)
+    }
+
+    pub fn cwd(&self) -> String {
+        self.cwd.path().display().to_string()
+    }
+}
+
+/// What the client saw, and how it answers permission requests.
+#[derive(Clone, Default)]
+pub struct Seen {
+    pub updates: Arc<Mutex<Vec<Value>>>,
+    pub permissions: Arc<Mutex<Vec<Value>>>,
+    /// The option id chosen for every permission request (`None`: cancelled).
+    pub choice: Arc<Mutex<Option<String>>>,
+}
+
+impl Seen {
+    pub fn choosing(option: Option<&str>) -> Seen {
+        let s = Seen::default();
+        *s.choice.lock().expect("lock") = option.map(str::to_string);
+        s
+    }
+
+    pub fn updates_of(&self, session: &str) -> Vec<Value> {
+        self.updates
+            .lock()
+            .expect("lock")
+            .iter()
+            .filter(|n| n["sessionId"] == session)
+            .map(|n| n["update"].clone())
+            .collect()
+    }
+
+    pub fn kinds(&self, session: &str) -> Vec<String> {
+        self.updates_of(session)
+            .iter()
+            .filter_map(|u| u["sessionUpdate"].as_str().map(str::to_string))
+            .collect()
+    }
+}
+
+/// Runs `body` as an ACP client of a fresh `dcl acp`.
+pub async fn with_client<F>(extra: &[&str], seen: Seen, body: F) -> Dcl
+where
+    F: AsyncFnOnce(
+            agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>,
+            String,
+        ) -> agent_client_protocol::Result<()>
+        + Send,
+{
+    let (dcl, stdin, stdout) = Dcl::spawn(extra);
+    let transport = ByteStreams::new(stdin.compat_write(), stdout.compat());
+    let cwd = dcl.cwd();
+    let s1 = seen.clone();
+    let s2 = seen.clone();
+    let run = agent_client_protocol::Client
+        .v1()
+        .name("dcl-acp-test")
+        .on_receive_notification(
+            async move |n: SessionNotification, _cx| {
+                let v = serde_json::to_value(&n).expect("json");
+                s1.updates.lock().expect("lock").push(v);
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |r: RequestPermissionRequest, responder, _cx| {
+                s2.permissions
+                    .lock()
+                    .expect("lock")
+                    .push(serde_json::to_value(&r).expect("json"));
+                let choice = s2.choice.lock().expect("lock").clone();
+                let outcome = match choice {
+                    Some(id) => json!({"outcome": {"outcome": "selected", "optionId": id}}),
+                    None => json!({"outcome": {"outcome": "cancelled"}}),
+                };
+                responder.respond(
+                    serde_json::from_value::<RequestPermissionResponse>(outcome).expect("resp"),
+                )
+            },
+            on_receive_request!(),
+        )
+        .connect_with(transport, async move |cx| body(cx, cwd).await);
+    tokio::time::timeout(LONG, run)
+        .await
+        .expect("the client finished in time")
+        .expect("the client ran without a protocol error");
+    dcl
+}
+
+/// A raw JSON-RPC line-level driver, for what the client crate would never send.
+pub struct Raw {
+    pub dcl: Dcl,
+    stdin: Option<ChildStdin>,
+    lines: tokio::io::Lines<BufReader<ChildStdout>>,
+}
+
+impl Raw {
+    pub fn spawn(extra: &[&str]) -> Raw {
+        let (dcl, stdin, stdout) = Dcl::spawn(extra);
+        Raw {
+            dcl,
+            stdin: Some(stdin),
+            lines: BufReader::new(stdout).lines(),
+        }
+    }
+
+    pub async fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).await.expect("write");
+        stdin.write_all(b"\n").await.expect("write");
+        stdin.flush().await.expect("flush");
+    }
+
+    pub async fn request(&mut self, id: u64, method: &str, params: Value) {
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send(&line.to_string()).await;
+    }
+
+    /// The next line from dcl, as JSON.
+    pub async fn next(&mut self) -> Option<Value> {
+        let line = tokio::time::timeout(LONG, self.lines.next_line())
+            .await
+            .expect("dcl answered in time")
+            .expect("read")?;
+        Some(serde_json::from_str(&line).expect("dcl wrote JSON"))
+    }
+
+    /// Reads until the response to `id` (other lines are collected and returned too).
+    pub async fn response(&mut self, id: u64) -> (Value, Vec<Value>) {
+        let mut other = Vec::new();
+        while let Some(v) = self.next().await {
+            if v.get("id") == Some(&json!(id)) && v.get("method").is_none() {
+                return (v, other);
+            }
+            other.push(v);
+        }
+        panic!("dcl ended before answering request {id}; saw {other:?}");
+    }
+
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    pub async fn initialize(&mut self) {
+        self.request(
+            0,
+            "initialize",
+            json!({"protocolVersion": 1, "clientCapabilities": {}}),
+        )
+        .await;
+        let (r, _) = self.response(0).await;
+        assert!(r.get("result").is_some(), "{r}");
+    }
+
+    pub async fn new_session(&mut self, id: u64) -> String {
+        let cwd = self.dcl.cwd();
+        self.request(id, "session/new", json!({"cwd": cwd, "mcpServers": []}))
+            .await;
+        let (r, _) = self.response(id).await;
+        r["result"]["sessionId"]
+            .as_str()
+            .expect("session id")
+            .to_string()
+    }
+}

@@ -1,0 +1,127 @@
+"""dcl acp driven by the Python ACP client (PyPI `agent-client-protocol`, pinned in
+requirements.txt): the same scenarios as the Rust and TypeScript clients, so independent
+client implementations agree. Run: `.venv/bin/python -m unittest test_acp` with DCL_BIN
+(default: $CARGO_TARGET_DIR/debug/dcl, else ../../../target/debug/dcl)."""
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+import unittest
+from pathlib import Path
+
+import acp
+from acp import schema
+
+HERE = Path(__file__).resolve().parent
+DCL = os.environ.get("DCL_BIN") or str(
+    Path(os.environ.get("CARGO_TARGET_DIR", HERE / "../../../target")) / "debug/dcl")
+
+
+class Recorder:
+    """The client side: records updates, answers permission requests with `choice`."""
+
+    def __init__(self, choice: str | None):
+        self.choice = choice
+        self.updates: list[tuple[str, object]] = []
+        self.permissions: list[object] = []
+
+    async def session_update(self, session_id, update, **kwargs):
+        self.updates.append((session_id, update))
+
+    async def request_permission(self, session_id, tool_call, options, **kwargs):
+        self.permissions.append(tool_call)
+        if self.choice is None:
+            return schema.RequestPermissionResponse(outcome=schema.DeniedOutcome(outcome="cancelled"))
+        return schema.RequestPermissionResponse(
+            outcome=schema.AllowedOutcome(optionId=self.choice, outcome="selected"))
+
+    def kinds(self, sid):
+        return [u.session_update for s, u in self.updates if s == sid]
+
+    def of(self, sid, kind):
+        return [u for s, u in self.updates if s == sid and u.session_update == kind]
+
+
+async def run(extra, choice, body):
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
+        env = dict(os.environ, HOME=home, DCL_CONFIG_DIR=os.path.join(home, ".dcl"))
+        rec = Recorder(choice)
+        async with acp.spawn_agent_process(
+                rec, DCL, "acp", "--model", "mock-model", *extra, env=env, cwd=cwd) as (conn, proc):
+            await asyncio.wait_for(body(conn, cwd, rec), 60)
+
+
+def text_of(chunks):
+    return "".join(c.content.text for c in chunks)
+
+
+class DclAcp(unittest.IsolatedAsyncioTestCase):
+    async def test_plain_prompt(self):
+        async def body(conn, cwd, rec):
+            init = await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+            self.assertEqual(init.agent_info.name, "dcl")
+            self.assertTrue(init.agent_capabilities.load_session)
+            s = await conn.new_session(cwd=cwd, mcp_servers=[])
+            r = await conn.prompt(session_id=s.session_id, prompt=[acp.text_block("hello")])
+            self.assertEqual(r.stop_reason, "end_turn")
+            self.assertEqual(text_of(rec.of(s.session_id, "agent_message_chunk")),
+                             "Hello from the fake model.")
+        await run([], None, body)
+
+    async def test_allowed_and_rejected(self):
+        for choice, made in (("allow_once", True), ("reject_once", False)):
+            async def body(conn, cwd, rec):
+                await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+                s = await conn.new_session(cwd=cwd, mcp_servers=[])
+                r = await conn.prompt(session_id=s.session_id, prompt=[acp.text_block("FAKE_TOUCH")])
+                self.assertEqual(r.stop_reason, "end_turn")
+                self.assertEqual(len(rec.permissions), 1)
+                update = rec.of(s.session_id, "tool_call_update")[0]
+                self.assertEqual(update.status, "completed" if made else "failed")
+                self.assertEqual((Path(cwd) / "made.txt").exists(), made)
+            await run([], choice, body)
+
+    async def test_cancel_mid_tool(self):
+        async def body(conn, cwd, rec):
+            await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+            s = await conn.new_session(cwd=cwd, mcp_servers=[])
+            turn = asyncio.create_task(conn.prompt(session_id=s.session_id, prompt=[
+                acp.text_block('FAKE_TOOL Bash {"command": "sleep 30 && touch late.txt"}')]))
+            while "tool_call" not in rec.kinds(s.session_id):
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.3)
+            await conn.cancel(session_id=s.session_id)
+            self.assertEqual((await turn).stop_reason, "cancelled")
+            self.assertFalse((Path(cwd) / "late.txt").exists())
+        await run(["--permission-mode", "bypassPermissions"], None, body)
+
+    async def test_two_sessions_and_load(self):
+        async def body(conn, cwd, rec):
+            await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+            a = (await conn.new_session(cwd=cwd, mcp_servers=[])).session_id
+            b = (await conn.new_session(cwd=cwd, mcp_servers=[])).session_id
+            ra, rb = await asyncio.gather(
+                conn.prompt(session_id=a, prompt=[acp.text_block("FAKE_THINK")]),
+                conn.prompt(session_id=b, prompt=[acp.text_block("hello")]))
+            self.assertEqual((ra.stop_reason, rb.stop_reason), ("end_turn", "end_turn"))
+            self.assertIn("agent_thought_chunk", rec.kinds(a))
+            self.assertNotIn("agent_thought_chunk", rec.kinds(b))
+            await conn.close_session(session_id=b)
+            before = len(rec.of(b, "user_message_chunk"))
+            await conn.load_session(cwd=cwd, session_id=b, mcp_servers=[])
+            replayed = rec.of(b, "user_message_chunk")[before:]
+            self.assertEqual(text_of(replayed), "hello")
+        await run([], None, body)
+
+    async def test_unknown_session(self):
+        async def body(conn, cwd, rec):
+            await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+            with self.assertRaises(acp.RequestError) as caught:
+                await conn.prompt(session_id="nope", prompt=[acp.text_block("hi")])
+            self.assertEqual(caught.exception.code, -32002)
+        await run([], None, body)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,146 @@
+// dcl acp driven by the official TypeScript ACP client (@agentclientprotocol/sdk, pinned
+// in package.json): `npm ci && DCL_BIN=... node --test`. The binary defaults to
+// $CARGO_TARGET_DIR/debug/dcl, else ../../../target/debug/dcl.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import * as acp from "@agentclientprotocol/sdk";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const DCL =
+  process.env.DCL_BIN ??
+  join(process.env.CARGO_TARGET_DIR ?? join(here, "../../../target"), "debug/dcl");
+
+/** Runs `body(ctx, cwd, seen)` as a client of a fresh `dcl acp`. */
+async function withDcl(extra, choice, body) {
+  const home = mkdtempSync(join(tmpdir(), "acp-home-"));
+  const cwd = mkdtempSync(join(tmpdir(), "acp-cwd-"));
+  const child = spawn(DCL, ["acp", "--model", "mock-model", ...extra], {
+    cwd,
+    env: { ...process.env, HOME: home, DCL_CONFIG_DIR: join(home, ".dcl") },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const seen = { updates: [], permissions: [] };
+  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+  try {
+    await acp
+      .client({ name: "dcl-acp-ts-test" })
+      .onNotification("session/update", ({ params }) => {
+        seen.updates.push(params);
+      })
+      .onRequest("session/request_permission", ({ params }) => {
+        seen.permissions.push(params);
+        return choice
+          ? { outcome: { outcome: "selected", optionId: choice } }
+          : { outcome: { outcome: "cancelled" } };
+      })
+      .connectWith(stream, (ctx) => body(ctx, cwd, seen));
+  } finally {
+    child.stdin.end();
+    await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.on("exit", resolve)));
+  }
+  return { cwd, code: child.exitCode };
+}
+
+const kinds = (seen, id) =>
+  seen.updates.filter((n) => n.sessionId === id).map((n) => n.update.sessionUpdate);
+
+async function start(ctx, cwd, mcpServers = []) {
+  const init = await ctx.request("initialize", { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+  const { sessionId } = await ctx.request("session/new", { cwd, mcpServers });
+  return { init, sessionId };
+}
+
+const say = (ctx, sessionId, text) =>
+  ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+
+test("initialize and a plain prompt", async () => {
+  const { code } = await withDcl([], null, async (ctx, cwd, seen) => {
+    const { init, sessionId } = await start(ctx, cwd);
+    assert.equal(init.agentInfo.name, "dcl");
+    assert.equal(init.agentCapabilities.loadSession, true);
+    assert.equal(init.agentCapabilities.promptCapabilities.image, true);
+    const r = await say(ctx, sessionId, "hello");
+    assert.equal(r.stopReason, "end_turn");
+    const text = seen.updates
+      .filter((n) => n.sessionId === sessionId && n.update.sessionUpdate === "agent_message_chunk")
+      .map((n) => n.update.content.text)
+      .join("");
+    assert.equal(text, "Hello from the fake model.");
+  });
+  assert.equal(code, 0);
+});
+
+test("a tool call allowed runs, one rejected does not", async () => {
+  const allowed = await withDcl([], "allow_once", async (ctx, cwd, seen) => {
+    const { sessionId } = await start(ctx, cwd);
+    assert.equal((await say(ctx, sessionId, "FAKE_TOUCH")).stopReason, "end_turn");
+    assert.equal(seen.permissions.length, 1);
+    const call = seen.updates.find((n) => n.update.sessionUpdate === "tool_call").update;
+    assert.equal(call.kind, "execute");
+    const done = seen.updates.find((n) => n.update.sessionUpdate === "tool_call_update").update;
+    assert.equal(done.status, "completed");
+  });
+  assert.ok(existsSync(join(allowed.cwd, "made.txt")));
+  const rejected = await withDcl([], "reject_once", async (ctx, cwd, seen) => {
+    const { sessionId } = await start(ctx, cwd);
+    assert.equal((await say(ctx, sessionId, "FAKE_TOUCH")).stopReason, "end_turn");
+    const done = seen.updates.find((n) => n.update.sessionUpdate === "tool_call_update").update;
+    assert.equal(done.status, "failed");
+  });
+  assert.ok(!existsSync(join(rejected.cwd, "made.txt")));
+});
+
+test("a write shows its diff", async () => {
+  const { cwd } = await withDcl([], "allow_once", async (ctx, cwd, seen) => {
+    const { sessionId } = await start(ctx, cwd);
+    assert.equal((await say(ctx, sessionId, "FAKE_WRITE notes.txt")).stopReason, "end_turn");
+    const done = seen.updates.find((n) => n.update.sessionUpdate === "tool_call_update").update;
+    const diff = done.content.find((c) => c.type === "diff");
+    assert.equal(diff.path, join(cwd, "notes.txt"));
+    assert.equal(diff.newText, "hello\n");
+  });
+  assert.equal(readFileSync(join(cwd, "notes.txt"), "utf8"), "hello\n");
+});
+
+test("cancel mid-tool answers cancelled", async () => {
+  const { cwd } = await withDcl(["--permission-mode", "bypassPermissions"], null, async (ctx, cwd, seen) => {
+    const { sessionId } = await start(ctx, cwd);
+    const turn = say(ctx, sessionId, 'FAKE_TOOL Bash {"command": "sleep 30 && touch late.txt"}');
+    while (!kinds(seen, sessionId).includes("tool_call")) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300));
+    await ctx.notify("session/cancel", { sessionId });
+    assert.equal((await turn).stopReason, "cancelled");
+  });
+  assert.ok(!existsSync(join(cwd, "late.txt")));
+});
+
+test("two sessions at once, then load one back", async () => {
+  await withDcl([], null, async (ctx, cwd, seen) => {
+    const { sessionId: a } = await start(ctx, cwd);
+    const { sessionId: b } = await ctx.request("session/new", { cwd, mcpServers: [] });
+    const [ra, rb] = await Promise.all([say(ctx, a, "FAKE_THINK"), say(ctx, b, "hello")]);
+    assert.equal(ra.stopReason, "end_turn");
+    assert.equal(rb.stopReason, "end_turn");
+    assert.ok(kinds(seen, a).includes("agent_thought_chunk"));
+    assert.ok(!kinds(seen, b).includes("agent_thought_chunk"));
+    await ctx.request("session/close", { sessionId: b });
+    const before = seen.updates.length;
+    await ctx.request("session/load", { sessionId: b, cwd, mcpServers: [] });
+    const replayed = seen.updates.slice(before).filter((n) => n.sessionId === b);
+    assert.ok(replayed.some((n) => n.update.sessionUpdate === "user_message_chunk" && n.update.content.text === "hello"));
+  });
+});
+
+test("bad input: unknown session and unknown method are errors", async () => {
+  await withDcl([], null, async (ctx, cwd) => {
+    await start(ctx, cwd);
+    await assert.rejects(say(ctx, "no-such-session", "hi"), (e) => e.code === -32002);
+    await assert.rejects(ctx.request("session/teleport", {}), (e) => e.code === -32601);
+  });
+});
