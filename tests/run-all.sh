@@ -181,6 +181,20 @@ kotlin_suite() {
   return "$rc"
 }
 phase "kotlin" kotlin_suite
+acp_clients() {
+  # `dcl acp` through two independent ACP clients: the official TypeScript SDK and the
+  # Python one (tests/acp; the Rust client side runs in `cargo test -p dcl-acp`).
+  local log="$LOGDIR/acp-ts.log" pylog="$LOGDIR/acp-python.log" rc=0
+  (cd "$ROOT/tests/acp/ts" && timeout --kill-after=30 "$SUITE_TIMEOUT" node --test --test-force-exit acp.test.mjs) 2>&1 |
+    tee "$log" || rc=$?
+  count node "$log"
+  (cd "$ROOT/tests/acp/python" && timeout --kill-after=30 "$SUITE_TIMEOUT" \
+    "$ROOT/tests/.work/acp-venv/bin/python" -m pytest test_acp.py -q -p no:cacheprovider) 2>&1 |
+    tee "$pylog" || rc=$?
+  count pytest "$pylog"
+  return "$rc"
+}
+phase "acp clients" acp_clients
 differential() {
   # dcl's path decisions against the pinned reference CLI, scenario by scenario
   # (tests/differential/run.py): fails where dcl is looser and accepted.json has no reason;

@@ -7,6 +7,8 @@
 #                                         install scripts (no Qoder runtime download)
 #   tests/.work/reference-cli             the pinned reference CLI (tests/differential/
 #                                         REFERENCE_VERSION) for the differential harness
+#   tests/acp/ts/node_modules, tests/.work/acp-venv
+#                                         the TypeScript and Python ACP clients (tests/acp)
 # Re-running is cheap: each part is skipped while its inputs are unchanged.
 # Env: PYTHON (default python3), FORCE_SETUP=1 to reinstall everything.
 set -euo pipefail
@@ -109,5 +111,33 @@ reference_cli_setup() { # the pinned @anthropic-ai/claude-code whose path decisi
   echo "$version" >"$stamp"
 }
 reference_cli_setup
+
+# --- ACP clients (tests/acp) ------------------------------------------------------
+acp_clients_setup() { # the TypeScript and Python ACP clients that drive `dcl acp`
+  local ts="$ROOT/tests/acp/ts" pyreq="$ROOT/tests/acp/python/requirements.txt"
+  local venv="$WORK/acp-venv" want stamp
+  want="$(hash_of "$ts/package.json" "$ts/package-lock.json") $(node --version)"
+  stamp="$ts/node_modules/.dcl-setup-stamp"
+  if [[ "$FORCE" != 1 && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    log "tests/acp/ts/node_modules up to date"
+  else
+    log "npm ci in $ts"
+    (cd "$ts" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    echo "$want" >"$stamp"
+  fi
+  want="$(hash_of "$pyreq") $("$PYTHON" -c 'import sys; print(sys.version.split()[0])')"
+  stamp="$venv/.dcl-setup-stamp"
+  if [[ "$FORCE" != 1 && -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    log "ACP python client venv up to date ($venv)"
+  else
+    log "creating the ACP python client venv at $venv"
+    rm -rf "$venv"
+    "$PYTHON" -m venv "$venv"
+    # pytest runs the unittest cases so run-all.sh can count them.
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$pyreq" pytest==9.2.0
+    echo "$want" >"$stamp"
+  fi
+}
+acp_clients_setup
 
 log "done"
