@@ -120,7 +120,7 @@ fn default_filter(debug: bool) -> tracing_subscriber::filter::Targets {
 }
 
 fn run(args: Args) -> Result<ExitCode, CliError> {
-    let env: BTreeMap<String, String> = std::env::vars().collect();
+    let env = utf8_environment();
     consume_qoder_auth_payload(&env);
     let output = OutputFormat::from_args(&args)?;
     let stream_input = args::stream_input(&args, output)?;
@@ -137,6 +137,32 @@ fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         print_mode::run(&args, opts, output)
     }
+}
+
+/// The process environment as session options take it (strings). A variable whose name or
+/// value is not UTF-8 cannot be an option's value: it is left out here, with a warning,
+/// and tool processes still receive it unchanged (`tools::environment` reads the process
+/// environment as bytes).
+fn utf8_environment() -> BTreeMap<String, String> {
+    let mut env = BTreeMap::new();
+    let mut left_out = Vec::new();
+    for (name, value) in std::env::vars_os() {
+        match (name.into_string(), value.into_string()) {
+            (Ok(name), Ok(value)) => {
+                env.insert(name, value);
+            }
+            (Ok(name), Err(_)) => left_out.push(name),
+            (Err(raw), _) => left_out.push(raw.to_string_lossy().into_owned()),
+        }
+    }
+    if !left_out.is_empty() {
+        tracing::warn!(
+            "environment variables that are not UTF-8 ({}): dcl's own settings ignore them; \
+             tool processes still receive them unchanged",
+            left_out.join(", ")
+        );
+    }
+    env
 }
 
 /// The Qoder SDKs hand credentials over in a one-time file: read it, delete it.

@@ -510,7 +510,12 @@ fn check(
         .build()
         .map_err(McpCmdError::Runtime)?;
     let options = McpOptions {
-        child_env: std::sync::Arc::new(std::env::vars().collect()),
+        // A non-UTF-8 variable cannot be carried in the string map: left out, not a panic.
+        child_env: std::sync::Arc::new(
+            std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+                .collect(),
+        ),
         cwd: Some(cwd.to_path_buf()),
         ..McpOptions::default()
     };

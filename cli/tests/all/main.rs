@@ -14,6 +14,7 @@ mod elicitation;
 mod extensions;
 mod line_limit;
 mod mcp_cmd;
+mod odd_environment;
 mod print_mode;
 mod process_hardening;
 mod replay;

@@ -12,6 +12,7 @@
 
 mod context;
 mod output;
+pub mod output_dirs;
 pub mod processes;
 mod tool;
 mod turn;

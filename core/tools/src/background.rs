@@ -11,6 +11,8 @@ use crate::support::{input_str, truncate_middle};
 use crate::{
     BoxFuture, ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input,
 };
+/// Run at session start: what a SIGKILLed dcl left under TMPDIR goes.
+pub use dcl_tool_api::output_dirs::sweep_stale_once as sweep_stale_output_dirs;
 pub use dcl_tool_api::processes::{
     BackgroundShellInfo, BackgroundShells, NewOutput, ShellError, ShellListener, ShellStatus,
 };

@@ -33,6 +33,8 @@ impl SessionCore {
         // Options built in Rust get the environment defaults the JSON path resolves.
         let opts = opts.resolved()?;
         let cwd = working_dir(&opts)?;
+        // Once per process: background output a SIGKILLed dcl left under TMPDIR.
+        dcl_tools::background::sweep_stale_output_dirs();
         let home = opts.env.get("HOME").map(PathBuf::from);
         let homes =
             dcl_store::Homes::resolve(opts.data_dir.as_deref(), |k| opts.env.get(k).cloned(), &cwd);
