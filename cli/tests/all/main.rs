@@ -17,6 +17,7 @@ mod mcp_cmd;
 mod odd_environment;
 mod print_mode;
 mod process_hardening;
+mod project_mcp;
 mod replay;
 mod same_options;
 mod secrets_everywhere;

@@ -445,6 +445,21 @@ impl McpManager {
         futures::future::join_all(names.iter().map(|n| self.connect(n))).await;
     }
 
+    /// Lists `servers` without connecting them (status `disabled`): servers the user has
+    /// not approved, which `mcp_status` still shows and [`McpManager::toggle`] may connect.
+    /// A server of the same name already known is left as it is.
+    pub fn hold(&self, servers: BTreeMap<String, (ServerConfig, String)>) {
+        let mut s = lock(&self.inner.servers);
+        for (name, (config, scope)) in servers {
+            s.map.entry(name).or_insert(Entry {
+                config,
+                scope: Some(scope),
+                generation: 0,
+                state: State::Disabled,
+            });
+        }
+    }
+
     /// Replaces the whole set of servers (`mcp_set_servers`): servers no longer named are
     /// disconnected and removed, new or changed ones are (re)connected, unchanged ones kept.
     pub async fn set_servers(&self, servers: BTreeMap<String, ServerConfig>) -> SetServersResult {

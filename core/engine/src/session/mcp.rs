@@ -245,9 +245,18 @@ pub(crate) fn mcp_server_status(s: ServerStatus) -> McpServerStatus {
 /// Starting the session's MCP servers, and waiting for them.
 impl SessionCore {
     /// Starts the configured MCP servers (when the actor starts).
+    /// The project's `.mcp.json` servers only when approved (see `mcp_approval`).
     pub fn start_configured_servers(&self) {
-        let configured = self.state.with(|s| std::mem::take(&mut s.mcp.configured));
-        self.start_servers(configured);
+        let (configured, approval) = self.state.with(|s| {
+            (
+                std::mem::take(&mut s.mcp.configured),
+                s.settings.mcpjson_approval(),
+            )
+        });
+        let sorted = super::mcp_approval::sort(configured, &approval, self.services.can_ask_host());
+        self.services.mcp.hold(sorted.held);
+        self.start_servers(sorted.start);
+        self.ask_host_to_start(sorted.ask);
     }
 
     /// Starts the host-provided MCP servers that are waiting (at `initialize`, or at the
@@ -302,7 +311,7 @@ impl SessionCore {
     }
 }
 
-fn startup(handle: tokio::task::JoinHandle<()>) -> McpStartup {
+pub(super) fn startup(handle: tokio::task::JoinHandle<()>) -> McpStartup {
     use futures::FutureExt;
     async move {
         let _ = handle.await;
