@@ -312,3 +312,102 @@ fn the_output_of_a_sigkilled_dcl_is_gone_after_the_next_start() {
     assert!(out.status.success());
     assert!(!left[0].exists(), "{} survived", left[0].display());
 }
+
+fn run_with_stdin(cwd: &Path, args: &[&str], stdin: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dcl"))
+        .args(args)
+        .current_dir(cwd)
+        .env("HOME", cwd)
+        .env_remove("DCL_LOG")
+        .env_remove("ANTHROPIC_API_KEY")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+const DEBUG_TURN: &str =
+    r#"{"type":"user","message":{"role":"user","content":"FAKE_READ missing.txt"}}"#;
+
+#[test]
+fn debug_logs_what_dcl_decides_on_stderr_and_stdout_stays_stream_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec![
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--model",
+        "mock-model",
+    ];
+    let quiet = run_with_stdin(dir.path(), &args, DEBUG_TURN);
+    assert!(
+        !String::from_utf8_lossy(&quiet.stderr).contains("DEBUG"),
+        "debug lines without --debug"
+    );
+    for flag in ["--debug", "-d", "--debug-to-stderr"] {
+        args.push(flag);
+        let out = run_with_stdin(dir.path(), &args, DEBUG_TURN);
+        args.pop();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        for decided in ["session", "model request", "permission: allow"] {
+            assert!(
+                stderr.contains(decided),
+                "{flag}: no {decided:?} in {stderr}"
+            );
+        }
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        for line in stdout.lines() {
+            let v: Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{flag}: stdout line is not JSON ({e}): {line}"));
+            assert!(v["type"].is_string(), "{line}");
+        }
+        assert!(stdout.contains(r#""type":"result""#), "{stdout}");
+    }
+}
+
+#[test]
+fn debug_categories_and_the_debug_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = [
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--model",
+        "mock-model",
+    ];
+    let only = run_with_stdin(
+        dir.path(),
+        &[&base[..], &["--debug=sampling"]].concat(),
+        DEBUG_TURN,
+    );
+    let stderr = String::from_utf8_lossy(&only.stderr);
+    assert!(stderr.contains("model request"), "{stderr}");
+    assert!(!stderr.contains("permission: allow"), "{stderr}");
+
+    let log = dir.path().join("debug.log");
+    let log_arg = log.to_str().unwrap();
+    let to_file = run_with_stdin(
+        dir.path(),
+        &[&base[..], &["--debug-file", log_arg]].concat(),
+        DEBUG_TURN,
+    );
+    assert!(!String::from_utf8_lossy(&to_file.stderr).contains("model request"));
+    let written = std::fs::read_to_string(&log).unwrap();
+    assert!(written.contains("model request"), "{written}");
+    assert!(
+        String::from_utf8(to_file.stdout)
+            .unwrap()
+            .contains(r#""type":"result""#)
+    );
+}

@@ -806,4 +806,42 @@ mod tests {
         );
         assert_eq!(s.folder_dirs("output-styles").len(), 2);
     }
+    #[test]
+    fn mcpjson_approval_joins_the_layers_and_an_untrusted_project_cannot_approve() {
+        let home = tempfile::tempdir().unwrap();
+        let cwd = tempfile::tempdir().unwrap();
+        write(
+            &home.path().join(".dcl/settings.json"),
+            r#"{"disabledMcpjsonServers":["off"],"enabledMcpjsonServers":["mine"]}"#,
+        );
+        write(
+            &cwd.path().join(".dcl/settings.json"),
+            r#"{"enableAllProjectMcpServers":true,"enabledMcpjsonServers":["planted"],
+                "disabledMcpjsonServers":["also-off"]}"#,
+        );
+        let flag = r#"{"enabledMcpjsonServers":["off","given"]}"#;
+        let s = Settings::load(Some(home.path()), cwd.path(), None, Some(flag)).unwrap();
+        let a = s.mcpjson_approval();
+        assert!(
+            !a.enable_all,
+            "the untrusted project layer approved everything"
+        );
+        assert_eq!(a.decide("planted"), McpjsonDecision::Unknown);
+        assert_eq!(a.decide("mine"), McpjsonDecision::Approved);
+        assert_eq!(a.decide("given"), McpjsonDecision::Approved);
+        // Disabled anywhere wins, the project's own restriction included.
+        assert_eq!(a.decide("off"), McpjsonDecision::Disabled);
+        assert_eq!(a.decide("also-off"), McpjsonDecision::Disabled);
+
+        // A project the user trusts may approve its own servers.
+        let trusting = format!(
+            r#"{{"trustedProjects":[{}]}}"#,
+            serde_json::to_string(&cwd.path()).unwrap()
+        );
+        let s = Settings::load(Some(home.path()), cwd.path(), None, Some(&trusting)).unwrap();
+        let a = s.mcpjson_approval();
+        assert!(a.enable_all);
+        assert_eq!(a.decide("planted"), McpjsonDecision::Approved);
+        assert_eq!(a.decide("also-off"), McpjsonDecision::Disabled);
+    }
 }

@@ -83,6 +83,13 @@ impl SessionCore {
         let clients = Clients::new(&opts, &env).map_err(|e| OptionsError::from(e.to_string()))?;
         let model = models::resolve_alias(model_name.as_deref(), clients.default_model());
         let session_id = opened.session_id.clone();
+        tracing::debug!(
+            session = %session_id,
+            cwd = %cwd.display(),
+            model = %model,
+            settings = ?settings.files_read(),
+            "session"
+        );
         let disallowed = crate::permissions::RuleSet::parse(&opts.disallowed_tools);
         let tools = select_tools(
             &opts,

@@ -40,10 +40,13 @@ pub(crate) fn sort(servers: Servers, approval: &McpjsonApproval, can_ask: bool) 
     let mut out = Sorted::default();
     for (name, server) in servers {
         if server.1 != Scope::Project.as_str() {
+            tracing::debug!("MCP server {name:?} ({} scope): starts", server.1);
             out.start.insert(name, server);
             continue;
         }
-        match approval.decide(&name) {
+        let decision = approval.decide(&name);
+        tracing::debug!("project MCP server {name:?}: {decision:?} by the settings");
+        match decision {
             McpjsonDecision::Approved => {
                 out.start.insert(name, server);
             }
