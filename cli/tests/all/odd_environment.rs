@@ -41,9 +41,15 @@ fn a_non_utf8_variable_reaches_a_bash_child_byte_for_byte() {
     let odd_name_value = OsStr::from_bytes(b"named\xff");
     let prompt =
         r#"FAKE_TOOL Bash {"command":"printf %s \"$DCL_ODD_VALUE\" > seen.bin; env > env.bin"}"#;
+    // An MCP stdio server the caller passes gets it too.
+    let mcp = serde_json::json!({"mcpServers": {"odd": {"command": "sh",
+        "args": ["-c", "printf %s \"$DCL_ODD_VALUE\" > mcp.bin"]}}})
+    .to_string();
     let out = dcl_in(
         dir.path(),
         &[
+            "--mcp-config",
+            &mcp,
             "-p",
             prompt,
             "--model",
@@ -65,6 +71,10 @@ fn a_non_utf8_variable_reaches_a_bash_child_byte_for_byte() {
     assert_eq!(result["is_error"], false, "{result}");
     assert_eq!(
         std::fs::read(dir.path().join("seen.bin")).unwrap(),
+        value.as_bytes()
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("mcp.bin")).unwrap(),
         value.as_bytes()
     );
     let env = std::fs::read(dir.path().join("env.bin")).unwrap();

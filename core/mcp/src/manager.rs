@@ -1030,6 +1030,7 @@ impl Inner {
             } => {
                 let mut full_env = self.options.tool_env.apply(&self.options.child_env);
                 full_env.extend(env.iter().map(|(k, v)| (k.clone(), v.clone())));
+                let raw_env = self.options.tool_env.non_utf8_process_vars(&full_env);
                 let cwd = match (cwd, &self.options.cwd) {
                     (Some(c), Some(base)) => Some(base.join(c)),
                     (Some(c), None) => Some(c.clone()),
@@ -1040,6 +1041,7 @@ impl Inner {
                     command,
                     args,
                     env: full_env,
+                    raw_env,
                     cwd,
                 })?;
                 let transport = Watched {

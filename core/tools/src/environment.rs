@@ -31,27 +31,10 @@ pub fn for_tools(ctx: &ToolContext) -> BTreeMap<String, String> {
         .apply(&dcl_environment(&ctx.env))
 }
 
-/// The process's variables whose name or value is not UTF-8, which the string maps above
-/// cannot hold: a tool process gets them unchanged, under the same policy by name, unless
-/// the session or `toolEnvironment.set` names the variable (those win).
+/// The process's variables whose name or value is not UTF-8, as a tool process started for
+/// `ctx` gets them (see [`ToolEnvironment::non_utf8_process_vars`]).
 pub fn non_utf8_for_tools(ctx: &ToolContext) -> Vec<(OsString, OsString)> {
-    non_utf8_passing(&ctx.shell.tool_environment(), &ctx.env)
-}
-
-/// [`non_utf8_for_tools`] for a given policy and session environment.
-pub fn non_utf8_passing(
-    policy: &ToolEnvironment,
-    session: &BTreeMap<String, String>,
-) -> Vec<(OsString, OsString)> {
-    std::env::vars_os()
-        .filter(|(k, v)| k.to_str().is_none() || v.to_str().is_none())
-        .filter(|(k, _)| {
-            let name = k.to_string_lossy();
-            !session.contains_key(name.as_ref())
-                && !policy.set.contains_key(name.as_ref())
-                && policy.passes(&name)
-        })
-        .collect()
+    ctx.shell.tool_environment().non_utf8_process_vars(&ctx.env)
 }
 
 /// The values a tool's output must not show.
