@@ -311,7 +311,59 @@ impl SessionCore {
     }
 }
 
-pub(super) fn startup(handle: tokio::task::JoinHandle<()>) -> McpStartup {
+/// Project servers the host is asked about.
+impl SessionCore {
+    /// Asks the host about each of `servers` (concurrently), then starts the approved
+    /// ones and lists the others as disabled. Turns wait for it like any start-up.
+    pub(crate) fn ask_host_to_start(&self, servers: super::mcp_approval::Servers) {
+        if servers.is_empty() {
+            return;
+        }
+        let host = self.services.host.clone();
+        let emitter = self.services.emitter.clone();
+        let closed = self.services.closed.clone();
+        let manager = self.services.mcp.clone();
+        let task = tokio::spawn(async move {
+            let asks = servers.into_iter().map(|(name, server)| {
+                let wire = super::mcp_approval::request(&name, &server.0);
+                let (host, emitter, closed) = (&host, &emitter, &closed);
+                async move {
+                    let answer = host.request(emitter, wire, closed).await;
+                    let yes = match &answer {
+                        Ok(a) => super::mcp_approval::approved(a),
+                        Err(_) => false,
+                    };
+                    if !yes {
+                        let why = match answer {
+                            Ok(_) => "the host did not approve it".to_string(),
+                            Err(e) => format!("no approval from the host: {e}"),
+                        };
+                        tracing::warn!(
+                            "MCP server {name:?} of the project's .mcp.json was not started \
+                             ({why}); enabledMcpjsonServers in the settings approves it"
+                        );
+                    }
+                    (yes, name, server)
+                }
+            });
+            let (mut start, mut held) = (BTreeMap::new(), BTreeMap::new());
+            for (yes, name, server) in futures::future::join_all(asks).await {
+                if yes {
+                    start.insert(name, server);
+                } else {
+                    held.insert(name, server);
+                }
+            }
+            manager.hold(held);
+            if !start.is_empty() {
+                manager.start_scoped(start).await;
+            }
+        });
+        self.state.with(|s| s.mcp.startups.push(startup(task)));
+    }
+}
+
+fn startup(handle: tokio::task::JoinHandle<()>) -> McpStartup {
     use futures::FutureExt;
     async move {
         let _ = handle.await;

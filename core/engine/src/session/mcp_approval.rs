@@ -8,20 +8,20 @@
 //! no). Without a host to ask (print mode) such a server does not start, and a warning
 //! names the setting that would start it. Servers the caller passed (`--mcp-config`, the
 //! SDK's `mcpServers`) and the user's own (`dcl mcp add` user and local scopes, plugins)
-//! need no approval. A server not started is listed as `disabled`.
+//! need no approval. A server not started is listed as `disabled`. The host is asked from
+//! `session::mcp` (`ask_host_to_start`).
 
 use std::collections::BTreeMap;
 
 use dcl_mcp::{Scope, ServerConfig};
 use serde_json::{Value, json};
 
-use super::services::SessionCore;
 use crate::settings::{
     DISABLED_MCPJSON_SERVERS, ENABLE_ALL_PROJECT_MCP_SERVERS, ENABLED_MCPJSON_SERVERS,
     McpjsonApproval, McpjsonDecision,
 };
 
-type Servers = BTreeMap<String, (ServerConfig, String)>;
+pub(crate) type Servers = BTreeMap<String, (ServerConfig, String)>;
 
 /// The control request subtype dcl asks its host with.
 pub const APPROVAL_SUBTYPE: &str = "mcp_server_approval";
@@ -83,58 +83,6 @@ pub(crate) fn request(name: &str, config: &ServerConfig) -> Value {
 /// Only an explicit yes approves.
 pub(crate) fn approved(answer: &Value) -> bool {
     answer.get("approved") == Some(&Value::Bool(true))
-}
-
-impl SessionCore {
-    /// Asks the host about each of `servers` (concurrently), then starts the approved
-    /// ones and lists the others as disabled. Turns wait for it like any start-up.
-    pub(crate) fn ask_host_to_start(&self, servers: Servers) {
-        if servers.is_empty() {
-            return;
-        }
-        let host = self.services.host.clone();
-        let emitter = self.services.emitter.clone();
-        let closed = self.services.closed.clone();
-        let manager = self.services.mcp.clone();
-        let task = tokio::spawn(async move {
-            let asks = servers.into_iter().map(|(name, server)| {
-                let wire = request(&name, &server.0);
-                let (host, emitter, closed) = (&host, &emitter, &closed);
-                async move {
-                    let answer = host.request(emitter, wire, closed).await;
-                    let yes = match &answer {
-                        Ok(a) => approved(a),
-                        Err(_) => false,
-                    };
-                    if !yes {
-                        let why = match answer {
-                            Ok(_) => "the host did not approve it".to_string(),
-                            Err(e) => format!("no approval from the host: {e}"),
-                        };
-                        tracing::warn!(
-                            "MCP server {name:?} of the project's .mcp.json was not started \
-                             ({why}); {ENABLED_MCPJSON_SERVERS} in the settings approves it"
-                        );
-                    }
-                    (yes, name, server)
-                }
-            });
-            let (mut start, mut held) = (Servers::new(), Servers::new());
-            for (yes, name, server) in futures::future::join_all(asks).await {
-                if yes {
-                    start.insert(name, server);
-                } else {
-                    held.insert(name, server);
-                }
-            }
-            manager.hold(held);
-            if !start.is_empty() {
-                manager.start_scoped(start).await;
-            }
-        });
-        self.state
-            .with(|s| s.mcp.startups.push(super::mcp::startup(task)));
-    }
 }
 
 #[cfg(test)]
