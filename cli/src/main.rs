@@ -3,6 +3,7 @@
 mod awaiting;
 mod error;
 mod line_reader;
+mod logging;
 mod mcp_cmd;
 mod nonblocking;
 mod print_mode;
@@ -14,8 +15,6 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use dcl_bridge::argv::{self as args, Args, OutputFormat};
-use tracing_subscriber::layer::SubscriberExt;
-use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::error::CliError;
 
@@ -71,7 +70,7 @@ fn main() -> ExitCode {
         print!("{}", args::help());
         return ExitCode::SUCCESS;
     }
-    init_logging_with(args.cli_flag("--debug"));
+    logging::init(&debug_request(&args));
     // Where tool processes cannot get PID namespaces, what they orphan (a `setsid`
     // daemon) is re-parented to dcl rather than init, and ended when dcl exits.
     dcl_sandbox::subreaper::use_as_fallback();
@@ -95,59 +94,34 @@ fn main() -> ExitCode {
 }
 
 fn init_logging() {
-    init_logging_with(false);
+    logging::init(&logging::Debug::default());
 }
 
-/// `DCL_LOG` sets the filter; without it, warnings only, or dcl's own debug lines with
-/// `--debug` / `--debug-to-stderr`.
-fn init_logging_with(debug: bool) {
-    let fmt = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .without_time();
-    // The default filter is a fixed target list: `Targets` is built without parsing
-    // directives (EnvFilter's parser was ~2% of a session's start-up, BENCHMARKS.md
-    // "Start-up: where the session's own time goes"); DCL_LOG keeps EnvFilter's syntax.
-    let env_filter = std::env::var("DCL_LOG").ok().and_then(|spec| {
-        tracing_subscriber::EnvFilter::try_new(&spec)
-            .inspect_err(|e| {
-                eprintln!(
-                    "warning: DCL_LOG={spec:?} is not a valid filter ({e}); using the default"
-                )
-            })
-            .ok()
-    });
-    // A second initialisation (none happens in the CLI) would leave the first in place.
-    let _ = match env_filter {
-        Some(filter) => fmt.with_env_filter(filter).finish().try_init(),
-        None => fmt
-            .with_max_level(tracing::Level::TRACE)
-            .finish()
-            .with(default_filter(debug))
-            .try_init(),
-    };
-}
-
-/// Warnings from everything but rmcp (whose own warnings repeat dcl's MCP errors), and
-/// dcl's crates at debug under `--debug`.
-fn default_filter(debug: bool) -> tracing_subscriber::filter::Targets {
-    use tracing_subscriber::filter::{LevelFilter, Targets};
-    let base = Targets::new()
-        .with_default(LevelFilter::WARN)
-        .with_target("rmcp", LevelFilter::OFF);
-    if !debug {
-        return base;
+/// `--debug` (`-d`, `--debug-to-stderr`, `--debug=categories`) and `--debug-file`.
+fn debug_request(args: &Args) -> logging::Debug {
+    let row = args::lookup("--debug");
+    let categories = row
+        .and_then(|r| args.row_value(r))
+        .map(logging::Categories::parse)
+        .unwrap_or_default();
+    let file = args.value(&["--debug-file"]).filter(|p| !p.is_empty());
+    logging::Debug {
+        on: args.cli_flag("--debug") || file.is_some(),
+        categories,
+        file: file.map(std::path::PathBuf::from),
     }
-    ["dcl", "dcl_engine", "dcl_bridge", "dcl_mcp"]
-        .into_iter()
-        .fold(base, |t, target| t.with_target(target, LevelFilter::DEBUG))
 }
 
 fn run(args: Args) -> Result<ExitCode, CliError> {
-    let env: BTreeMap<String, String> = std::env::vars().collect();
+    let env = utf8_environment();
     consume_qoder_auth_payload(&env);
     let output = OutputFormat::from_args(&args)?;
     let stream_input = args::stream_input(&args, output)?;
+    tracing::debug!(
+        input = if stream_input { "stream-json" } else { "prompt" },
+        output = ?output,
+        "mode"
+    );
     let opts =
         args::session_options(&args, env, output, stream_input).map_err(CliError::Options)?;
     for flag in &opts.ignored_flags {
@@ -161,6 +135,32 @@ fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         print_mode::run(&args, opts, output)
     }
+}
+
+/// The process environment as session options take it (strings). A variable whose name or
+/// value is not UTF-8 cannot be an option's value: it is left out here, with a warning,
+/// and tool processes still receive it unchanged (`tools::environment` reads the process
+/// environment as bytes).
+fn utf8_environment() -> BTreeMap<String, String> {
+    let mut env = BTreeMap::new();
+    let mut left_out = Vec::new();
+    for (name, value) in std::env::vars_os() {
+        match (name.into_string(), value.into_string()) {
+            (Ok(name), Ok(value)) => {
+                env.insert(name, value);
+            }
+            (Ok(name), Err(_)) => left_out.push(name),
+            (Err(raw), _) => left_out.push(raw.to_string_lossy().into_owned()),
+        }
+    }
+    if !left_out.is_empty() {
+        tracing::warn!(
+            "environment variables that are not UTF-8 ({}): dcl's own settings ignore them; \
+             tool processes still receive them unchanged",
+            left_out.join(", ")
+        );
+    }
+    env
 }
 
 /// The Qoder SDKs hand credentials over in a one-time file: read it, delete it.
@@ -190,35 +190,5 @@ fn deny_same_user_inspection() {
     #[cfg(target_os = "linux")]
     if let Err(e) = nix::sys::prctl::set_dumpable(false) {
         eprintln!("warning: could not make dcl non-dumpable: {e}");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::default_filter;
-    use tracing::Level;
-
-    #[test]
-    fn the_default_filter_shows_warnings_and_hides_rmcp_and_debug_lines() {
-        let f = default_filter(false);
-        assert!(f.would_enable("dcl_engine::session", &Level::WARN));
-        assert!(f.would_enable("hyper::client", &Level::WARN));
-        assert!(!f.would_enable("dcl_engine::session", &Level::DEBUG));
-        assert!(!f.would_enable("rmcp::service", &Level::ERROR));
-    }
-
-    #[test]
-    fn debug_turns_on_dcls_own_crates_only() {
-        let f = default_filter(true);
-        for target in [
-            "dcl::stdio_loop",
-            "dcl_engine::turn",
-            "dcl_bridge",
-            "dcl_mcp::client",
-        ] {
-            assert!(f.would_enable(target, &Level::DEBUG), "{target}");
-        }
-        assert!(!f.would_enable("hyper::client", &Level::DEBUG));
-        assert!(!f.would_enable("rmcp::service", &Level::WARN));
     }
 }

@@ -2,7 +2,7 @@
 //! (see `dcl_mcp::config_store`). The file logic lives in dcl-mcp; this is argument parsing
 //! (clap) and output for people.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -416,10 +416,14 @@ fn list(args: &[String], home: &Path, cwd: &Path) -> Result<ExitCode, McpCmdErro
         return Ok(ExitCode::SUCCESS);
     }
     println!("Checking MCP server health...\n");
-    let statuses = check(&all, cwd)?;
+    let (statuses, held) = check(&all, cwd)?;
     for (name, (config, _scope)) in &all {
         let status = statuses.iter().find(|s| &s.name == name);
-        println!("{name}: {} - {}", summary(config), health(status));
+        let health = match held.contains(name) {
+            true => NOT_APPROVED.to_string(),
+            false => health(status),
+        };
+        println!("{name}: {} - {health}", summary(config));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -437,10 +441,13 @@ fn get(args: &[String], home: &Path, cwd: &Path) -> Result<ExitCode, McpCmdError
     };
     let one: BTreeMap<String, (ServerConfig, Scope)> =
         [(name.clone(), (config.clone(), scope))].into();
-    let statuses = check(&one, cwd)?;
+    let (statuses, held) = check(&one, cwd)?;
     println!("{name}:");
     println!("  Scope: {}", scope.describe());
-    println!("  Status: {}", health(statuses.first()));
+    match held.contains(name) {
+        true => println!("  Status: {NOT_APPROVED}"),
+        false => println!("  Status: {}", health(statuses.first())),
+    }
     println!("  Type: {}", config.kind());
     match &config {
         ServerConfig::Stdio {
@@ -499,32 +506,68 @@ fn remove(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Connects to every server once (concurrently, `MCP_TIMEOUT` bounded) and disconnects.
+/// What `list` and `get` say of a project server they did not start.
+const NOT_APPROVED: &str = "⚠ not approved, not started (a project .mcp.json server: \
+    enabledMcpjsonServers or enableAllProjectMcpServers in the settings approves it)";
+
+/// The project's `.mcp.json` servers the settings do not approve: not started here either
+/// (a health check runs the command), as a session would not start them.
+fn not_approved(servers: &BTreeMap<String, (ServerConfig, Scope)>, cwd: &Path) -> BTreeSet<String> {
+    use dcl_bridge::options::{McpjsonDecision, Settings};
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let approval = match Settings::load(home.as_deref(), cwd, None, None) {
+        Ok(settings) => settings.mcpjson_approval(),
+        Err(e) => {
+            eprintln!("warning: {e}; no project MCP server is approved");
+            Default::default()
+        }
+    };
+    servers
+        .iter()
+        .filter(|(name, (_, scope))| {
+            *scope == Scope::Project && approval.decide(name) != McpjsonDecision::Approved
+        })
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+/// Connects to every server once (concurrently, `MCP_TIMEOUT` bounded) and disconnects;
+/// a project server the settings do not approve is not started (named in the set).
 fn check(
     servers: &BTreeMap<String, (ServerConfig, Scope)>,
     cwd: &Path,
-) -> Result<Vec<ServerStatus>, McpCmdError> {
+) -> Result<(Vec<ServerStatus>, BTreeSet<String>), McpCmdError> {
+    let held = not_approved(servers, cwd);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(McpCmdError::Runtime)?;
     let options = McpOptions {
-        child_env: std::sync::Arc::new(std::env::vars().collect()),
+        // A non-UTF-8 variable cannot be carried in the string map: left out, not a panic.
+        child_env: std::sync::Arc::new(
+            std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+                .collect(),
+        ),
         cwd: Some(cwd.to_path_buf()),
         ..McpOptions::default()
     };
     let scoped = servers
         .iter()
+        .filter(|(n, _)| !held.contains(*n))
         .map(|(n, (c, s))| (n.clone(), (c.clone(), s.as_str().to_string())))
         .collect();
-    Ok(runtime.block_on(async move {
+    let statuses = runtime.block_on(async move {
         let manager = McpManager::with_options(Arc::new(NoHost), options);
         manager.start_scoped(scoped).await;
         let status = manager.status();
         manager.shutdown().await;
         status
-    }))
+    });
+    Ok((statuses, held))
 }
 
 fn summary(config: &ServerConfig) -> String {

@@ -291,7 +291,11 @@ pub unsafe extern "C" fn dcl_open_argv(
                 Err(m) => return fail(error_out, "DCL_BAD_INPUT", &m, None),
             }
         };
-        let env = std::env::vars().collect();
+        let env = std::env::vars_os()
+            // Options take strings: a non-UTF-8 variable is left out (tool processes
+            // still get it unchanged, from the process environment).
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect();
         let host = dcl_bridge::argv::open_argv(args, env, cwd)
             .map_err(HostError::Bridge)
             .and_then(|b| Host::over(b, HostConfig::default()).map_err(HostError::Bridge));

@@ -238,7 +238,11 @@ impl DclSession {
     #[uniffi::constructor]
     pub fn open_argv(argv: Vec<String>, cwd: Option<String>) -> Result<Arc<Self>, DclError> {
         guard(|| {
-            let env = std::env::vars().collect();
+            let env = std::env::vars_os()
+                // Options take strings: a non-UTF-8 variable is left out (tool processes
+                // still get it unchanged, from the process environment).
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+                .collect();
             let bridge = dcl_bridge::argv::open_argv(argv, env, cwd.map(PathBuf::from))?;
             let host = Host::over(bridge, HostConfig::default())?;
             Ok(Arc::new(DclSession { host }))

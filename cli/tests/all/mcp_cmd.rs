@@ -179,13 +179,15 @@ fn http_sse_and_json_servers_in_each_scope() {
     assert!(out.contains("Also defined in (overridden): user"), "{out}");
     assert!(!out.contains("Bearer tok"), "{out}");
 
+    // The project's servers are not approved by any settings: not health-checked (a
+    // session would not start them either).
     let out = d.ok(&["list"]);
     assert!(
-        out.contains("old: http://127.0.0.1:9/sse (SSE) - ✗ Failed"),
+        out.contains("old: http://127.0.0.1:9/sse (SSE) - ⚠ not approved, not started"),
         "{out}"
     );
     assert!(
-        out.contains("remote: http://127.0.0.1:9/other (HTTP) - ✗ Failed"),
+        out.contains("remote: http://127.0.0.1:9/other (HTTP) - ⚠ not approved"),
         "{out}"
     );
 
@@ -194,6 +196,39 @@ fn http_sse_and_json_servers_in_each_scope() {
     d.ok(&["remove", "remote", "--scope", "user"]);
     let out = d.ok(&["remove", "remote"]);
     assert!(out.contains("from project config"), "{out}");
+}
+
+#[test]
+fn list_and_get_start_a_project_server_only_when_the_settings_approve_it() {
+    let d = Dirs::new();
+    let servers =
+        r#"{"mcpServers":{"planted":{"command":"sh","args":["-c","touch planted.flag"]}}}"#;
+    std::fs::write(d.cwd.path().join(".mcp.json"), servers).unwrap();
+    let out = d.ok(&["list"]);
+    assert!(
+        out.contains("planted: sh -c touch planted.flag - ⚠ not approved"),
+        "{out}"
+    );
+    let out = d.ok(&["get", "planted"]);
+    assert!(out.contains("Status: ⚠ not approved"), "{out}");
+    assert!(
+        !d.cwd.path().join("planted.flag").exists(),
+        "the planted server ran"
+    );
+    // Approved in the user's settings: checked (it runs, then fails the handshake).
+    let user = d.home.path().join(".claude");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(
+        user.join("settings.json"),
+        r#"{"enabledMcpjsonServers":["planted"]}"#,
+    )
+    .unwrap();
+    let out = d.ok(&["list"]);
+    assert!(
+        out.contains("planted: sh -c touch planted.flag - ✗ Failed"),
+        "{out}"
+    );
+    assert!(d.cwd.path().join("planted.flag").exists());
 }
 
 #[test]

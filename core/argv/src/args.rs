@@ -137,7 +137,7 @@ pub const FLAGS: &[Flag] = &[
     flag("--host-timeout", &[], Value, "<secs> how long to wait for the host's answers (default 300, else DCL_HOST_TIMEOUT_SECS)", Number("hostTimeoutSecs")),
     flag("--resume", &["-r"], Value, "<id> resume a saved session", Text("resume")),
     flag("--continue", &["-c"], Switch, "resume the newest session of this directory", Set("continueConversation", Literal::True)),
-    flag("--debug", &["--debug-to-stderr"], Switch, "debug logging on stderr (DCL_LOG sets the filter)", Cli),
+    flag("--debug", &["-d", "--debug-to-stderr"], Switch, "debug logging on stderr of what dcl decides; --debug=mcp,!hooks keeps or drops categories (DCL_LOG sets a full filter)", Cli),
     flag("-v", &["--version"], Switch, "print the version", Cli),
     flag("-h", &["--help"], Switch, "this help", Cli),
     flag("--verbose", &[], Switch, "", Satisfied("stream-json output is always complete")),
@@ -159,7 +159,7 @@ pub const FLAGS: &[Flag] = &[
     flag("--resume-session-at", &[], Value, "<uuid> resume the chain up to this message", Text("resumeSessionAt")),
     flag("--resume-drops-turn", &[], Value, "<uuid> resume without this turn (it must be the last)", Text("resumeDropsTurn")),
     flag("--task-budget", &[], Value, "", NotActedOn),
-    flag("--debug-file", &[], Value, "", NotActedOn),
+    flag("--debug-file", &[], Value, "<path> write the debug log to this file (turns debug logging on)", Cli),
     flag("--allowed-mcp-server-names", &[], Value, "", NotActedOn),
     flag("--extensions", &[], Value, "", NotActedOn),
     flag("--permission-prompts", &[], Value, "", NotActedOn),
@@ -293,8 +293,14 @@ impl Args {
                 _ => (arg.clone(), None),
             };
             match lookup(&name).map(|f| f.arity) {
-                // `--debug=api` style values of switches are accepted and dropped.
-                Some(Arity::Switch) => out.flags.push(name),
+                // A switch takes no separate value; an `=` one (`--debug=api`) is kept for
+                // the switches that read it and ignored by the others.
+                Some(Arity::Switch) => {
+                    if let Some(v) = inline {
+                        out.values.entry(name.clone()).or_default().push(v);
+                    }
+                    out.flags.push(name);
+                }
                 Some(Arity::Value) => {
                     let value = inline.or_else(|| it.next()).unwrap_or_default();
                     out.values.entry(name).or_default().push(value);
@@ -452,6 +458,18 @@ mod tests {
         assert!(a.cli_flag("--debug"));
         // A switch takes no value: `x` is a positional.
         assert_eq!(a.positionals, vec!["x".to_string()]);
+    }
+
+    #[test]
+    fn debug_categories_come_in_equals_form_only() {
+        let debug = lookup("--debug").unwrap();
+        let a = parse(&["--debug=mcp,!hooks", "prompt"]);
+        assert_eq!(a.row_value(debug), Some("mcp,!hooks"));
+        assert_eq!(a.positionals, ["prompt"]);
+        let a = parse(&["-d", "prompt"]);
+        assert!(a.given_row(debug));
+        assert_eq!(a.row_value(debug), None);
+        assert_eq!(a.positionals, ["prompt"]);
     }
 
     #[test]

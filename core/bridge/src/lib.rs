@@ -29,6 +29,8 @@ pub mod options {
     pub use dcl_engine::delivery;
     pub use dcl_engine::options::*;
     pub use dcl_engine::settings::read_flag_value;
+    /// `dcl mcp list|get` start a project's `.mcp.json` server only when a session would.
+    pub use dcl_engine::settings::{McpjsonDecision, Settings};
 }
 use dcl_protocol::{LineError, Message};
 use tokio::runtime::Runtime;

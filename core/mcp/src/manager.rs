@@ -445,6 +445,21 @@ impl McpManager {
         futures::future::join_all(names.iter().map(|n| self.connect(n))).await;
     }
 
+    /// Lists `servers` without connecting them (status `disabled`): servers the user has
+    /// not approved, which `mcp_status` still shows and [`McpManager::toggle`] may connect.
+    /// A server of the same name already known is left as it is.
+    pub fn hold(&self, servers: BTreeMap<String, (ServerConfig, String)>) {
+        let mut s = lock(&self.inner.servers);
+        for (name, (config, scope)) in servers {
+            s.map.entry(name).or_insert(Entry {
+                config,
+                scope: Some(scope),
+                generation: 0,
+                state: State::Disabled,
+            });
+        }
+    }
+
     /// Replaces the whole set of servers (`mcp_set_servers`): servers no longer named are
     /// disconnected and removed, new or changed ones are (re)connected, unchanged ones kept.
     pub async fn set_servers(&self, servers: BTreeMap<String, ServerConfig>) -> SetServersResult {
@@ -1015,6 +1030,7 @@ impl Inner {
             } => {
                 let mut full_env = self.options.tool_env.apply(&self.options.child_env);
                 full_env.extend(env.iter().map(|(k, v)| (k.clone(), v.clone())));
+                let raw_env = self.options.tool_env.non_utf8_process_vars(&full_env);
                 let cwd = match (cwd, &self.options.cwd) {
                     (Some(c), Some(base)) => Some(base.join(c)),
                     (Some(c), None) => Some(c.clone()),
@@ -1025,6 +1041,7 @@ impl Inner {
                     command,
                     args,
                     env: full_env,
+                    raw_env,
                     cwd,
                 })?;
                 let transport = Watched {

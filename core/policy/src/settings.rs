@@ -182,6 +182,7 @@ impl Settings {
             .iter()
             .any(|r| crate::permissions::trusted::recorded_trust(r, cwd));
         trusted_layers(&mut layers, cwd, chosen || recorded);
+        untrusted_mcpjson_approvals(&mut layers, cwd, chosen || recorded);
         // Kept for the session's life: at its size (often the flag layer alone), not the
         // four a first push reserves.
         layers.shrink_to_fit();
@@ -418,6 +419,103 @@ fn trusted_layers(layers: &mut [Layer], cwd: &Path, trusted_elsewhere: bool) {
     }
 }
 // --- end trusted layers ---
+
+// --- project MCP server approval (mcpenv helper) ---
+/// Settings key: `true` starts every server of the project's `.mcp.json`.
+pub const ENABLE_ALL_PROJECT_MCP_SERVERS: &str = "enableAllProjectMcpServers";
+/// Settings key: the project's `.mcp.json` servers approved by name.
+pub const ENABLED_MCPJSON_SERVERS: &str = "enabledMcpjsonServers";
+/// Settings key: the project's `.mcp.json` servers never started (wins over the others).
+pub const DISABLED_MCPJSON_SERVERS: &str = "disabledMcpjsonServers";
+
+/// What the settings say about one server of the project's `.mcp.json`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpjsonDecision {
+    Approved,
+    Disabled,
+    /// Neither: the user must be asked (and is not asked, in print mode: not started).
+    Unknown,
+}
+
+/// The approval keys of every layer: the name lists are joined across layers (a name
+/// disabled anywhere stays disabled); `enableAllProjectMcpServers` is the top layer's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct McpjsonApproval {
+    pub enable_all: bool,
+    pub enabled: Vec<String>,
+    pub disabled: Vec<String>,
+}
+
+impl McpjsonApproval {
+    pub fn decide(&self, server: &str) -> McpjsonDecision {
+        if self.disabled.iter().any(|n| n == server) {
+            McpjsonDecision::Disabled
+        } else if self.enable_all || self.enabled.iter().any(|n| n == server) {
+            McpjsonDecision::Approved
+        } else {
+            McpjsonDecision::Unknown
+        }
+    }
+}
+
+impl Settings {
+    /// The approval of the project's `.mcp.json` servers (see [`McpjsonApproval`]).
+    pub fn mcpjson_approval(&self) -> McpjsonApproval {
+        let mut out = McpjsonApproval::default();
+        let names = |l: &Layer, key: &str| -> Vec<String> {
+            l.settings
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        };
+        for l in &self.layers {
+            if let Some(all) = l
+                .settings
+                .get(ENABLE_ALL_PROJECT_MCP_SERVERS)
+                .and_then(Value::as_bool)
+            {
+                out.enable_all = all;
+            }
+            out.enabled.extend(names(l, ENABLED_MCPJSON_SERVERS));
+            out.disabled.extend(names(l, DISABLED_MCPJSON_SERVERS));
+        }
+        out
+    }
+}
+
+/// A committed project layer that is not trusted cannot approve the servers of the same
+/// repository's `.mcp.json` (that would make writing two files code execution): its
+/// approving keys are dropped with a warning. `disabledMcpjsonServers` only restricts, so
+/// it stays.
+fn untrusted_mcpjson_approvals(layers: &mut [Layer], cwd: &Path, trusted_elsewhere: bool) {
+    let trusted = trusted_elsewhere
+        || crate::permissions::trusted::project_is_trusted(
+            layers
+                .iter()
+                .filter(|l| matches!(l.source, "user" | "flag"))
+                .map(|l| &l.settings),
+            cwd,
+        );
+    if trusted {
+        return;
+    }
+    for l in layers.iter_mut().filter(|l| l.source == "project") {
+        for key in [ENABLE_ALL_PROJECT_MCP_SERVERS, ENABLED_MCPJSON_SERVERS] {
+            if l.settings.remove(key).is_some() {
+                let at = l.path.as_ref().map(|p| p.display().to_string());
+                tracing::warn!(
+                    "{}: an untrusted project's settings cannot approve its own MCP servers \
+                     ({key}); ignored",
+                    at.unwrap_or_default()
+                );
+            }
+        }
+    }
+}
+// --- end project MCP server approval ---
 
 /// A settings flag's value (`--settings`, `--managed-settings`): inline JSON when it starts
 /// with `{`, else a file relative to `cwd` (returned too). Absent or blank is empty.
@@ -707,5 +805,43 @@ mod tests {
             ["default", "Explanatory", "Learning", "Terse", "Pirate"]
         );
         assert_eq!(s.folder_dirs("output-styles").len(), 2);
+    }
+    #[test]
+    fn mcpjson_approval_joins_the_layers_and_an_untrusted_project_cannot_approve() {
+        let home = tempfile::tempdir().unwrap();
+        let cwd = tempfile::tempdir().unwrap();
+        write(
+            &home.path().join(".dcl/settings.json"),
+            r#"{"disabledMcpjsonServers":["off"],"enabledMcpjsonServers":["mine"]}"#,
+        );
+        write(
+            &cwd.path().join(".dcl/settings.json"),
+            r#"{"enableAllProjectMcpServers":true,"enabledMcpjsonServers":["planted"],
+                "disabledMcpjsonServers":["also-off"]}"#,
+        );
+        let flag = r#"{"enabledMcpjsonServers":["off","given"]}"#;
+        let s = Settings::load(Some(home.path()), cwd.path(), None, Some(flag)).unwrap();
+        let a = s.mcpjson_approval();
+        assert!(
+            !a.enable_all,
+            "the untrusted project layer approved everything"
+        );
+        assert_eq!(a.decide("planted"), McpjsonDecision::Unknown);
+        assert_eq!(a.decide("mine"), McpjsonDecision::Approved);
+        assert_eq!(a.decide("given"), McpjsonDecision::Approved);
+        // Disabled anywhere wins, the project's own restriction included.
+        assert_eq!(a.decide("off"), McpjsonDecision::Disabled);
+        assert_eq!(a.decide("also-off"), McpjsonDecision::Disabled);
+
+        // A project the user trusts may approve its own servers.
+        let trusting = format!(
+            r#"{{"trustedProjects":[{}]}}"#,
+            serde_json::to_string(&cwd.path()).unwrap()
+        );
+        let s = Settings::load(Some(home.path()), cwd.path(), None, Some(&trusting)).unwrap();
+        let a = s.mcpjson_approval();
+        assert!(a.enable_all);
+        assert_eq!(a.decide("planted"), McpjsonDecision::Approved);
+        assert_eq!(a.decide("also-off"), McpjsonDecision::Disabled);
     }
 }

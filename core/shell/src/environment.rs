@@ -114,6 +114,24 @@ impl ToolEnvironment {
         out
     }
 
+    /// The process's variables whose name or value is not UTF-8, which the string maps
+    /// cannot hold: a tool process gets them unchanged, under this policy by name, unless
+    /// `env` (the rest of its environment) or `set` names the variable (those win).
+    pub fn non_utf8_process_vars(
+        &self,
+        env: &BTreeMap<String, String>,
+    ) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+        std::env::vars_os()
+            .filter(|(k, v)| k.to_str().is_none() || v.to_str().is_none())
+            .filter(|(k, _)| {
+                let name = k.to_string_lossy();
+                !env.contains_key(name.as_ref())
+                    && !self.set.contains_key(name.as_ref())
+                    && self.passes(&name)
+            })
+            .collect()
+    }
+
     /// The values a tool must never see, to scrub from any text it produces or that
     /// reaches a log: the values of every withheld secret-looking variable of `base`
     /// (short values are skipped; they would redact ordinary words).

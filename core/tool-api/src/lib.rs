@@ -13,6 +13,7 @@
 mod checked;
 mod context;
 mod output;
+pub mod output_dirs;
 pub mod processes;
 mod tool;
 mod turn;

@@ -176,12 +176,16 @@ impl BackgroundShells {
     /// its id (`bash_1`, `bash_2`, …). Must be called inside a Tokio runtime (a task
     /// reaps the process and records its exit status). `env` is the process's whole
     /// environment: nothing else is inherited.
-    pub fn start(
+    pub fn start<K, V>(
         &self,
         command: &str,
         cwd: &Path,
-        env: &BTreeMap<String, String>,
-    ) -> io::Result<String> {
+        env: impl IntoIterator<Item = (K, V)>,
+    ) -> io::Result<String>
+    where
+        K: AsRef<std::ffi::OsStr>,
+        V: AsRef<std::ffi::OsStr>,
+    {
         self.start_confined(command, cwd, env, None, None)
     }
 
@@ -189,14 +193,18 @@ impl BackgroundShells {
     /// in its own PID namespace, which ends — with everything in it, `setsid` or not —
     /// at KillShell, when the registry drops, when `scope` drops (session end) or when
     /// dcl dies; without a scope, already when the command exits.
-    pub fn start_confined(
+    pub fn start_confined<K, V>(
         &self,
         command: &str,
         cwd: &Path,
-        env: &BTreeMap<String, String>,
+        env: impl IntoIterator<Item = (K, V)>,
         sandbox: Option<&dcl_sandbox::Sandbox>,
         scope: Option<&dcl_sandbox::Scope>,
-    ) -> io::Result<String> {
+    ) -> io::Result<String>
+    where
+        K: AsRef<std::ffi::OsStr>,
+        V: AsRef<std::ffi::OsStr>,
+    {
         let n = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("bash_{n}");
         let dir = self.output_dir()?;
@@ -211,7 +219,7 @@ impl BackgroundShells {
             .current_dir(cwd)
             // `env` is the complete tool environment (see `tools::environment`).
             .env_clear()
-            .envs(env.iter())
+            .envs(env)
             .stdin(Stdio::null())
             .stdout(Stdio::from(stdout))
             .stderr(Stdio::from(stderr))
@@ -320,12 +328,8 @@ impl BackgroundShells {
         if let Some(d) = dir.as_ref() {
             return Ok(d.clone());
         }
-        let path =
-            std::env::temp_dir().join(format!("dcl-background-{}", uuid::Uuid::new_v4().simple()));
-        {
-            use std::os::unix::fs::DirBuilderExt as _;
-            fs::DirBuilder::new().mode(0o700).create(&path)?;
-        }
+        // Named after this process, so a later dcl can sweep it if this one is killed.
+        let path = crate::output_dirs::create()?;
         *dir = Some(path.clone());
         Ok(path)
     }

@@ -11,6 +11,8 @@ use crate::support::{input_str, truncate_middle};
 use crate::{
     BoxFuture, ProcessSpec, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec, parse_input,
 };
+/// Run at session start: what a SIGKILLed dcl left under TMPDIR goes.
+pub use dcl_tool_api::output_dirs::sweep_stale_once as sweep_stale_output_dirs;
 pub use dcl_tool_api::processes::{
     BackgroundShellInfo, BackgroundShells, NewOutput, ShellError, ShellListener, ShellStatus,
 };
@@ -319,7 +321,7 @@ mod tests {
             .start(
                 "echo one; echo err >&2; sleep 0.3; echo two; exit 3",
                 dir.path(),
-                &BTreeMap::new(),
+                &BTreeMap::<String, String>::new(),
             )
             .unwrap();
         assert_eq!(id, "bash_1");
@@ -364,7 +366,7 @@ mod tests {
             .start(
                 "printf 'INFO a\\nERROR b\\nINFO c\\nERROR d\\n'",
                 dir.path(),
-                &BTreeMap::new(),
+                &BTreeMap::<String, String>::new(),
             )
             .unwrap();
         wait_for_status(&ctx, &id, "completed").await;
@@ -397,7 +399,7 @@ mod tests {
             .start(
                 &format!("sleep {secs} & sleep {secs}"),
                 dir.path(),
-                &BTreeMap::new(),
+                &BTreeMap::<String, String>::new(),
             )
             .unwrap();
         let marker = format!("sleep {secs}");
@@ -437,7 +439,11 @@ mod tests {
             let ctx = ctx_in(dir.path());
             let id = ctx
                 .background
-                .start(&format!("sleep {secs}"), dir.path(), &BTreeMap::new())
+                .start(
+                    &format!("sleep {secs}"),
+                    dir.path(),
+                    &BTreeMap::<String, String>::new(),
+                )
                 .unwrap();
             let info = ctx.background.list();
             assert_eq!(info.len(), 1);
@@ -468,7 +474,9 @@ mod tests {
                 .to_string()
                 .contains("No shell")
         );
-        let id = shells.start("true", dir.path(), &BTreeMap::new()).unwrap();
+        let id = shells
+            .start("true", dir.path(), &BTreeMap::<String, String>::new())
+            .unwrap();
         for _ in 0..200 {
             if shells.list()[0].status != ShellStatus::Running {
                 break;

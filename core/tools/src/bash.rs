@@ -149,7 +149,10 @@ fn start_in_background(
     match ctx.background.start_confined(
         command,
         &cwd,
-        &super::environment::for_tools(ctx),
+        super::environment::for_tools(ctx)
+            .into_iter()
+            .map(|(k, v)| (std::ffi::OsString::from(k), std::ffi::OsString::from(v)))
+            .chain(super::environment::non_utf8_for_tools(ctx)),
         sandbox,
         ctx.shell.scope().map(|s| s.as_ref()),
     ) {
@@ -286,6 +289,7 @@ fn spawn_shell(
         // The tool environment (no credentials, no secret-named variables), complete.
         .env_clear()
         .envs(super::environment::for_tools(ctx))
+        .envs(super::environment::non_utf8_for_tools(ctx))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

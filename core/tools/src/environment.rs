@@ -5,6 +5,7 @@
 //! withheld values scrubbed, so a key cannot reach the model even if a file holds it.
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 
 pub use dcl_shell::environment::{
     CREDENTIALS, REDACTED, ToolEnvironment, ToolEnvironmentError, is_secret_name, redact_settings,
@@ -28,6 +29,12 @@ pub fn for_tools(ctx: &ToolContext) -> BTreeMap<String, String> {
     ctx.shell
         .tool_environment()
         .apply(&dcl_environment(&ctx.env))
+}
+
+/// The process's variables whose name or value is not UTF-8, as a tool process started for
+/// `ctx` gets them (see [`ToolEnvironment::non_utf8_process_vars`]).
+pub fn non_utf8_for_tools(ctx: &ToolContext) -> Vec<(OsString, OsString)> {
+    ctx.shell.tool_environment().non_utf8_process_vars(&ctx.env)
 }
 
 /// The values a tool's output must not show.

@@ -34,7 +34,11 @@ impl Dcl {
     }
 
     pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Dcl {
-        let cwd = tempfile::tempdir().expect("tempdir");
+        Self::start_in(tempfile::tempdir().expect("tempdir"), args, env)
+    }
+
+    /// Starts in `cwd`, prepared by the caller (files the session reads at start).
+    pub fn start_in(cwd: tempfile::TempDir, args: &[&str], env: &[(&str, &str)]) -> Dcl {
         let home = tempfile::tempdir().expect("tempdir");
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_dcl"));
         cmd.args(args)

@@ -146,12 +146,17 @@ impl Child {
             Ok(_) => return Err(invalid("session options must be a JSON object".into())),
             Err(e) => return Err(invalid(format!("invalid session options: {e}"))),
         };
-        let env: BTreeMap<String, String> = match options.remove("env") {
-            None | Some(Value::Null) => std::env::vars().collect(),
-            Some(v) => serde_json::from_value(v).map_err(|e| BridgeError::InvalidOptions {
-                option: Some("env".into()),
-                message: format!("env: {e}"),
-            })?,
+        // The child inherits this process's variables byte for byte (a non-UTF-8 one too).
+        let env: BTreeMap<std::ffi::OsString, std::ffi::OsString> = match options.remove("env") {
+            None | Some(Value::Null) => std::env::vars_os().collect(),
+            Some(v) => serde_json::from_value::<BTreeMap<String, String>>(v)
+                .map_err(|e| BridgeError::InvalidOptions {
+                    option: Some("env".into()),
+                    message: format!("env: {e}"),
+                })?
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
         };
         let cwd = options
             .get("cwd")

@@ -33,6 +33,8 @@ impl SessionCore {
         // Options built in Rust get the environment defaults the JSON path resolves.
         let opts = opts.resolved()?;
         let cwd = working_dir(&opts)?;
+        // Once per process: background output a SIGKILLed dcl left under TMPDIR.
+        dcl_tools::background::sweep_stale_output_dirs();
         let home = opts.env.get("HOME").map(PathBuf::from);
         let homes =
             dcl_store::Homes::resolve(opts.data_dir.as_deref(), |k| opts.env.get(k).cloned(), &cwd);
@@ -81,6 +83,13 @@ impl SessionCore {
         let clients = Clients::new(&opts, &env).map_err(|e| OptionsError::from(e.to_string()))?;
         let model = models::resolve_alias(model_name.as_deref(), clients.default_model());
         let session_id = opened.session_id.clone();
+        tracing::debug!(
+            session = %session_id,
+            cwd = %cwd.display(),
+            model = %model,
+            settings = ?settings.files_read(),
+            "session"
+        );
         let disallowed = crate::permissions::RuleSet::parse(&opts.disallowed_tools);
         let tools = select_tools(
             &opts,

@@ -245,9 +245,18 @@ pub(crate) fn mcp_server_status(s: ServerStatus) -> McpServerStatus {
 /// Starting the session's MCP servers, and waiting for them.
 impl SessionCore {
     /// Starts the configured MCP servers (when the actor starts).
+    /// The project's `.mcp.json` servers only when approved (see `mcp_approval`).
     pub fn start_configured_servers(&self) {
-        let configured = self.state.with(|s| std::mem::take(&mut s.mcp.configured));
-        self.start_servers(configured);
+        let (configured, approval) = self.state.with(|s| {
+            (
+                std::mem::take(&mut s.mcp.configured),
+                s.settings.mcpjson_approval(),
+            )
+        });
+        let sorted = super::mcp_approval::sort(configured, &approval, self.services.can_ask_host());
+        self.services.mcp.hold(sorted.held);
+        self.start_servers(sorted.start);
+        self.ask_host_to_start(sorted.ask);
     }
 
     /// Starts the host-provided MCP servers that are waiting (at `initialize`, or at the
@@ -299,6 +308,58 @@ impl SessionCore {
     pub async fn mcp_ready(&self) {
         let pending: Vec<McpStartup> = self.state.with(|s| s.mcp.startups.clone());
         futures::future::join_all(pending).await;
+    }
+}
+
+/// Project servers the host is asked about.
+impl SessionCore {
+    /// Asks the host about each of `servers` (concurrently), then starts the approved
+    /// ones and lists the others as disabled. Turns wait for it like any start-up.
+    pub(crate) fn ask_host_to_start(&self, servers: super::mcp_approval::Servers) {
+        if servers.is_empty() {
+            return;
+        }
+        let host = self.services.host.clone();
+        let emitter = self.services.emitter.clone();
+        let closed = self.services.closed.clone();
+        let manager = self.services.mcp.clone();
+        let task = tokio::spawn(async move {
+            let asks = servers.into_iter().map(|(name, server)| {
+                let wire = super::mcp_approval::request(&name, &server.0);
+                let (host, emitter, closed) = (&host, &emitter, &closed);
+                async move {
+                    let answer = host.request(emitter, wire, closed).await;
+                    let yes = match &answer {
+                        Ok(a) => super::mcp_approval::approved(a),
+                        Err(_) => false,
+                    };
+                    if !yes {
+                        let why = match answer {
+                            Ok(_) => "the host did not approve it".to_string(),
+                            Err(e) => format!("no approval from the host: {e}"),
+                        };
+                        tracing::warn!(
+                            "MCP server {name:?} of the project's .mcp.json was not started \
+                             ({why}); enabledMcpjsonServers in the settings approves it"
+                        );
+                    }
+                    (yes, name, server)
+                }
+            });
+            let (mut start, mut held) = (BTreeMap::new(), BTreeMap::new());
+            for (yes, name, server) in futures::future::join_all(asks).await {
+                if yes {
+                    start.insert(name, server);
+                } else {
+                    held.insert(name, server);
+                }
+            }
+            manager.hold(held);
+            if !start.is_empty() {
+                manager.start_scoped(start).await;
+            }
+        });
+        self.state.with(|s| s.mcp.startups.push(startup(task)));
     }
 }
 

@@ -27,6 +27,7 @@ pub mod host;
 mod init;
 mod lifecycle;
 mod mcp;
+mod mcp_approval;
 mod model_names;
 pub mod models;
 mod persist;

@@ -20,6 +20,7 @@ mod no_string_errors;
 mod openai;
 mod permission_attacks;
 mod permission_updates;
+mod project_mcp;
 mod resume_fake_server;
 mod session_files;
 mod special_files;

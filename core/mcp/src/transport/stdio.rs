@@ -31,6 +31,8 @@ pub(crate) struct Spawn<'a> {
     pub args: &'a [String],
     /// The complete environment of the child (the session's env plus the config's env).
     pub env: BTreeMap<String, String>,
+    /// Variables a string map cannot hold (not UTF-8), passed through unchanged.
+    pub raw_env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
     pub cwd: Option<PathBuf>,
 }
 
@@ -51,6 +53,7 @@ pub(crate) fn spawn(spec: Spawn<'_>) -> Result<(LineTransport, ChildGuard), Spaw
     cmd.args(spec.args)
         .env_clear()
         .envs(&spec.env)
+        .envs(spec.raw_env)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -322,6 +322,12 @@ async fn prepare(
             .await
         }
     };
+    match &decision {
+        Decision::Allow(_) => tracing::debug!(tool = %tu.name, id = %tu.id, "permission: allow"),
+        Decision::Deny(why) => {
+            tracing::debug!(tool = %tu.name, id = %tu.id, "permission: deny ({why})")
+        }
+    }
     match decision {
         Decision::Deny(message) => {
             st.denials.push(PermissionDenial {

@@ -191,6 +191,13 @@ async fn sample(
         if partial {
             ctx.emitter.system(SystemStatus::requesting());
         }
+        tracing::debug!(
+            model = %request.model,
+            messages = request.messages.len(),
+            tools = request.tools.len(),
+            attempt,
+            "model request"
+        );
         let t0 = Instant::now();
         // Read up to the first content block: a failure before it (headers, a stream that
         // breaks or stalls early) is retried; once content is shown it is a clear error.
