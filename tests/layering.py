@@ -42,7 +42,7 @@ ALLOWED: dict[str, set[str]] = {
     "dcl-tools": {"dcl-protocol", "dcl-tool-api", "dcl-shell", "dcl-sandbox"},
     "dcl-policy": {"dcl-tool-api", "dcl-shell", "dcl-sandbox", "dcl-store"},
 }
-FRONT_ENDS = {"dcl-cli", "dcl-python", "dcl-node", "dcl-java", "dcl-c", "dcl-uniffi"}
+FRONT_ENDS = {"dcl-cli", "dcl-tui", "dcl-python", "dcl-node", "dcl-java", "dcl-c", "dcl-uniffi"}
 
 # Folders whose code emits events and never tests the dialect.
 DIALECT_FREE = ["core/engine/src/session/turn", "core/engine/src/session/control"]

@@ -18,6 +18,8 @@ pub enum CliError {
         "no prompt: use `dcl -p \"<prompt>\"` or `--input-format stream-json` (interactive mode is not supported)"
     )]
     NoPrompt,
+    #[error("{0}")]
+    Tui(dcl_tui::TuiError),
     #[error("cannot read the prompt from stdin: {0}")]
     ReadPrompt(std::io::Error),
     #[error("the prompt is empty")]
