@@ -15,7 +15,7 @@ pub enum CliError {
     #[error("{0}")]
     Bridge(#[from] BridgeError),
     #[error(
-        "no prompt: use `dcl -p \"<prompt>\"` or `--input-format stream-json` (interactive mode is not supported)"
+        "no prompt: use `dcl -p \"<prompt>\"` or `--input-format stream-json` (the interactive mode needs a terminal on both stdin and stdout)"
     )]
     NoPrompt,
     #[error("{0}")]

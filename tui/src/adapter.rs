@@ -197,7 +197,9 @@ impl Decoder {
             return Vec::new();
         };
         if str_at(r, "subtype") == "error" {
-            return vec![UiEvent::Notice(Notice::error(str_at(r, "error").to_string()))];
+            return vec![UiEvent::Notice(Notice::error(
+                str_at(r, "error").to_string(),
+            ))];
         }
         match own {
             OwnRequest::SetMode(mode) => vec![UiEvent::ModeChanged(mode)],
@@ -283,7 +285,10 @@ fn turn_end(v: &Value) -> TurnEnd {
             .filter_map(Value::as_str)
             .collect();
         if errors.is_empty() {
-            v["result"].as_str().unwrap_or("the turn failed").to_string()
+            v["result"]
+                .as_str()
+                .unwrap_or("the turn failed")
+                .to_string()
         } else {
             errors.join("; ")
         }

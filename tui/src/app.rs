@@ -532,7 +532,10 @@ impl App {
     pub fn refresh_popup(&mut self) {
         let text = self.prompt.text();
         let word = self.prompt.current_word();
-        self.popup = if let Some(q) = text.strip_prefix('/').filter(|q| !q.contains(char::is_whitespace)) {
+        self.popup = if let Some(q) = text
+            .strip_prefix('/')
+            .filter(|q| !q.contains(char::is_whitespace))
+        {
             let all = commands::merge(self.custom.clone(), &self.info.slash_commands);
             let names = files::rank_names(all.iter().map(|c| c.name.as_str()), q);
             let items: Vec<(String, String)> = names

@@ -41,11 +41,15 @@ pub fn attach(cwd: &Path, text: &str, full: &mut String) -> Vec<Notice> {
             }
         };
         let Ok(body) = String::from_utf8(bytes) else {
-            notes.push(Notice::warning(format!("@{rel} is a binary file: not attached")));
+            notes.push(Notice::warning(format!(
+                "@{rel} is a binary file: not attached"
+            )));
             continue;
         };
         if body.contains('\0') {
-            notes.push(Notice::warning(format!("@{rel} is a binary file: not attached")));
+            notes.push(Notice::warning(format!(
+                "@{rel} is a binary file: not attached"
+            )));
             continue;
         }
         full.push_str(&format!("\n\n<file path=\"{rel}\">\n{body}\n</file>"));

@@ -15,7 +15,10 @@ pub enum Cell {
     Thinking(String),
     Tool(ToolCell),
     /// A `!` command the user ran, with its output.
-    Shell { command: String, output: String },
+    Shell {
+        command: String,
+        output: String,
+    },
     Notice(Notice),
 }
 
@@ -50,7 +53,10 @@ impl Cell {
                 for (i, l) in text.split('\n').enumerate() {
                     let marker = if i == 0 { "> " } else { "  " };
                     out.extend(wrap_line(
-                        Line::from(vec![Span::styled(marker, DIM), Span::styled(l.to_string(), style)]),
+                        Line::from(vec![
+                            Span::styled(marker, DIM),
+                            Span::styled(l.to_string(), style),
+                        ]),
                         width,
                     ));
                 }
@@ -67,7 +73,11 @@ impl Cell {
                 let style = DIM.add_modifier(Modifier::ITALIC);
                 if expanded {
                     out.push(Line::styled("✻ Thinking…", style));
-                    out.extend(wrap_text(text.trim(), style, width.saturating_sub(2)).into_iter().map(indent));
+                    out.extend(
+                        wrap_text(text.trim(), style, width.saturating_sub(2))
+                            .into_iter()
+                            .map(indent),
+                    );
                 } else {
                     let first = text.trim().lines().next().unwrap_or("");
                     out.extend(wrap_line(Line::styled(format!("✻ {first}"), style), width));
@@ -118,14 +128,21 @@ fn tool_lines(t: &ToolCell, width: u16, expanded: bool) -> Vec<Line<'static>> {
     let mut head = vec![
         Span::raw(nested),
         bullet,
-        Span::styled(t.call.name.clone(), Style::new().add_modifier(Modifier::BOLD)),
+        Span::styled(
+            t.call.name.clone(),
+            Style::new().add_modifier(Modifier::BOLD),
+        ),
     ];
     if !t.call.summary.is_empty() {
         head.push(Span::raw(format!("({})", t.call.summary)));
     }
     let mut out = wrap_line(Line::from(head), width);
     if let Some(change) = &t.call.diff {
-        out.extend(diff::render(change, width.saturating_sub(2)).into_iter().map(indent));
+        out.extend(
+            diff::render(change, width.saturating_sub(2))
+                .into_iter()
+                .map(indent),
+        );
     }
     let Some(result) = &t.result else {
         return out;
@@ -141,10 +158,17 @@ fn tool_lines(t: &ToolCell, width: u16, expanded: bool) -> Vec<Line<'static>> {
         let body: Vec<&str> = text.lines().take(EXPANDED_OUTPUT).collect();
         for (i, l) in body.iter().enumerate() {
             let p = if i == 0 { "  ⎿ " } else { "    " };
-            out.extend(wrap_line(Line::styled(l.to_string(), style), width.saturating_sub(4)).into_iter().map(|l| prefix(p, l)));
+            out.extend(
+                wrap_line(Line::styled(l.to_string(), style), width.saturating_sub(4))
+                    .into_iter()
+                    .map(|l| prefix(p, l)),
+            );
         }
         if count > EXPANDED_OUTPUT {
-            out.push(Line::styled(format!("    … {} more lines", count - EXPANDED_OUTPUT), DIM));
+            out.push(Line::styled(
+                format!("    … {} more lines", count - EXPANDED_OUTPUT),
+                DIM,
+            ));
         }
     } else if t.call.diff.is_none() || result.is_error {
         let first = text.lines().next().unwrap_or("(no output)");

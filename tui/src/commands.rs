@@ -15,7 +15,10 @@ pub const BUILT_INS: &[(&str, &str)] = &[
     ("clear", "Start a new conversation"),
     ("compact", "Summarise the conversation to free context"),
     ("model", "Show or set the model (/model <name>)"),
-    ("permissions", "Show the permission mode and how to change it"),
+    (
+        "permissions",
+        "Show the permission mode and how to change it",
+    ),
     ("resume", "Resume an earlier session"),
     ("rewind", "Go back to an earlier prompt"),
     ("cost", "Show the session's cost and tokens"),

@@ -48,10 +48,7 @@ pub fn render(change: &FileChange, width: u16) -> Vec<Line<'static>> {
     let shown = lines.len();
     lines.truncate(MAX_LINES);
     let mut out = vec![Line::from(vec![
-        Span::styled(
-            format!("  {} ", change.path),
-            Style::new().fg(Color::White),
-        ),
+        Span::styled(format!("  {} ", change.path), Style::new().fg(Color::White)),
         Span::styled(format!("+{added}"), Style::new().fg(Color::Green)),
         Span::raw(" "),
         Span::styled(format!("-{removed}"), Style::new().fg(Color::Red)),

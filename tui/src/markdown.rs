@@ -71,7 +71,8 @@ impl Renderer {
 
     fn flush(&mut self) {
         if !self.current.is_empty() {
-            self.lines.push(Line::from(std::mem::take(&mut self.current)));
+            self.lines
+                .push(Line::from(std::mem::take(&mut self.current)));
         }
     }
 
@@ -174,9 +175,12 @@ impl Renderer {
             Tag::BlockQuote(_) => {
                 self.blank();
                 self.quote += 1;
-                self.styles.push(Style::new().add_modifier(Modifier::ITALIC));
+                self.styles
+                    .push(Style::new().add_modifier(Modifier::ITALIC));
             }
-            Tag::Emphasis => self.styles.push(Style::new().add_modifier(Modifier::ITALIC)),
+            Tag::Emphasis => self
+                .styles
+                .push(Style::new().add_modifier(Modifier::ITALIC)),
             Tag::Strong => self.styles.push(Style::new().add_modifier(Modifier::BOLD)),
             Tag::Strikethrough => self
                 .styles

@@ -134,5 +134,9 @@ impl Prompt {
 }
 
 fn placeholder(index: usize, text: &str) -> String {
-    format!("[Pasted text #{} +{} lines]", index + 1, text.lines().count())
+    format!(
+        "[Pasted text #{} +{} lines]",
+        index + 1,
+        text.lines().count()
+    )
 }

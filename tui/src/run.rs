@@ -65,7 +65,13 @@ pub fn run(args: &Args, opts: SessionOptions) -> Result<ExitCode, TuiError> {
             viewport: Viewport::Inline(rows.clamp(1, VIEWPORT_ROWS)),
         },
     )?;
-    let outcome = rt.block_on(event_loop(&mut term, &mut link, &mut app, cwd, first_prompt));
+    let outcome = rt.block_on(event_loop(
+        &mut term,
+        &mut link,
+        &mut app,
+        cwd,
+        first_prompt,
+    ));
     // Leave the shell prompt under the conversation, not under an empty live area.
     let _ = term.clear();
     link.close();
@@ -177,7 +183,10 @@ async fn run_shell(command: &str, cwd: &std::path::Path) -> String {
             let mut text = String::from_utf8_lossy(&o.stdout).into_owned();
             text.push_str(&String::from_utf8_lossy(&o.stderr));
             if !o.status.success() {
-                text.push_str(&format!("\n(exit status {})", o.status.code().unwrap_or(-1)));
+                text.push_str(&format!(
+                    "\n(exit status {})",
+                    o.status.code().unwrap_or(-1)
+                ));
             }
             text
         }
@@ -216,7 +225,10 @@ async fn transcript(app: &mut App, keys: &mut EventStream) -> Result<(), TuiErro
             back = back.min(lines.len().saturating_sub(rows));
             let start = lines.len().saturating_sub(rows + back);
             let shown: Vec<Line> = lines.into_iter().skip(start).take(rows).collect();
-            f.render_widget(Paragraph::new(shown), Rect::new(0, 0, area.width, rows as u16));
+            f.render_widget(
+                Paragraph::new(shown),
+                Rect::new(0, 0, area.width, rows as u16),
+            );
             f.render_widget(
                 Paragraph::new(Line::styled(
                     "  Transcript · ↑/↓ scroll · ctrl+o or esc to return",

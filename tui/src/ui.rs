@@ -11,8 +11,8 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::app::{App, Dialog, PopupKind};
 use crate::cells::Cell;
-use crate::{diff, markdown};
 use crate::wrap::{wrap_line, wrap_text};
+use crate::{diff, markdown};
 
 const DIM: Style = Style::new().fg(Color::DarkGray);
 const ACCENT: Color = Color::Rgb(215, 119, 87);
@@ -66,7 +66,9 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) {
         let h = (shown + 2).min(room);
         bottom -= h;
         let rect = Rect::new(area.x, bottom, area.width, h);
-        let block = Block::new().borders(Borders::TOP | Borders::BOTTOM).border_style(DIM);
+        let block = Block::new()
+            .borders(Borders::TOP | Borders::BOTTOM)
+            .border_style(DIM);
         let inner = block.inner(rect);
         f.render_widget(block, rect);
         if let Some(q) = &app.search {
@@ -93,7 +95,10 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) {
     {
         bottom -= 1;
         f.render_widget(
-            Paragraph::new(progress_line(app, now.saturating_duration_since(since).as_secs())),
+            Paragraph::new(progress_line(
+                app,
+                now.saturating_duration_since(since).as_secs(),
+            )),
             Rect::new(area.x, bottom, area.width, 1),
         );
     }
@@ -146,7 +151,9 @@ pub fn status_line(app: &App) -> Line<'static> {
     let mode_span = match mode {
         "acceptEdits" => Span::styled("⏵⏵ accept edits on", Style::new().fg(Color::Magenta)),
         "plan" => Span::styled("⏸ plan mode on", Style::new().fg(Color::Cyan)),
-        "bypassPermissions" => Span::styled("⏵⏵ bypass permissions on", Style::new().fg(Color::Red)),
+        "bypassPermissions" => {
+            Span::styled("⏵⏵ bypass permissions on", Style::new().fg(Color::Red))
+        }
         "" | "default" => Span::styled("default mode", DIM),
         other => Span::styled(format!("{other} mode"), DIM),
     };
@@ -216,7 +223,10 @@ pub fn popup_lines(app: &App, width: u16) -> Vec<Line<'static>> {
                 Span::styled(format!("  {shown:<name_w$}"), style),
                 Span::styled(desc.clone(), DIM),
             ]);
-            wrap_line(line, width).into_iter().next().unwrap_or_default()
+            wrap_line(line, width)
+                .into_iter()
+                .next()
+                .unwrap_or_default()
         })
         .collect()
 }
@@ -271,5 +281,8 @@ pub fn dialog_lines(d: &Dialog, width: u16) -> Vec<Line<'static>> {
 
 /// Every cell, for the transcript view and the scrollback.
 pub fn transcript_lines(cells: &[Cell], width: u16, expanded: bool) -> Vec<Line<'static>> {
-    cells.iter().flat_map(|c| c.lines(width, expanded)).collect()
+    cells
+        .iter()
+        .flat_map(|c| c.lines(width, expanded))
+        .collect()
 }

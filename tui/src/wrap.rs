@@ -54,7 +54,10 @@ fn spans_of(cells: &[(char, ratatui::style::Style)]) -> Line<'static> {
     let mut style = None;
     for (c, s) in cells {
         if style.is_some_and(|st| st != *s) {
-            spans.push(Span::styled(std::mem::take(&mut text), style.unwrap_or_default()));
+            spans.push(Span::styled(
+                std::mem::take(&mut text),
+                style.unwrap_or_default(),
+            ));
         }
         style = Some(*s);
         text.push(*c);
