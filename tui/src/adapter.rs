@@ -207,6 +207,31 @@ impl Decoder {
         }
     }
 
+    /// A transcript line (a resumed session's history): the same message shapes, no
+    /// streaming, prompts shown as prompts.
+    pub fn history(&mut self, line: &str) -> Vec<UiEvent> {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            return Vec::new();
+        };
+        if v["isSidechain"].as_bool() == Some(true) || v["isMeta"].as_bool() == Some(true) {
+            return Vec::new();
+        }
+        match str_at(&v, "type") {
+            "assistant" => {
+                self.streamed = false;
+                self.assistant(&v["message"], None)
+            }
+            "user" => match &v["message"]["content"] {
+                Value::String(text) => vec![UiEvent::UserPrompt(text.clone())],
+                Value::Array(blocks) if blocks.iter().all(|b| str_at(b, "type") == "text") => {
+                    vec![UiEvent::UserPrompt(content_text(&v["message"]["content"]))]
+                }
+                _ => tool_results(&v["message"]),
+            },
+            _ => Vec::new(),
+        }
+    }
+
     /// The line answering permission question `id`; `None` when no such question is open.
     pub fn answer_line(&mut self, id: &str, answer: &PermissionAnswer) -> Option<String> {
         let ask = self.asks.remove(id)?;
@@ -425,6 +450,20 @@ impl Link {
 
     pub fn session_id(&self) -> String {
         self.bridge.session_id()
+    }
+
+    /// The earlier conversation of a resumed session, from its transcript.
+    pub fn history(&mut self) -> Vec<UiEvent> {
+        let Some(path) = self.bridge.transcript_path() else {
+            return Vec::new();
+        };
+        match std::fs::read_to_string(&path) {
+            Ok(text) => text.lines().flat_map(|l| self.decoder.history(l)).collect(),
+            Err(e) => vec![UiEvent::Notice(Notice::warning(format!(
+                "cannot show the earlier conversation ({}): {e}",
+                path.display()
+            )))],
+        }
     }
 
     pub fn prompt(&self, text: &str) -> Result<(), TuiError> {

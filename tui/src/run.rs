@@ -52,11 +52,17 @@ pub fn run(args: &Args, opts: SessionOptions) -> Result<ExitCode, TuiError> {
         ..SessionInfo::default()
     };
     let first_prompt = args.positionals.join(" ");
+    let resumed = opts.resume.is_some() || opts.continue_conversation;
     let rt = dcl_bridge::runtime()?;
     let _enter = rt.enter();
     let mut link = Link::open(opts)?;
     let mut app = App::new(cwd.clone(), home, info);
     app.info.session_id = link.session_id();
+    if resumed {
+        for e in link.history() {
+            app.apply(e);
+        }
+    }
     let guard = TerminalGuard::enter()?;
     let rows = crossterm::terminal::size()?.1;
     let mut term = Terminal::with_options(

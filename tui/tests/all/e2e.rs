@@ -363,3 +363,17 @@ fn at_completion_attaches_a_file() {
     pty.send("\x04");
     pty.wait_exit();
 }
+
+#[test]
+fn continue_shows_the_earlier_conversation() {
+    let d = dirs();
+    let mut first = Pty::start(&d, &["please FAKE_THINK"]);
+    first.wait_for("Thought about it.");
+    first.send("\x04");
+    first.wait_exit();
+    let mut again = Pty::start(&d, &["-c"]);
+    let s = again.wait_for("Thought about it.");
+    assert!(s.contains("please FAKE_THINK"), "{s}");
+    again.send("\x04");
+    again.wait_exit();
+}
