@@ -168,7 +168,7 @@ pub fn status_line(app: &App) -> Line<'static> {
         Span::styled(" (shift+tab to cycle)", DIM),
         Span::styled(
             format!(
-                "  ·  {model}  ·  ${:.4}  ·  {} tokens",
+                "  ·  {model}  ·  ${:.4}  ·  {} tokens used",
                 app.cost_usd, app.tokens
             ),
             DIM,
