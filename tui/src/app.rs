@@ -91,8 +91,14 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(cwd: PathBuf, home: Option<PathBuf>, info: SessionInfo) -> App {
-        let history = History::load(home.clone(), cwd.display().to_string());
+    /// `home` is the user's (custom commands), `dcl_home` dcl's own folder (history).
+    pub fn new(
+        cwd: PathBuf,
+        home: Option<PathBuf>,
+        dcl_home: Option<PathBuf>,
+        info: SessionInfo,
+    ) -> App {
+        let history = History::load(dcl_home, cwd.display().to_string());
         let custom = commands::custom(&cwd, home.as_deref());
         App {
             cells: Vec::new(),

@@ -1,5 +1,6 @@
-//! Prompt history per project, kept where the reference keeps it: one JSON line per
-//! prompt in `~/.claude/history.jsonl`, with the project's path.
+//! Prompt history per project, in the reference's shape (one JSON line per prompt, with
+//! the project's path) in dcl's own folder beside its transcripts:
+//! `$DCL_CONFIG_DIR/history.jsonl`, by default `~/.dcl/history.jsonl`.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -18,8 +19,8 @@ pub struct History {
 }
 
 impl History {
-    pub fn load(home: Option<PathBuf>, project: String) -> History {
-        let file = home.map(|h| h.join(".claude").join("history.jsonl"));
+    pub fn load(dcl_home: Option<PathBuf>, project: String) -> History {
+        let file = dcl_home.map(|h| h.join("history.jsonl"));
         let entries = file
             .as_ref()
             .and_then(|f| std::fs::read_to_string(f).ok())

@@ -43,6 +43,11 @@ pub fn run(args: &Args, opts: SessionOptions) -> Result<ExitCode, TuiError> {
         .get("HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+    let dcl_home = opts
+        .env
+        .get("DCL_CONFIG_DIR")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".dcl")));
     let info = SessionInfo {
         model: opts.model.clone().unwrap_or_default(),
         permission_mode: opts
@@ -56,7 +61,7 @@ pub fn run(args: &Args, opts: SessionOptions) -> Result<ExitCode, TuiError> {
     let rt = dcl_bridge::runtime()?;
     let _enter = rt.enter();
     let mut link = Link::open(opts)?;
-    let mut app = App::new(cwd.clone(), home, info);
+    let mut app = App::new(cwd.clone(), home, dcl_home, info);
     app.info.session_id = link.session_id();
     if resumed {
         for e in link.history() {

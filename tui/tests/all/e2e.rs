@@ -377,3 +377,47 @@ fn continue_shows_the_earlier_conversation() {
     again.send("\x04");
     again.wait_exit();
 }
+
+#[test]
+fn sighup_mid_turn_restores_the_terminal_and_keeps_the_transcript() {
+    let d = dirs();
+    let mut pty = Pty::start(&d, &[]);
+    pty.wait_for("shift+tab to cycle");
+    pty.type_text("please FAKE_SLOW");
+    pty.send("\r");
+    pty.wait_for("w2");
+    let pid = pty.child.process_id().expect("a pid");
+    // SAFETY: signalling our own child process.
+    assert_eq!(unsafe { libc::kill(pid as libc::pid_t, libc::SIGHUP) }, 0);
+    pty.wait_exit();
+    assert!(pty.cooked(), "the terminal is back in cooked mode");
+    let projects = d.home.join(".dcl/projects");
+    let transcript = std::fs::read_dir(&projects)
+        .expect("a projects folder")
+        .flatten()
+        .flat_map(|p| std::fs::read_dir(p.path()).into_iter().flatten().flatten())
+        .find(|f| f.path().extension().is_some_and(|e| e == "jsonl"))
+        .map(|f| std::fs::read_to_string(f.path()).expect("readable"))
+        .expect("a transcript");
+    assert!(transcript.contains("please FAKE_SLOW"), "{transcript}");
+}
+
+#[test]
+fn history_is_per_project_and_up_recalls_it() {
+    let d = dirs();
+    let mut pty = Pty::start(&d, &[]);
+    pty.wait_for("shift+tab to cycle");
+    pty.type_text("remember this prompt");
+    pty.send("\r");
+    pty.wait_for("Hello from the fake model.");
+    pty.send("\x04");
+    pty.wait_exit();
+    let mut again = Pty::start(&d, &[]);
+    again.wait_for("shift+tab to cycle");
+    again.send("\x1b[A");
+    again.wait_until("the prompt recalled", |s| {
+        s.matches("remember this prompt").count() == 1
+    });
+    again.send("\x04");
+    again.wait_exit();
+}

@@ -15,6 +15,7 @@ fn app(dir: &std::path::Path) -> App {
     App::new(
         dir.to_path_buf(),
         None,
+        None,
         SessionInfo {
             session_id: "s-1".into(),
             model: "mock-model".into(),
