@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 
 use crate::error::TuiError;
 use crate::view::{
-    FileChange, Notice, NoticeLevel, PermissionAnswer, PermissionAsk, SessionInfo, ToolCall,
-    TurnEnd, UiEvent,
+    AskKind, FileChange, Notice, NoticeLevel, PermissionAnswer, PermissionAsk, Question,
+    SessionInfo, ToolCall, TurnEnd, UiEvent,
 };
 
 /// What an open permission question needs to be answered on the wire.
@@ -181,6 +181,7 @@ impl Decoder {
             &json!({"id": r["tool_use_id"], "name": tool, "input": input}),
             None,
         );
+        let kind = ask_kind(&tool, &input);
         self.asks.insert(id.clone(), AskWire { input, always });
         vec![UiEvent::Permission(PermissionAsk {
             id,
@@ -188,6 +189,7 @@ impl Decoder {
             summary: call.summary,
             rule,
             diff: call.diff,
+            kind,
         })]
     }
 
@@ -236,6 +238,17 @@ impl Decoder {
     pub fn answer_line(&mut self, id: &str, answer: &PermissionAnswer) -> Option<String> {
         let ask = self.asks.remove(id)?;
         let response = match answer {
+            PermissionAnswer::Answers(pairs) => {
+                let mut input = ask.input;
+                let answers: serde_json::Map<String, Value> = pairs
+                    .iter()
+                    .map(|(q, a)| (q.clone(), Value::String(a.clone())))
+                    .collect();
+                if let Some(o) = input.as_object_mut() {
+                    o.insert("answers".into(), Value::Object(answers));
+                }
+                json!({"behavior": "allow", "updatedInput": input})
+            }
             PermissionAnswer::Allow => json!({"behavior": "allow", "updatedInput": ask.input}),
             PermissionAnswer::AllowAlways => json!({
                 "behavior": "allow",
@@ -284,6 +297,36 @@ pub fn prompt_line(text: &str) -> String {
     json!({"type": "user", "message": {"role": "user", "content": text},
            "parent_tool_use_id": null, "session_id": ""})
     .to_string()
+}
+
+/// A plan to approve and the model's questions get dialogs of their own.
+fn ask_kind(tool: &str, input: &Value) -> AskKind {
+    match tool {
+        "ExitPlanMode" => AskKind::Plan(str_at(input, "plan").to_string()),
+        "AskUserQuestion" => AskKind::Questions(
+            input["questions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|q| Question {
+                    header: str_at(q, "header").to_string(),
+                    question: str_at(q, "question").to_string(),
+                    options: q["options"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|o| {
+                            (
+                                str_at(o, "label").to_string(),
+                                str_at(o, "description").to_string(),
+                            )
+                        })
+                        .collect(),
+                })
+                .collect(),
+        ),
+        _ => AskKind::Tool,
+    }
 }
 
 fn tool_results(m: &Value) -> Vec<UiEvent> {

@@ -12,7 +12,7 @@ use crate::commands::{self, Command};
 use crate::files;
 use crate::history::History;
 use crate::prompt::Prompt;
-use crate::view::{Notice, PermissionAnswer, PermissionAsk, SessionInfo, UiEvent};
+use crate::view::{AskKind, Notice, PermissionAnswer, PermissionAsk, SessionInfo, UiEvent};
 
 /// What the event loop does for the UI.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,6 +40,30 @@ pub struct Dialog {
     pub selected: usize,
     /// Typing what to do instead (after choosing "no").
     pub feedback: Option<String>,
+    /// AskUserQuestion: the answers so far, one per question in order.
+    pub answers: Vec<(String, String)>,
+}
+
+impl Dialog {
+    fn new(ask: PermissionAsk) -> Dialog {
+        Dialog {
+            ask,
+            selected: 0,
+            feedback: None,
+            answers: Vec::new(),
+        }
+    }
+
+    /// How many choices the dialog shows now.
+    pub fn choices(&self) -> usize {
+        match &self.ask.kind {
+            AskKind::Tool => 3,
+            AskKind::Plan(_) => 2,
+            AskKind::Questions(qs) => qs
+                .get(self.answers.len())
+                .map_or(1, |q| q.options.len().max(1)),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -174,11 +198,7 @@ impl App {
             }
             UiEvent::Permission(ask) => {
                 if self.dialog.is_none() {
-                    self.dialog = Some(Dialog {
-                        ask,
-                        selected: 0,
-                        feedback: None,
-                    });
+                    self.dialog = Some(Dialog::new(ask));
                 } else {
                     self.asks.push_back(ask);
                 }
@@ -256,11 +276,7 @@ impl App {
     }
 
     fn next_dialog(&mut self) {
-        self.dialog = self.asks.pop_front().map(|ask| Dialog {
-            ask,
-            selected: 0,
-            feedback: None,
-        });
+        self.dialog = self.asks.pop_front().map(Dialog::new);
     }
 
     /// The output of a `!` command: shown, and given to the model with the next prompt.
@@ -452,19 +468,20 @@ impl App {
             }
             return Vec::new();
         }
+        let last = d.choices() - 1;
         let choice = match key.code {
             KeyCode::Up => {
                 d.selected = d.selected.saturating_sub(1);
                 None
             }
             KeyCode::Down => {
-                d.selected = (d.selected + 1).min(2);
+                d.selected = (d.selected + 1).min(last);
                 None
             }
             KeyCode::Enter => Some(d.selected),
-            KeyCode::Char('1') | KeyCode::Char('y') => Some(0),
-            KeyCode::Char('2') => Some(1),
-            KeyCode::Char('3') | KeyCode::Char('n') => Some(2),
+            KeyCode::Char('y') => Some(0),
+            KeyCode::Char('n') => Some(last),
+            KeyCode::Char(c @ '1'..='9') => Some(c as usize - '1' as usize).filter(|i| *i <= last),
             KeyCode::Esc => {
                 let id = d.ask.id.clone();
                 self.next_dialog();
@@ -474,6 +491,32 @@ impl App {
             _ => None,
         };
         let id = d.ask.id.clone();
+        let Some(choice) = choice else {
+            return Vec::new();
+        };
+        let choice = match &d.ask.kind {
+            AskKind::Questions(qs) => {
+                let Some(q) = qs.get(d.answers.len()) else {
+                    return Vec::new();
+                };
+                let label = q
+                    .options
+                    .get(choice)
+                    .map(|o| o.0.clone())
+                    .unwrap_or_default();
+                d.answers.push((q.question.clone(), label));
+                d.selected = 0;
+                if d.answers.len() < qs.len() {
+                    return Vec::new();
+                }
+                let answers = std::mem::take(&mut d.answers);
+                self.next_dialog();
+                return vec![Effect::Answer(id, PermissionAnswer::Answers(answers))];
+            }
+            // A plan's choices are yes / no.
+            AskKind::Plan(_) => Some(if choice == 0 { 0 } else { 2 }),
+            AskKind::Tool => Some(choice),
+        };
         let answer = match choice {
             Some(0) => PermissionAnswer::Allow,
             Some(1) => PermissionAnswer::AllowAlways,

@@ -11,6 +11,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::app::{App, Dialog, PopupKind};
 use crate::cells::Cell;
+use crate::view::AskKind;
 use crate::wrap::{wrap_line, wrap_text};
 use crate::{diff, markdown};
 
@@ -52,7 +53,7 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) {
             .borders(Borders::ALL)
             .border_style(Style::new().fg(Color::Yellow))
             .title(Span::styled(
-                " Permission ",
+                dialog_title(d),
                 Style::new().add_modifier(Modifier::BOLD),
             ));
         // A dialog taller than the room shows its end: the choices.
@@ -231,7 +232,97 @@ pub fn popup_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         .collect()
 }
 
+/// The dialog's title.
+pub fn dialog_title(d: &Dialog) -> &'static str {
+    match d.ask.kind {
+        AskKind::Tool => " Permission ",
+        AskKind::Plan(_) => " Ready to code? ",
+        AskKind::Questions(_) => " Question ",
+    }
+}
+
 pub fn dialog_lines(d: &Dialog, width: u16) -> Vec<Line<'static>> {
+    match &d.ask.kind {
+        AskKind::Tool => tool_dialog(d, width),
+        AskKind::Plan(plan) => {
+            let mut lines = vec![Line::raw("Here is dcl's plan:"), Line::default()];
+            lines.extend(markdown::render(plan, width));
+            lines.push(Line::default());
+            lines.push(Line::raw("Would you like to proceed?"));
+            lines.extend(choice_lines(
+                &["Yes".to_string(), "No, keep planning".to_string()],
+                d,
+                width,
+            ));
+            lines.extend(feedback_line(d));
+            lines
+        }
+        AskKind::Questions(qs) => {
+            let Some(q) = qs.get(d.answers.len()) else {
+                return Vec::new();
+            };
+            let mut lines = vec![Line::from(vec![
+                Span::styled(
+                    format!("{} ", q.header),
+                    Style::new().fg(Color::Black).bg(Color::Cyan),
+                ),
+                Span::styled(format!("  {}/{}", d.answers.len() + 1, qs.len()), DIM),
+            ])];
+            lines.extend(wrap_text(
+                &q.question,
+                Style::new().add_modifier(Modifier::BOLD),
+                width,
+            ));
+            let labels: Vec<String> = q
+                .options
+                .iter()
+                .map(|(l, desc)| {
+                    if desc.is_empty() {
+                        l.clone()
+                    } else {
+                        format!("{l} — {desc}")
+                    }
+                })
+                .collect();
+            lines.extend(choice_lines(&labels, d, width));
+            lines
+        }
+    }
+}
+
+fn choice_lines(options: &[String], d: &Dialog, width: u16) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    for (i, o) in options.iter().enumerate() {
+        let selected = i == d.selected;
+        let marker = if selected { "❯ " } else { "  " };
+        let style = if selected {
+            Style::new().fg(Color::Yellow)
+        } else {
+            Style::default()
+        };
+        lines.extend(wrap_line(
+            Line::styled(format!("{marker}{}. {o}", i + 1), style),
+            width,
+        ));
+    }
+    lines
+}
+
+fn feedback_line(d: &Dialog) -> Vec<Line<'static>> {
+    match &d.feedback {
+        Some(f) => vec![
+            Line::default(),
+            Line::from(vec![
+                Span::styled("Tell dcl what to do instead: ", DIM),
+                Span::raw(f.clone()),
+                Span::styled("█", DIM),
+            ]),
+        ],
+        None => Vec::new(),
+    }
+}
+
+fn tool_dialog(d: &Dialog, width: u16) -> Vec<Line<'static>> {
     let ask = &d.ask;
     let mut lines = vec![Line::from(vec![
         Span::styled(ask.tool.clone(), Style::new().add_modifier(Modifier::BOLD)),
@@ -255,27 +346,8 @@ pub fn dialog_lines(d: &Dialog, width: u16) -> Vec<Line<'static>> {
         always,
         "No, and tell dcl what to do differently (esc)".to_string(),
     ];
-    for (i, o) in options.iter().enumerate() {
-        let selected = i == d.selected;
-        let marker = if selected { "❯ " } else { "  " };
-        let style = if selected {
-            Style::new().fg(Color::Yellow)
-        } else {
-            Style::default()
-        };
-        lines.extend(wrap_line(
-            Line::styled(format!("{marker}{}. {o}", i + 1), style),
-            width,
-        ));
-    }
-    if let Some(f) = &d.feedback {
-        lines.push(Line::default());
-        lines.push(Line::from(vec![
-            Span::styled("Tell dcl what to do instead: ", DIM),
-            Span::raw(f.clone()),
-            Span::styled("█", DIM),
-        ]));
-    }
+    lines.extend(choice_lines(&options, d, width));
+    lines.extend(feedback_line(d));
     lines
 }
 

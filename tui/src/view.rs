@@ -71,6 +71,25 @@ pub struct PermissionAsk {
     /// there is one.
     pub rule: Option<String>,
     pub diff: Option<FileChange>,
+    pub kind: AskKind,
+}
+
+/// What a question is: a tool call to approve, a plan to approve (ExitPlanMode), or the
+/// model's own questions (AskUserQuestion).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum AskKind {
+    #[default]
+    Tool,
+    Plan(String),
+    Questions(Vec<Question>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    pub header: String,
+    pub question: String,
+    /// (label, description)
+    pub options: Vec<(String, String)>,
 }
 
 /// The user's answer to a [`PermissionAsk`].
@@ -81,6 +100,8 @@ pub enum PermissionAnswer {
     AllowAlways,
     /// No; the text tells the model what to do instead (may be empty).
     Deny(String),
+    /// The chosen option's label for each question.
+    Answers(Vec<(String, String)>),
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -109,3 +109,31 @@ fn a_mode_change_shows_once_the_session_accepts_it() {
     let err = json!({"type":"control_response","response":{"subtype":"error","request_id":"q2","error":"no"}});
     assert!(matches!(&d.decode(&err.to_string())[0], UiEvent::Notice(_)));
 }
+
+#[test]
+fn questions_are_answered_in_updated_input() {
+    let mut d = Decoder::default();
+    let line = json!({"type":"control_request","request_id":"r1","request":{
+        "subtype":"can_use_tool","tool_name":"AskUserQuestion","tool_use_id":"t1",
+        "input":{"questions":[{"question":"Which?","header":"Pick","multiSelect":false,
+            "options":[{"label":"A","description":"a"},{"label":"B","description":"b"}]}]},
+        "permission_suggestions":[]}});
+    let events = d.decode(&line.to_string());
+    let UiEvent::Permission(ask) = &events[0] else {
+        panic!("{events:?}")
+    };
+    let dcl_tui::view::AskKind::Questions(qs) = &ask.kind else {
+        panic!("{ask:?}")
+    };
+    assert_eq!(qs[0].options[1].0, "B");
+    let answer = d
+        .answer_line(
+            "r1",
+            &PermissionAnswer::Answers(vec![("Which?".into(), "B".into())]),
+        )
+        .expect("open");
+    let v: Value = serde_json::from_str(&answer).expect("json");
+    let input = &v["response"]["response"]["updatedInput"];
+    assert_eq!(input["answers"]["Which?"], "B");
+    assert_eq!(input["questions"][0]["header"], "Pick");
+}

@@ -421,3 +421,17 @@ fn history_is_per_project_and_up_recalls_it() {
     again.send("\x04");
     again.wait_exit();
 }
+
+#[test]
+fn approving_a_plan_leaves_plan_mode() {
+    let d = dirs();
+    let mut pty = Pty::start(&d, &["--permission-mode", "plan"]);
+    pty.wait_for("plan mode on");
+    pty.type_text("please FAKE_EXITPLAN");
+    pty.send("\r");
+    pty.wait_for("Ready to code?");
+    pty.send("1");
+    pty.wait_for("default mode");
+    pty.send("\x04");
+    pty.wait_exit();
+}

@@ -3,8 +3,11 @@
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use dcl_tui::testing::Effect;
 use dcl_tui::testing::{App, Cell, ToolCell, ToolResult, draw, transcript_lines};
-use dcl_tui::view::{FileChange, PermissionAsk, SessionInfo, ToolCall, UiEvent};
+use dcl_tui::view::{
+    AskKind, FileChange, PermissionAnswer, PermissionAsk, Question, SessionInfo, ToolCall, UiEvent,
+};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::widgets::{Paragraph, Widget};
@@ -90,6 +93,7 @@ fn ask() -> PermissionAsk {
         summary: "touch made.txt && echo made".into(),
         rule: Some("Bash(touch made.txt && echo made)".into()),
         diff: None,
+        kind: AskKind::Tool,
     }
 }
 
@@ -192,5 +196,62 @@ fn a_tiny_terminal_still_draws() {
     a.apply(UiEvent::Permission(ask()));
     for size in [(10, 2), (1, 1), (3, 5)] {
         let _ = live(&a, size);
+    }
+}
+
+#[test]
+fn plan_and_question_dialogs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plan = PermissionAsk {
+        id: "p1".into(),
+        tool: "ExitPlanMode".into(),
+        summary: String::new(),
+        rule: None,
+        diff: None,
+        kind: AskKind::Plan("1. Create hello.txt\n2. Done".into()),
+    };
+    let question = |q: &str| Question {
+        header: "Style".into(),
+        question: q.into(),
+        options: vec![
+            ("Tabs".into(), "One tab per level".into()),
+            ("Spaces".into(), "Four spaces".into()),
+        ],
+    };
+    let asks = PermissionAsk {
+        id: "q1".into(),
+        tool: "AskUserQuestion".into(),
+        summary: String::new(),
+        rule: None,
+        diff: None,
+        kind: AskKind::Questions(vec![question("Indent with?"), question("Align with?")]),
+    };
+    for size in SIZES {
+        let mut a = app(dir.path());
+        a.apply(UiEvent::Permission(plan.clone()));
+        insta::assert_snapshot!(name("plan", size), live(&a, size));
+        assert_eq!(
+            a.key(KeyEvent::new(KeyCode::Char('1'), KeyModifiers::NONE)),
+            vec![Effect::Answer("p1".into(), PermissionAnswer::Allow)]
+        );
+        a.apply(UiEvent::Permission(asks.clone()));
+        insta::assert_snapshot!(name("question", size), live(&a, size));
+        assert!(
+            a.key(KeyEvent::new(KeyCode::Char('2'), KeyModifiers::NONE))
+                .is_empty()
+        );
+        a.key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE));
+        let done = a.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+        assert_eq!(
+            done,
+            vec![Effect::Answer(
+                "q1".into(),
+                PermissionAnswer::Answers(vec![
+                    ("Indent with?".into(), "Spaces".into()),
+                    ("Align with?".into(), "Spaces".into()),
+                ])
+            )]
+        );
+        assert!(a.dialog.is_none());
     }
 }
