@@ -435,3 +435,42 @@ fn approving_a_plan_leaves_plan_mode() {
     pty.send("\x04");
     pty.wait_exit();
 }
+
+#[test]
+fn ctrl_o_shows_the_full_tool_output_and_returns() {
+    let d = dirs();
+    let mut pty = Pty::start(&d, &["--allowedTools", "Bash"]);
+    pty.wait_for("shift+tab to cycle");
+    pty.type_text(r#"FAKE_TOOL Bash {"command":"seq 101 107"}"#);
+    pty.send("\r");
+    let folded = pty.wait_for("+6 lines");
+    assert!(!folded.contains("104"), "{folded}");
+    pty.send("\x0f");
+    pty.wait_for("Transcript");
+    pty.wait_for("104");
+    pty.send("\x0f");
+    let back = pty.wait_until("the live area again", |s| {
+        s.contains("shift+tab to cycle") && !s.contains("Transcript")
+    });
+    assert!(!back.contains("104"), "{back}");
+    pty.send("\x04");
+    pty.wait_exit();
+}
+
+#[test]
+fn a_paste_of_megabytes_is_shown_collapsed_and_sent_whole() {
+    let d = dirs();
+    let mut pty = Pty::start(&d, &[]);
+    pty.wait_for("shift+tab to cycle");
+    let big: String = (0..40_000)
+        .map(|i| format!("line {i} of a big paste\n"))
+        .collect();
+    assert!(big.len() > 1_000_000);
+    pty.send(&format!("\x1b[200~{big}\x1b[201~"));
+    pty.wait_for("[Pasted text #1 +40000 lines]");
+    pty.type_text(" FAKE_THINK");
+    pty.send("\r");
+    pty.wait_for("Thought about it.");
+    pty.send("\x04");
+    pty.wait_exit();
+}
