@@ -15,6 +15,7 @@ mod markdown;
 mod prompt;
 mod run;
 mod terminal;
+mod trust;
 mod ui;
 pub mod view;
 mod wrap;

@@ -23,8 +23,8 @@ use crate::adapter::Link;
 use crate::app::{App, Effect};
 use crate::error::TuiError;
 use crate::terminal::{self, TerminalGuard};
-use crate::ui;
 use crate::view::{Notice, SessionInfo, UiEvent};
+use crate::{trust, ui};
 
 type Term = Terminal<CrosstermBackend<std::io::Stdout>>;
 
@@ -58,16 +58,12 @@ pub fn run(args: &Args, opts: SessionOptions) -> Result<ExitCode, TuiError> {
     };
     let first_prompt = args.positionals.join(" ");
     let resumed = opts.resume.is_some() || opts.continue_conversation;
+    let record = trust::record_path(
+        &opts.env,
+        opts.dialect == dcl_bridge::options::Dialect::Qoder,
+    );
     let rt = dcl_bridge::runtime()?;
     let _enter = rt.enter();
-    let mut link = Link::open(opts)?;
-    let mut app = App::new(cwd.clone(), home, dcl_home, info);
-    app.info.session_id = link.session_id();
-    if resumed {
-        for e in link.history() {
-            app.apply(e);
-        }
-    }
     let guard = TerminalGuard::enter()?;
     let rows = crossterm::terminal::size()?.1;
     let mut term = Terminal::with_options(
@@ -76,8 +72,34 @@ pub fn run(args: &Args, opts: SessionOptions) -> Result<ExitCode, TuiError> {
             viewport: Viewport::Inline(rows.clamp(1, VIEWPORT_ROWS)),
         },
     )?;
+    let mut keys = EventStream::new();
+    // Settings are read when the session opens: the question comes first.
+    if let Some(record) = record.filter(|r| !trust::is_trusted(r, &cwd)) {
+        if !rt.block_on(ask_trust(&mut term, &mut keys, &cwd))? {
+            let _ = term.clear();
+            drop(guard);
+            eprintln!("dcl: this folder was not trusted; nothing was run");
+            return Ok(ExitCode::from(1));
+        }
+        if let Err(e) = trust::record(&record, &cwd) {
+            // Trusted for this run; the next one asks again.
+            eprintln!(
+                "warning: cannot record the trust in {}: {e}",
+                record.display()
+            );
+        }
+    }
+    let mut link = Link::open(opts)?;
+    let mut app = App::new(cwd.clone(), home, dcl_home, info);
+    app.info.session_id = link.session_id();
+    if resumed {
+        for e in link.history() {
+            app.apply(e);
+        }
+    }
     let outcome = rt.block_on(event_loop(
         &mut term,
+        &mut keys,
         &mut link,
         &mut app,
         cwd,
@@ -92,12 +114,12 @@ pub fn run(args: &Args, opts: SessionOptions) -> Result<ExitCode, TuiError> {
 
 async fn event_loop(
     term: &mut Term,
+    keys: &mut EventStream,
     link: &mut Link,
     app: &mut App,
     cwd: PathBuf,
     first_prompt: String,
 ) -> Result<(), TuiError> {
-    let mut keys = EventStream::new();
     let mut hangup = signal(SignalKind::hangup())?;
     let mut terminate = signal(SignalKind::terminate())?;
     let mut tick = tokio::time::interval(Duration::from_millis(200));
@@ -114,7 +136,7 @@ async fn event_loop(
             match effect {
                 Effect::Exit => app.exit = true,
                 Effect::ToggleTranscript => {
-                    transcript(app, &mut keys).await?;
+                    transcript(app, keys).await?;
                     term.clear()?;
                 }
                 other => perform(other, link, app, &cwd, &shell_tx),
@@ -264,4 +286,32 @@ async fn transcript(app: &mut App, keys: &mut EventStream) -> Result<(), TuiErro
     }
     terminal::leave_alternate()?;
     Ok(())
+}
+
+/// "Do you trust the files in this folder?" Yes goes on; No (or Esc, Ctrl+C, Ctrl+D, a
+/// closed terminal) leaves before anything of the project is read.
+async fn ask_trust(
+    term: &mut Term,
+    keys: &mut EventStream,
+    cwd: &std::path::Path,
+) -> Result<bool, TuiError> {
+    let mut selected = 0usize;
+    loop {
+        term.draw(|f| ui::draw_trust(f, cwd, selected))?;
+        match keys.next().await {
+            Some(Ok(Event::Key(k))) if k.kind != KeyEventKind::Release => match k.code {
+                KeyCode::Char('1') | KeyCode::Char('y') => return Ok(true),
+                KeyCode::Enter => return Ok(selected == 0),
+                KeyCode::Up => selected = 0,
+                KeyCode::Down => selected = 1,
+                KeyCode::Char('c' | 'd') if k.modifiers.contains(KeyModifiers::CONTROL) => {
+                    return Ok(false);
+                }
+                KeyCode::Char('2') | KeyCode::Char('n') | KeyCode::Esc => return Ok(false),
+                _ => {}
+            },
+            Some(Ok(_)) => {}
+            Some(Err(_)) | None => return Ok(false),
+        }
+    }
 }

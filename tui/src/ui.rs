@@ -358,3 +358,43 @@ pub fn transcript_lines(cells: &[Cell], width: u16, expanded: bool) -> Vec<Line<
         .flat_map(|c| c.lines(width, expanded))
         .collect()
 }
+
+/// The trust question, before the session opens.
+pub fn draw_trust(f: &mut Frame, cwd: &std::path::Path, selected: usize) {
+    let area = f.area();
+    f.render_widget(Clear, area);
+    let mut lines = vec![
+        Line::styled(
+            "Do you trust the files in this folder?",
+            Style::new().add_modifier(Modifier::BOLD),
+        ),
+        Line::default(),
+        Line::raw(cwd.display().to_string()),
+        Line::default(),
+    ];
+    lines.extend(wrap_text(
+        "dcl may read, change and run files here. A project's settings can run commands \
+         (hooks) and MCP servers: trust only folders whose contents you know.",
+        DIM,
+        area.width.saturating_sub(2),
+    ));
+    lines.push(Line::default());
+    for (i, o) in ["Yes, proceed", "No, exit"].iter().enumerate() {
+        let style = if i == selected {
+            Style::new().fg(Color::Yellow)
+        } else {
+            Style::default()
+        };
+        let marker = if i == selected { "❯ " } else { "  " };
+        lines.push(Line::styled(format!("{marker}{}. {o}", i + 1), style));
+    }
+    let h = (lines.len() as u16 + 2).min(area.height);
+    let block = Block::new()
+        .borders(Borders::ALL)
+        .border_style(Style::new().fg(Color::Yellow));
+    let skip = (lines.len() as u16 + 2).saturating_sub(h);
+    f.render_widget(
+        Paragraph::new(lines).block(block).scroll((skip, 0)),
+        Rect::new(area.x, area.y + area.height - h, area.width, h),
+    );
+}

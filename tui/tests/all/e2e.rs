@@ -43,7 +43,17 @@ struct Dirs {
     home: PathBuf,
 }
 
+/// The project is trusted already (the trust question has tests of its own).
 fn dirs() -> Dirs {
+    let d = untrusted_dirs();
+    let record = serde_json::json!({"projects": {
+        d.project.canonicalize().expect("real path").display().to_string():
+            {"hasTrustDialogAccepted": true}}});
+    std::fs::write(d.home.join(".claude.json"), record.to_string()).expect("write");
+    d
+}
+
+fn untrusted_dirs() -> Dirs {
     let root = tempfile::tempdir().expect("tempdir");
     let project = root.path().join("project");
     let home = root.path().join("home");
@@ -473,4 +483,46 @@ fn a_paste_of_megabytes_is_shown_collapsed_and_sent_whole() {
     pty.wait_for("Thought about it.");
     pty.send("\x04");
     pty.wait_exit();
+}
+
+#[test]
+fn a_new_project_asks_for_trust_once_and_records_it() {
+    let d = untrusted_dirs();
+    std::fs::write(d.home.join(".claude.json"), r#"{"numStartups": 3}"#).expect("write");
+    let mut pty = Pty::start(&d, &[]);
+    pty.wait_for("Do you trust the files in this folder?");
+    pty.send("1");
+    pty.wait_for("shift+tab to cycle");
+    pty.send("\x04");
+    pty.wait_exit();
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.home.join(".claude.json")).expect("read"))
+            .expect("json");
+    assert_eq!(record["numStartups"], 3, "the rest of the file is kept");
+    let key = d
+        .project
+        .canonicalize()
+        .expect("real")
+        .display()
+        .to_string();
+    assert_eq!(record["projects"][&key]["hasTrustDialogAccepted"], true);
+    // Asked once: the next start goes straight to the prompt.
+    let mut again = Pty::start(&d, &[]);
+    let s = again.wait_for("shift+tab to cycle");
+    assert!(!s.contains("Do you trust"), "{s}");
+    again.send("\x04");
+    again.wait_exit();
+}
+
+#[test]
+fn declining_trust_exits_without_a_session() {
+    let d = untrusted_dirs();
+    let mut pty = Pty::start(&d, &["please FAKE_TOUCH"]);
+    pty.wait_for("Do you trust the files in this folder?");
+    pty.send("2");
+    let status = pty.wait_exit();
+    assert!(!status.success());
+    assert!(pty.cooked());
+    assert!(!d.project.join("made.txt").exists());
+    assert!(!d.home.join(".claude.json").exists(), "nothing recorded");
 }
