@@ -3,7 +3,7 @@
 redraw with 10,000 lines of history above, and idle CPU over 10 s. Drives `dcl` (argv[1])
 in a pseudo-terminal on the mock model, answering the cursor-position and device-attribute
 queries as a terminal would. Stdlib only; prints the figures, asserts nothing."""
-import fcntl, os, pty, select, statistics, struct, sys, tempfile, termios, time
+import fcntl, json, os, pty, select, statistics, struct, sys, tempfile, termios, time
 
 DCL = sys.argv[1] if len(sys.argv) > 1 else "target/release/dcl"
 READY = b"shift+tab to cycle"
@@ -56,6 +56,9 @@ def main():
     root = tempfile.mkdtemp()
     cwd, home = os.path.join(root, "p"), os.path.join(root, "h")
     os.makedirs(cwd), os.makedirs(home)
+    # Trusted already: the trust question is asked once, not on every start.
+    with open(os.path.join(home, ".claude.json"), "w") as f:
+        json.dump({"projects": {os.path.realpath(cwd): {"hasTrustDialogAccepted": True}}}, f)
 
     firsts = []
     for _ in range(5):

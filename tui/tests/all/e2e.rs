@@ -526,3 +526,18 @@ fn declining_trust_exits_without_a_session() {
     assert!(!d.project.join("made.txt").exists());
     assert!(!d.home.join(".claude.json").exists(), "nothing recorded");
 }
+
+#[test]
+fn a_failing_model_is_shown_and_the_next_prompt_works() {
+    let d = dirs();
+    let mut pty = Pty::start(&d, &[]);
+    pty.wait_for("shift+tab to cycle");
+    pty.type_text("please FAKE_ERR400");
+    pty.send("\r");
+    pty.wait_for("fake: prompt is invalid");
+    pty.type_text("hello");
+    pty.send("\r");
+    pty.wait_for("Hello from the fake model.");
+    pty.send("\x04");
+    pty.wait_exit();
+}
