@@ -26,6 +26,8 @@ struct AskWire {
 enum OwnRequest {
     SetMode(String),
     SetModel,
+    /// Files rewound to before this prompt.
+    Rewind(String),
 }
 
 /// Turns outbound lines into UI events. Pure: no I/O, so it is tested on lines alone.
@@ -206,6 +208,9 @@ impl Decoder {
         match own {
             OwnRequest::SetMode(mode) => vec![UiEvent::ModeChanged(mode)],
             OwnRequest::SetModel => Vec::new(),
+            OwnRequest::Rewind(prompt) => vec![UiEvent::Notice(Notice::info(format!(
+                "Files rewound to before “{prompt}” (the conversation itself is not rewound in this terminal yet)"
+            )))],
         }
     }
 
@@ -274,6 +279,15 @@ impl Decoder {
         )
     }
 
+    /// The line asking the session to put files back as they were before prompt `uuid`.
+    pub fn rewind_line(&mut self, request_id: String, uuid: &str, prompt: &str) -> String {
+        self.own
+            .insert(request_id.clone(), OwnRequest::Rewind(truncate(prompt, 40)));
+        json!({"type": "control_request", "request_id": request_id,
+               "request": {"subtype": "rewind_files", "user_message_id": uuid}})
+        .to_string()
+    }
+
     /// The line asking the session to use another model.
     pub fn set_model_line(&mut self, request_id: String, model: &str) -> String {
         self.own.insert(request_id.clone(), OwnRequest::SetModel);
@@ -292,10 +306,10 @@ impl Decoder {
     }
 }
 
-/// A user message line.
-pub fn prompt_line(text: &str) -> String {
+/// A user message line; `uuid` names the prompt (file checkpoints are taken per prompt).
+pub fn prompt_line(text: &str, uuid: &str) -> String {
     json!({"type": "user", "message": {"role": "user", "content": text},
-           "parent_tool_use_id": null, "session_id": ""})
+           "parent_tool_use_id": null, "session_id": "", "uuid": uuid})
     .to_string()
 }
 
@@ -483,6 +497,8 @@ impl Link {
         opts.non_interactive = false;
         opts.include_partial_messages = true;
         opts.legacy_events = Some(false);
+        // Esc Esc puts files back as they were before an earlier prompt.
+        opts.enable_file_checkpointing = true;
         let bridge = dcl_bridge::open_with(opts)?;
         Ok(Link {
             bridge,
@@ -509,8 +525,16 @@ impl Link {
         }
     }
 
-    pub fn prompt(&self, text: &str) -> Result<(), TuiError> {
-        Ok(self.bridge.send(&prompt_line(text))?)
+    pub fn prompt(&self, text: &str, uuid: &str) -> Result<(), TuiError> {
+        Ok(self.bridge.send(&prompt_line(text, uuid))?)
+    }
+
+    pub fn rewind(&mut self, uuid: &str, prompt: &str) -> Result<(), TuiError> {
+        self.next_request += 1;
+        let line = self
+            .decoder
+            .rewind_line(format!("tui-{}", self.next_request), uuid, prompt);
+        Ok(self.bridge.send(&line)?)
     }
 
     pub fn interrupt(&self) {

@@ -17,7 +17,16 @@ use crate::view::{AskKind, Notice, PermissionAnswer, PermissionAsk, SessionInfo,
 /// What the event loop does for the UI.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
-    Prompt(String),
+    /// Send a prompt, named by a fresh uuid.
+    Prompt {
+        text: String,
+        uuid: String,
+    },
+    /// Put files back as they were before the prompt with this uuid.
+    Rewind {
+        uuid: String,
+        prompt: String,
+    },
     Interrupt,
     SetMode(String),
     SetModel(String),
@@ -70,6 +79,8 @@ impl Dialog {
 pub enum PopupKind {
     Commands,
     Files,
+    /// Esc Esc: the earlier prompts to go back to (value: the prompt's uuid).
+    Rewind,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -112,6 +123,8 @@ pub struct App {
     files: Option<Vec<String>>,
     /// `!` commands' output, given to the model with the next prompt.
     shell_context: Vec<String>,
+    /// The prompts sent, with their uuids (for rewind).
+    prompts: Vec<(String, String)>,
 }
 
 impl App {
@@ -149,6 +162,7 @@ impl App {
             custom,
             files: None,
             shell_context: Vec::new(),
+            prompts: Vec::new(),
         }
     }
 
@@ -350,12 +364,18 @@ impl App {
                     return Vec::new();
                 }
                 KeyCode::Enter if key.modifiers.is_empty() => {
-                    let was_commands = self.popup.as_ref().map(|p| p.kind.clone());
-                    self.accept_popup();
-                    if was_commands == Some(PopupKind::Files) {
-                        return Vec::new();
+                    let kind = self.popup.as_ref().map(|p| p.kind.clone());
+                    match kind {
+                        Some(PopupKind::Rewind) => return self.accept_rewind(),
+                        Some(PopupKind::Files) => {
+                            self.accept_popup();
+                            return Vec::new();
+                        }
+                        _ => {
+                            self.accept_popup();
+                            return self.submit();
+                        }
                     }
-                    return self.submit();
                 }
                 _ => {}
             }
@@ -430,13 +450,35 @@ impl App {
         }
         if self.esc_armed {
             self.esc_armed = false;
-            self.cells.push(Cell::Notice(Notice::warning(
-                "Rewind is not available in this terminal yet",
-            )));
+            self.open_rewind();
             return Vec::new();
         }
         self.esc_armed = true;
         Vec::new()
+    }
+
+    /// The earlier prompts, newest first, to rewind to.
+    fn open_rewind(&mut self) {
+        if self.prompts.is_empty() {
+            self.cells
+                .push(Cell::Notice(Notice::info("Nothing to rewind to yet")));
+            return;
+        }
+        let items = self
+            .prompts
+            .iter()
+            .rev()
+            .take(POPUP_ITEMS)
+            .map(|(uuid, text)| {
+                let first = text.lines().next().unwrap_or("").to_string();
+                (uuid.clone(), first)
+            })
+            .collect();
+        self.popup = Some(Popup {
+            kind: PopupKind::Rewind,
+            items,
+            selected: 0,
+        });
     }
 
     fn cycle_mode(&mut self) -> Vec<Effect> {
@@ -565,6 +607,19 @@ impl App {
         }
     }
 
+    fn accept_rewind(&mut self) -> Vec<Effect> {
+        let Some(p) = self.popup.take() else {
+            return Vec::new();
+        };
+        match p.items.get(p.selected) {
+            Some((uuid, prompt)) => vec![Effect::Rewind {
+                uuid: uuid.clone(),
+                prompt: prompt.clone(),
+            }],
+            None => Vec::new(),
+        }
+    }
+
     fn accept_popup(&mut self) {
         let Some(p) = self.popup.take() else { return };
         let Some((value, _)) = p.items.get(p.selected) else {
@@ -573,12 +628,20 @@ impl App {
         match p.kind {
             PopupKind::Commands => self.prompt.set_text(&format!("/{value}")),
             PopupKind::Files => self.prompt.replace_current_word(&format!("@{value} ")),
+            PopupKind::Rewind => return,
         }
         self.prompt.move_to_end();
     }
 
     /// Opens, narrows or closes the popup for what is typed.
     pub fn refresh_popup(&mut self) {
+        if self
+            .popup
+            .as_ref()
+            .is_some_and(|p| p.kind == PopupKind::Rewind)
+        {
+            return;
+        }
         let text = self.prompt.text();
         let word = self.prompt.current_word();
         self.popup = if let Some(q) = text
@@ -655,7 +718,9 @@ impl App {
             self.cells.push(Cell::Notice(note));
         }
         self.busy_since = Some(Instant::now());
-        vec![Effect::Prompt(full)]
+        let uuid = uuid::Uuid::new_v4().to_string();
+        self.prompts.push((uuid.clone(), text));
+        vec![Effect::Prompt { text: full, uuid }]
     }
 
     /// Commands the terminal answers itself; `None` for those the session runs.
@@ -701,9 +766,7 @@ impl App {
                 "Resume with `dcl --resume <session id>` or `dcl -c` for the latest".into(),
             ),
             "rewind" => {
-                self.cells.push(Cell::Notice(Notice::warning(
-                    "Rewind is not available in this terminal yet",
-                )));
+                self.open_rewind();
                 Some(Vec::new())
             }
             "init" => Some(self.send(INIT_PROMPT.to_string())),

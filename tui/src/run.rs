@@ -177,7 +177,8 @@ fn perform(
     shell_tx: &mpsc::Sender<(String, String)>,
 ) {
     let sent = match effect {
-        Effect::Prompt(text) => link.prompt(&text),
+        Effect::Prompt { text, uuid } => link.prompt(&text, &uuid),
+        Effect::Rewind { uuid, prompt } => link.rewind(&uuid, &prompt),
         Effect::Interrupt => {
             link.interrupt();
             Ok(())

@@ -200,20 +200,26 @@ pub fn popup_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let Some(p) = &app.popup else {
         return Vec::new();
     };
-    let name_w = p
-        .items
-        .iter()
-        .map(|(n, _)| n.chars().count())
-        .max()
-        .unwrap_or(0)
-        + 3;
+    let name_w = match p.kind {
+        PopupKind::Rewind => 0,
+        _ => {
+            p.items
+                .iter()
+                .map(|(n, _)| n.chars().count())
+                .max()
+                .unwrap_or(0)
+                + 3
+        }
+    };
     p.items
         .iter()
         .enumerate()
         .map(|(i, (name, desc))| {
-            let shown = match p.kind {
-                PopupKind::Commands => format!("/{name}"),
-                PopupKind::Files => name.clone(),
+            let (shown, desc) = match p.kind {
+                PopupKind::Commands => (format!("/{name}"), desc.clone()),
+                PopupKind::Files => (name.clone(), desc.clone()),
+                // The prompt (in `desc`) is what the user recognises, not its uuid.
+                PopupKind::Rewind => (format!("↶ {desc}"), String::new()),
             };
             let style = if i == p.selected {
                 Style::new().fg(ACCENT).add_modifier(Modifier::BOLD)
@@ -222,7 +228,7 @@ pub fn popup_lines(app: &App, width: u16) -> Vec<Line<'static>> {
             };
             let line = Line::from(vec![
                 Span::styled(format!("  {shown:<name_w$}"), style),
-                Span::styled(desc.clone(), DIM),
+                Span::styled(desc, DIM),
             ]);
             wrap_line(line, width)
                 .into_iter()

@@ -541,3 +541,39 @@ fn a_failing_model_is_shown_and_the_next_prompt_works() {
     pty.send("\x04");
     pty.wait_exit();
 }
+
+#[test]
+fn esc_esc_rewinds_a_file_to_before_an_earlier_prompt() {
+    let d = dirs();
+    // File checkpoints live beside a Git work tree.
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&d.project)
+        .status()
+        .expect("git");
+    assert!(git.success());
+    std::fs::write(d.project.join("a.txt"), "original\n").expect("write");
+    let mut pty = Pty::start(&d, &[]);
+    pty.wait_for("shift+tab to cycle");
+    pty.type_text("please FAKE_WRITE a.txt");
+    pty.send("\r");
+    pty.wait_for("Do you want to proceed?");
+    pty.send("1");
+    pty.wait_for("Done. The tool result");
+    assert_eq!(
+        std::fs::read_to_string(d.project.join("a.txt")).expect("read"),
+        "hello\n"
+    );
+    pty.send("\x1b");
+    std::thread::sleep(Duration::from_millis(100));
+    pty.send("\x1b");
+    pty.wait_for("↶ please FAKE_WRITE a.txt");
+    pty.send("\r");
+    pty.wait_for("Files rewound");
+    assert_eq!(
+        std::fs::read_to_string(d.project.join("a.txt")).expect("read"),
+        "original\n"
+    );
+    pty.send("\x04");
+    pty.wait_exit();
+}
