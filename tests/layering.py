@@ -50,14 +50,18 @@ ALLOWED: dict[str, set[str]] = {
     "dcl-bridge": {"dcl-engine", "dcl-protocol", "dcl-argv"},
     # Front ends and bindings: the bridge and the leaf vocabularies (wire types, argv,
     # store keys); the CLI also serves `dcl mcp` and execs the sandbox's child.
-    "dcl-cli": {"dcl-bridge", "dcl-argv", "dcl-protocol", "dcl-store", "dcl-mcp", "dcl-sandbox"},
+    "dcl-cli": {"dcl-bridge", "dcl-argv", "dcl-protocol", "dcl-store", "dcl-mcp", "dcl-sandbox",
+                "dcl-acp", "dcl-tui"},
+    # `dcl acp` and the interactive mode: front ends of their own, reached through the CLI.
+    "dcl-acp": {"dcl-bridge", "dcl-argv"},
+    "dcl-tui": {"dcl-bridge", "dcl-argv"},
     "dcl-python": {"dcl-bridge", "dcl-protocol", "dcl-store"},
     "dcl-node": {"dcl-bridge", "dcl-protocol", "dcl-store"},
     "dcl-java": {"dcl-bridge", "dcl-protocol", "dcl-store"},
     "dcl-c": {"dcl-bridge"},
     "dcl-uniffi": {"dcl-bridge"},
 }
-FRONT_ENDS = {"dcl-cli", "dcl-acp", "dcl-python", "dcl-node", "dcl-java", "dcl-c", "dcl-uniffi"}
+FRONT_ENDS = {"dcl-cli", "dcl-acp", "dcl-tui", "dcl-python", "dcl-node", "dcl-java", "dcl-c", "dcl-uniffi"}
 
 # Folders whose code emits events and never tests the dialect.
 DIALECT_FREE = ["core/engine/src/session/turn", "core/engine/src/session/control"]

@@ -15,9 +15,11 @@ pub enum CliError {
     #[error("{0}")]
     Bridge(#[from] BridgeError),
     #[error(
-        "no prompt: use `dcl -p \"<prompt>\"` or `--input-format stream-json` (interactive mode is not supported)"
+        "no prompt: use `dcl -p \"<prompt>\"` or `--input-format stream-json` (the interactive mode needs a terminal on both stdin and stdout)"
     )]
     NoPrompt,
+    #[error("{0}")]
+    Tui(dcl_tui::TuiError),
     #[error("cannot read the prompt from stdin: {0}")]
     ReadPrompt(std::io::Error),
     #[error("the prompt is empty")]

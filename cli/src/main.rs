@@ -130,6 +130,9 @@ fn run(args: Args) -> Result<ExitCode, CliError> {
     // One session per process: this thread runs it and the stdio loop, with no thread
     // started for either (BENCHMARKS.md, "Start-up without threads").
     dcl_bridge::use_current_thread();
+    if !stream_input && dcl_tui::wanted(&args) {
+        return dcl_tui::run(&args, opts).map_err(CliError::Tui);
+    }
     if stream_input {
         stdio_loop::run(opts)
     } else {

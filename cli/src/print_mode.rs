@@ -15,7 +15,7 @@ pub fn run(args: &Args, opts: SessionOptions, output: OutputFormat) -> Result<Ex
     let prompt = if args.positionals.is_empty() {
         // A prompt piped in with neither `-p` nor `--input-format` is a print-mode run, as
         // with the reference (SDKs' one-shot helpers do this); only a terminal on stdin
-        // asks for the interactive mode dcl does not have.
+        // with stdout not one (the interactive mode needs both) has no prompt to read.
         if !args.has("-p") && !args.has("--print") && std::io::stdin().is_terminal() {
             return Err(CliError::NoPrompt);
         }

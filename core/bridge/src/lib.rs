@@ -181,6 +181,11 @@ impl Bridge {
         self.session.session_id()
     }
 
+    /// The session's transcript file, once it exists (a resumed session's at once).
+    pub fn transcript_path(&self) -> Option<std::path::PathBuf> {
+        self.session.transcript_path()
+    }
+
     /// Hands one line to the session. A bad line is an error to the caller (and, when a
     /// `request_id` could be read, an `error` control response on the stream); the session
     /// keeps serving either way.

@@ -133,6 +133,12 @@ impl Session {
         self.core.services.emitter.session_id()
     }
 
+    /// The transcript's file, once it exists (a resumed session's at once): the
+    /// interactive terminal shows the earlier conversation from it.
+    pub fn transcript_path(&self) -> Option<std::path::PathBuf> {
+        self.core.persistence.transcript_path()
+    }
+
     /// Hands one host message (user message, control request or response) to the session.
     /// Never blocks: a full input queue is an error the caller may retry.
     pub fn send(&self, message: Message) -> Result<(), SendError> {

@@ -1,0 +1,257 @@
+//! Widget-level snapshots of the live area and the history, each at two sizes.
+
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use dcl_tui::testing::Effect;
+use dcl_tui::testing::{App, Cell, ToolCell, ToolResult, draw, transcript_lines};
+use dcl_tui::view::{
+    AskKind, FileChange, PermissionAnswer, PermissionAsk, Question, SessionInfo, ToolCall, UiEvent,
+};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::widgets::{Paragraph, Widget};
+
+const SIZES: [(u16, u16); 2] = [(80, 14), (44, 18)];
+
+fn app(dir: &std::path::Path) -> App {
+    App::new(
+        dir.to_path_buf(),
+        None,
+        None,
+        SessionInfo {
+            session_id: "s-1".into(),
+            model: "mock-model".into(),
+            permission_mode: "default".into(),
+            slash_commands: vec!["clear".into(), "compact".into()],
+        },
+    )
+}
+
+fn live(app: &App, (w, h): (u16, u16)) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
+    let now = app.busy_since.unwrap_or_else(Instant::now);
+    t.draw(|f| draw(f, app, now)).expect("draws");
+    t.backend().to_string()
+}
+
+fn history(cells: &[Cell], expanded: bool, (w, _): (u16, u16)) -> String {
+    let lines = transcript_lines(cells, w, expanded);
+    let h = lines.len() as u16;
+    let mut t = Terminal::new(TestBackend::new(w, h.max(1))).expect("test terminal");
+    t.draw(|f| Paragraph::new(lines).render(f.area(), f.buffer_mut()))
+        .expect("draws");
+    t.backend().to_string()
+}
+
+fn typed(app: &mut App, text: &str) {
+    for c in text.chars() {
+        app.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+    }
+}
+
+fn name(what: &str, (w, h): (u16, u16)) -> String {
+    format!("{what}_{w}x{h}")
+}
+
+#[test]
+fn prompt_with_two_lines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for size in SIZES {
+        let mut a = app(dir.path());
+        typed(&mut a, "first line\\");
+        a.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+        typed(&mut a, "second line");
+        assert_eq!(a.prompt.text(), "first line\nsecond line");
+        insta::assert_snapshot!(name("prompt", size), live(&a, size));
+    }
+}
+
+#[test]
+fn command_popup_lists_a_projects_custom_command() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let commands = dir.path().join(".claude/commands");
+    std::fs::create_dir_all(&commands).expect("mkdir");
+    std::fs::write(
+        commands.join("deploy.md"),
+        "---\ndescription: Ship it\n---\nDeploy now",
+    )
+    .expect("write");
+    for size in SIZES {
+        let mut a = app(dir.path());
+        typed(&mut a, "/de");
+        let popup = a.popup.as_ref().expect("the popup is open");
+        assert!(popup.items.iter().any(|(n, _)| n == "deploy"), "{popup:?}");
+        insta::assert_snapshot!(name("popup", size), live(&a, size));
+    }
+}
+
+fn ask() -> PermissionAsk {
+    PermissionAsk {
+        id: "r1".into(),
+        tool: "Bash".into(),
+        summary: "touch made.txt && echo made".into(),
+        rule: Some("Bash(touch made.txt && echo made)".into()),
+        diff: None,
+        kind: AskKind::Tool,
+    }
+}
+
+#[test]
+fn permission_dialog() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for size in SIZES {
+        let mut a = app(dir.path());
+        a.apply(UiEvent::Permission(ask()));
+        insta::assert_snapshot!(name("permission", size), live(&a, size));
+        // "No" asks what to do instead.
+        a.key(KeyEvent::new(KeyCode::Char('3'), KeyModifiers::NONE));
+        typed(&mut a, "use ls");
+        insta::assert_snapshot!(name("permission_feedback", size), live(&a, size));
+    }
+}
+
+#[test]
+fn streamed_answer_in_progress() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for size in SIZES {
+        let mut a = app(dir.path());
+        a.apply(UiEvent::Requesting);
+        for part in [
+            "# Plan\n\nThis is **bold** and `code`; a long sentence that wraps ",
+            "on narrow terminals.\n\n- one\n- two\n\n```rust\nfn main() {}\n```\n",
+        ] {
+            a.apply(UiEvent::TextDelta(part.into()));
+        }
+        insta::assert_snapshot!(name("streaming", size), live(&a, size));
+    }
+}
+
+fn edit_cell() -> Cell {
+    Cell::Tool(ToolCell {
+        call: ToolCall {
+            id: "t1".into(),
+            name: "Edit".into(),
+            summary: "src/lib.rs".into(),
+            diff: Some(FileChange {
+                path: "src/lib.rs".into(),
+                before: "fn a() {}\nfn b() {\n    old();\n}\nfn c() {}\n".into(),
+                after: "fn a() {}\nfn b() {\n    new();\n    more();\n}\nfn c() {}\n".into(),
+            }),
+            parent: None,
+        },
+        result: Some(ToolResult {
+            is_error: false,
+            output: "The file src/lib.rs has been updated.".into(),
+        }),
+    })
+}
+
+#[test]
+fn diff_of_an_edit() {
+    for size in SIZES {
+        insta::assert_snapshot!(name("diff", size), history(&[edit_cell()], false, size));
+    }
+}
+
+fn bash_cell() -> Cell {
+    Cell::Tool(ToolCell {
+        call: ToolCall {
+            id: "t2".into(),
+            name: "Bash".into(),
+            summary: "ls -1".into(),
+            diff: None,
+            parent: None,
+        },
+        result: Some(ToolResult {
+            is_error: false,
+            output: "Cargo.toml\nREADME.md\nsrc\ntests".into(),
+        }),
+    })
+}
+
+#[test]
+fn tool_line_folded_and_expanded() {
+    let cells = [
+        Cell::User("list the files".into()),
+        Cell::Thinking("The user wants a listing.\nls will do.".into()),
+        bash_cell(),
+        Cell::Assistant("There are **four** entries.".into()),
+    ];
+    for size in SIZES {
+        let folded = history(&cells, false, size);
+        assert!(folded.contains("+3 lines"), "{folded}");
+        assert!(!folded.contains("tests"), "{folded}");
+        insta::assert_snapshot!(name("tool_folded", size), folded);
+        let expanded = history(&cells, true, size);
+        assert!(expanded.contains("tests") && expanded.contains("ls will do"));
+        insta::assert_snapshot!(name("tool_expanded", size), expanded);
+    }
+}
+
+#[test]
+fn a_tiny_terminal_still_draws() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut a = app(dir.path());
+    a.apply(UiEvent::Permission(ask()));
+    for size in [(10, 2), (1, 1), (3, 5)] {
+        let _ = live(&a, size);
+    }
+}
+
+#[test]
+fn plan_and_question_dialogs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plan = PermissionAsk {
+        id: "p1".into(),
+        tool: "ExitPlanMode".into(),
+        summary: String::new(),
+        rule: None,
+        diff: None,
+        kind: AskKind::Plan("1. Create hello.txt\n2. Done".into()),
+    };
+    let question = |q: &str| Question {
+        header: "Style".into(),
+        question: q.into(),
+        options: vec![
+            ("Tabs".into(), "One tab per level".into()),
+            ("Spaces".into(), "Four spaces".into()),
+        ],
+    };
+    let asks = PermissionAsk {
+        id: "q1".into(),
+        tool: "AskUserQuestion".into(),
+        summary: String::new(),
+        rule: None,
+        diff: None,
+        kind: AskKind::Questions(vec![question("Indent with?"), question("Align with?")]),
+    };
+    for size in SIZES {
+        let mut a = app(dir.path());
+        a.apply(UiEvent::Permission(plan.clone()));
+        insta::assert_snapshot!(name("plan", size), live(&a, size));
+        assert_eq!(
+            a.key(KeyEvent::new(KeyCode::Char('1'), KeyModifiers::NONE)),
+            vec![Effect::Answer("p1".into(), PermissionAnswer::Allow)]
+        );
+        a.apply(UiEvent::Permission(asks.clone()));
+        insta::assert_snapshot!(name("question", size), live(&a, size));
+        assert!(
+            a.key(KeyEvent::new(KeyCode::Char('2'), KeyModifiers::NONE))
+                .is_empty()
+        );
+        a.key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE));
+        let done = a.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+        assert_eq!(
+            done,
+            vec![Effect::Answer(
+                "q1".into(),
+                PermissionAnswer::Answers(vec![
+                    ("Indent with?".into(), "Spaces".into()),
+                    ("Align with?".into(), "Spaces".into()),
+                ])
+            )]
+        );
+        assert!(a.dialog.is_none());
+    }
+}
