@@ -26,6 +26,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # crate -> the dcl crates it may depend on (normal and build dependencies)
 ALLOWED: dict[str, set[str]] = {
     "dcl-protocol": set(),
+    # The engine's event/command contract: a leaf front ends import through the bridge.
+    "dcl-events": set(),
     "dcl-shell": set(),
     "dcl-checkpoint": set(),
     # Only to turn on the protocol's `validate` feature in `--workspace` builds (one feature

@@ -15,6 +15,10 @@
 pub mod argv;
 pub mod host;
 
+/// The engine's typed contract: [`events::AgentEvent`]s out of a session,
+/// [`events::SessionCommand`]s in. Front ends import it from here.
+pub use dcl_events as events;
+
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
