@@ -25,8 +25,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # crate -> the dcl crates it may depend on (normal and build dependencies)
 ALLOWED: dict[str, set[str]] = {
-    "dcl-protocol": set(),
-    # The engine's event/command contract: a leaf front ends import through the bridge.
+    # The protocol takes the hook event list from the event contract.
+    "dcl-protocol": {"dcl-events"},
+    # The engine's event/command contract (and the one hook event list): a leaf front ends
+    # import through the bridge.
     "dcl-events": set(),
     "dcl-shell": set(),
     "dcl-checkpoint": set(),
@@ -42,7 +44,7 @@ ALLOWED: dict[str, set[str]] = {
     # on what tools say about themselves and knows no tool implementation or session.
     "dcl-tool-api": {"dcl-protocol", "dcl-shell", "dcl-sandbox"},
     "dcl-tools": {"dcl-protocol", "dcl-tool-api", "dcl-shell", "dcl-sandbox"},
-    "dcl-policy": {"dcl-tool-api", "dcl-shell", "dcl-sandbox", "dcl-store"},
+    "dcl-policy": {"dcl-events", "dcl-tool-api", "dcl-shell", "dcl-sandbox", "dcl-store"},
 }
 FRONT_ENDS = {"dcl-cli", "dcl-python", "dcl-node", "dcl-java", "dcl-c", "dcl-uniffi"}
 

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use dcl_engine::Session;
-pub use dcl_engine::SessionOptions;
+pub use dcl_engine::{Output, SessionOptions, Streams};
 
 /// The options vocabulary front ends open sessions with, and the `initialize` fields a front
 /// end may fold into them before opening (`--await-initialize`): front ends reach the
@@ -172,8 +172,15 @@ pub fn open(options_json: &str) -> Result<Bridge, BridgeError> {
 
 /// Opens a session from already-typed options.
 pub fn open_with(options: SessionOptions) -> Result<Bridge, BridgeError> {
+    open_streams(options, Streams::LINES)
+}
+
+/// Opens a session that produces `streams`: [`Streams::EVENTS`] for a front end that reads
+/// typed events ([`Bridge::recv_event`]) and sends commands ([`Bridge::command`]);
+/// [`Streams::BOTH`] to read lines and events in one order ([`Bridge::recv_output`]).
+pub fn open_streams(options: SessionOptions, streams: Streams) -> Result<Bridge, BridgeError> {
     let rt = runtime()?;
-    let session = Session::spawn(rt.handle(), options)?;
+    let session = Session::spawn_with(rt.handle(), options, streams)?;
     Ok(Bridge { session })
 }
 
@@ -208,10 +215,31 @@ impl Bridge {
     }
 
     pub fn send_message(&self, message: Message) -> Result<(), BridgeError> {
-        self.session.send(message).map_err(|e| match e {
-            dcl_engine::SendError::Closed => BridgeError::Closed,
-            dcl_engine::SendError::Full(n) => BridgeError::Busy(n),
-        })
+        self.session.send(message).map_err(send_error)
+    }
+
+    /// Hands one command to the session (never blocks; a full input queue is
+    /// [`BridgeError::Busy`]).
+    pub fn command(&self, command: events::SessionCommand) -> Result<(), BridgeError> {
+        self.session.command(command).map_err(send_error)
+    }
+
+    /// The next typed event; `None` once the session has ended. Only sessions opened with
+    /// events ([`open_streams`]) produce any.
+    pub async fn recv_event(&self) -> Option<events::AgentEvent> {
+        self.session.recv_event().await
+    }
+
+    /// Blocking [`Bridge::recv_event`] for hosts without an async runtime. Must not be
+    /// called from inside the runtime.
+    pub fn recv_event_blocking(&self) -> Result<Option<events::AgentEvent>, BridgeError> {
+        let rt = runtime()?;
+        Ok(rt.block_on(self.recv_event()))
+    }
+
+    /// The next line or event, in the session's order; `None` once it has ended.
+    pub async fn recv_output(&self) -> Option<Output> {
+        self.session.recv_output().await
     }
 
     /// The next outbound line; `None` once the session has ended.
@@ -324,6 +352,14 @@ impl Bridge {
     /// Stops now: the running turn is cancelled and its tools killed.
     pub fn close(&self) {
         self.session.close();
+    }
+}
+
+fn send_error(e: dcl_engine::SendError) -> BridgeError {
+    match e {
+        dcl_engine::SendError::Closed => BridgeError::Closed,
+        dcl_engine::SendError::Full(n) => BridgeError::Busy(n),
+        dcl_engine::SendError::BadCommand(why) => BridgeError::BadInput(why),
     }
 }
 

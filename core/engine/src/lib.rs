@@ -22,4 +22,4 @@ pub mod structured;
 pub mod tools;
 
 pub use options::{OptionsError, SessionOptions};
-pub use session::{SendError, Session, SessionClosed};
+pub use session::{Output, SendError, Session, SessionClosed, Streams};

@@ -14,6 +14,7 @@
 mod command;
 mod content;
 mod event;
+mod hooks;
 mod item;
 mod request;
 mod tool_call;
@@ -24,6 +25,7 @@ pub use command::{
 };
 pub use content::{ContentBlock, ImageSource};
 pub use event::{AgentEvent, McpServerInfo, NoticeLevel, SessionInfo};
+pub use hooks::{Fired, HookEventName, Matcher};
 pub use item::{Item, ItemBody, ItemDelta, ItemId};
 pub use request::{HostRequest, PermissionRequest, PlanEntry, PlanEntryStatus};
 pub use tool_call::{Diff, HookRun, HookStatus, Location, ToolCall, ToolKind, ToolStatus};

@@ -29,7 +29,17 @@ use super::services::{SessionCore, SessionServices};
 
 impl SessionCore {
     /// Validates the options and builds the session's parts (nothing runs yet).
+    #[cfg(test)]
     pub fn build(opts: SessionOptions) -> Result<SessionCore, OptionsError> {
+        SessionCore::build_with(opts, super::emit::Streams::LINES)
+    }
+
+    /// Validates the options and builds the session's parts (nothing runs yet), producing
+    /// `streams` for the front end.
+    pub fn build_with(
+        opts: SessionOptions,
+        streams: super::emit::Streams,
+    ) -> Result<SessionCore, OptionsError> {
         // Options built in Rust get the environment defaults the JSON path resolves.
         let opts = opts.resolved()?;
         let cwd = working_dir(&opts)?;
@@ -124,8 +134,9 @@ impl SessionCore {
             .outbox_lines
             .filter(|n| *n > 0)
             .unwrap_or(super::emit::DEFAULT_OUTBOX_LINES);
-        let emitter =
-            Emitter::new(Outbox::new(capacity), session_id).with_dialect(emit::Dialect::of(&opts));
+        let emitter = Emitter::new(Outbox::new(capacity), session_id)
+            .with_dialect(emit::Dialect::of(&opts))
+            .with_streams(streams);
         let timeout = Duration::from_secs_f64(
             opts.host_timeout_secs
                 .unwrap_or(crate::options::DEFAULT_HOST_TIMEOUT_SECS)
@@ -383,7 +394,8 @@ fn settings_command_hooks(settings: &Settings) -> CommandHooks {
         tracing::warn!("{w}");
     }
     for event in command_hooks.events.keys() {
-        if !super::hook_registry::FIRED_EVENTS.contains(&event.as_str()) {
+        let fired = dcl_events::HookEventName::parse(event).map(dcl_events::HookEventName::fired);
+        if fired != Some(dcl_events::Fired::Yes) {
             tracing::warn!(
                 "settings hooks for {event} are accepted but dcl never fires that event"
             );

@@ -37,6 +37,12 @@ pub(crate) fn emit_init(core: &SessionCore) {
             serde_json::Value::Array(plugin_errors),
         );
     }
+    services.emitter.agent(|| {
+        dcl_events::AgentEvent::SessionStarted(super::emit::agent::session_info(
+            &init,
+            services.emitter.session_id(),
+        ))
+    });
     services.emitter.event(Event::Init(Box::new(init)));
 }
 

@@ -19,10 +19,12 @@ impl Actor {
     pub(super) fn set_permission_mode(&mut self, r: SetPermissionModeRequest) -> Answer {
         let mode = PermissionMode::parse(&r.mode)?;
         self.core.state.with(|s| s.live.permission_mode = mode);
-        self.core
-            .services
-            .emitter
-            .system(SystemStatus::permission_mode_changed(mode_name(mode)));
+        let emitter = &self.core.services.emitter;
+        emitter.agent(|| dcl_events::AgentEvent::SessionConfigured {
+            model: None,
+            permission_mode: Some(mode.as_str().to_string()),
+        });
+        emitter.system(SystemStatus::permission_mode_changed(mode_name(mode)));
         answer(SetPermissionModeResponse {
             mode: mode_name(mode).into(),
             extra: Extra::new(),

@@ -32,6 +32,23 @@ pub(crate) async fn run_turn(
     core.start_sdk_servers(Vec::new());
     core.mcp_ready().await;
     crate::session::init::emit_init(core);
+    ctx.emitter.agent(|| dcl_events::AgentEvent::TurnStarted {
+        turn_id: prompt.uuid.clone(),
+    });
+    if ctx.emitter.wants_events() {
+        let item = dcl_events::Item::new(
+            prompt.uuid.clone(),
+            dcl_events::ItemBody::UserMessage {
+                content: crate::session::emit::agent::content(
+                    &prompt.message.message.content.clone().into_blocks(),
+                ),
+            },
+        );
+        ctx.emitter
+            .agent(|| dcl_events::AgentEvent::ItemStarted { item: item.clone() });
+        ctx.emitter
+            .agent(|| dcl_events::AgentEvent::ItemCompleted { item });
+    }
     if core.services.opts.replay_user_messages {
         let mut echo = prompt.message.clone();
         echo.uuid = Some(prompt.uuid.clone());

@@ -34,6 +34,10 @@ impl TurnHandle for TurnLink {
                     parent_tool_use_id: emitter.parent_tool_use_id().map(str::to_string),
                     elapsed_seconds,
                 });
+                emitter.agent(|| dcl_events::AgentEvent::ItemDelta {
+                    item_id: self.call.id.clone(),
+                    delta: dcl_events::ItemDelta::ToolProgress { elapsed_seconds },
+                });
             }
         }
     }

@@ -246,6 +246,7 @@ async fn consume_stream(
     let mut msg_id = new_uuid();
     let mut start_usage: Option<Usage> = None;
     let mut open_text = String::new();
+    let mut items = super::stream_items::StreamItems::new(ctx, &msg_id);
     loop {
         let next = tokio::select! {
             ev = async {
@@ -258,6 +259,7 @@ async fn consume_stream(
         if matches!(next, Some(Err(ModelError::Cancelled))) || cancel.is_cancelled() {
             if !open_text.is_empty() {
                 let block = ContentBlock::text(std::mem::take(&mut open_text));
+                items.on_block(ctx, None, &block);
                 emit_block(ctx, conv, &msg_id, &st.model, start_usage.clone(), block);
             }
             return Err(SampleError::Cancelled);
@@ -278,9 +280,11 @@ async fn consume_stream(
             } => open_text.push_str(text),
             _ => {}
         }
+        items.on_event(ctx, &event);
         let completed = acc.push(&event).map_err(SampleError::Api)?;
         if let Some(block) = completed {
             open_text.clear();
+            items.on_block(ctx, Some(block.index), &block.block);
             emit_block(
                 ctx,
                 conv,
