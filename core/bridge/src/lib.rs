@@ -31,8 +31,8 @@ pub use dcl_engine::{Output, SessionOptions, Streams};
 /// engine only through the bridge.
 pub mod options {
     pub use dcl_engine::delivery;
+    pub use dcl_engine::options::read_flag_value;
     pub use dcl_engine::options::*;
-    pub use dcl_engine::settings::read_flag_value;
 }
 use dcl_protocol::{LineError, Message};
 use tokio::runtime::Runtime;

@@ -16,8 +16,8 @@ use crate::turn::{TokenUsage, TurnEnd};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
-    /// What the session is: model, tools, servers. Sent again when a turn starts with a
-    /// different setup.
+    /// What the session is: model, tools, servers. Sent as each turn starts (the setup may
+    /// have changed since the last).
     SessionStarted(SessionInfo),
     /// A setting changed mid-session (by a command, a tool or the session itself).
     SessionConfigured {

@@ -19,11 +19,11 @@ use super::host::HostChannel;
 use super::state::{LiveSettings, McpPending, SessionState, SessionStats, StateCell, Totals};
 use super::{effort, mcp, models, persist};
 use crate::options::{Dialect, OptionsError, SessionOptions};
-use crate::permissions::PermissionMode;
-use crate::permissions::command_hooks::CommandHooks;
-use crate::permissions::host_decision::SettingsFiles;
-use crate::settings::{Settings, SettingsPaths};
 use crate::tools::{ShellState, Tool};
+use dcl_policy::permissions::PermissionMode;
+use dcl_policy::permissions::command_hooks::CommandHooks;
+use dcl_policy::permissions::host_decision::SettingsFiles;
+use dcl_policy::settings::{Settings, SettingsPaths};
 
 use super::services::{SessionCore, SessionServices};
 
@@ -91,7 +91,7 @@ impl SessionCore {
         let clients = Clients::new(&opts, &env).map_err(|e| OptionsError::from(e.to_string()))?;
         let model = models::resolve_alias(model_name.as_deref(), clients.default_model());
         let session_id = opened.session_id.clone();
-        let disallowed = crate::permissions::RuleSet::parse(&opts.disallowed_tools);
+        let disallowed = dcl_policy::permissions::RuleSet::parse(&opts.disallowed_tools);
         let tools = select_tools(
             &opts,
             &disallowed,
@@ -151,7 +151,7 @@ impl SessionCore {
         )
         .map_err(|e| OptionsError::new("settings", format!("toolEnvironment: {e}")))?;
         // The OS sandbox (issue 10): a bad `sandbox` block is refused like `toolEnvironment`.
-        let sandbox = crate::settings::open_sandbox(
+        let sandbox = dcl_policy::settings::open_sandbox(
             settings
                 .sandbox(opts.sandbox)
                 .map_err(|e| OptionsError::new("settings", e.to_string()))?,
@@ -524,7 +524,7 @@ fn agent_dirs(
 /// servers list them).
 fn select_tools(
     opts: &SessionOptions,
-    deny: &crate::permissions::RuleSet,
+    deny: &dcl_policy::permissions::RuleSet,
     session_tools: Vec<Arc<dyn Tool>>,
 ) -> Vec<Arc<dyn Tool>> {
     let mut all = crate::tools::builtin_tools();

@@ -6,7 +6,7 @@ use dcl_protocol::{InitMcpServer, PermissionModeName, SystemInit};
 
 use super::emit::Event;
 use super::services::SessionCore;
-use crate::permissions::PermissionMode;
+use dcl_policy::permissions::PermissionMode;
 
 pub(crate) fn emit_init(core: &SessionCore) {
     let live = core.state.live();

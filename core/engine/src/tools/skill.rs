@@ -11,7 +11,7 @@ use super::object_schema;
 use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
 use crate::derived_spec::shared_through;
 use crate::extensions::{self, SharedExtensions, SkillCatalog};
-use crate::model::{BoxFuture, ToolSpec};
+use dcl_model::{BoxFuture, ToolSpec};
 
 pub const SKILL_TOOL: &str = "Skill";
 

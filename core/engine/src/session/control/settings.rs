@@ -9,10 +9,10 @@ use dcl_protocol::{
 use serde_json::{Map, Value, json};
 
 use super::{Answer, ControlError, answer};
-use crate::permissions::PermissionMode;
 use crate::session::actor::Actor;
 use crate::session::init::mode_name;
 use crate::session::models;
+use dcl_policy::permissions::PermissionMode;
 
 impl Actor {
     /// Acts at once, even during a turn, and says so on the stream.

@@ -152,7 +152,7 @@ async fn interrupt_hooks(ctx: &TurnContext) {
 
 /// StopFailure: the turn ends on an API error instead of the model's answer. Its output
 /// is not acted on (the reference ignores it too): the turn is over either way.
-async fn stop_failure_hooks(ctx: &TurnContext, st: &TurnState, e: &crate::model::ModelError) {
+async fn stop_failure_hooks(ctx: &TurnContext, st: &TurnState, e: &dcl_model::ModelError) {
     let mut input = Map::new();
     input.insert("error".into(), json!(e.assistant_error()));
     input.insert("error_details".into(), json!(e.to_string()));
@@ -190,7 +190,7 @@ fn drive_boxed<'a>(
     ctx: &'a TurnContext,
     conv: &'a mut Conversation,
     st: &'a mut TurnState,
-) -> crate::model::BoxFuture<'a, Finish> {
+) -> dcl_model::BoxFuture<'a, Finish> {
     Box::pin(drive(ctx, conv, st))
 }
 

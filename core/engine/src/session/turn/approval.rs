@@ -10,9 +10,9 @@ use serde_json::{Map, Value, json};
 
 use super::hooks;
 use super::{StopCause, TurnContext};
-use crate::permissions::{self, PermissionMode, Policy, Verdict, host_decision};
 use crate::session::host::HostError;
 use crate::tools::{Approval, Tool, ToolContext, ToolKind};
+use dcl_policy::permissions::{self, PermissionMode, Policy, Verdict, host_decision};
 
 /// A PreToolUse hook's say in the permission decision.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -19,11 +19,11 @@ use serde_json::{Map, Value, json};
 
 use super::TurnContext;
 use super::hooks;
-use crate::model::accumulate::Accumulator;
-use crate::model::{ApiMessage, ModelError, ModelRequest, Role};
 use crate::session::conversation::{Boundary, Conversation, Entry, NewItem, UserOrigin};
 use crate::session::emit::new_uuid;
 use crate::session::models;
+use dcl_model::accumulate::Accumulator;
+use dcl_model::{ApiMessage, ModelError, ModelRequest, Role};
 
 /// Below the window, what the default threshold leaves for the reply and the estimate's
 /// error (the reference's default buffer).
@@ -328,7 +328,7 @@ async fn summarise(
         .clients
         .client_for(model)
         .map_err(CompactError::Model)?;
-    let policy = crate::model::retry::RetryPolicy::from_env_map(&services.env);
+    let policy = dcl_model::retry::RetryPolicy::from_env_map(&services.env);
     let mut prompt = COMPACT_PROMPT.to_string();
     if !extra.is_empty() {
         prompt.push_str("\n\nAdditional instructions:\n");

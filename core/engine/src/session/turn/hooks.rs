@@ -8,12 +8,12 @@ use std::time::Duration;
 use std::sync::Arc;
 
 use super::{TurnContext, TurnStop};
-use crate::permissions::command_hooks;
 use crate::session::hook_registry::Registration;
 use crate::session::host::HostError;
 use crate::session::services::SessionCore;
 use crate::session::state::TurnKind;
 use crate::tools::environment::{self as tool_environment, redact_text};
+use dcl_policy::permissions::command_hooks;
 use dcl_protocol::{
     GetHooksListingResponse, HookCallbackRequest, HookCallbackTag, HookEventName,
     HookListingCatalogEntry, HookListingEvent, HookListingPolicy, HookListingRow, HookOutcome,
@@ -650,7 +650,7 @@ pub(crate) async fn task_hook(
 pub(crate) struct ShellTaskHooks(pub std::sync::Weak<SessionCore>);
 
 impl crate::tools::background::ShellListener for ShellTaskHooks {
-    fn started<'a>(&'a self, id: &'a str, command: &'a str) -> crate::model::BoxFuture<'a, ()> {
+    fn started<'a>(&'a self, id: &'a str, command: &'a str) -> dcl_model::BoxFuture<'a, ()> {
         Box::pin(async move {
             if let Some(core) = self.0.upgrade() {
                 task_hook(&core, "TaskCreated", id, command, command).await;
@@ -663,7 +663,7 @@ impl crate::tools::background::ShellListener for ShellTaskHooks {
         id: &'a str,
         command: &'a str,
         code: i32,
-    ) -> crate::model::BoxFuture<'a, ()> {
+    ) -> dcl_model::BoxFuture<'a, ()> {
         Box::pin(async move {
             if code == 0
                 && let Some(core) = self.0.upgrade()

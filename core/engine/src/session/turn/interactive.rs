@@ -6,10 +6,10 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::permissions::PermissionMode;
 use crate::session::emit::TurnEmitter;
 use crate::session::services::SessionCore;
 use crate::tools::{ProcessSpec, ToolOutput, ToolSpec, TurnHandle};
+use dcl_policy::permissions::PermissionMode;
 
 pub(crate) const ASK_USER_QUESTION: &str = "AskUserQuestion";
 pub(crate) const EXIT_PLAN_MODE: &str = "ExitPlanMode";

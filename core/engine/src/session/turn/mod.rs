@@ -172,7 +172,7 @@ impl TurnContext {
     }
 
     /// What the model is offered in this turn.
-    pub fn tool_specs(&self) -> Vec<crate::model::ToolSpec> {
+    pub fn tool_specs(&self) -> Vec<dcl_model::ToolSpec> {
         registry::Registry::new(&self.core, &self.tools).offer()
     }
 

@@ -13,10 +13,10 @@ use super::hooks::{self, HookVerdict};
 use super::link::TurnLink;
 use super::registry::Registry;
 use super::{TurnContext, TurnState, subagent};
-use crate::model::accumulate::InvalidToolInput;
 use crate::session::conversation::{Conversation, UserOrigin};
 use crate::session::emit::Event;
 use crate::tools::{Tool, ToolContext, ToolKind, ToolOutput, TurnEvent};
+use dcl_model::accumulate::InvalidToolInput;
 
 /// Largest tool-result text put on one stdout line; SDKs refuse lines over 1 MiB.
 const MAX_RESULT_CHARS: usize = 200_000;

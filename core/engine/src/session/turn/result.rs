@@ -11,12 +11,12 @@ use serde_json::{Value, json};
 
 use super::STRUCTURED_OUTPUT_TOOL;
 use super::{TurnContext, TurnOutcome, TurnState};
-use crate::model::ModelError;
 use crate::session::QueuedPrompt;
 use crate::session::conversation::{Conversation, UserOrigin};
 use crate::session::emit::{Emitter, Event, new_uuid};
 use crate::session::persist::StartupError;
 use crate::session::services::SessionCore;
+use dcl_model::ModelError;
 
 /// Why a turn ended.
 pub(super) enum Finish {

@@ -12,13 +12,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::STRUCTURED_OUTPUT_TOOL;
 use super::{TurnContext, TurnState};
-use crate::model::accumulate::{Accumulator, InvalidToolInput};
-use crate::model::{
-    ApiMessage, Delta, ModelError, ModelRequest, Role, StreamEvent, ThinkingConfig,
-};
 use crate::session::conversation::{Conversation, Entry};
 use crate::session::emit::{Event, new_uuid};
 use crate::session::models;
+use dcl_model::accumulate::{Accumulator, InvalidToolInput};
+use dcl_model::{ApiMessage, Delta, ModelError, ModelRequest, Role, StreamEvent, ThinkingConfig};
 
 pub(super) enum SampleError {
     Cancelled,
@@ -98,7 +96,7 @@ pub(super) async fn sample_with_fallback(
 /// them (a quarter of the characters of system prompt, tools and messages).
 pub(super) fn estimate_tokens(ctx: &TurnContext, conv: &Conversation, extra_chars: usize) -> u64 {
     let system = system_prompt(ctx).map_or(0, |s| s.len());
-    let tools = crate::model::ToolSpec::list_json_size(&ctx.tool_specs()).bytes;
+    let tools = dcl_model::ToolSpec::list_json_size(&ctx.tool_specs()).bytes;
     let messages = conv
         .size_handle()
         .load(std::sync::atomic::Ordering::Relaxed);
@@ -168,7 +166,7 @@ fn fallback_for(ctx: &TurnContext, current: &str, error: &ModelError) -> Option<
     let services = &ctx.core.services;
     let fallback = services.opts.fallback_model.as_deref()?;
     let resolved = models::resolve_alias(Some(fallback), services.clients.default_model());
-    let helps = error.is_retryable() || error.kind() == crate::model::ErrorKind::NotFound;
+    let helps = error.is_retryable() || error.kind() == dcl_model::ErrorKind::NotFound;
     (helps && resolved != current).then_some(resolved)
 }
 
@@ -184,7 +182,7 @@ async fn sample(
         .clients
         .client_for(&request.model)
         .map_err(SampleError::Api)?;
-    let policy = crate::model::retry::RetryPolicy::from_env_map(&services.env);
+    let policy = dcl_model::retry::RetryPolicy::from_env_map(&services.env);
     let partial = services.opts.include_partial_messages;
     let mut attempt = 0u32;
     loop {
@@ -196,7 +194,7 @@ async fn sample(
         // breaks or stalls early) is retried; once content is shown it is a clear error.
         let open = async {
             let stream = client.stream(request.clone(), cancel.clone()).await?;
-            crate::model::retry::prime(stream).await
+            dcl_model::retry::prime(stream).await
         };
         let opened = tokio::select! {
             r = open => r,
@@ -237,7 +235,7 @@ async fn sample(
 async fn consume_stream(
     ctx: &TurnContext,
     conv: &mut Conversation,
-    mut stream: crate::model::EventStream,
+    mut stream: dcl_model::EventStream,
     st: &mut TurnState,
 ) -> Result<Reply, SampleError> {
     let partial = ctx.core.services.opts.include_partial_messages;

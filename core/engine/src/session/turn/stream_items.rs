@@ -6,8 +6,8 @@ use dcl_events::{AgentEvent, Item, ItemBody, ItemDelta, PlanEntry};
 use dcl_protocol::{ContentBlock, KnownBlock};
 
 use super::TurnContext;
-use crate::model::{Delta, StreamEvent};
 use crate::session::emit::agent;
+use dcl_model::{Delta, StreamEvent};
 
 /// The reply's open item, when the session produces events.
 pub(super) struct StreamItems {
