@@ -19,11 +19,11 @@ use super::host::HostChannel;
 use super::state::{LiveSettings, McpPending, SessionState, SessionStats, StateCell, Totals};
 use super::{effort, mcp, models, persist};
 use crate::options::{Dialect, OptionsError, SessionOptions};
-use crate::tools::{ShellState, Tool};
 use dcl_policy::permissions::PermissionMode;
 use dcl_policy::permissions::command_hooks::CommandHooks;
 use dcl_policy::permissions::host_decision::SettingsFiles;
 use dcl_policy::settings::{Settings, SettingsPaths};
+use dcl_tool_api::{ShellState, Tool};
 
 use super::services::{SessionCore, SessionServices};
 
@@ -146,7 +146,7 @@ impl SessionCore {
         let closed = CancellationToken::new();
         // `toolEnvironment` in settings widens or narrows what tools inherit; a bad block is
         // refused when the session opens rather than silently ignored.
-        let tool_env = crate::tools::environment::ToolEnvironment::from_settings(
+        let tool_env = dcl_tools::environment::ToolEnvironment::from_settings(
             settings.get("toolEnvironment").as_ref(),
         )
         .map_err(|e| OptionsError::new("settings", format!("toolEnvironment: {e}")))?;
@@ -165,7 +165,7 @@ impl SessionCore {
                     .collect(),
             ]
             .concat(),
-            || tool_env.apply(&crate::tools::environment::dcl_environment(&env)),
+            || tool_env.apply(&dcl_tools::environment::dcl_environment(&env)),
         )
         .map_err(|e| OptionsError::new("sandbox", e))?;
         let mcp_manager = mcp::manager(
@@ -527,7 +527,7 @@ fn select_tools(
     deny: &dcl_policy::permissions::RuleSet,
     session_tools: Vec<Arc<dyn Tool>>,
 ) -> Vec<Arc<dyn Tool>> {
-    let mut all = crate::tools::builtin_tools();
+    let mut all = dcl_tools::builtin_tools();
     all.extend(session_tools);
     let wanted: Option<Vec<String>> = opts.tools.as_ref().map(|list| {
         list.iter()

@@ -17,9 +17,9 @@ use super::host::HostChannel;
 use super::persist;
 use super::state::StateCell;
 use crate::options::{OutputFormat, SessionOptions};
-use crate::tools::{ShellState, Tool};
 use dcl_policy::permissions::command_hooks::CommandHooks;
 use dcl_policy::permissions::host_decision::SettingsFiles;
+use dcl_tool_api::{ShellState, Tool};
 
 pub(crate) struct SessionServices {
     pub opts: SessionOptions,

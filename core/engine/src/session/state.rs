@@ -123,7 +123,7 @@ pub struct SessionState {
     /// again only once that schema is replaced, not for every offer.
     pub structured_spec: Option<(
         std::sync::Arc<crate::structured::OutputSchema>,
-        crate::tools::ToolSpec,
+        dcl_tool_api::ToolSpec,
     )>,
     /// `initialize.promptSuggestions`: suggest the next prompt after each turn.
     pub prompt_suggestions: bool,

@@ -186,7 +186,7 @@ impl Actor {
                 path: l.path.as_ref().map(|p| p.display().to_string()),
                 // Values of secret-looking keys never leave dcl (WIRE "tool environment").
                 settings: match crate::session::remote_store::redact_store_url(
-                    crate::tools::environment::redact_settings(&Value::Object(l.settings.clone())),
+                    dcl_tools::environment::redact_settings(&Value::Object(l.settings.clone())),
                 ) {
                     Value::Object(m) => m,
                     _ => Map::new(),
@@ -196,7 +196,7 @@ impl Actor {
             .collect();
         GetSettingsResponse {
             effective: match crate::session::remote_store::redact_store_url(
-                crate::tools::environment::redact_settings(&Value::Object(settings.effective())),
+                dcl_tools::environment::redact_settings(&Value::Object(settings.effective())),
             ) {
                 Value::Object(m) => m,
                 _ => Map::new(),

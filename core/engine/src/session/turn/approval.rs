@@ -11,8 +11,8 @@ use serde_json::{Map, Value, json};
 use super::hooks;
 use super::{StopCause, TurnContext};
 use crate::session::host::HostError;
-use crate::tools::{Approval, Tool, ToolContext, ToolKind};
 use dcl_policy::permissions::{self, PermissionMode, Policy, Verdict, host_decision};
+use dcl_tool_api::{Approval, Tool, ToolContext, ToolKind};
 
 /// A PreToolUse hook's say in the permission decision.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,7 +40,7 @@ fn policy(ctx: &TurnContext) -> Policy {
         let mut allowed = opts.allowed_tools.clone();
         allowed.extend(s.settings.get_strings("permissions.allow"));
         allowed.extend(granted.allow.iter().cloned());
-        allowed.extend(crate::tools::ToolContext::granted_in(&ctx.grants));
+        allowed.extend(dcl_tool_api::ToolContext::granted_in(&ctx.grants));
         let mut denied = opts.disallowed_tools.clone();
         denied.extend(s.settings.get_strings("permissions.deny"));
         denied.extend(granted.deny.iter().cloned());

@@ -12,7 +12,6 @@ use crate::session::hook_registry::Registration;
 use crate::session::host::HostError;
 use crate::session::services::SessionCore;
 use crate::session::state::TurnKind;
-use crate::tools::environment::{self as tool_environment, redact_text};
 use dcl_policy::permissions::command_hooks;
 use dcl_protocol::{
     GetHooksListingResponse, HookCallbackRequest, HookCallbackTag, HookEventName,
@@ -20,6 +19,7 @@ use dcl_protocol::{
     HookOutput, InformationalLevel, SystemHookProgress, SystemHookResponse, SystemHookStarted,
     SystemInformational,
 };
+use dcl_tools::environment::{self as tool_environment, redact_text};
 use serde_json::{Map, Value, json};
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -649,7 +649,7 @@ pub(crate) async fn task_hook(
 /// no TaskCompleted. Weak: the shells belong to the session.
 pub(crate) struct ShellTaskHooks(pub std::sync::Weak<SessionCore>);
 
-impl crate::tools::background::ShellListener for ShellTaskHooks {
+impl dcl_tools::background::ShellListener for ShellTaskHooks {
     fn started<'a>(&'a self, id: &'a str, command: &'a str) -> dcl_model::BoxFuture<'a, ()> {
         Box::pin(async move {
             if let Some(core) = self.0.upgrade() {

@@ -8,8 +8,8 @@ use serde_json::{Map, Value, json};
 
 use crate::session::emit::TurnEmitter;
 use crate::session::services::SessionCore;
-use crate::tools::{ProcessSpec, ToolOutput, ToolSpec, TurnHandle};
 use dcl_policy::permissions::PermissionMode;
+use dcl_tool_api::{ProcessSpec, ToolOutput, ToolSpec, TurnHandle};
 
 pub(crate) const ASK_USER_QUESTION: &str = "AskUserQuestion";
 pub(crate) const EXIT_PLAN_MODE: &str = "ExitPlanMode";

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::{interactive, subagent};
 use crate::session::emit::Event;
 use crate::session::host::HostError;
-use crate::tools::{BoxFuture, ChildTurn, HostQuestion, TurnError, TurnEvent, TurnHandle};
+use dcl_tool_api::{BoxFuture, ChildTurn, HostQuestion, TurnError, TurnEvent, TurnHandle};
 
 pub(super) struct TurnLink {
     parent: subagent::Parent,

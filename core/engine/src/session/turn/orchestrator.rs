@@ -15,8 +15,8 @@ use super::registry::Registry;
 use super::{TurnContext, TurnState, subagent};
 use crate::session::conversation::{Conversation, UserOrigin};
 use crate::session::emit::Event;
-use crate::tools::{Tool, ToolContext, ToolKind, ToolOutput, TurnEvent};
 use dcl_model::accumulate::InvalidToolInput;
+use dcl_tool_api::{Tool, ToolContext, ToolKind, ToolOutput, TurnEvent};
 
 /// Largest tool-result text put on one stdout line; SDKs refuse lines over 1 MiB.
 const MAX_RESULT_CHARS: usize = 200_000;

@@ -23,7 +23,7 @@ use crate::session::conversation::{Conversation, Entry, UserOrigin};
 use crate::session::emit::{TurnEmitter, new_uuid};
 use crate::session::models;
 use crate::session::services::SessionCore;
-use crate::tools::{ChildTurn, ToolOutput, TurnError};
+use dcl_tool_api::{ChildTurn, ToolOutput, TurnError};
 
 /// The subagent tool's name to the model.
 pub(crate) const AGENT_TOOL: &str = "Agent";
