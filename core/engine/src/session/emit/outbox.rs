@@ -509,6 +509,14 @@ impl TurnEmitter {
         self.inner.wants_events()
     }
 
+    /// A warning for the user: a `system/informational` line (level `warning`) and a
+    /// `notice` event.
+    pub(crate) fn warning(&self, text: impl Into<String>) {
+        let text = text.into();
+        self.agent(|| AgentEvent::notice(dcl_events::NoticeLevel::Warning, text.clone()));
+        self.system(dcl_protocol::SystemInformational::warning(text));
+    }
+
     /// Sends the lines `event` becomes in the session's dialect, as [`TurnEmitter::emit`]
     /// sends each (a subagent's legacy lines stay with the main thread).
     pub(crate) fn event(&self, event: Event<'_>) {

@@ -1,7 +1,7 @@
 //! The loop of one turn: record the prompt, then sample and run tools until the model
 //! stops calling them, a limit is reached, a hook stops the turn or it is interrupted.
 
-use dcl_protocol::{ContentBlock, Message, SystemInformational, TerminalReason, ToolUseBlock};
+use dcl_protocol::{ContentBlock, Message, TerminalReason, ToolUseBlock};
 use serde_json::{Map, json};
 
 use super::STRUCTURED_OUTPUT_TOOL;
@@ -246,9 +246,8 @@ pub(super) async fn drive(
                         return Finish::Interrupted(TerminalReason::AbortedStreaming);
                     }
                     Err(why) => {
-                        ctx.emitter.system(SystemInformational::warning(format!(
-                            "Automatic compaction failed: {why}"
-                        )));
+                        ctx.emitter
+                            .warning(format!("Automatic compaction failed: {why}"));
                         conv.exclude_unanswered(&ctx.prompt_uuid);
                         return Finish::ApiError(e);
                     }

@@ -3,8 +3,8 @@
 //! nobody can be asked.
 
 use dcl_protocol::{
-    CanUseToolRequest, CanUseToolTag, Extra, PermissionDecision, SystemInformational,
-    SystemPermissionDenied, ToolUseBlock,
+    CanUseToolRequest, CanUseToolTag, Extra, PermissionDecision, SystemPermissionDenied,
+    ToolUseBlock,
 };
 use serde_json::{Map, Value, json};
 
@@ -300,8 +300,7 @@ async fn apply_permission_updates(ctx: &TurnContext, updates: &[Value]) {
     }
     for e in errors {
         tracing::warn!("{e}");
-        ctx.emitter
-            .system(SystemInformational::warning(e.to_string()));
+        ctx.emitter.warning(e.to_string());
     }
 }
 

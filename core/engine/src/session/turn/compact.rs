@@ -11,9 +11,7 @@
 
 use std::time::Duration;
 
-use dcl_protocol::{
-    CompactMetadata, ContentBlock, Extra, SystemCompactBoundary, SystemInformational, SystemStatus,
-};
+use dcl_protocol::{CompactMetadata, ContentBlock, Extra, SystemCompactBoundary, SystemStatus};
 use futures::StreamExt;
 use serde_json::{Map, Value, json};
 
@@ -295,9 +293,8 @@ pub(crate) async fn auto_if_needed(
         // The interrupt ends the turn at its next step; nothing failed.
         Err(_) if ctx.cancel.is_cancelled() => false,
         Err(e) => {
-            ctx.emitter.system(SystemInformational::warning(format!(
-                "Automatic compaction failed: {e}"
-            )));
+            ctx.emitter
+                .warning(format!("Automatic compaction failed: {e}"));
             false
         }
     }

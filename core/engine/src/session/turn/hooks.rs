@@ -300,9 +300,7 @@ pub(crate) async fn run(
     // The reference shows a failing (non-blocking) hook to the user and goes on.
     for e in errors {
         tracing::warn!("{e}");
-        ctx.emitter
-            .agent(|| AgentEvent::notice(NoticeLevel::Warning, e.clone()));
-        ctx.emitter.system(SystemInformational::warning(e));
+        ctx.emitter.warning(e);
     }
     verdict
 }

@@ -397,11 +397,7 @@ async fn execute(ctx: &TurnContext, p: &Prepared) -> (ToolOutput, Option<Value>)
     cwd_changed_hooks(ctx, &cwd_before).await;
     for note in notes {
         // Said to the host, not the model: the call itself went as it would without them.
-        ctx.emitter.agent(|| {
-            dcl_events::AgentEvent::notice(dcl_events::NoticeLevel::Warning, note.clone())
-        });
-        ctx.emitter
-            .system(dcl_protocol::SystemInformational::warning(note));
+        ctx.emitter.warning(note);
     }
     let answer = answer.filter(|_| !output.is_error);
     (output, answer)

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use dcl_protocol::{
     AssistantPayload, ContentBlock, Extra, Message, StreamEventMessage, SystemApiRetry,
-    SystemInformational, SystemStatus, Usage,
+    SystemStatus, Usage,
 };
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
@@ -66,10 +66,10 @@ pub(super) async fn sample_with_fallback(
     let Some(fallback) = fallback_for(ctx, &st.model, e) else {
         return outcome;
     };
-    ctx.emitter.system(SystemInformational::warning(format!(
+    ctx.emitter.warning(format!(
         "{} failed ({e}); switching to the fallback model {fallback}",
         st.model
-    )));
+    ));
     // PostModelSwitch only: dcl switches on its own (`source: auto`), there is nothing a
     // PreModelSwitch hook could refuse short of failing the turn.
     let input = crate::session::models::model_switch_input(
@@ -205,6 +205,15 @@ async fn sample(
             Err(e) if policy.should_retry(&e, attempt) => {
                 attempt += 1;
                 let delay = policy.delay_ms(attempt, &e);
+                ctx.emitter.agent(|| {
+                    dcl_events::AgentEvent::notice(
+                        dcl_events::NoticeLevel::Warning,
+                        format!(
+                            "the model API failed ({e}); retry {attempt} of {} in {delay} ms",
+                            policy.max_retries
+                        ),
+                    )
+                });
                 ctx.emitter.system(SystemApiRetry::new(
                     attempt,
                     policy.max_retries,
