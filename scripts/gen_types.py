@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Generates the Python and Java types of dcl's two schemas, so no binding writes them by hand.
 
-Inputs (both exported from the Rust types, and kept current by Rust tests):
+Inputs (all exported from the Rust types, and kept current by Rust tests):
   core/protocol/schema/dcl-protocol.schema.json   every stream-json line and control payload
   core/bridge/schema/session-options.schema.json  the options JSON sessions open with
+
+  core/events/schema/hook-events.json             the hook events (name, description, fired)
 
 Outputs:
   python/src/dcl/_generated/protocol.py   TypedDicts (+ Literal / Union aliases)
@@ -11,11 +13,12 @@ Outputs:
   java/src/main/java/nexus/io/agent/sdk/generated/Protocol.java     Java 8 plain classes
   java/src/main/java/nexus/io/agent/sdk/generated/SessionOptionKeys.java  one constant per key
   go/protocol_gen.go, go/options_gen.go     Go structs (json tags) and option key constants
+  node/src/generated/hookEvents.ts, java/.../hook/HookEvent.java   the hook event types
 Node's types come from the same files through node/scripts/gen-types.mjs.
 
   python3 scripts/gen_types.py            write the files
   python3 scripts/gen_types.py --check    fail when a committed file is not what the schemas give
-  --protocol-schema F --options-schema F --out DIR   other inputs / an output root (tests)
+  --protocol-schema F --options-schema F --hook-events F --out DIR   other inputs / an output root (tests)
 
 Stdlib only; the output is deterministic (schema order).
 """
@@ -547,14 +550,57 @@ def outputs(protocol: dict, options: dict) -> dict[Path, str]:
     }
 
 
+# ---------------------------------------------------------------------------- hook events
+
+HOOK_EVENTS = ROOT / "core/events/schema/hook-events.json"
+NODE_HOOKS = Path("node/src/generated/hookEvents.ts")
+JAVA_HOOKS = Path("java/src/main/java/nexus/io/agent/sdk/hook/HookEvent.java")
+
+
+def java_constant(name: str) -> str:
+    """`PreToolUse` -> `PRE_TOOL_USE`."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).upper()
+
+
+def hook_outputs(events: list) -> dict[Path, str]:
+    """The host packages' hook event types, from the one list the engine exports: Node gets
+    every event the SDKs know (a hook for one dcl never fires is accepted with a warning),
+    Java the events dcl fires."""
+    src = "core/events/schema/hook-events.json"
+    never = [e for e in events if not e["fired"]]
+    ts = [f"// {BANNER.format(src=src)}", ""]
+    ts.append(f"/** The SDKs' {len(events)} hook events; dcl never fires "
+              + ", ".join(e["name"] for e in never) + ". */" if never else "/** The SDKs' hook events. */")
+    ts.append("export type HookEvent =")
+    ts += [f"  | {json.dumps(e['name'])}" for e in events]
+    ts[-1] += ";"
+    ts += ["", "/** Every hook event, in the SDKs' order. */",
+           "export const HOOK_EVENTS: readonly HookEvent[] = ["]
+    ts += [f"  {json.dumps(e['name'])}," for e in events]
+    ts += ["];", ""]
+    fired = [e for e in events if e["fired"]]
+    java = [f"// {BANNER.format(src=src)}", "package nexus.io.agent.sdk.hook;", "", "/**",
+            f" * The hook events dcl fires: {len(fired)} of the SDKs' {len(events)} (the others: "
+            + ", ".join(e["name"] for e in never) + ").", " */", "public enum HookEvent {"]
+    for i, e in enumerate(fired):
+        java.append(f"  /** {e['description']}. */")
+        java.append(f"  {java_constant(e['name'])}({json.dumps(e['name'])})" + (";" if i == len(fired) - 1 else ","))
+    java += ["", "  private final String wire;", "", "  HookEvent(String wire) {", "    this.wire = wire;", "  }", "",
+             "  /** @return the protocol's name ({@code PreToolUse}) */", "  public String wireName() {",
+             "    return wire;", "  }", "}", ""]
+    return {NODE_HOOKS: "\n".join(ts), JAVA_HOOKS: "\n".join(java)}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--protocol-schema", type=Path, default=PROTOCOL_SCHEMA)
     ap.add_argument("--options-schema", type=Path, default=OPTIONS_SCHEMA)
+    ap.add_argument("--hook-events", type=Path, default=HOOK_EVENTS)
     ap.add_argument("--out", type=Path, default=ROOT)
     a = ap.parse_args()
     files = outputs(json.loads(a.protocol_schema.read_text()), json.loads(a.options_schema.read_text()))
+    files.update(hook_outputs(json.loads(a.hook_events.read_text())))
     stale = []
     for rel, text in files.items():
         path = a.out / rel

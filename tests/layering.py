@@ -25,7 +25,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # crate -> the dcl crates it may depend on (normal and build dependencies)
 ALLOWED: dict[str, set[str]] = {
-    "dcl-protocol": set(),
+    # The protocol takes the hook event list from the event contract.
+    "dcl-protocol": {"dcl-events"},
+    # The engine's event/command contract (and the one hook event list): a leaf front ends
+    # import through the bridge.
+    "dcl-events": set(),
     "dcl-shell": set(),
     "dcl-checkpoint": set(),
     # Only to turn on the protocol's `validate` feature in `--workspace` builds (one feature
@@ -40,14 +44,15 @@ ALLOWED: dict[str, set[str]] = {
     # on what tools say about themselves and knows no tool implementation or session.
     "dcl-tool-api": {"dcl-protocol", "dcl-shell", "dcl-sandbox"},
     "dcl-tools": {"dcl-protocol", "dcl-tool-api", "dcl-shell", "dcl-sandbox"},
-    "dcl-policy": {"dcl-tool-api", "dcl-shell", "dcl-sandbox", "dcl-store"},
+    "dcl-policy": {"dcl-events", "dcl-tool-api", "dcl-shell", "dcl-sandbox", "dcl-store"},
     # MCP clients and servers; stdio servers start through the sandbox's containment.
     "dcl-mcp": {"dcl-shell", "dcl-sandbox"},
     # The session: everything below it, nothing above it (no bridge, no front end).
-    "dcl-engine": {"dcl-protocol", "dcl-model", "dcl-tool-api", "dcl-tools", "dcl-policy",
+    "dcl-engine": {"dcl-events", "dcl-protocol", "dcl-model", "dcl-tool-api", "dcl-tools", "dcl-policy",
                    "dcl-store", "dcl-shell", "dcl-sandbox", "dcl-checkpoint", "dcl-mcp"},
-    # THE front-end API: the engine, and the argv vocabulary options are spelled in.
-    "dcl-bridge": {"dcl-engine", "dcl-protocol", "dcl-argv"},
+    # THE front-end API: the engine, its typed events (re-exported to the front ends), and
+    # the argv vocabulary options are spelled in.
+    "dcl-bridge": {"dcl-engine", "dcl-events", "dcl-protocol", "dcl-argv"},
     # Front ends and bindings: the bridge and the leaf vocabularies (wire types, argv,
     # store keys); the CLI also serves `dcl mcp` and execs the sandbox's child.
     "dcl-cli": {"dcl-bridge", "dcl-argv", "dcl-protocol", "dcl-store", "dcl-mcp", "dcl-sandbox",

@@ -62,44 +62,8 @@ export type CanUseTool = (
   options: CanUseToolOptions,
 ) => Promise<PermissionResult> | PermissionResult;
 
-/** The TS SDK's 35 hook events (0.3.335); dcl never fires Setup, TeammateIdle,
- * WorktreeCreate, WorktreeRemove, MessageDisplay or PreSkillShellCommand. */
-export type HookEvent =
-  | "PreToolUse"
-  | "PostToolUse"
-  | "PostToolUseFailure"
-  | "PostToolBatch"
-  | "Notification"
-  | "UserPromptSubmit"
-  | "UserPromptExpansion"
-  | "SessionStart"
-  | "SessionEnd"
-  | "Stop"
-  | "StopFailure"
-  | "Interrupt"
-  | "SubagentStart"
-  | "SubagentStop"
-  | "PreCompact"
-  | "PostCompact"
-  | "PreModelSwitch"
-  | "PostModelSwitch"
-  | "PermissionRequest"
-  | "PermissionDenied"
-  | "Setup"
-  | "TeammateIdle"
-  | "TaskCreated"
-  | "TaskCompleted"
-  | "Elicitation"
-  | "ElicitationResult"
-  | "ConfigChange"
-  | "WorktreeCreate"
-  | "WorktreeRemove"
-  | "InstructionsLoaded"
-  | "CwdChanged"
-  | "FileChanged"
-  | "DirectoryAdded"
-  | "MessageDisplay"
-  | "PreSkillShellCommand";
+/** The hook events (generated from the engine's one list). */
+export type { HookEvent } from "./generated/hookEvents";
 
 export type HookInput = Record<string, unknown> & { hook_event_name: string };
 

@@ -15,22 +15,26 @@
 pub mod argv;
 pub mod host;
 
+/// The engine's typed contract: [`events::AgentEvent`]s out of a session,
+/// [`events::SessionCommand`]s in. Front ends import it from here.
+pub use dcl_events as events;
+
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use dcl_engine::Session;
-pub use dcl_engine::SessionOptions;
+pub use dcl_engine::{Output, SessionOptions, Streams};
 
 /// The options vocabulary front ends open sessions with, and the `initialize` fields a front
 /// end may fold into them before opening (`--await-initialize`): front ends reach the
 /// engine only through the bridge.
 pub mod options {
     pub use dcl_engine::delivery;
+    pub use dcl_engine::options::read_flag_value;
     pub use dcl_engine::options::*;
-    pub use dcl_engine::settings::read_flag_value;
     /// `dcl mcp list|get` start a project's `.mcp.json` server only when a session would.
-    pub use dcl_engine::settings::{McpjsonDecision, Settings};
+    pub use dcl_engine::options::{McpjsonDecision, Settings};
 }
 use dcl_protocol::{LineError, Message};
 use tokio::runtime::Runtime;
@@ -170,8 +174,15 @@ pub fn open(options_json: &str) -> Result<Bridge, BridgeError> {
 
 /// Opens a session from already-typed options.
 pub fn open_with(options: SessionOptions) -> Result<Bridge, BridgeError> {
+    open_streams(options, Streams::LINES)
+}
+
+/// Opens a session that produces `streams`: [`Streams::EVENTS`] for a front end that reads
+/// typed events ([`Bridge::recv_event`]) and sends commands ([`Bridge::command`]);
+/// [`Streams::BOTH`] to read lines and events in one order ([`Bridge::recv_output`]).
+pub fn open_streams(options: SessionOptions, streams: Streams) -> Result<Bridge, BridgeError> {
     let rt = runtime()?;
-    let session = Session::spawn(rt.handle(), options)?;
+    let session = Session::spawn_with(rt.handle(), options, streams)?;
     Ok(Bridge { session })
 }
 
@@ -211,10 +222,31 @@ impl Bridge {
     }
 
     pub fn send_message(&self, message: Message) -> Result<(), BridgeError> {
-        self.session.send(message).map_err(|e| match e {
-            dcl_engine::SendError::Closed => BridgeError::Closed,
-            dcl_engine::SendError::Full(n) => BridgeError::Busy(n),
-        })
+        self.session.send(message).map_err(send_error)
+    }
+
+    /// Hands one command to the session (never blocks; a full input queue is
+    /// [`BridgeError::Busy`]).
+    pub fn command(&self, command: events::SessionCommand) -> Result<(), BridgeError> {
+        self.session.command(command).map_err(send_error)
+    }
+
+    /// The next typed event; `None` once the session has ended. Only sessions opened with
+    /// events ([`open_streams`]) produce any.
+    pub async fn recv_event(&self) -> Option<events::AgentEvent> {
+        self.session.recv_event().await
+    }
+
+    /// Blocking [`Bridge::recv_event`] for hosts without an async runtime. Must not be
+    /// called from inside the runtime.
+    pub fn recv_event_blocking(&self) -> Result<Option<events::AgentEvent>, BridgeError> {
+        let rt = runtime()?;
+        Ok(rt.block_on(self.recv_event()))
+    }
+
+    /// The next line or event, in the session's order; `None` once it has ended.
+    pub async fn recv_output(&self) -> Option<Output> {
+        self.session.recv_output().await
     }
 
     /// The next outbound line; `None` once the session has ended.
@@ -327,6 +359,14 @@ impl Bridge {
     /// Stops now: the running turn is cancelled and its tools killed.
     pub fn close(&self) {
         self.session.close();
+    }
+}
+
+fn send_error(e: dcl_engine::SendError) -> BridgeError {
+    match e {
+        dcl_engine::SendError::Closed => BridgeError::Closed,
+        dcl_engine::SendError::Full(n) => BridgeError::Busy(n),
+        dcl_engine::SendError::BadCommand(why) => BridgeError::BadInput(why),
     }
 }
 

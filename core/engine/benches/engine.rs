@@ -8,9 +8,10 @@
 use std::path::Path;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use dcl_engine::tools::{Tool, ToolContext, glob::GlobTool, grep::GrepTool};
 use dcl_engine::{Session, SessionOptions};
 use dcl_protocol::{Message, MessageContent, UserMessage};
+use dcl_tool_api::{Tool, ToolContext};
+use dcl_tools::{glob::GlobTool, grep::GrepTool};
 use serde_json::json;
 
 fn prompt(text: &str) -> Message {

@@ -76,10 +76,10 @@ fn merged_flag_settings(
 ) -> Result<String, OptionsError> {
     let cwd = opts.cwd.clone().unwrap_or_default();
     let (mut base, _) =
-        crate::settings::read_flag_value("--settings", opts.settings.as_deref(), &cwd)
+        dcl_policy::settings::read_flag_value("--settings", opts.settings.as_deref(), &cwd)
             .map_err(|e| OptionsError::new("settings", e.to_string()))?;
     // The host's settings win key by key, as a later layer would.
-    crate::settings::merge_into(&mut base, delivered);
+    dcl_policy::settings::merge_into(&mut base, delivered);
     Ok(Value::Object(base).to_string())
 }
 

@@ -1,7 +1,7 @@
 //! dcl's agent core: the session (actor, conversation, turn, control, emission). The model
 //! clients (`dcl-model`), the tool API (`dcl-tool-api`), the built-in tools (`dcl-tools`)
-//! and the policy (`dcl-policy`) are crates of their own, re-exported here under their
-//! old paths. It owns no tokio runtime: callers spawn it on theirs.
+//! and the policy (`dcl-policy`) are crates of their own, used under their own names. It
+//! owns no tokio runtime: callers spawn it on theirs.
 
 pub mod agents;
 pub mod delivery;
@@ -10,16 +10,11 @@ pub mod delivery;
 pub mod derived_spec;
 pub mod extensions;
 pub mod memory;
-/// The model clients live in their own crate (they know only the protocol); the engine
-/// re-exports them under their old path.
-pub use dcl_model as model;
 pub mod options;
-/// Permissions and settings live in the policy crate; re-exported under their old paths.
-pub use dcl_policy::{permissions, settings};
 pub mod prompt;
 pub mod session;
 pub mod structured;
 pub mod tools;
 
 pub use options::{OptionsError, SessionOptions};
-pub use session::{SendError, Session, SessionClosed};
+pub use session::{Output, SendError, Session, SessionClosed, Streams};

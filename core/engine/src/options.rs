@@ -180,6 +180,12 @@ pub struct SessionOptions {
     pub delivered_in_initialize: Vec<String>,
 }
 
+/// How a front end reads a settings value given as a flag (`--settings` JSON or a path),
+/// before it folds `initialize` fields into the options.
+pub use dcl_policy::settings::read_flag_value;
+/// Whether a project `.mcp.json` server may start (`dcl mcp list|get` decide as a session does).
+pub use dcl_policy::settings::{McpjsonDecision, Settings};
+
 /// Keys and the environment carry secrets: `Debug` shows neither.
 impl std::fmt::Debug for SessionOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

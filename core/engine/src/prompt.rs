@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::settings::Settings;
+use dcl_policy::settings::Settings;
 
 const DEFAULT_PROMPT: &str = "You are dcl, a coding agent working in the user's project. \
 Use the tools to read, search, edit and run code; prefer small, verified steps. \

@@ -9,6 +9,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// The hook events' one list lives with the engine's event contract.
+pub use dcl_events::HookEventName;
+
 macro_rules! vocab {
     ($( $(#[$doc:meta])* $name:ident { $( $(#[$vdoc:meta])* $variant:ident = $wire:literal, )* } )*) => {
         $(
@@ -217,45 +220,6 @@ vocab! {
         Cancelled = "cancelled",
     }
 
-    /// `system/hook_*.hook_event`: the reference's hook event names, all 35 of the TS SDK's
-    /// `HOOK_EVENTS` (0.3.335), in its order; dcl fires a subset (see the engine's hooks).
-    HookEventName {
-        PreToolUse = "PreToolUse",
-        PostToolUse = "PostToolUse",
-        PostToolUseFailure = "PostToolUseFailure",
-        PostToolBatch = "PostToolBatch",
-        Notification = "Notification",
-        UserPromptSubmit = "UserPromptSubmit",
-        UserPromptExpansion = "UserPromptExpansion",
-        SessionStart = "SessionStart",
-        SessionEnd = "SessionEnd",
-        Stop = "Stop",
-        StopFailure = "StopFailure",
-        Interrupt = "Interrupt",
-        SubagentStart = "SubagentStart",
-        SubagentStop = "SubagentStop",
-        PreCompact = "PreCompact",
-        PostCompact = "PostCompact",
-        PreModelSwitch = "PreModelSwitch",
-        PostModelSwitch = "PostModelSwitch",
-        PermissionRequest = "PermissionRequest",
-        PermissionDenied = "PermissionDenied",
-        Setup = "Setup",
-        TeammateIdle = "TeammateIdle",
-        TaskCreated = "TaskCreated",
-        TaskCompleted = "TaskCompleted",
-        Elicitation = "Elicitation",
-        ElicitationResult = "ElicitationResult",
-        ConfigChange = "ConfigChange",
-        WorktreeCreate = "WorktreeCreate",
-        WorktreeRemove = "WorktreeRemove",
-        InstructionsLoaded = "InstructionsLoaded",
-        CwdChanged = "CwdChanged",
-        FileChanged = "FileChanged",
-        DirectoryAdded = "DirectoryAdded",
-        MessageDisplay = "MessageDisplay",
-        PreSkillShellCommand = "PreSkillShellCommand",
-    }
     /// `ModelInfo.supportedEffortLevels` (the TS SDK's set; dcl reads `xhigh` as `max`).
     EffortLevel {
         Low = "low",

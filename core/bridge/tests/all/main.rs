@@ -3,4 +3,5 @@
 //! Run one file's tests with `cargo test -p dcl-bridge --test all <name>::`.
 
 mod bridge;
+mod events;
 mod host;

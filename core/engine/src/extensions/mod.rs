@@ -172,7 +172,7 @@ pub struct ExtensionSources {
 impl ExtensionSources {
     /// The settings' plugin keys: `pluginDirs` (a path or a list, relative to `cwd`) and
     /// `enabledPlugins`.
-    pub fn with_settings(mut self, settings: &crate::settings::Settings, cwd: &Path) -> Self {
+    pub fn with_settings(mut self, settings: &dcl_policy::settings::Settings, cwd: &Path) -> Self {
         let dirs = match settings.get("pluginDirs") {
             Some(Value::String(s)) => vec![s],
             _ => settings.get_strings("pluginDirs"),
@@ -194,7 +194,7 @@ pub struct Extensions {
     pub plugins: Vec<Plugin>,
     /// The plugins' `hooks/hooks.json`, merged in plugin order: the session's hook runner
     /// runs them after the settings' hooks.
-    pub command_hooks: crate::permissions::command_hooks::CommandHooks,
+    pub command_hooks: dcl_policy::permissions::command_hooks::CommandHooks,
     pub mcp_servers: BTreeMap<String, ServerConfig>,
     /// What could not be read (each also logged); counted as `reload_plugins.error_count`.
     pub warnings: Vec<String>,
@@ -279,9 +279,10 @@ impl Extensions {
                         .flat_map(|c| c.unsupported.iter().cloned()),
                 ),
         );
-        let (hooks, hook_warnings) = crate::permissions::command_hooks::CommandHooks::from_settings(
-            Some(&Value::Object(plugin_hooks)),
-        );
+        let (hooks, hook_warnings) =
+            dcl_policy::permissions::command_hooks::CommandHooks::from_settings(Some(
+                &Value::Object(plugin_hooks),
+            ));
         ext.command_hooks = hooks;
         ext.warnings.extend(hook_warnings);
         if let Some(allowed) = &ext.sources.skill_allowlist {

@@ -19,17 +19,27 @@ use super::host::HostChannel;
 use super::state::{LiveSettings, McpPending, SessionState, SessionStats, StateCell, Totals};
 use super::{effort, mcp, models, persist};
 use crate::options::{Dialect, OptionsError, SessionOptions};
-use crate::permissions::PermissionMode;
-use crate::permissions::command_hooks::CommandHooks;
-use crate::permissions::host_decision::SettingsFiles;
-use crate::settings::{Settings, SettingsPaths};
-use crate::tools::{ShellState, Tool};
+use dcl_policy::permissions::PermissionMode;
+use dcl_policy::permissions::command_hooks::CommandHooks;
+use dcl_policy::permissions::host_decision::SettingsFiles;
+use dcl_policy::settings::{Settings, SettingsPaths};
+use dcl_tool_api::{ShellState, Tool};
 
 use super::services::{SessionCore, SessionServices};
 
 impl SessionCore {
     /// Validates the options and builds the session's parts (nothing runs yet).
+    #[cfg(test)]
     pub fn build(opts: SessionOptions) -> Result<SessionCore, OptionsError> {
+        SessionCore::build_with(opts, super::emit::Streams::LINES)
+    }
+
+    /// Validates the options and builds the session's parts (nothing runs yet), producing
+    /// `streams` for the front end.
+    pub fn build_with(
+        opts: SessionOptions,
+        streams: super::emit::Streams,
+    ) -> Result<SessionCore, OptionsError> {
         // Options built in Rust get the environment defaults the JSON path resolves.
         let opts = opts.resolved()?;
         let cwd = working_dir(&opts)?;
@@ -90,7 +100,7 @@ impl SessionCore {
             settings = ?settings.files_read(),
             "session"
         );
-        let disallowed = crate::permissions::RuleSet::parse(&opts.disallowed_tools);
+        let disallowed = dcl_policy::permissions::RuleSet::parse(&opts.disallowed_tools);
         let tools = select_tools(
             &opts,
             &disallowed,
@@ -133,8 +143,9 @@ impl SessionCore {
             .outbox_lines
             .filter(|n| *n > 0)
             .unwrap_or(super::emit::DEFAULT_OUTBOX_LINES);
-        let emitter =
-            Emitter::new(Outbox::new(capacity), session_id).with_dialect(emit::Dialect::of(&opts));
+        let emitter = Emitter::new(Outbox::new(capacity), session_id)
+            .with_dialect(emit::Dialect::of(&opts))
+            .with_streams(streams);
         let timeout = Duration::from_secs_f64(
             opts.host_timeout_secs
                 .unwrap_or(crate::options::DEFAULT_HOST_TIMEOUT_SECS)
@@ -144,12 +155,12 @@ impl SessionCore {
         let closed = CancellationToken::new();
         // `toolEnvironment` in settings widens or narrows what tools inherit; a bad block is
         // refused when the session opens rather than silently ignored.
-        let tool_env = crate::tools::environment::ToolEnvironment::from_settings(
+        let tool_env = dcl_tools::environment::ToolEnvironment::from_settings(
             settings.get("toolEnvironment").as_ref(),
         )
         .map_err(|e| OptionsError::new("settings", format!("toolEnvironment: {e}")))?;
         // The OS sandbox (issue 10): a bad `sandbox` block is refused like `toolEnvironment`.
-        let sandbox = crate::settings::open_sandbox(
+        let sandbox = dcl_policy::settings::open_sandbox(
             settings
                 .sandbox(opts.sandbox)
                 .map_err(|e| OptionsError::new("settings", e.to_string()))?,
@@ -163,7 +174,7 @@ impl SessionCore {
                     .collect(),
             ]
             .concat(),
-            || tool_env.apply(&crate::tools::environment::dcl_environment(&env)),
+            || tool_env.apply(&dcl_tools::environment::dcl_environment(&env)),
         )
         .map_err(|e| OptionsError::new("sandbox", e))?;
         let mcp_manager = mcp::manager(
@@ -392,7 +403,8 @@ fn settings_command_hooks(settings: &Settings) -> CommandHooks {
         tracing::warn!("{w}");
     }
     for event in command_hooks.events.keys() {
-        if !super::hook_registry::FIRED_EVENTS.contains(&event.as_str()) {
+        let fired = dcl_events::HookEventName::parse(event).map(dcl_events::HookEventName::fired);
+        if fired != Some(dcl_events::Fired::Yes) {
             tracing::warn!(
                 "settings hooks for {event} are accepted but dcl never fires that event"
             );
@@ -521,10 +533,10 @@ fn agent_dirs(
 /// servers list them).
 fn select_tools(
     opts: &SessionOptions,
-    deny: &crate::permissions::RuleSet,
+    deny: &dcl_policy::permissions::RuleSet,
     session_tools: Vec<Arc<dyn Tool>>,
 ) -> Vec<Arc<dyn Tool>> {
-    let mut all = crate::tools::builtin_tools();
+    let mut all = dcl_tools::builtin_tools();
     all.extend(session_tools);
     let wanted: Option<Vec<String>> = opts.tools.as_ref().map(|list| {
         list.iter()

@@ -13,7 +13,7 @@ use dcl_protocol::RewindFilesResponse;
 use serde_json::{Value, json};
 
 use super::conversation::{Entry, Item, Recorder, UserOrigin};
-use crate::tools::ToolKind;
+use dcl_tool_api::ToolKind;
 
 /// The Claude SDK's switch (`enable_file_checkpointing=True` sets it).
 pub(crate) const CLAUDE_ENV: &str = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING";

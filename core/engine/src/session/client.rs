@@ -6,12 +6,12 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::model::anthropic::{AnthropicClient, AnthropicConfig};
-use crate::model::mock::MockClient;
-use crate::model::openai::{OpenAiClient, OpenAiConfig, SYNTHETIC_SIGNATURE_PREFIX};
-use crate::model::providers::{self, ApiFormat, BaseUrlSource, Endpoint, Overrides};
-use crate::model::{BoxFuture, EventStream, ModelClient, ModelError, ModelRequest, pricing, retry};
 use crate::options::SessionOptions;
+use dcl_model::anthropic::{AnthropicClient, AnthropicConfig};
+use dcl_model::mock::MockClient;
+use dcl_model::openai::{OpenAiClient, OpenAiConfig, SYNTHETIC_SIGNATURE_PREFIX};
+use dcl_model::providers::{self, ApiFormat, BaseUrlSource, Endpoint, Overrides};
+use dcl_model::{BoxFuture, EventStream, ModelClient, ModelError, ModelRequest, pricing, retry};
 use dcl_protocol::{ContentBlock, KnownBlock};
 use tokio_util::sync::CancellationToken;
 
@@ -227,7 +227,7 @@ impl<C: ModelClient> ModelClient for WithoutSyntheticThinking<C> {
 }
 
 fn host_or_url(url: &str) -> String {
-    providers::host_of(url).unwrap_or_else(|| crate::model::anthropic::redact_url(url))
+    providers::host_of(url).unwrap_or_else(|| dcl_model::anthropic::redact_url(url))
 }
 
 #[cfg(test)]
@@ -324,8 +324,8 @@ mod tests {
 
     #[tokio::test]
     async fn synthetic_thinking_never_reaches_an_anthropic_endpoint() {
-        use crate::model::openai::synthetic_signature;
-        use crate::model::{ApiMessage, Role};
+        use dcl_model::openai::synthetic_signature;
+        use dcl_model::{ApiMessage, Role};
         let c = WithoutSyntheticThinking(Recorder(Mutex::new(Vec::new())));
         let msg = |role, content| ApiMessage { role, content };
         let req = ModelRequest {

@@ -27,7 +27,7 @@ pub(crate) fn usage(core: &SessionCore) -> ContextUsageResponse {
     )
     .unwrap_or_default();
     let memory = crate::memory::section(&services.memory).unwrap_or_default();
-    let tools_chars = crate::model::ToolSpec::list_json_size(
+    let tools_chars = dcl_model::ToolSpec::list_json_size(
         &services.tools.iter().map(|t| t.spec()).collect::<Vec<_>>(),
     )
     .bytes;

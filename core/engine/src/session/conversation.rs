@@ -15,7 +15,7 @@ use dcl_protocol::{AssistantPayload, ContentBlock};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::model::{ApiMessage, Role};
+use dcl_model::{ApiMessage, Role};
 
 /// Why a user-side item exists.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

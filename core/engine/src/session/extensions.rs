@@ -14,7 +14,7 @@ use super::services::SessionCore;
 use crate::agents::AgentCatalog;
 use crate::extensions::{self, ExtensionSources, Extensions, SharedExtensions};
 use crate::options::SessionOptions;
-use crate::settings::Settings;
+use dcl_policy::settings::Settings;
 
 /// The scope plugin MCP servers are listed under.
 const PLUGIN_SCOPE: &str = "plugin";

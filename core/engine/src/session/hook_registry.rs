@@ -4,71 +4,22 @@
 
 use std::time::Duration;
 
+use dcl_events::{Fired, HookEventName};
 use dcl_protocol::{HookMatcherConfig, InitializeRequest};
 use regex::Regex;
 use serde_json::Value;
 
-/// Events dcl fires. Hooks registered for other events are accepted and reported as
-/// never firing (a warning in the `initialize` answer).
-pub const FIRED_EVENTS: &[&str] = &[
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PostToolBatch",
-    "Notification",
-    "UserPromptSubmit",
-    "UserPromptExpansion",
-    "SessionStart",
-    "SessionEnd",
-    "Stop",
-    "StopFailure",
-    "Interrupt",
-    "SubagentStart",
-    "SubagentStop",
-    "PreCompact",
-    "PostCompact",
-    "PreModelSwitch",
-    "PostModelSwitch",
-    "PermissionRequest",
-    "PermissionDenied",
-    "TaskCreated",
-    "TaskCompleted",
-    "Elicitation",
-    "ElicitationResult",
-    "ConfigChange",
-    "InstructionsLoaded",
-    "CwdChanged",
-    "FileChanged",
-    "DirectoryAdded",
-];
-
-/// The SDK's events dcl has no moment for, and why; a hook for one is accepted with a
-/// warning that says so once.
-pub const NEVER_FIRED: &[(&str, &str)] = &[
-    ("Setup", "dcl has no init/maintenance run"),
-    ("TeammateIdle", "dcl has no agent teams"),
-    ("WorktreeCreate", "dcl creates no git worktrees"),
-    ("WorktreeRemove", "dcl creates no git worktrees"),
-    (
-        "MessageDisplay",
-        "dcl has no display of its own; the host renders the stream",
-    ),
-    (
-        "PreSkillShellCommand",
-        "dcl does not run a skill's shell lines",
-    ),
-];
-
 /// The warning for hooks registered for `event`, if dcl never fires it.
 pub fn never_fired_warning(event: &str) -> Option<String> {
-    if FIRED_EVENTS.contains(&event) {
+    let fired = HookEventName::parse(event).map(HookEventName::fired);
+    if fired == Some(Fired::Yes) {
         return None;
     }
-    Some(match NEVER_FIRED.iter().find(|(e, _)| *e == event) {
-        Some((_, why)) => {
+    Some(match fired {
+        Some(Fired::Never(why)) => {
             format!("hooks for {event} are accepted but dcl never fires that event ({why})")
         }
-        None => format!("hooks for {event} are accepted but dcl never fires that event"),
+        _ => format!("hooks for {event} are accepted but dcl never fires that event"),
     })
 }
 

@@ -147,6 +147,15 @@ impl HostChannel {
             emitter,
             request_id: request_id.clone(),
         };
+        emitter.agent(|| {
+            super::emit::agent::host_request(&request_id, &request, |id| emitter.open_tool_call(id))
+        });
+        if emitter.wants_events()
+            && request.get("tool_name").and_then(Value::as_str) == Some("AskUserQuestion")
+        {
+            let input = request.get("input").cloned().unwrap_or(Value::Null);
+            emitter.asked(&request_id, input);
+        }
         emitter.emit(Message::ControlRequest(ControlRequestEnvelope {
             request_id,
             request,
@@ -181,8 +190,13 @@ struct Pending<'a> {
 
 impl Drop for Pending<'_> {
     fn drop(&mut self) {
+        self.emitter.take_question(&self.request_id);
         if self.channel.lock().remove(&self.request_id).is_some() {
             // Nobody answered: the host may drop the request.
+            self.emitter
+                .agent(|| dcl_events::AgentEvent::RequestWithdrawn {
+                    request_id: self.request_id.clone(),
+                });
             self.emitter
                 .emit(Message::ControlCancelRequest(ControlCancelRequest {
                     request_id: std::mem::take(&mut self.request_id),

@@ -6,7 +6,7 @@ use dcl_protocol::{InitMcpServer, PermissionModeName, SystemInit};
 
 use super::emit::Event;
 use super::services::SessionCore;
-use crate::permissions::PermissionMode;
+use dcl_policy::permissions::PermissionMode;
 
 pub(crate) fn emit_init(core: &SessionCore) {
     let live = core.state.live();
@@ -37,6 +37,12 @@ pub(crate) fn emit_init(core: &SessionCore) {
             serde_json::Value::Array(plugin_errors),
         );
     }
+    services.emitter.agent(|| {
+        dcl_events::AgentEvent::SessionStarted(super::emit::agent::session_info(
+            &init,
+            services.emitter.session_id(),
+        ))
+    });
     services.emitter.event(Event::Init(Box::new(init)));
 }
 

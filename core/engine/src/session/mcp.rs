@@ -23,7 +23,7 @@ use super::host::HostChannel;
 use super::services::SessionCore;
 use super::state::McpStartup;
 use crate::options::SessionOptions;
-use crate::tools::ToolOutput;
+use dcl_tool_api::ToolOutput;
 
 /// `mcp_message` and `elicitation` over the control channel.
 pub struct ControlRpc {
@@ -163,7 +163,7 @@ pub fn manager(
     rpc: ControlRpc,
     env: &Arc<BTreeMap<String, String>>,
     cwd: &Path,
-    tool_env: crate::tools::environment::ToolEnvironment,
+    tool_env: dcl_tools::environment::ToolEnvironment,
 ) -> McpManager {
     McpManager::with_options(
         Arc::new(rpc),

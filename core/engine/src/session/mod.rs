@@ -15,6 +15,7 @@ mod actor;
 mod build;
 mod checkpoints;
 mod client;
+mod commands;
 mod context;
 mod control;
 pub mod conversation;
@@ -40,12 +41,13 @@ mod turn;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use dcl_events::{AgentEvent, SessionCommand};
 use dcl_protocol::{Message, UserMessage};
 use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 
 use crate::options::{OptionsError, SessionOptions};
-pub use emit::{Emitter, Outbound, Outbox};
+pub use emit::{Emitter, Outbound, Outbox, Streams};
 use services::SessionCore;
 
 /// What the front end feeds the actor through the bounded input queue.
@@ -90,12 +92,26 @@ pub enum SendError {
     /// The input queue holds this many lines the session has not read yet.
     #[error("the session's input queue is full ({0} lines)")]
     Full(usize),
+    /// A command that makes no message the session reads.
+    #[error("the command cannot be sent: {0}")]
+    BadCommand(String),
 }
 
 impl Session {
-    /// Validates the options and starts the session actor on `handle`.
+    /// Validates the options and starts the session actor on `handle`; it produces wire
+    /// lines ([`Session::recv`]).
     pub fn spawn(handle: &Handle, options: SessionOptions) -> Result<Session, OptionsError> {
-        let core = Arc::new(SessionCore::build(options)?);
+        Session::spawn_with(handle, options, Streams::LINES)
+    }
+
+    /// [`Session::spawn`], producing `streams`: wire lines ([`Session::recv`]), typed
+    /// events ([`Session::recv_event`]), or both in one order ([`Session::recv_output`]).
+    pub fn spawn_with(
+        handle: &Handle,
+        options: SessionOptions,
+        streams: Streams,
+    ) -> Result<Session, OptionsError> {
+        let core = Arc::new(SessionCore::build_with(options, streams)?);
         // MCP elicitations reach the session's hooks through the host channel.
         core.services
             .host
@@ -163,11 +179,58 @@ impl Session {
         if self.ended.load(Ordering::SeqCst) {
             return None;
         }
+        loop {
+            match self.recv_output().await? {
+                Output::Line(m) => return Some(*m),
+                Output::Event(_) => {}
+            }
+        }
+    }
+
+    /// The next typed event (lines, if the session also produces them, are skipped);
+    /// `None` once the session has ended.
+    pub async fn recv_event(&self) -> Option<AgentEvent> {
+        loop {
+            match self.recv_output().await? {
+                Output::Event(e) => return Some(*e),
+                Output::Line(_) => {}
+            }
+        }
+    }
+
+    /// The next line or event, in the order the session produced them; `None` once the
+    /// session has ended.
+    pub async fn recv_output(&self) -> Option<Output> {
+        if self.ended.load(Ordering::SeqCst) {
+            return None;
+        }
         match self.outbox.pop().await {
-            Outbound::Line(m) => Some(*m),
+            Outbound::Line(m) => Some(Output::Line(m)),
+            Outbound::Event(e) => Some(Output::Event(e)),
             Outbound::End => {
                 self.ended.store(true, Ordering::SeqCst);
                 None
+            }
+        }
+    }
+
+    /// Hands one command to the session. Never blocks: a full input queue is an error the
+    /// caller may retry. A command the session cannot take (an interrupt, end of input)
+    /// goes out of band, like [`Session::interrupt`].
+    pub fn command(&self, command: SessionCommand) -> Result<(), SendError> {
+        match command {
+            SessionCommand::Interrupt => {
+                self.interrupt();
+                Ok(())
+            }
+            SessionCommand::EndInput => {
+                self.end_input();
+                Ok(())
+            }
+            other => {
+                let message = commands::into_message(other, &self.core.services.emitter)
+                    .map_err(|e| SendError::BadCommand(e.to_string()))?;
+                self.send(message)
             }
         }
     }
@@ -210,6 +273,8 @@ impl Session {
         while out.len() < max.max(1) {
             match self.outbox.try_pop() {
                 Some(Outbound::Line(m)) => out.push(*m),
+                // A session producing both streams is read through `recv_output`.
+                Some(Outbound::Event(_)) => {}
                 Some(Outbound::End) => {
                     self.ended.store(true, Ordering::SeqCst);
                     return Some(out);
@@ -250,6 +315,13 @@ impl Drop for Session {
         let _ = self.signals.send(Signal::Close);
         self.outbox.reader_gone();
     }
+}
+
+/// One item of a session's output.
+#[derive(Debug)]
+pub enum Output {
+    Line(Box<Message>),
+    Event(Box<AgentEvent>),
 }
 
 /// A prompt waiting for its turn.

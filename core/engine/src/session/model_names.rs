@@ -1,8 +1,8 @@
 //! Model names: aliases, the mock, context windows and prices, as the engine reads the
-//! tables of [`crate::model::pricing`] and [`crate::model::providers`]. Pure functions the
+//! tables of [`dcl_model::pricing`] and [`dcl_model::providers`]. Pure functions the
 //! model clients and the catalogue (`models`) share; re-exported as `session::models::*`.
 
-use crate::model::{pricing, providers};
+use dcl_model::{pricing, providers};
 
 /// The default model of the Anthropic format.
 pub const DEFAULT_ANTHROPIC_MODEL: &str = providers::ANTHROPIC.default_model;

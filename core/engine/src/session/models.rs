@@ -1,6 +1,6 @@
 //! Model names: aliases, the mock, context windows and prices. The tables live in
-//! [`crate::model::pricing`] (prices, limits of known models) and
-//! [`crate::model::providers`] (defaults per provider); this is the engine's view of them,
+//! [`dcl_model::pricing`] (prices, limits of known models) and
+//! [`dcl_model::providers`] (defaults per provider); this is the engine's view of them,
 //! and the catalogue the host reads (`initialize.models`, Qoder `get_models`), and the
 //! Qoder model policy (`get_model_policy`) asked before each model call.
 
@@ -17,7 +17,7 @@ use super::client::Clients;
 use super::emit::Dialect;
 use super::services::SessionCore;
 use super::state::TurnKind;
-use crate::model::capabilities;
+use dcl_model::capabilities;
 
 pub use super::model_names::{
     DEFAULT_ANTHROPIC_MODEL, MOCK_MODEL, context_window, is_mock, max_output_tokens, price,

@@ -17,9 +17,9 @@ use super::host::HostChannel;
 use super::persist;
 use super::state::StateCell;
 use crate::options::{OutputFormat, SessionOptions};
-use crate::permissions::command_hooks::CommandHooks;
-use crate::permissions::host_decision::SettingsFiles;
-use crate::tools::{ShellState, Tool};
+use dcl_policy::permissions::command_hooks::CommandHooks;
+use dcl_policy::permissions::host_decision::SettingsFiles;
+use dcl_tool_api::{ShellState, Tool};
 
 pub(crate) struct SessionServices {
     pub opts: SessionOptions,
@@ -40,7 +40,7 @@ pub(crate) struct SessionServices {
     /// The built-in tools this session offers.
     pub tools: Vec<Arc<dyn Tool>>,
     /// `--disallowedTools`, parsed once: its whole-tool rules hide tools from the offer.
-    pub disallowed: crate::permissions::RuleSet,
+    pub disallowed: dcl_policy::permissions::RuleSet,
     pub shell: Arc<ShellState>,
     pub clients: Clients,
     /// Becomes true once the host's `initialize` has been handled.

@@ -10,8 +10,8 @@ use dcl_protocol::{ContentBlock, ModelUsage};
 use serde_json::Value;
 
 use super::hook_registry::HookRegistry;
-use crate::permissions::PermissionMode;
-use crate::settings::Settings;
+use dcl_policy::permissions::PermissionMode;
+use dcl_policy::settings::Settings;
 
 /// Whose turn this is.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,7 +112,7 @@ pub struct SessionState {
     pub totals: Totals,
     pub stats: SessionStats,
     /// Rules and directories the host added during the session (`updatedPermissions`).
-    pub session_permissions: crate::permissions::host_decision::SessionPermissions,
+    pub session_permissions: dcl_policy::permissions::host_decision::SessionPermissions,
     pub hooks: HookRegistry,
     pub settings: Settings,
     /// The `--json-schema` / `initialize.jsonSchema` of this session.
@@ -123,7 +123,7 @@ pub struct SessionState {
     /// again only once that schema is replaced, not for every offer.
     pub structured_spec: Option<(
         std::sync::Arc<crate::structured::OutputSchema>,
-        crate::tools::ToolSpec,
+        dcl_tool_api::ToolSpec,
     )>,
     /// `initialize.promptSuggestions`: suggest the next prompt after each turn.
     pub prompt_suggestions: bool,

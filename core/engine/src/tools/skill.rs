@@ -7,11 +7,11 @@ use std::sync::Mutex;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::object_schema;
-use super::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
 use crate::derived_spec::shared_through;
 use crate::extensions::{self, SharedExtensions, SkillCatalog};
-use crate::model::{BoxFuture, ToolSpec};
+use dcl_model::{BoxFuture, ToolSpec};
+use dcl_tool_api::{Tool, ToolContext, ToolKind, ToolOutput, parse_input};
+use dcl_tools::object_schema;
 
 pub const SKILL_TOOL: &str = "Skill";
 

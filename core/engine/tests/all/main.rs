@@ -10,6 +10,7 @@ mod checkpoints;
 mod command_hooks;
 mod common;
 mod compaction;
+mod events;
 mod faults;
 mod hardening;
 mod host_decisions;

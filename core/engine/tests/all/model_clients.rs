@@ -4,10 +4,10 @@
 
 use std::time::{Duration, Instant};
 
-use dcl_engine::model::accumulate::{Accumulator, AssistantTurn, CompletedBlock};
-use dcl_engine::model::anthropic::{AnthropicClient, AnthropicConfig};
-use dcl_engine::model::mock::MockClient;
-use dcl_engine::model::{
+use dcl_model::accumulate::{Accumulator, AssistantTurn, CompletedBlock};
+use dcl_model::anthropic::{AnthropicClient, AnthropicConfig};
+use dcl_model::mock::MockClient;
+use dcl_model::{
     ApiMessage, Delta, ModelClient, ModelError, ModelRequest, Role, StreamEvent, ThinkingConfig,
     ToolSpec,
 };

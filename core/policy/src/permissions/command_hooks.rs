@@ -20,45 +20,12 @@ const MAX_TIMEOUT_SECS: f64 = 600.0;
 /// Bytes kept of each of a hook's output streams.
 const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
 
-/// Event names the reference fires hooks for (the TS SDK's `HOOK_EVENTS`); a settings hook
-/// for one dcl never fires is kept and warned about, an unknown name is dropped.
-pub const EVENTS: &[&str] = &[
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PostToolBatch",
-    "Notification",
-    "UserPromptSubmit",
-    "UserPromptExpansion",
-    "SessionStart",
-    "SessionEnd",
-    "Stop",
-    "StopFailure",
-    "Interrupt",
-    "SubagentStart",
-    "SubagentStop",
-    "PreCompact",
-    "PostCompact",
-    "PreModelSwitch",
-    "PostModelSwitch",
-    "PermissionRequest",
-    "PermissionDenied",
-    "Setup",
-    "TeammateIdle",
-    "TaskCreated",
-    "TaskCompleted",
-    "Elicitation",
-    "ElicitationResult",
-    "ConfigChange",
-    "WorktreeCreate",
-    "WorktreeRemove",
-    "InstructionsLoaded",
-    "CwdChanged",
-    "FileChanged",
-    "DirectoryAdded",
-    "MessageDisplay",
-    "PreSkillShellCommand",
-];
+/// Whether `name` is an event the reference fires hooks for (the TS SDK's `HOOK_EVENTS`,
+/// `dcl_events::HookEventName`); a settings hook for one dcl never fires is kept and
+/// warned about, an unknown name is dropped.
+pub fn is_event(name: &str) -> bool {
+    dcl_events::HookEventName::parse(name).is_some()
+}
 
 /// One `{"type": "command"}` hook.
 #[derive(Debug, Clone, PartialEq)]
@@ -116,7 +83,7 @@ impl CommandHooks {
             return (out, warnings);
         };
         for (event, blocks) in events {
-            if !EVENTS.contains(&event.as_str()) {
+            if !is_event(event) {
                 warnings.push(format!("hooks: unknown event {event:?}; ignored"));
                 continue;
             }

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::actor::Actor;
 use super::services::SessionCore;
-use crate::permissions::InvalidPermissionMode;
+use dcl_policy::permissions::InvalidPermissionMode;
 use std::sync::Arc;
 
 use settings::FLAG_KEYS;

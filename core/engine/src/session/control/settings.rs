@@ -9,20 +9,22 @@ use dcl_protocol::{
 use serde_json::{Map, Value, json};
 
 use super::{Answer, ControlError, answer};
-use crate::permissions::PermissionMode;
 use crate::session::actor::Actor;
 use crate::session::init::mode_name;
 use crate::session::models;
+use dcl_policy::permissions::PermissionMode;
 
 impl Actor {
     /// Acts at once, even during a turn, and says so on the stream.
     pub(super) fn set_permission_mode(&mut self, r: SetPermissionModeRequest) -> Answer {
         let mode = PermissionMode::parse(&r.mode)?;
         self.core.state.with(|s| s.live.permission_mode = mode);
-        self.core
-            .services
-            .emitter
-            .system(SystemStatus::permission_mode_changed(mode_name(mode)));
+        let emitter = &self.core.services.emitter;
+        emitter.agent(|| dcl_events::AgentEvent::SessionConfigured {
+            model: None,
+            permission_mode: Some(mode.as_str().to_string()),
+        });
+        emitter.system(SystemStatus::permission_mode_changed(mode_name(mode)));
         answer(SetPermissionModeResponse {
             mode: mode_name(mode).into(),
             extra: Extra::new(),
@@ -184,7 +186,7 @@ impl Actor {
                 path: l.path.as_ref().map(|p| p.display().to_string()),
                 // Values of secret-looking keys never leave dcl (WIRE "tool environment").
                 settings: match crate::session::remote_store::redact_store_url(
-                    crate::tools::environment::redact_settings(&Value::Object(l.settings.clone())),
+                    dcl_tools::environment::redact_settings(&Value::Object(l.settings.clone())),
                 ) {
                     Value::Object(m) => m,
                     _ => Map::new(),
@@ -194,7 +196,7 @@ impl Actor {
             .collect();
         GetSettingsResponse {
             effective: match crate::session::remote_store::redact_store_url(
-                crate::tools::environment::redact_settings(&Value::Object(settings.effective())),
+                dcl_tools::environment::redact_settings(&Value::Object(settings.effective())),
             ) {
                 Value::Object(m) => m,
                 _ => Map::new(),

@@ -15,6 +15,7 @@
 //!   moment, in stream-json when the host announces no SDK (strict SDKs stop at a `type`
 //!   they do not know).
 
+pub(crate) mod agent;
 mod claude;
 mod dialect;
 mod event;
@@ -24,4 +25,6 @@ mod qoder;
 
 pub(crate) use dialect::Dialect;
 pub(crate) use event::Event;
-pub use outbox::{DEFAULT_OUTBOX_LINES, Emitter, Outbound, Outbox, TurnEmitter, new_uuid, now_iso};
+pub use outbox::{
+    DEFAULT_OUTBOX_LINES, Emitter, Outbound, Outbox, Streams, TurnEmitter, new_uuid, now_iso,
+};

@@ -8,8 +8,10 @@
 //! model event, or the lines of one tool call), and a host that never reads stalls the
 //! turn instead of growing dcl's memory.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
+
+use dcl_events::{AgentEvent, Item};
 
 use dcl_protocol::system::SystemSubtype;
 use dcl_protocol::{Extra, Message};
@@ -23,6 +25,8 @@ use super::event::Event;
 #[derive(Debug)]
 pub enum Outbound {
     Line(Box<Message>),
+    /// A typed event (sessions opened with [`Streams::events`]).
+    Event(Box<AgentEvent>),
     /// The session is over; nothing follows.
     End,
 }
@@ -162,11 +166,53 @@ impl Outbox {
     }
 }
 
+/// What a session produces for its front end: wire lines, typed events, or both (in one
+/// outbox, so their order is kept and one reader's pace holds both back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Streams {
+    pub lines: bool,
+    pub events: bool,
+}
+
+impl Streams {
+    pub const LINES: Streams = Streams {
+        lines: true,
+        events: false,
+    };
+    pub const EVENTS: Streams = Streams {
+        lines: false,
+        events: true,
+    };
+    pub const BOTH: Streams = Streams {
+        lines: true,
+        events: true,
+    };
+}
+
+impl Default for Streams {
+    fn default() -> Self {
+        Streams::LINES
+    }
+}
+
 #[derive(Clone)]
 pub struct Emitter {
     outbox: Arc<Outbox>,
     session_id: Arc<Mutex<String>>,
     dialect: Dialect,
+    streams: Streams,
+    /// What typed events refer back to (kept only when the session produces them).
+    open: Arc<Mutex<Open>>,
+}
+
+#[derive(Default)]
+struct Open {
+    /// Tool call items started and not completed yet, by id: their completion repeats
+    /// the call with its status and result.
+    calls: HashMap<String, Item>,
+    /// The input of each `AskUserQuestion` call waiting for answers, by request id: an
+    /// `answer_question` command carries the answers only.
+    questions: HashMap<String, Value>,
 }
 
 pub fn new_uuid() -> String {
@@ -183,7 +229,65 @@ impl Emitter {
             outbox,
             session_id: Arc::new(Mutex::new(session_id)),
             dialect: Dialect::default(),
+            streams: Streams::LINES,
+            open: Arc::default(),
         }
+    }
+
+    /// The same emitter producing `streams`.
+    pub(crate) fn with_streams(mut self, streams: Streams) -> Self {
+        self.streams = streams;
+        self
+    }
+
+    /// Whether anyone reads typed events (so callers need not build them otherwise).
+    pub(crate) fn wants_events(&self) -> bool {
+        self.streams.events
+    }
+
+    /// Sends one typed event, built only when the session produces events.
+    pub(crate) fn agent(&self, make: impl FnOnce() -> AgentEvent) {
+        if self.streams.events {
+            self.outbox.push(Outbound::Event(Box::new(make())));
+        }
+    }
+
+    /// Remembers a tool call item that was started, for its completion.
+    pub(crate) fn open_call(&self, item: &Item) {
+        if self.streams.events {
+            lock(&self.open).calls.insert(item.id.clone(), item.clone());
+        }
+    }
+
+    /// The started tool call item `id`, forgotten (it is being completed).
+    pub(crate) fn take_call(&self, id: &str) -> Option<Item> {
+        if !self.streams.events {
+            return None;
+        }
+        lock(&self.open).calls.remove(id)
+    }
+
+    /// The started tool call `id`, if it is still open.
+    pub(crate) fn open_tool_call(&self, id: &str) -> Option<dcl_events::ToolCall> {
+        lock(&self.open)
+            .calls
+            .get(id)
+            .and_then(Item::as_tool_call)
+            .cloned()
+    }
+
+    /// Remembers the input of the question asked under `request_id`.
+    pub(crate) fn asked(&self, request_id: &str, input: Value) {
+        if self.streams.events {
+            lock(&self.open)
+                .questions
+                .insert(request_id.to_string(), input);
+        }
+    }
+
+    /// The input of the question asked under `request_id`, forgotten.
+    pub(crate) fn take_question(&self, request_id: &str) -> Option<Value> {
+        lock(&self.open).questions.remove(request_id)
     }
 
     /// The same emitter rendering [`Event`]s in `dialect` (until set: Claude's lines,
@@ -223,6 +327,9 @@ impl Emitter {
 
     /// Sends one line, stamping `session_id` and a fresh `uuid` where they are missing.
     pub fn emit(&self, mut message: Message) {
+        if !self.streams.lines {
+            return;
+        }
         let sid = self.session_id();
         match &mut message {
             Message::User(m) => {
@@ -291,7 +398,15 @@ impl Emitter {
     }
 
     pub fn end(&self) {
+        self.agent(|| AgentEvent::SessionEnded);
         self.outbox.push(Outbound::End);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
     }
 }
 
@@ -366,6 +481,40 @@ impl TurnEmitter {
 
     pub fn system(&self, frame: impl SystemSubtype) {
         self.inner.system(frame);
+    }
+
+    /// Sends one typed event; a subagent's items and plan carry the `Agent` call that
+    /// scopes them.
+    pub(crate) fn agent(&self, make: impl FnOnce() -> AgentEvent) {
+        let parent = self.parent_tool_use_id.clone();
+        self.inner.agent(|| {
+            let mut event = make();
+            if parent.is_some() {
+                match &mut event {
+                    AgentEvent::ItemStarted { item } | AgentEvent::ItemCompleted { item } => {
+                        item.parent_tool_call_id.clone_from(&parent)
+                    }
+                    AgentEvent::PlanUpdated {
+                        parent_tool_call_id,
+                        ..
+                    } => parent_tool_call_id.clone_from(&parent),
+                    _ => {}
+                }
+            }
+            event
+        });
+    }
+
+    pub(crate) fn wants_events(&self) -> bool {
+        self.inner.wants_events()
+    }
+
+    /// A warning for the user: a `system/informational` line (level `warning`) and a
+    /// `notice` event.
+    pub(crate) fn warning(&self, text: impl Into<String>) {
+        let text = text.into();
+        self.agent(|| AgentEvent::notice(dcl_events::NoticeLevel::Warning, text.clone()));
+        self.system(dcl_protocol::SystemInformational::warning(text));
     }
 
     /// Sends the lines `event` becomes in the session's dialect, as [`TurnEmitter::emit`]
@@ -474,6 +623,7 @@ mod tests {
                         .as_str()
                         .unwrap_or_default()
                         .to_string(),
+                    Outbound::Event(_) => "event".into(),
                     Outbound::End => "end".into(),
                 })
                 .collect::<Vec<_>>()

@@ -1,7 +1,7 @@
 //! The loop of one turn: record the prompt, then sample and run tools until the model
 //! stops calling them, a limit is reached, a hook stops the turn or it is interrupted.
 
-use dcl_protocol::{ContentBlock, Message, SystemInformational, TerminalReason, ToolUseBlock};
+use dcl_protocol::{ContentBlock, Message, TerminalReason, ToolUseBlock};
 use serde_json::{Map, json};
 
 use super::STRUCTURED_OUTPUT_TOOL;
@@ -32,6 +32,23 @@ pub(crate) async fn run_turn(
     core.start_sdk_servers(Vec::new());
     core.mcp_ready().await;
     crate::session::init::emit_init(core);
+    ctx.emitter.agent(|| dcl_events::AgentEvent::TurnStarted {
+        turn_id: prompt.uuid.clone(),
+    });
+    if ctx.emitter.wants_events() {
+        let item = dcl_events::Item::new(
+            prompt.uuid.clone(),
+            dcl_events::ItemBody::UserMessage {
+                content: crate::session::emit::agent::content(
+                    &prompt.message.message.content.clone().into_blocks(),
+                ),
+            },
+        );
+        ctx.emitter
+            .agent(|| dcl_events::AgentEvent::ItemStarted { item: item.clone() });
+        ctx.emitter
+            .agent(|| dcl_events::AgentEvent::ItemCompleted { item });
+    }
     if core.services.opts.replay_user_messages {
         let mut echo = prompt.message.clone();
         echo.uuid = Some(prompt.uuid.clone());
@@ -135,7 +152,7 @@ async fn interrupt_hooks(ctx: &TurnContext) {
 
 /// StopFailure: the turn ends on an API error instead of the model's answer. Its output
 /// is not acted on (the reference ignores it too): the turn is over either way.
-async fn stop_failure_hooks(ctx: &TurnContext, st: &TurnState, e: &crate::model::ModelError) {
+async fn stop_failure_hooks(ctx: &TurnContext, st: &TurnState, e: &dcl_model::ModelError) {
     let mut input = Map::new();
     input.insert("error".into(), json!(e.assistant_error()));
     input.insert("error_details".into(), json!(e.to_string()));
@@ -173,7 +190,7 @@ fn drive_boxed<'a>(
     ctx: &'a TurnContext,
     conv: &'a mut Conversation,
     st: &'a mut TurnState,
-) -> crate::model::BoxFuture<'a, Finish> {
+) -> dcl_model::BoxFuture<'a, Finish> {
     Box::pin(drive(ctx, conv, st))
 }
 
@@ -229,9 +246,8 @@ pub(super) async fn drive(
                         return Finish::Interrupted(TerminalReason::AbortedStreaming);
                     }
                     Err(why) => {
-                        ctx.emitter.system(SystemInformational::warning(format!(
-                            "Automatic compaction failed: {why}"
-                        )));
+                        ctx.emitter
+                            .warning(format!("Automatic compaction failed: {why}"));
                         conv.exclude_unanswered(&ctx.prompt_uuid);
                         return Finish::ApiError(e);
                     }

@@ -3,16 +3,16 @@
 //! nobody can be asked.
 
 use dcl_protocol::{
-    CanUseToolRequest, CanUseToolTag, Extra, PermissionDecision, SystemInformational,
-    SystemPermissionDenied, ToolUseBlock,
+    CanUseToolRequest, CanUseToolTag, Extra, PermissionDecision, SystemPermissionDenied,
+    ToolUseBlock,
 };
 use serde_json::{Map, Value, json};
 
 use super::hooks;
 use super::{StopCause, TurnContext};
-use crate::permissions::{self, PermissionMode, Policy, Verdict, host_decision};
 use crate::session::host::HostError;
-use crate::tools::{Approval, Tool, ToolContext, ToolKind};
+use dcl_policy::permissions::{self, PermissionMode, Policy, Verdict, host_decision};
+use dcl_tool_api::{Approval, Tool, ToolContext, ToolKind};
 
 /// A PreToolUse hook's say in the permission decision.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,7 +40,7 @@ fn policy(ctx: &TurnContext) -> Policy {
         let mut allowed = opts.allowed_tools.clone();
         allowed.extend(s.settings.get_strings("permissions.allow"));
         allowed.extend(granted.allow.iter().cloned());
-        allowed.extend(crate::tools::ToolContext::granted_in(&ctx.grants));
+        allowed.extend(dcl_tool_api::ToolContext::granted_in(&ctx.grants));
         let mut denied = opts.disallowed_tools.clone();
         denied.extend(s.settings.get_strings("permissions.deny"));
         denied.extend(granted.deny.iter().cloned());
@@ -311,8 +311,7 @@ async fn apply_permission_updates(ctx: &TurnContext, updates: &[Value]) {
     }
     for e in errors {
         tracing::warn!("{e}");
-        ctx.emitter
-            .system(SystemInformational::warning(e.to_string()));
+        ctx.emitter.warning(e.to_string());
     }
 }
 

@@ -11,19 +11,17 @@
 
 use std::time::Duration;
 
-use dcl_protocol::{
-    CompactMetadata, ContentBlock, Extra, SystemCompactBoundary, SystemInformational, SystemStatus,
-};
+use dcl_protocol::{CompactMetadata, ContentBlock, Extra, SystemCompactBoundary, SystemStatus};
 use futures::StreamExt;
 use serde_json::{Map, Value, json};
 
 use super::TurnContext;
 use super::hooks;
-use crate::model::accumulate::Accumulator;
-use crate::model::{ApiMessage, ModelError, ModelRequest, Role};
 use crate::session::conversation::{Boundary, Conversation, Entry, NewItem, UserOrigin};
 use crate::session::emit::new_uuid;
 use crate::session::models;
+use dcl_model::accumulate::Accumulator;
+use dcl_model::{ApiMessage, ModelError, ModelRequest, Role};
 
 /// Below the window, what the default threshold leaves for the reply and the estimate's
 /// error (the reference's default buffer).
@@ -295,9 +293,8 @@ pub(crate) async fn auto_if_needed(
         // The interrupt ends the turn at its next step; nothing failed.
         Err(_) if ctx.cancel.is_cancelled() => false,
         Err(e) => {
-            ctx.emitter.system(SystemInformational::warning(format!(
-                "Automatic compaction failed: {e}"
-            )));
+            ctx.emitter
+                .warning(format!("Automatic compaction failed: {e}"));
             false
         }
     }
@@ -328,7 +325,7 @@ async fn summarise(
         .clients
         .client_for(model)
         .map_err(CompactError::Model)?;
-    let policy = crate::model::retry::RetryPolicy::from_env_map(&services.env);
+    let policy = dcl_model::retry::RetryPolicy::from_env_map(&services.env);
     let mut prompt = COMPACT_PROMPT.to_string();
     if !extra.is_empty() {
         prompt.push_str("\n\nAdditional instructions:\n");

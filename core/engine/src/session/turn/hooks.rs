@@ -2,23 +2,24 @@
 //! control requests at the reference's lifecycle points, their outputs folded into one
 //! decision.
 
+use dcl_events::{AgentEvent, HookRun, HookStatus, Item, ItemBody, ItemDelta, NoticeLevel};
 use std::time::Duration;
 
 use std::sync::Arc;
 
 use super::{TurnContext, TurnStop};
-use crate::permissions::command_hooks;
-use crate::session::hook_registry::{NEVER_FIRED, Registration};
+use crate::session::hook_registry::Registration;
 use crate::session::host::HostError;
 use crate::session::services::SessionCore;
 use crate::session::state::TurnKind;
-use crate::tools::environment::{self as tool_environment, redact_text};
+use dcl_policy::permissions::command_hooks;
 use dcl_protocol::{
     GetHooksListingResponse, HookCallbackRequest, HookCallbackTag, HookEventName,
     HookListingCatalogEntry, HookListingEvent, HookListingPolicy, HookListingRow, HookOutcome,
     HookOutput, InformationalLevel, SystemHookProgress, SystemHookResponse, SystemHookStarted,
     SystemInformational,
 };
+use dcl_tools::environment::{self as tool_environment, redact_text};
 use serde_json::{Map, Value, json};
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -43,27 +44,6 @@ pub struct HookVerdict {
     pub additional_context: Vec<String>,
     pub system_messages: Vec<String>,
 }
-
-/// The input field an event's matchers test, for events whose subject is not a tool
-/// name. Firing a new event is one `hooks::run` call (plus its name in [`FIRED_EVENTS`]);
-/// a matcher field, if it has one, is one line here.
-const MATCHER_FIELDS: &[(&str, &str)] = &[
-    ("SessionStart", "source"),
-    ("SessionEnd", "reason"),
-    ("PreCompact", "trigger"),
-    ("SubagentStart", "agent_type"),
-    ("SubagentStop", "agent_type"),
-    ("Notification", "notification_type"),
-    ("StopFailure", "error"),
-    ("UserPromptExpansion", "command_name"),
-    ("PreModelSwitch", "to_model"),
-    ("PostModelSwitch", "to_model"),
-    ("Elicitation", "mcp_server_name"),
-    ("ElicitationResult", "mcp_server_name"),
-    ("ConfigChange", "source"),
-    ("InstructionsLoaded", "load_reason"),
-    ("DirectoryAdded", "source"),
-];
 
 /// What one hook came to.
 enum Ran {
@@ -93,12 +73,13 @@ pub(crate) async fn run(
 ) -> HookVerdict {
     let core = &ctx.core;
     let cancel = &ctx.cancel.token;
-    let derived: Option<String> = subject.map(str::to_string).or_else(|| {
-        MATCHER_FIELDS
-            .iter()
-            .find(|(e, _)| *e == event)
-            .and_then(|(_, field)| input.get(*field)?.as_str().map(str::to_string))
-    });
+    let derived: Option<String> =
+        subject
+            .map(str::to_string)
+            .or_else(|| match HookEventName::parse(event)?.matcher() {
+                dcl_events::Matcher::Field(field) => input.get(field)?.as_str().map(str::to_string),
+                _ => None,
+            });
     let subject = derived.as_deref();
     let regs: Vec<Registration> = core
         .state
@@ -185,10 +166,31 @@ pub(crate) async fn run(
         let (input, env, secrets, cwd, label) = (&input, &env, &secrets, &cwd, &label);
         async move {
             let hook_id = uuid::Uuid::new_v4().to_string();
+            let hook_item = |status: HookStatus, output: String, exit_code: Option<i32>| {
+                Item::new(
+                    hook_id.clone(),
+                    ItemBody::HookRun(HookRun {
+                        event: event.to_string(),
+                        name: hook.command.clone(),
+                        status,
+                        output,
+                        exit_code,
+                    }),
+                )
+            };
+            emitter.agent(|| AgentEvent::ItemStarted {
+                item: hook_item(HookStatus::Running, String::new(), None),
+            });
             if let Some(e) = stream_as {
                 emitter.system(SystemHookStarted::new(&hook_id, label, e));
             }
             let progress = |out: &str, err: &str| {
+                emitter.agent(|| AgentEvent::ItemDelta {
+                    item_id: hook_id.clone(),
+                    delta: ItemDelta::HookOutput {
+                        output: redact_text(&format!("{out}{err}"), secrets),
+                    },
+                });
                 if let Some(e) = stream_as {
                     emitter.system(SystemHookProgress::new(
                         &hook_id,
@@ -203,6 +205,24 @@ pub(crate) async fn run(
             run.stdout = redact_text(&run.stdout, secrets);
             run.stderr = redact_text(&run.stderr, secrets);
             run.blocked = run.blocked.map(|b| redact_text(&b, secrets));
+            emitter.agent(|| {
+                let status = if run.error.as_deref() == Some(command_hooks::CANCELLED) {
+                    HookStatus::Cancelled
+                } else if run.blocked.is_some() {
+                    HookStatus::Blocked
+                } else if run.exit_code == Some(0) {
+                    HookStatus::Success
+                } else {
+                    HookStatus::Error
+                };
+                let output = match &run.error {
+                    Some(e) if run.stderr.is_empty() && run.stdout.is_empty() => e.clone(),
+                    _ => format!("{}{}", run.stdout, run.stderr),
+                };
+                AgentEvent::ItemCompleted {
+                    item: hook_item(status, output, run.exit_code),
+                }
+            });
             if let Some(e) = stream_as {
                 let outcome = if run.error.as_deref() == Some(command_hooks::CANCELLED) {
                     HookOutcome::Cancelled
@@ -270,6 +290,8 @@ pub(crate) async fn run(
         }
     }
     for m in &verdict.system_messages {
+        ctx.emitter
+            .agent(|| AgentEvent::notice(NoticeLevel::Info, m.clone()));
         ctx.emitter.system(SystemInformational::new(
             m.clone(),
             InformationalLevel::Notice,
@@ -278,7 +300,7 @@ pub(crate) async fn run(
     // The reference shows a failing (non-blocking) hook to the user and goes on.
     for e in errors {
         tracing::warn!("{e}");
-        ctx.emitter.system(SystemInformational::warning(e));
+        ctx.emitter.warning(e);
     }
     verdict
 }
@@ -433,100 +455,23 @@ fn fold(verdict: &mut HookVerdict, event: &str, subject: Option<&str>, out: Hook
     }
 }
 
-/// Each SDK event in the SDK's order, with the one-line summary `get_hooks_listing` gives.
-const CATALOG: &[(&str, &str)] = &[
-    (
-        "PreToolUse",
-        "Before a tool runs; may deny it or change its input",
-    ),
-    ("PostToolUse", "After a tool succeeded"),
-    ("PostToolUseFailure", "After a tool failed"),
-    (
-        "PostToolBatch",
-        "After every call of one model response has its result",
-    ),
-    (
-        "Notification",
-        "When dcl asks for permission, forwards an elicitation, or the host is idle",
-    ),
-    ("UserPromptSubmit", "When a prompt arrives"),
-    (
-        "UserPromptExpansion",
-        "When a prompt expands a custom slash command or skill",
-    ),
-    ("SessionStart", "When the session's first prompt starts"),
-    ("SessionEnd", "When the session ends"),
-    ("Stop", "When the model stops calling tools"),
-    ("StopFailure", "When a turn ends on an API error"),
-    ("Interrupt", "When an interrupt ends a main-thread turn"),
-    ("SubagentStart", "When a subagent starts"),
-    ("SubagentStop", "When a subagent stops calling tools"),
-    ("PreCompact", "Before the conversation is compacted"),
-    ("PostCompact", "After the conversation was compacted"),
-    ("PreModelSwitch", "Before set_model changes the model"),
-    (
-        "PostModelSwitch",
-        "After the model changed (set_model or the fallback model)",
-    ),
-    (
-        "PermissionRequest",
-        "Before the host is asked to approve a call",
-    ),
-    ("PermissionDenied", "When a call was denied"),
-    ("Setup", "Init or maintenance run"),
-    ("TeammateIdle", "When an agent-team teammate goes idle"),
-    ("TaskCreated", "When a background agent starts"),
-    ("TaskCompleted", "When a background agent completes"),
-    ("Elicitation", "When an MCP server asks for input"),
-    ("ElicitationResult", "After an MCP elicitation was answered"),
-    (
-        "ConfigChange",
-        "When a permission update wrote a settings file",
-    ),
-    ("WorktreeCreate", "When a git worktree is created"),
-    ("WorktreeRemove", "When a git worktree is removed"),
-    (
-        "InstructionsLoaded",
-        "For each memory file, at the first prompt",
-    ),
-    ("CwdChanged", "When a Bash cd moved the shell's directory"),
-    (
-        "FileChanged",
-        "When Write, Edit or NotebookEdit changed a file",
-    ),
-    (
-        "DirectoryAdded",
-        "When a directory joins the session's workspace",
-    ),
-    ("MessageDisplay", "When a message is displayed"),
-    ("PreSkillShellCommand", "Before a skill's shell line runs"),
-];
-
-/// Whether `event`'s hooks take a matcher in dcl: the tool events, the events with a
-/// matcher field, and FileChanged (the file's name).
+/// Whether `event`'s hooks take a matcher in dcl.
 fn supports_matcher(event: &str) -> bool {
-    matches!(
-        event,
-        "PreToolUse"
-            | "PostToolUse"
-            | "PostToolUseFailure"
-            | "PermissionRequest"
-            | "PermissionDenied"
-            | "FileChanged"
-    ) || MATCHER_FIELDS.iter().any(|(e, _)| *e == event)
+    HookEventName::parse(event).is_some_and(|e| e.matcher() != dcl_events::Matcher::None)
 }
 
 /// `get_hooks_listing`: the settings files' command hooks (layer by layer, as trusted),
 /// the plugins', and the host's callbacks, by event in the SDK's order.
 pub(crate) fn listing(core: &SessionCore) -> GetHooksListingResponse {
     let summary = |event: &str| {
-        let base = CATALOG
-            .iter()
-            .find(|(e, _)| *e == event)
-            .map_or("", |(_, s)| *s);
-        match NEVER_FIRED.iter().find(|(e, _)| *e == event) {
-            Some((_, why)) => format!("{base} (dcl never fires this: {why})"),
-            None => base.to_string(),
+        let Some(e) = HookEventName::parse(event) else {
+            return String::new();
+        };
+        match e.fired() {
+            dcl_events::Fired::Never(why) => {
+                format!("{} (dcl never fires this: {why})", e.description())
+            }
+            dcl_events::Fired::Yes => e.description().to_string(),
         }
     };
     let command_row = |event: &str,
@@ -589,11 +534,12 @@ pub(crate) fn listing(core: &SessionCore) -> GetHooksListingResponse {
             });
         }
     }
-    let order = |event: &str| CATALOG.iter().position(|(e, _)| *e == event);
+    let order = |event: &str| HookEventName::ALL.iter().position(|e| e.as_str() == event);
     rows.sort_by_key(|r| order(&r.event));
-    let events = CATALOG
+    let events = HookEventName::ALL
         .iter()
-        .filter_map(|(name, _)| {
+        .map(|e| e.as_str())
+        .filter_map(|name| {
             let count = rows.iter().filter(|r| r.event == *name).count() as u64;
             (count > 0).then(|| HookListingEvent {
                 name: name.to_string(),
@@ -607,9 +553,10 @@ pub(crate) fn listing(core: &SessionCore) -> GetHooksListingResponse {
     GetHooksListingResponse {
         events,
         hooks: rows,
-        event_catalog: CATALOG
+        event_catalog: HookEventName::ALL
             .iter()
-            .map(|(name, _)| HookListingCatalogEntry {
+            .map(|e| e.as_str())
+            .map(|name| HookListingCatalogEntry {
                 name: name.to_string(),
                 summary: summary(name),
                 supports_matcher: supports_matcher(name),
@@ -700,8 +647,8 @@ pub(crate) async fn task_hook(
 /// no TaskCompleted. Weak: the shells belong to the session.
 pub(crate) struct ShellTaskHooks(pub std::sync::Weak<SessionCore>);
 
-impl crate::tools::background::ShellListener for ShellTaskHooks {
-    fn started<'a>(&'a self, id: &'a str, command: &'a str) -> crate::model::BoxFuture<'a, ()> {
+impl dcl_tools::background::ShellListener for ShellTaskHooks {
+    fn started<'a>(&'a self, id: &'a str, command: &'a str) -> dcl_model::BoxFuture<'a, ()> {
         Box::pin(async move {
             if let Some(core) = self.0.upgrade() {
                 task_hook(&core, "TaskCreated", id, command, command).await;
@@ -714,7 +661,7 @@ impl crate::tools::background::ShellListener for ShellTaskHooks {
         id: &'a str,
         command: &'a str,
         code: i32,
-    ) -> crate::model::BoxFuture<'a, ()> {
+    ) -> dcl_model::BoxFuture<'a, ()> {
         Box::pin(async move {
             if code == 0
                 && let Some(core) = self.0.upgrade()
@@ -728,14 +675,13 @@ impl crate::tools::background::ShellListener for ShellTaskHooks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::hook_registry::{FIRED_EVENTS, HookRegistry, Matcher, never_fired_warning};
+    use crate::session::hook_registry::{HookRegistry, Matcher, never_fired_warning};
     use dcl_protocol::InitializeRequest;
 
     #[test]
     fn every_fired_event_has_a_hook_frame_name_and_a_settings_name() {
-        for e in FIRED_EVENTS {
-            assert!(HookEventName::parse(e).is_some(), "{e}");
-            assert!(command_hooks::EVENTS.contains(e), "{e}");
+        for e in HookEventName::fired_events() {
+            assert!(command_hooks::is_event(e.as_str()), "{e}");
         }
     }
 
@@ -789,16 +735,13 @@ mod tests {
     #[test]
     fn every_sdk_event_is_fired_or_said_never_to_fire() {
         assert_eq!(HookEventName::ALL.len(), 35);
-        let catalog: Vec<&str> = CATALOG.iter().map(|(e, _)| *e).collect();
-        let all: Vec<&str> = HookEventName::ALL.iter().map(|e| e.as_str()).collect();
-        assert_eq!(catalog, all, "the listing's catalog is the SDK's order");
         for e in HookEventName::ALL {
             let name = e.as_str();
-            let fired = FIRED_EVENTS.contains(&name);
-            let never = NEVER_FIRED.iter().any(|(n, _)| *n == name);
-            assert!(fired != never, "{name}: fired {fired}, never {never}");
+            let never = matches!(e.fired(), dcl_events::Fired::Never(_));
             assert_eq!(never_fired_warning(name).is_some(), never, "{name}");
+            assert!(!e.description().is_empty(), "{name}");
         }
+        assert!(never_fired_warning("NoSuchEvent").is_some());
     }
 
     #[test]

@@ -6,10 +6,10 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::permissions::PermissionMode;
 use crate::session::emit::TurnEmitter;
 use crate::session::services::SessionCore;
-use crate::tools::{ProcessSpec, ToolOutput, ToolSpec, TurnHandle};
+use dcl_policy::permissions::PermissionMode;
+use dcl_tool_api::{ProcessSpec, ToolOutput, ToolSpec, TurnHandle};
 
 pub(crate) const ASK_USER_QUESTION: &str = "AskUserQuestion";
 pub(crate) const EXIT_PLAN_MODE: &str = "ExitPlanMode";
@@ -133,6 +133,10 @@ pub(super) fn end_plan_mode(core: &SessionCore, emitter: &TurnEmitter) -> bool {
         was
     });
     if was_plan {
+        emitter.agent(|| dcl_events::AgentEvent::SessionConfigured {
+            model: None,
+            permission_mode: Some(PermissionMode::Default.as_str().to_string()),
+        });
         emitter.system(dcl_protocol::SystemStatus::permission_mode_changed(
             crate::session::init::mode_name(PermissionMode::Default),
         ));

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::{interactive, subagent};
 use crate::session::emit::Event;
 use crate::session::host::HostError;
-use crate::tools::{BoxFuture, ChildTurn, HostQuestion, TurnError, TurnEvent, TurnHandle};
+use dcl_tool_api::{BoxFuture, ChildTurn, HostQuestion, TurnError, TurnEvent, TurnHandle};
 
 pub(super) struct TurnLink {
     parent: subagent::Parent,
@@ -33,6 +33,10 @@ impl TurnHandle for TurnLink {
                     tool_name: self.call.name.clone(),
                     parent_tool_use_id: emitter.parent_tool_use_id().map(str::to_string),
                     elapsed_seconds,
+                });
+                emitter.agent(|| dcl_events::AgentEvent::ItemDelta {
+                    item_id: self.call.id.clone(),
+                    delta: dcl_events::ItemDelta::ToolProgress { elapsed_seconds },
                 });
             }
         }

@@ -23,6 +23,7 @@ mod orchestrator;
 mod registry;
 mod result;
 mod sampling;
+mod stream_items;
 mod subagent;
 mod suggestion;
 mod usage;
@@ -171,7 +172,7 @@ impl TurnContext {
     }
 
     /// What the model is offered in this turn.
-    pub fn tool_specs(&self) -> Vec<crate::model::ToolSpec> {
+    pub fn tool_specs(&self) -> Vec<dcl_model::ToolSpec> {
         registry::Registry::new(&self.core, &self.tools).offer()
     }
 
@@ -298,6 +299,8 @@ pub(crate) struct TurnState {
     /// The history was compacted after the API refused the last request as too long; a
     /// second refusal in a row ends the turn.
     pub compacted_after_refusal: bool,
+    /// The prompt's uuid, which names the turn in typed events.
+    pub turn_id: String,
 }
 
 impl TurnState {
@@ -319,6 +322,7 @@ impl TurnState {
             invalid_outputs: 0,
             origin: prompt.message.origin().cloned(),
             compacted_after_refusal: false,
+            turn_id: prompt.uuid.clone(),
         }
     }
 }

@@ -48,9 +48,9 @@ mod tests {
     use serde_json::json;
 
     use super::super::TurnContext;
-    use crate::model::ToolSpec;
     use crate::options::{OutputFormat, SessionOptions};
     use crate::session::services::SessionCore;
+    use dcl_model::ToolSpec;
 
     /// A session in a folder of its own, reading no settings or extensions of the machine.
     fn core_with(dir: &Path, adjust: impl FnOnce(&mut SessionOptions)) -> Arc<SessionCore> {

@@ -13,10 +13,10 @@ use super::hooks::{self, HookVerdict};
 use super::link::TurnLink;
 use super::registry::Registry;
 use super::{TurnContext, TurnState, subagent};
-use crate::model::accumulate::InvalidToolInput;
 use crate::session::conversation::{Conversation, UserOrigin};
 use crate::session::emit::Event;
-use crate::tools::{Tool, ToolContext, ToolKind, ToolOutput, TurnEvent};
+use dcl_model::accumulate::InvalidToolInput;
+use dcl_tool_api::{Tool, ToolContext, ToolKind, ToolOutput, TurnEvent};
 
 /// Largest tool-result text put on one stdout line; SDKs refuse lines over 1 MiB.
 const MAX_RESULT_CHARS: usize = 200_000;
@@ -146,11 +146,9 @@ pub(super) async fn run_calls(
                     interrupted = true;
                     "Interrupted by user"
                 };
-                let block = ContentBlock::tool_result(
-                    tu.id.clone(),
-                    ToolResultContent::Text(text.into()),
-                    Some(true),
-                );
+                let content = ToolResultContent::Text(text.into());
+                complete_call(ctx, &tu.id, &content, true);
+                let block = ContentBlock::tool_result(tu.id.clone(), content, Some(true));
                 ctx.record(
                     conv,
                     crate::session::emit::new_uuid(),
@@ -370,6 +368,12 @@ async fn execute(ctx: &TurnContext, p: &Prepared) -> (ToolOutput, Option<Value>)
         );
     };
     let answer = tool.answers_turn().then(|| input.clone());
+    ctx.emitter.agent(|| dcl_events::AgentEvent::ItemDelta {
+        item_id: p.tu.id.clone(),
+        delta: dcl_events::ItemDelta::ToolStatus {
+            status: dcl_events::ToolStatus::InProgress,
+        },
+    });
     if tool.kind() == ToolKind::Delegate {
         // A child turn reports its own calls (progress, checkpoints, file and directory
         // hooks); wrapping it as well would say each of them twice.
@@ -400,8 +404,7 @@ async fn execute(ctx: &TurnContext, p: &Prepared) -> (ToolOutput, Option<Value>)
     cwd_changed_hooks(ctx, &cwd_before).await;
     for note in notes {
         // Said to the host, not the model: the call itself went as it would without them.
-        ctx.emitter
-            .system(dcl_protocol::SystemInformational::warning(note));
+        ctx.emitter.warning(note);
     }
     let answer = answer.filter(|_| !output.is_error);
     (output, answer)
@@ -580,6 +583,7 @@ fn emit_result(ctx: &TurnContext, conv: &mut Conversation, tool_use_id: &str, ou
         content: &content,
         is_error: output.is_error,
     });
+    complete_call(ctx, tool_use_id, &content, output.is_error);
     let block = ContentBlock::tool_result(tool_use_id, content, Some(output.is_error));
     ctx.emit_user(
         conv,
@@ -588,6 +592,23 @@ fn emit_result(ctx: &TurnContext, conv: &mut Conversation, tool_use_id: &str, ou
             tool_use_result: output.structured.map(cap_value),
         },
     );
+}
+
+/// The tool call item `tool_use_id`, completed with its result.
+fn complete_call(ctx: &TurnContext, tool_use_id: &str, content: &ToolResultContent, failed: bool) {
+    let Some(mut item) = ctx.emitter.session().take_call(tool_use_id) else {
+        return;
+    };
+    if let dcl_events::ItemBody::ToolCall(call) = &mut item.body {
+        call.status = if failed {
+            dcl_events::ToolStatus::Failed
+        } else {
+            dcl_events::ToolStatus::Completed
+        };
+        call.content = crate::session::emit::agent::result_content(content);
+    }
+    ctx.emitter
+        .agent(|| dcl_events::AgentEvent::ItemCompleted { item });
 }
 
 fn cap_text(t: String) -> String {

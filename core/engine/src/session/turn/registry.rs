@@ -3,7 +3,7 @@
 //! (also as `Task`). Every one is a [`Tool`]: the orchestrator and the approval ask it what
 //! it needs (its kind, approval requirement, parallel safety) and never look at its name;
 //! the tools that need their turn reach it through the call's
-//! [`TurnHandle`](crate::tools::TurnHandle). What the model is offered is read from the
+//! [`TurnHandle`](dcl_tool_api::TurnHandle). What the model is offered is read from the
 //! same registry.
 //!
 //! Built when it is needed rather than once per session: MCP servers connect (and drop)
@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::{STRUCTURED_OUTPUT_TOOL, ToolSet, interactive, subagent};
 use crate::agents::AgentCatalog;
 use crate::session::services::SessionCore;
-use crate::tools::{Approval, BoxFuture, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec};
+use dcl_tool_api::{Approval, BoxFuture, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec};
 
 /// One tool, and whether the model is offered it now. A tool the session has but does
 /// not offer (an interactive tool outside its mode, an MCP tool a deny rule names whole)
@@ -125,7 +125,7 @@ fn structured_output_spec(schema: Value) -> ToolSpec {
 }
 
 /// The handle of a call that runs outside a turn, which the engine's own tools need.
-fn turn_of(ctx: &ToolContext) -> Result<&dyn crate::tools::TurnHandle, ToolOutput> {
+fn turn_of(ctx: &ToolContext) -> Result<&dyn dcl_tool_api::TurnHandle, ToolOutput> {
     ctx.turn
         .as_deref()
         .ok_or_else(|| ToolOutput::error("This tool runs only inside a turn."))

@@ -11,12 +11,12 @@ use serde_json::{Value, json};
 
 use super::STRUCTURED_OUTPUT_TOOL;
 use super::{TurnContext, TurnOutcome, TurnState};
-use crate::model::ModelError;
 use crate::session::QueuedPrompt;
 use crate::session::conversation::{Conversation, UserOrigin};
 use crate::session::emit::{Emitter, Event, new_uuid};
 use crate::session::persist::StartupError;
 use crate::session::services::SessionCore;
+use dcl_model::ModelError;
 
 /// Why a turn ended.
 pub(super) enum Finish {
@@ -225,11 +225,44 @@ fn emit_synthetic_error(ctx: &TurnContext, text: &str, e: &ModelError) {
     }));
 }
 
+/// Why the turn stopped, as typed events say it.
+fn stop_reason(end: &Ending, st: &TurnState) -> dcl_events::StopReason {
+    use dcl_events::StopReason as Stop;
+    match end.terminal_reason {
+        TerminalReason::MaxTurns | TerminalReason::BudgetExhausted => Stop::MaxTurns,
+        TerminalReason::AbortedStreaming | TerminalReason::AbortedTools => Stop::Cancelled,
+        _ if end.is_error => Stop::Error,
+        _ => match st.stop_reason.as_deref() {
+            Some("max_tokens") => Stop::MaxTokens,
+            Some("refusal") => Stop::Refusal,
+            _ => Stop::EndTurn,
+        },
+    }
+}
+
 fn emit_result(core: &SessionCore, emitter: &Emitter, st: &TurnState, end: Ending) {
     let totals = core.state.with(|s| s.totals.clone());
     emitter.event(Event::TurnUsage {
         usage: &st.usage,
         total_cost_usd: totals.cost_usd,
+    });
+    let usage = crate::session::emit::agent::usage(&st.usage);
+    emitter.agent(|| dcl_events::AgentEvent::Usage {
+        usage,
+        total_cost_usd: totals.cost_usd,
+    });
+    emitter.agent(|| {
+        dcl_events::AgentEvent::TurnEnded(dcl_events::TurnEnd {
+            turn_id: st.turn_id.clone(),
+            stop_reason: stop_reason(&end, st),
+            usage,
+            total_cost_usd: totals.cost_usd,
+            num_turns: st.num_turns,
+            duration_ms: st.started.elapsed().as_millis() as u64,
+            result: end.result.clone(),
+            structured_output: st.structured.clone(),
+            errors: end.errors.clone().unwrap_or_default(),
+        })
     });
     let mut extra = Extra::new();
     if let Some(d) = &st.deferred {

@@ -5,20 +5,18 @@ use std::time::{Duration, Instant};
 
 use dcl_protocol::{
     AssistantPayload, ContentBlock, Extra, Message, StreamEventMessage, SystemApiRetry,
-    SystemInformational, SystemStatus, Usage,
+    SystemStatus, Usage,
 };
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 use super::STRUCTURED_OUTPUT_TOOL;
 use super::{TurnContext, TurnState};
-use crate::model::accumulate::{Accumulator, InvalidToolInput};
-use crate::model::{
-    ApiMessage, Delta, ModelError, ModelRequest, Role, StreamEvent, ThinkingConfig,
-};
 use crate::session::conversation::{Conversation, Entry};
 use crate::session::emit::{Event, new_uuid};
 use crate::session::models;
+use dcl_model::accumulate::{Accumulator, InvalidToolInput};
+use dcl_model::{ApiMessage, Delta, ModelError, ModelRequest, Role, StreamEvent, ThinkingConfig};
 
 pub(super) enum SampleError {
     Cancelled,
@@ -68,10 +66,10 @@ pub(super) async fn sample_with_fallback(
     let Some(fallback) = fallback_for(ctx, &st.model, e) else {
         return outcome;
     };
-    ctx.emitter.system(SystemInformational::warning(format!(
+    ctx.emitter.warning(format!(
         "{} failed ({e}); switching to the fallback model {fallback}",
         st.model
-    )));
+    ));
     // PostModelSwitch only: dcl switches on its own (`source: auto`), there is nothing a
     // PreModelSwitch hook could refuse short of failing the turn.
     let input = crate::session::models::model_switch_input(
@@ -98,7 +96,7 @@ pub(super) async fn sample_with_fallback(
 /// them (a quarter of the characters of system prompt, tools and messages).
 pub(super) fn estimate_tokens(ctx: &TurnContext, conv: &Conversation, extra_chars: usize) -> u64 {
     let system = system_prompt(ctx).map_or(0, |s| s.len());
-    let tools = crate::model::ToolSpec::list_json_size(&ctx.tool_specs()).bytes;
+    let tools = dcl_model::ToolSpec::list_json_size(&ctx.tool_specs()).bytes;
     let messages = conv
         .size_handle()
         .load(std::sync::atomic::Ordering::Relaxed);
@@ -168,7 +166,7 @@ fn fallback_for(ctx: &TurnContext, current: &str, error: &ModelError) -> Option<
     let services = &ctx.core.services;
     let fallback = services.opts.fallback_model.as_deref()?;
     let resolved = models::resolve_alias(Some(fallback), services.clients.default_model());
-    let helps = error.is_retryable() || error.kind() == crate::model::ErrorKind::NotFound;
+    let helps = error.is_retryable() || error.kind() == dcl_model::ErrorKind::NotFound;
     (helps && resolved != current).then_some(resolved)
 }
 
@@ -184,7 +182,7 @@ async fn sample(
         .clients
         .client_for(&request.model)
         .map_err(SampleError::Api)?;
-    let policy = crate::model::retry::RetryPolicy::from_env_map(&services.env);
+    let policy = dcl_model::retry::RetryPolicy::from_env_map(&services.env);
     let partial = services.opts.include_partial_messages;
     let mut attempt = 0u32;
     loop {
@@ -203,7 +201,7 @@ async fn sample(
         // breaks or stalls early) is retried; once content is shown it is a clear error.
         let open = async {
             let stream = client.stream(request.clone(), cancel.clone()).await?;
-            crate::model::retry::prime(stream).await
+            dcl_model::retry::prime(stream).await
         };
         let opened = tokio::select! {
             r = open => r,
@@ -214,6 +212,15 @@ async fn sample(
             Err(e) if policy.should_retry(&e, attempt) => {
                 attempt += 1;
                 let delay = policy.delay_ms(attempt, &e);
+                ctx.emitter.agent(|| {
+                    dcl_events::AgentEvent::notice(
+                        dcl_events::NoticeLevel::Warning,
+                        format!(
+                            "the model API failed ({e}); retry {attempt} of {} in {delay} ms",
+                            policy.max_retries
+                        ),
+                    )
+                });
                 ctx.emitter.system(SystemApiRetry::new(
                     attempt,
                     policy.max_retries,
@@ -244,7 +251,7 @@ async fn sample(
 async fn consume_stream(
     ctx: &TurnContext,
     conv: &mut Conversation,
-    mut stream: crate::model::EventStream,
+    mut stream: dcl_model::EventStream,
     st: &mut TurnState,
 ) -> Result<Reply, SampleError> {
     let partial = ctx.core.services.opts.include_partial_messages;
@@ -253,6 +260,7 @@ async fn consume_stream(
     let mut msg_id = new_uuid();
     let mut start_usage: Option<Usage> = None;
     let mut open_text = String::new();
+    let mut items = super::stream_items::StreamItems::new(ctx, &msg_id);
     loop {
         let next = tokio::select! {
             ev = async {
@@ -265,6 +273,7 @@ async fn consume_stream(
         if matches!(next, Some(Err(ModelError::Cancelled))) || cancel.is_cancelled() {
             if !open_text.is_empty() {
                 let block = ContentBlock::text(std::mem::take(&mut open_text));
+                items.on_block(ctx, None, &block);
                 emit_block(ctx, conv, &msg_id, &st.model, start_usage.clone(), block);
             }
             return Err(SampleError::Cancelled);
@@ -285,9 +294,11 @@ async fn consume_stream(
             } => open_text.push_str(text),
             _ => {}
         }
+        items.on_event(ctx, &event);
         let completed = acc.push(&event).map_err(SampleError::Api)?;
         if let Some(block) = completed {
             open_text.clear();
+            items.on_block(ctx, Some(block.index), &block.block);
             emit_block(
                 ctx,
                 conv,

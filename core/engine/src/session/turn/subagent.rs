@@ -23,7 +23,7 @@ use crate::session::conversation::{Conversation, Entry, UserOrigin};
 use crate::session::emit::{TurnEmitter, new_uuid};
 use crate::session::models;
 use crate::session::services::SessionCore;
-use crate::tools::{ChildTurn, ToolOutput, TurnError};
+use dcl_tool_api::{ChildTurn, ToolOutput, TurnError};
 
 /// The subagent tool's name to the model.
 pub(crate) const AGENT_TOOL: &str = "Agent";
@@ -62,7 +62,7 @@ pub(super) type Drive = for<'a> fn(
     &'a TurnContext,
     &'a mut Conversation,
     &'a mut TurnState,
-) -> crate::model::BoxFuture<'a, Finish>;
+) -> dcl_model::BoxFuture<'a, Finish>;
 
 pub(crate) fn is_agent_tool(name: &str) -> bool {
     name == AGENT_TOOL || name == AGENT_TOOL_ALIAS
@@ -71,12 +71,12 @@ pub(crate) fn is_agent_tool(name: &str) -> bool {
 /// The tool definition the model sees, listing the agents it may pick: built once per
 /// change of the session's agents (the catalog keeps it), and shared by the sessions that
 /// list the same agents.
-pub(crate) fn tool_spec(agents: &AgentCatalog) -> crate::model::ToolSpec {
+pub(crate) fn tool_spec(agents: &AgentCatalog) -> dcl_model::ToolSpec {
     agents.tool_spec(definition)
 }
 
-fn definition(agents: &AgentCatalog) -> crate::model::ToolSpec {
-    static LAST: std::sync::Mutex<Option<crate::model::ToolSpec>> = std::sync::Mutex::new(None);
+fn definition(agents: &AgentCatalog) -> dcl_model::ToolSpec {
+    static LAST: std::sync::Mutex<Option<dcl_model::ToolSpec>> = std::sync::Mutex::new(None);
     let listing: Vec<String> = agents
         .iter()
         .map(|a| format!("- {}: {}", a.name, a.description))
@@ -254,7 +254,7 @@ enum SubagentError {
     #[error("The agent was interrupted")]
     Interrupted,
     #[error("The agent failed: {0}")]
-    Api(crate::model::ModelError),
+    Api(dcl_model::ModelError),
     #[error("The agent stopped at the budget (${0})")]
     Budget(f64),
     #[error("The agent gave no answer")]

@@ -1,7 +1,7 @@
 //! What a model call cost: the session's totals per model, and the one-time notice for a
 //! model dcl has no price for. Used by sampling, compaction and the result alike.
 
-use dcl_protocol::{ModelUsage, SystemInformational, Usage};
+use dcl_protocol::{ModelUsage, Usage};
 
 use super::TurnContext;
 use crate::session::models;
@@ -10,7 +10,7 @@ use crate::session::models;
 pub(super) fn record_usage(ctx: &TurnContext, model: &str, usage: &Usage) {
     let services = &ctx.core.services;
     if let Some(notice) = services.clients.unpriced_notice(model) {
-        ctx.emitter.system(SystemInformational::warning(notice));
+        ctx.emitter.warning(notice);
     }
     let cost = models::price(model).map_or(0.0, |p| p.cost_usd(usage));
     ctx.core.state.with(|s| {
