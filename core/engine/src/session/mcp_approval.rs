@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use dcl_mcp::{Scope, ServerConfig};
 use serde_json::{Value, json};
 
-use crate::settings::{
+use dcl_policy::settings::{
     DISABLED_MCPJSON_SERVERS, ENABLE_ALL_PROJECT_MCP_SERVERS, ENABLED_MCPJSON_SERVERS,
     McpjsonApproval, McpjsonDecision,
 };
