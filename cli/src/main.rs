@@ -4,8 +4,10 @@ mod awaiting;
 mod error;
 mod line_reader;
 mod mcp_cmd;
+#[cfg(unix)]
 mod nonblocking;
 mod print_mode;
+mod signals;
 mod stdin;
 mod stdio_loop;
 mod stdout;

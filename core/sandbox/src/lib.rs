@@ -27,9 +27,11 @@
 //!   `sandbox.failIfUnavailable` refuses.
 
 mod explain;
+pub mod group;
 pub mod protected;
 pub mod seatbelt;
 pub mod settings;
+pub mod shell;
 
 #[cfg(target_os = "linux")]
 mod child;

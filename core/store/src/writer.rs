@@ -4,7 +4,29 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
+#[cfg(unix)]
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+#[cfg(not(unix))]
+use unix_modes::ModeExt as _;
+
+/// Windows has no Unix permission bits: files and directories take the ACL of the user's
+/// profile folder they are made in, which only the user (and administrators) can read.
+#[cfg(not(unix))]
+mod unix_modes {
+    pub(crate) trait ModeExt {
+        fn mode(&mut self, mode: u32) -> &mut Self;
+    }
+    impl ModeExt for std::fs::OpenOptions {
+        fn mode(&mut self, _mode: u32) -> &mut Self {
+            self
+        }
+    }
+    impl ModeExt for std::fs::DirBuilder {
+        fn mode(&mut self, _mode: u32) -> &mut Self {
+            self
+        }
+    }
+}
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -93,7 +115,10 @@ impl TranscriptFile {
 /// closed when another is needed. A handle being written when it is evicted stays open
 /// until that write is done.
 pub mod handles {
+    #[cfg(not(unix))]
+    use super::unix_modes::ModeExt as _;
     use std::fs::{File, OpenOptions};
+    #[cfg(unix)]
     use std::os::unix::fs::OpenOptionsExt;
     use std::path::{Path, PathBuf};
     use std::sync::{Arc, Mutex};
