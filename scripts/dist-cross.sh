@@ -70,14 +70,21 @@ esac
 
 rustup target list --installed | grep -qx "$TRIPLE" || rustup target add "$TRIPLE"
 t0=$SECONDS
-if [[ "$TRIPLE" == *windows-gnu ]]; then
+HOST="$(rustc -vV | sed -n 's/^host: //p')"
+if [[ "$TRIPLE" == *windows-gnu && "$HOST" == *linux* ]]; then
   command -v x86_64-w64-mingw32-gcc >/dev/null || die "x86_64-w64-mingw32-gcc is missing (apt-get install mingw-w64)"
   CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
     RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static" \
     cargo build --locked --profile "$PROFILE" --target "$TRIPLE" -p dcl-cli --bin dcl
-else
+elif [[ "$TRIPLE" == *linux* || ("$TRIPLE" == *apple-darwin && "$HOST" != *apple-darwin) ]]; then
+  # Linux: zig's glibc 2.28 or static musl on any host; macOS from elsewhere.
   zigbuild
   cargo-zigbuild zigbuild --locked --profile "$PROFILE" --target "$TARGET" -p dcl-cli --bin dcl
+else
+  # Native runners (macOS, Windows): the platform's own toolchain; rustup's windows-gnu
+  # target brings its own mingw linker there.
+  RUSTFLAGS="${RUSTFLAGS:-} $([[ "$TRIPLE" == *windows* ]] && echo "-C target-feature=+crt-static")" \
+    cargo build --locked --profile "$PROFILE" --target "$TRIPLE" -p dcl-cli --bin dcl
 fi
 dir="$PROFILE"
 [[ "$PROFILE" == dev ]] && dir=debug
