@@ -10,7 +10,8 @@
 #
 #   bash tests/platforms/smoke.sh [windows] [aarch64]      (default: both)
 #
-# Needs: wine, qemu-user-static, mingw-w64, cargo-zigbuild + ziglang (scripts/dist-cross.sh
+# Needs: wine (8+; for wine 8 a bcryptprimitives.dll stand-in is built into the test's own
+# prefix, tests/platforms/bcryptprimitives.c), qemu-user-static, mingw-w64, cargo-zigbuild + ziglang (scripts/dist-cross.sh
 # installs those two from PyPI), unshare (util-linux) for the empty root.
 # Env: SMOKE_PROFILE (cargo profile, default `small`), SMOKE_SKIP_BUILD=1 (reuse the build).
 set -euo pipefail
@@ -44,6 +45,14 @@ windows() {
   local exe="$DIST_DIR/x86_64-pc-windows-gnu/dcl.exe"
   export WINEPREFIX="$WORK/wineprefix" WINEDEBUG=-all
   mkdir -p "$WINEPREFIX"
+  timeout 300 wineboot --init >/dev/null 2>&1 || true
+  # Wine 8 has no bcryptprimitives.dll (Rust's std takes random bytes from its ProcessPrng):
+  # a stand-in over RtlGenRandom, in this prefix only.
+  local sys32="$WINEPREFIX/drive_c/windows/system32"
+  if [[ -d "$sys32" && ! -f "$sys32/bcryptprimitives.dll" ]]; then
+    x86_64-w64-mingw32-gcc -O2 -shared -o "$sys32/bcryptprimitives.dll" \
+      "$ROOT/tests/platforms/bcryptprimitives.c" -ladvapi32 -Wl,--export-all-symbols
+  fi
   local d="$WORK/win-files"
   rm -rf "$d" && mkdir -p "$d/sub"
   # wine maps / to Z:, so the Linux path /x/y is Z:\x\y for dcl.exe.
