@@ -3,7 +3,8 @@
 #
 #   windows   dcl.exe (x86_64-pc-windows-gnu) under wine: -v; print mode on the mock model;
 #             Write, Read, Edit (a CRLF file stays CRLF), Glob and Grep on Windows paths
-#             (Z:\... is wine's view of /); Bash without Git Bash fails naming what to install
+#             (Z:\... is wine's view of /); a claude-agent-sdk session through a wrapper
+#             running `wine dcl.exe`; Bash without Git Bash fails naming what to install
 #   aarch64   dcl (aarch64-unknown-linux-musl) under qemu-aarch64-static: -v; print mode on
 #             the mock model with a Bash call; then in an empty root holding only dcl (and
 #             the emulator, which an aarch64 host would not need)
@@ -13,7 +14,8 @@
 # Needs: wine (8+; for wine 8 a bcryptprimitives.dll stand-in is built into the test's own
 # prefix, tests/platforms/bcryptprimitives.c), qemu-user-static, mingw-w64, cargo-zigbuild + ziglang (scripts/dist-cross.sh
 # installs those two from PyPI), unshare (util-linux) for the empty root.
-# Env: SMOKE_PROFILE (cargo profile, default `small`), SMOKE_SKIP_BUILD=1 (reuse the build).
+# Env: SMOKE_PROFILE (cargo profile, default `small`), SMOKE_SKIP_BUILD=1 (reuse the build),
+#      SMOKE_SDK_PYTHON (a python with claude-agent-sdk; default tests/.work/venv/bin/python).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -78,6 +80,18 @@ windows() {
   fi
   expect "Glob under a Windows path" "a.txt" "$(tool Glob "{\"pattern\":\"**/*.txt\",\"path\":\"$wj\"}")"
   expect "Grep under a Windows path" "a.txt" "$(tool Grep "{\"pattern\":\"two\",\"path\":\"$wj\"}")"
+  # A stream-json session: claude-agent-sdk on Linux driving dcl.exe through a wrapper.
+  local py="${SMOKE_SDK_PYTHON:-$ROOT/tests/.work/venv/bin/python}"
+  if [[ -x "$py" ]] && "$py" -c 'import claude_agent_sdk' 2>/dev/null; then
+    local wrapper="$WORK/dcl-wine"
+    printf '#!/bin/sh\nexec wine "%s" "$@"\n' "$exe" >"$wrapper"
+    chmod +x "$wrapper"
+    rm -f "$d/sdk.txt"
+    expect "claude-agent-sdk session over wine" "sdk.txt written: True" \
+      "$(timeout 180 "$py" "$ROOT/tests/platforms/sdk_over_wine.py" "$wrapper" "$d" 2>&1 || true)"
+  else
+    log "skipped: claude-agent-sdk session (no SMOKE_SDK_PYTHON with claude_agent_sdk)"
+  fi
   # No Git Bash in this wine prefix: the Bash tool must say what to install.
   expect "Bash without Git Bash names Git for Windows" "Git for Windows" \
     "$(run -p "please FAKE_BASH" --model mock-model --allowedTools Bash --output-format stream-json --verbose)"
