@@ -107,7 +107,7 @@ aarch64() {
   mkdir -p "$home"
   expect "file: static aarch64" "ARM aarch64" "$(file -b "$exe")"
   expect "dcl -v under qemu" "0." "$("$qemu" "$exe" -v 2>&1)"
-  expect "print mode with a Bash call under qemu" "hi" \
+  expect "print mode with a Bash call under qemu" '"tool_use_id":"toolu_mock_1","content":"hi"' \
     "$(cd "$home" && HOME="$home" timeout 120 "$qemu" "$exe" -p "please FAKE_BASH" --model mock-model --allowedTools Bash --output-format stream-json --verbose 2>&1)"
   # An empty root: only /dcl (and /qemu to run it on this x86-64 machine).
   local r="$WORK/empty-root"

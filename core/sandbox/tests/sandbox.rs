@@ -3,7 +3,6 @@
 
 // The Linux backend's mechanisms (namespaces, landlock, seccomp).
 #![cfg(target_os = "linux")]
-
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on broken fixtures
 
 mod common;
