@@ -23,10 +23,50 @@
 # Needs: cargo, python3 (maturin is installed into tests/.work/distenv), node + npm, mvn, a JDK,
 # file, unzip.
 # Env: CARGO_TARGET_DIR (default target/), DIST_DIR (default dist/), MATURIN (a maturin to use).
+#
+# Other targets (issue 37):
+#   bash scripts/dist.sh --target <triple>       one target; for any but x86_64-unknown-linux-gnu
+#                                                only the executable is cross-built so far
+#                                                (scripts/dist-cross.sh), and the script says so
+#   bash scripts/dist.sh --target <t> --only dcl  just the executable, into dist/<triple>/
+#   bash scripts/dist.sh --all [--only dcl]       every target in ALL_TARGETS
+#   --profile <p>                                 the cargo profile of cross-built executables
+#                                                 (default release; `small` for smoke tests)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+ALL_TARGETS=(x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu x86_64-unknown-linux-musl
+  aarch64-unknown-linux-musl x86_64-apple-darwin aarch64-apple-darwin x86_64-pc-windows-gnu)
+ARG_TARGETS=() ONLY="" CROSS_PROFILE=release
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+  --target) ARG_TARGETS+=("${2:?--target needs a triple}"); shift 2 ;;
+  --all) ARG_TARGETS=("${ALL_TARGETS[@]}"); shift ;;
+  --only) ONLY="${2:?--only needs an artifact name}"; shift 2 ;;
+  --profile) CROSS_PROFILE="${2:?--profile needs a name}"; shift 2 ;;
+  *) printf '[dist] error: unknown argument %s\n' "$1" >&2; exit 2 ;;
+  esac
+done
+[[ -z "$ONLY" || "$ONLY" == dcl ]] || { printf '[dist] error: --only knows only "dcl"\n' >&2; exit 2; }
+if [[ -n "$ONLY" || ${#ARG_TARGETS[@]} -gt 1 || (${#ARG_TARGETS[@]} -eq 1 && "${ARG_TARGETS[0]}" != x86_64-unknown-linux-gnu) ]]; then
+  [[ ${#ARG_TARGETS[@]} -gt 0 ]] || ARG_TARGETS=(x86_64-unknown-linux-gnu)
+  missing=()
+  for t in "${ARG_TARGETS[@]}"; do
+    if [[ "$t" == x86_64-unknown-linux-gnu && -z "$ONLY" ]]; then
+      # This machine's own target: every artifact, as without arguments.
+      bash "$0"
+      continue
+    fi
+    bash "$ROOT/scripts/dist-cross.sh" "$t" --profile "$CROSS_PROFILE"
+    [[ -n "$ONLY" ]] || missing+=("$t")
+  done
+  if [[ ${#missing[@]} -gt 0 ]]; then
+    printf '[dist] error: only the dcl executable is cross-built so far; the wheel, npm package, jar and C library were NOT built for: %s\n' "${missing[*]}" >&2
+    exit 3
+  fi
+  exit 0
+fi
 DIST="${DIST_DIR:-$ROOT/dist}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 MATURIN_VERSION=1.16.0

@@ -5,8 +5,10 @@ mod error;
 mod line_reader;
 mod logging;
 mod mcp_cmd;
+#[cfg(unix)]
 mod nonblocking;
 mod print_mode;
+mod signals;
 mod stdin;
 mod stdio_loop;
 mod stdout;

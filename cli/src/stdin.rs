@@ -7,15 +7,22 @@
 //! blocking reader thread: `O_NONBLOCK` is a flag of the open file, and a terminal's is
 //! shared with the shell that started dcl.
 
+#[cfg(unix)]
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+#[cfg(unix)]
+use std::io::BufRead;
+use std::io::{self, BufReader};
+#[cfg(unix)]
 use std::os::fd::AsFd;
 
+#[cfg(unix)]
 use tokio::io::Interest;
+#[cfg(unix)]
 use tokio::io::unix::AsyncFd;
 use tokio::sync::mpsc;
 
 use crate::line_reader::{Line, LineReader};
+#[cfg(unix)]
 use crate::nonblocking;
 
 /// Large: a huge line is skipped in few reads.
@@ -25,6 +32,10 @@ const BUFFER: usize = 1 << 20;
 /// is discarded while it is read (never held whole) and reported on stderr. Call within
 /// the runtime.
 pub fn start(tx: mpsc::Sender<String>, max_line: u64) {
+    // Windows: a reader thread (no readiness for pipes there).
+    #[cfg(not(unix))]
+    spawn_thread(tx, max_line);
+    #[cfg(unix)]
     match nonblocking::open(io::stdin().as_fd(), Interest::READABLE) {
         Some(fd) => {
             tokio::spawn(read_async(fd, tx, max_line));
@@ -33,6 +44,7 @@ pub fn start(tx: mpsc::Sender<String>, max_line: u64) {
     }
 }
 
+#[cfg(unix)]
 async fn read_async(fd: AsyncFd<File>, tx: mpsc::Sender<String>, max_line: u64) {
     // `&File` reads straight into the buffer's spare room; a `Read` without `read_buf`
     // would have the whole megabyte zeroed first (256 page faults).

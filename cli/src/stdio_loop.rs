@@ -21,6 +21,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::awaiting;
 use crate::error::{ClaimError, CliError};
 
+#[cfg(unix)]
 use crate::nonblocking;
 use crate::stdin;
 use crate::stdout::{self, push_line, write_line_async, write_text_async};
@@ -40,6 +41,7 @@ pub fn run(opts: SessionOptions) -> Result<ExitCode, CliError> {
             .map(|bridge| rt.block_on(serve(Front::new(Arc::new(bridge)), line_rx, None)))
             .map_err(CliError::from)
     };
+    #[cfg(unix)]
     nonblocking::restore();
     served
 }
@@ -69,8 +71,8 @@ impl Front {
 /// `--await-initialize` / `--await-claim`: lines are held until `initialize` arrives; the
 /// session is then opened with what it delivers, and is fed the held lines in order.
 async fn serve_awaiting(mut opts: SessionOptions, mut lines: mpsc::Receiver<String>) -> ExitCode {
-    let mut sigterm = signal(tokio::signal::unix::SignalKind::terminate());
-    let mut sigint = signal(tokio::signal::unix::SignalKind::interrupt());
+    let mut sigterm = crate::signals::Signal::terminate();
+    let mut sigint = crate::signals::Signal::interrupt();
     let mut held = Vec::new();
     let mut init = None;
     let mut ended = false;
@@ -90,8 +92,8 @@ async fn serve_awaiting(mut opts: SessionOptions, mut lines: mpsc::Receiver<Stri
                 },
                 None => ended = true,
             },
-            _ = recv_signal(&mut sigterm) => return ExitCode::from(143),
-            _ = recv_signal(&mut sigint) => return ExitCode::from(143),
+            _ = sigterm.recv() => return ExitCode::from(143),
+            _ = sigint.recv() => return ExitCode::from(143),
         }
     }
     if let Some(i) = &init
@@ -148,8 +150,8 @@ async fn serve(
     mut lines: mpsc::Receiver<String>,
     mut spare: Option<Spare>,
 ) -> ExitCode {
-    let mut sigterm = signal(tokio::signal::unix::SignalKind::terminate());
-    let mut sigint = signal(tokio::signal::unix::SignalKind::interrupt());
+    let mut sigterm = crate::signals::Signal::terminate();
+    let mut sigint = crate::signals::Signal::interrupt();
     let mut input_open = true;
     loop {
         tokio::select! {
@@ -169,8 +171,8 @@ async fn serve(
                     front.bridge.end_input();
                 }
             },
-            _ = recv_signal(&mut sigterm) => return shutdown(&front.bridge, front.writer).await,
-            _ = recv_signal(&mut sigint) => return shutdown(&front.bridge, front.writer).await,
+            _ = sigterm.recv() => return shutdown(&front.bridge, front.writer).await,
+            _ = sigint.recv() => return shutdown(&front.bridge, front.writer).await,
             done = &mut front.writer => {
                 return match done {
                     Ok(last_error) => exit_code(last_error),
@@ -368,18 +370,5 @@ fn exit_code(last_error: bool) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    }
-}
-
-fn signal(kind: tokio::signal::unix::SignalKind) -> Option<tokio::signal::unix::Signal> {
-    tokio::signal::unix::signal(kind).ok()
-}
-
-async fn recv_signal(sig: &mut Option<tokio::signal::unix::Signal>) {
-    match sig {
-        Some(s) => {
-            s.recv().await;
-        }
-        None => std::future::pending::<()>().await,
     }
 }

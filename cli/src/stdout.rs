@@ -5,26 +5,36 @@
 //! ([`use_nonblocking`]) and written by tasks ([`write_text_async`]) that wait for room
 //! in the pipe: the runtime's one thread never blocks on a host that stops reading.
 
+#[cfg(unix)]
 use std::fs::File;
 use std::io::Write;
+#[cfg(unix)]
 use std::os::fd::AsFd;
+#[cfg(unix)]
 use std::sync::OnceLock;
 
 use dcl_protocol::Message;
+#[cfg(unix)]
 use tokio::io::Interest;
+#[cfg(unix)]
 use tokio::io::unix::AsyncFd;
 
+#[cfg(unix)]
 use crate::nonblocking;
 
+#[cfg(unix)]
 static NONBLOCKING: OnceLock<AsyncFd<File>> = OnceLock::new();
 
 /// Held for a whole batch, so lines from two tasks never interleave when a write is cut
 /// short by a full pipe.
+#[cfg(unix)]
 static WRITING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// Makes stdout non-blocking when it is a pipe or a socket. Call within the runtime,
 /// before the session writes.
 pub fn use_nonblocking() {
+    // Windows: stdout stays blocking (written as in print mode).
+    #[cfg(unix)]
     if let Some(fd) = nonblocking::open(std::io::stdout().as_fd(), Interest::WRITABLE) {
         let _ = NONBLOCKING.set(fd);
     }
@@ -68,11 +78,10 @@ pub async fn write_text_async(text: &str) -> bool {
     if text.is_empty() {
         return true;
     }
-    match NONBLOCKING.get() {
-        Some(fd) => {
-            let _turn = WRITING.lock().await;
-            nonblocking::write_all(fd, text.as_bytes()).await.is_ok()
-        }
-        None => write_text(text),
+    #[cfg(unix)]
+    if let Some(fd) = NONBLOCKING.get() {
+        let _turn = WRITING.lock().await;
+        return nonblocking::write_all(fd, text.as_bytes()).await.is_ok();
     }
+    write_text(text)
 }

@@ -582,9 +582,10 @@ unsafe fn loopback_up() {
         for (i, b) in LO.iter().enumerate() {
             req.ifr_name[i] = *b as libc::c_char;
         }
-        if libc::ioctl(sock, libc::SIOCGIFFLAGS, &mut req) == 0 {
+        // `as _`: musl's ioctl takes an int request, glibc's an unsigned long.
+        if libc::ioctl(sock, libc::SIOCGIFFLAGS as _, &mut req) == 0 {
             req.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
-            libc::ioctl(sock, libc::SIOCSIFFLAGS, &req);
+            libc::ioctl(sock, libc::SIOCSIFFLAGS as _, &req);
         }
         libc::close(sock);
     }

@@ -1,3 +1,5 @@
+#![cfg_attr(not(target_os = "linux"), allow(dead_code))]
+
 //! The liveness pipe: dcl holds its only write end (close-on-exec, and every keeper
 //! closes its copy), so its read end reads EOF exactly when the process hosting dcl is
 //! gone — SIGKILL, the OOM killer, a crashed Python host. `PR_SET_PDEATHSIG` is no
@@ -22,23 +24,19 @@ pub(crate) fn read_fd() -> Option<RawFd> {
 }
 
 fn create() -> Option<Pipe> {
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: pipe2 fills two descriptors we then own.
-    let r = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
-    if r != 0 {
-        tracing::warn!(
-            "containment: no liveness pipe ({}); tool processes may outlive a killed dcl",
-            std::io::Error::last_os_error()
-        );
-        return None;
+    // std's pipe is close-on-exec on every Unix (pipe2 where there is one).
+    match std::io::pipe() {
+        Ok((read, write)) => Some(Pipe {
+            read: read.into(),
+            _write: write.into(),
+        }),
+        Err(e) => {
+            tracing::warn!(
+                "containment: no liveness pipe ({e}); tool processes may outlive a killed dcl"
+            );
+            None
+        }
     }
-    use std::os::fd::FromRawFd as _;
-    // SAFETY: both descriptors were just created and are owned by nothing else.
-    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    Some(Pipe {
-        read,
-        _write: write,
-    })
 }
 
 /// A lifetime for lingering namespaces (one per session): while it lives, what a
@@ -53,20 +51,14 @@ pub struct Scope {
 
 impl Scope {
     pub fn new() -> std::io::Result<Scope> {
-        let mut fds = [0 as libc::c_int; 2];
-        // SAFETY: pipe2 fills two descriptors we then own.
-        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        use std::os::fd::FromRawFd as _;
-        // SAFETY: both descriptors were just created and are owned by nothing else.
-        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let (read, write) = std::io::pipe()?;
         Ok(Scope {
-            read,
-            _write: write,
+            read: read.into(),
+            _write: write.into(),
         })
     }
 
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(crate) fn read_fd(&self) -> RawFd {
         self.read.as_raw_fd()
     }

@@ -56,7 +56,9 @@ pub const ASK_FILES: &[&str] = &[".gitmodules", ".ripgreprc", ".qoder-cn.json"];
 /// missing, so a mount can hold it read-only: a later session reads these from the
 /// project, and a path must exist to be mounted over. Empty directories are invisible
 /// to git; an empty `.mcp.json` reads as "no servers".
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) const PLACEHOLDER_DIRS: &[&str] = DIRS;
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) const PLACEHOLDER_FILES: &[&str] = &[".mcp.json"];
 
 /// Directories bound over themselves *writable* so they cannot be renamed or removed
@@ -101,6 +103,7 @@ pub fn existing_in(root: &Path) -> Vec<PathBuf> {
 
 /// Creates the missing placeholders in `root`; returns what it created, so the
 /// sandbox removes exactly those (still empty) when it ends.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) fn create_placeholders(root: &Path) -> Vec<PathBuf> {
     let mut made = Vec::new();
     for name in PLACEHOLDER_DIRS {
@@ -125,6 +128,7 @@ pub(crate) fn create_placeholders(root: &Path) -> Vec<PathBuf> {
 
 /// Removes placeholders that are still empty (what a tool outside the sandbox wrote
 /// into one in the meantime stays).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) fn remove_placeholders(made: &[PathBuf]) {
     for p in made {
         match p.symlink_metadata() {

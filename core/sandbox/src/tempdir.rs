@@ -17,6 +17,7 @@ static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 pub(crate) struct SessionDir {
     path: PathBuf,
     tmp: PathBuf,
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     shm: PathBuf,
 }
 
@@ -59,6 +60,7 @@ impl SessionDir {
     }
 
     /// Bound over /dev/shm for the sandbox's commands.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(crate) fn shm(&self) -> &Path {
         &self.shm
     }

@@ -1,5 +1,7 @@
 //! Containment: what a contained command starts ends with it, however it detached.
 
+// The Linux backend's mechanisms (namespaces, landlock, seccomp).
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on broken fixtures
 
 mod common;

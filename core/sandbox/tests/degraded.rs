@@ -2,6 +2,8 @@
 //! still confines writes (landlock) and the network (landlock TCP rules, seccomp socket
 //! families), and says what it cannot do.
 
+// The Linux backend's mechanisms (namespaces, landlock, seccomp).
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on broken fixtures
 
 use std::os::unix::process::CommandExt as _;

@@ -3,7 +3,10 @@
 //! closed when another is needed. A handle being written when it is evicted stays open
 //! until that write is done.
 
+#[cfg(not(unix))]
+use crate::unix_modes::ModeExt as _;
 use std::fs::{File, OpenOptions};
+#[cfg(unix)]
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

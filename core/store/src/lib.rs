@@ -27,6 +27,8 @@ pub mod remote;
 pub mod requests;
 pub mod resume;
 pub mod sanitize;
+#[cfg(not(unix))]
+mod unix_modes;
 pub mod writer;
 
 use std::path::{Path, PathBuf};

@@ -2,9 +2,13 @@
 //! file, so a SIGKILL loses at most the line being written and lines that other writers
 //! append (the SDK's `rename_session`, `tag_session`) interleave whole.
 
+#[cfg(not(unix))]
+use crate::unix_modes::ModeExt as _;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
+#[cfg(unix)]
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

@@ -67,9 +67,15 @@ impl Owner {
 
 /// A new output directory under the temp dir (mode 0700), named after this process.
 pub(crate) fn create() -> io::Result<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt as _;
     let path = std::env::temp_dir().join(Owner::this_process().dir_name());
-    std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt as _;
+        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+    }
+    // Windows: the user's temp folder is private to the user already.
+    #[cfg(not(unix))]
+    std::fs::create_dir(&path)?;
     Ok(path)
 }
 
@@ -85,6 +91,7 @@ pub fn sweep_stale_once() -> Vec<PathBuf> {
 
 /// Removes the output directories under `tmp` whose owner is dead for certain (see the
 /// module comment for what is kept). Returns the ones removed.
+#[cfg(target_os = "linux")]
 pub fn sweep_stale(tmp: &Path) -> Vec<PathBuf> {
     use std::os::unix::fs::MetadataExt as _;
     let Ok(entries) = std::fs::read_dir(tmp) else {
@@ -120,6 +127,13 @@ pub fn sweep_stale(tmp: &Path) -> Vec<PathBuf> {
     removed
 }
 
+/// Elsewhere there is no `/proc` to tell a dead owner from a live one (every pid would look
+/// dead), so nothing is removed.
+#[cfg(not(target_os = "linux"))]
+pub fn sweep_stale(_tmp: &Path) -> Vec<PathBuf> {
+    Vec::new()
+}
+
 /// The inode of this process's PID namespace (`/proc/self/ns/pid -> pid:[N]`).
 fn pid_namespace() -> Option<u64> {
     let link = std::fs::read_link("/proc/self/ns/pid").ok()?;
@@ -149,7 +163,7 @@ fn start_time(pid: u32) -> io::Result<Option<u64>> {
         .ok_or_else(|| io::Error::other("unexpected /proc stat format"))
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     #![allow(clippy::unwrap_used)]
 

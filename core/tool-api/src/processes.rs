@@ -15,8 +15,7 @@ use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
+use dcl_sandbox::group::Group;
 use tokio::process::Command;
 
 use crate::BoxFuture;
@@ -91,7 +90,7 @@ pub struct BackgroundShellInfo {
 struct Shell {
     id: String,
     command: String,
-    pgid: Option<Pid>,
+    pgid: Option<Group>,
     stdout_path: PathBuf,
     stderr_path: PathBuf,
     status: Mutex<ShellStatus>,
@@ -107,9 +106,9 @@ impl Shell {
     /// SIGKILLs the whole group. Also done for finished commands, since something
     /// they started in the background (`server &`) may still be in the group.
     fn kill_group(&self) {
-        if let Some(pgid) = self.pgid {
-            // ESRCH (the group is already gone) is the normal outcome for finished ones.
-            let _ = killpg(pgid, Signal::SIGKILL);
+        if let Some(group) = self.pgid {
+            // A group already gone is the normal outcome for finished ones.
+            group.kill();
         }
     }
 
@@ -213,7 +212,8 @@ impl BackgroundShells {
         let stdout = File::create(&stdout_path)?;
         let stderr = File::create(&stderr_path)?;
 
-        let mut cmd = Command::new("bash");
+        let bash = dcl_sandbox::shell::bash().map_err(io::Error::other)?;
+        let mut cmd = Command::from(dcl_sandbox::shell_command(&bash, sandbox));
         cmd.arg("-c")
             .arg(command)
             .current_dir(cwd)
@@ -223,19 +223,16 @@ impl BackgroundShells {
             .stdin(Stdio::null())
             .stdout(Stdio::from(stdout))
             .stderr(Stdio::from(stderr))
-            // Its own group, so one killpg reaches everything the command starts.
-            .process_group(0)
             // Outliving the call is the point; the registry kills it at session end.
             .kill_on_drop(false);
+        // Its own group, so one kill reaches everything the command starts.
+        dcl_sandbox::group::own_group(cmd.as_std_mut());
         match scope {
             Some(scope) => dcl_sandbox::apply_scoped(cmd.as_std_mut(), sandbox, scope),
             None => dcl_sandbox::apply(cmd.as_std_mut(), sandbox),
         };
         let mut child = cmd.spawn()?;
-        let pgid = child
-            .id()
-            .and_then(|id| i32::try_from(id).ok())
-            .map(Pid::from_raw);
+        let pgid = child.id().and_then(Group::led_by);
         let shell = Arc::new(Shell {
             id: id.clone(),
             command: command.to_string(),
@@ -374,11 +371,7 @@ impl Drop for BackgroundShells {
 
 /// The status as a shell reports it: a death by signal N is 128 + N.
 fn exit_code(status: std::process::ExitStatus) -> i32 {
-    use std::os::unix::process::ExitStatusExt as _;
-    status
-        .code()
-        .or_else(|| status.signal().map(|signal| 128 + signal))
-        .unwrap_or(-1)
+    dcl_sandbox::group::exit_code(status)
 }
 
 /// The file's bytes from `offset` to its current end, as text, plus that end. When more

@@ -11,8 +11,7 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
+use dcl_sandbox::group::Group;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt};
@@ -256,11 +255,7 @@ async fn run(
 
 /// The status as a shell reports it: a death by signal N is 128 + N.
 fn exit_code(status: ExitStatus) -> i32 {
-    use std::os::unix::process::ExitStatusExt as _;
-    status
-        .code()
-        .or_else(|| status.signal().map(|signal| 128 + signal))
-        .unwrap_or(-1)
+    dcl_sandbox::group::exit_code(status)
 }
 
 /// The directory the command starts in: the shell's, unless it was deleted since, in
@@ -282,7 +277,9 @@ fn spawn_shell(
     ctx: &ToolContext,
     sandbox: Option<&dcl_sandbox::Sandbox>,
 ) -> std::io::Result<Child> {
-    let mut cmd = Command::new("bash");
+    // Git Bash on Windows, or an error naming what to install.
+    let bash = dcl_sandbox::shell::bash().map_err(std::io::Error::other)?;
+    let mut cmd = Command::from(dcl_sandbox::shell_command(&bash, sandbox));
     cmd.arg("-c")
         .arg(wrap_command(command, cwd_file.path()))
         .current_dir(cwd)
@@ -293,9 +290,9 @@ fn spawn_shell(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        // Its own group, so killpg reaches everything the command starts.
-        .process_group(0)
         .kill_on_drop(true);
+    // Its own group, so one kill reaches everything the command starts.
+    dcl_sandbox::group::own_group(cmd.as_std_mut());
     // Its own PID namespace (everything it starts ends with it) and the sandbox.
     match ctx.shell.scope() {
         Some(scope) => dcl_sandbox::apply_scoped(cmd.as_std_mut(), sandbox, scope),
@@ -310,9 +307,13 @@ fn spawn_shell(
 fn wrap_command(command: &str, cwd_file: &Path) -> String {
     let target = shell_words::quote(&cwd_file.to_string_lossy()).into_owned();
     format!(
-        "__dcl_save_cwd() {{ pwd -P >| {target} 2>/dev/null; }}; trap __dcl_save_cwd EXIT\n{command}"
+        "__dcl_save_cwd() {{ {PWD} >| {target} 2>/dev/null; }}; trap __dcl_save_cwd EXIT\n{command}"
     )
 }
+
+/// The shell's final directory as this OS names it: Git Bash's `pwd -P` says `/c/x`,
+/// `pwd -W` says `C:/x`.
+const PWD: &str = if cfg!(windows) { "pwd -W" } else { "pwd -P" };
 
 /// A temp file the shell writes its final directory to; removed when dropped.
 struct CwdFile(PathBuf);
@@ -344,22 +345,20 @@ impl Drop for CwdFile {
 /// Kills the command's process group when dropped while armed, so a call future that is
 /// dropped mid-run (the turn was aborted) leaves no processes behind.
 struct GroupGuard {
-    pgid: Option<Pid>,
+    pgid: Option<Group>,
 }
 
 impl GroupGuard {
     fn new(child: &Child) -> Self {
-        let pgid = child
-            .id()
-            .and_then(|id| i32::try_from(id).ok())
-            .map(Pid::from_raw);
-        GroupGuard { pgid }
+        GroupGuard {
+            pgid: child.id().and_then(Group::led_by),
+        }
     }
 
     fn kill(&self) {
-        if let Some(pgid) = self.pgid {
-            // ESRCH (group already gone) is the normal outcome for finished commands.
-            let _ = killpg(pgid, Signal::SIGKILL);
+        if let Some(group) = self.pgid {
+            // A group already gone is the normal outcome for finished commands.
+            group.kill();
         }
     }
 

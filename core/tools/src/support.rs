@@ -126,6 +126,7 @@ where
 /// be read at all, so the file tools name the kind instead of opening it. `None` for
 /// regular files, directories and paths that do not exist (the caller reports those).
 /// Follows symlinks, as opening the path would.
+#[cfg(unix)]
 pub(crate) fn special_file_kind(path: &Path) -> Option<&'static str> {
     use std::os::unix::fs::FileTypeExt;
     let file_type = fs::metadata(path).ok()?.file_type();
@@ -140,6 +141,14 @@ pub(crate) fn special_file_kind(path: &Path) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// Windows has no FIFOs or device nodes among ordinary paths; anything neither a file
+/// nor a directory is named as special all the same.
+#[cfg(not(unix))]
+pub(crate) fn special_file_kind(path: &Path) -> Option<&'static str> {
+    let file_type = fs::metadata(path).ok()?.file_type();
+    (!file_type.is_file() && !file_type.is_dir()).then_some("a special file")
 }
 
 /// Why a writing tool would not touch a path; the text is the tool's error result.

@@ -7,8 +7,18 @@
 
 use std::collections::HashSet;
 use std::io::{ErrorKind, Read, Write};
+#[cfg(unix)]
 use std::os::fd::{AsRawFd, RawFd};
+#[cfg(unix)]
 use std::os::unix::net::UnixStream;
+#[cfg(windows)]
+use std::os::windows::io::{AsRawSocket as _, RawSocket as RawFd};
+#[cfg(windows)]
+type UnixStream = loopback::Stream;
+#[cfg(unix)]
+type Socket = UnixStream;
+#[cfg(windows)]
+type Socket = std::net::TcpStream;
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -17,8 +27,8 @@ pub struct Waker {
     ready: Mutex<Ready>,
     /// Signalled when the ready set stops being empty (for [`Waker::wait_ready`]).
     filled: Condvar,
-    poke: UnixStream,
-    watched: UnixStream,
+    poke: Socket,
+    watched: Socket,
     /// Called as well when the ready set stops being empty, for an event loop that cannot
     /// watch a descriptor (Node's: a threadsafe function into JavaScript).
     signal: Option<Box<dyn Fn() + Send + Sync>>,
@@ -57,7 +67,10 @@ impl Waker {
 
     /// The descriptor the event loop watches for reading.
     pub fn fd(&self) -> RawFd {
-        self.watched.as_raw_fd()
+        #[cfg(unix)]
+        return self.watched.as_raw_fd();
+        #[cfg(windows)]
+        return self.watched.as_raw_socket();
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Ready> {
@@ -188,5 +201,29 @@ mod tests {
         t.join().unwrap();
         got.extend(w.wait_ready(Some(Duration::from_millis(1))));
         assert_eq!(got, vec![5, 6]);
+    }
+}
+
+/// Windows has no socketpair for an event loop to watch: a connected pair of loopback TCP
+/// sockets (what Python's `socket.socketpair` does there) stands in.
+#[cfg(windows)]
+mod loopback {
+    use std::net::{Ipv4Addr, TcpListener, TcpStream};
+
+    pub(super) struct Stream;
+
+    impl Stream {
+        pub(super) fn pair() -> std::io::Result<(TcpStream, TcpStream)> {
+            let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
+            let a = TcpStream::connect(listener.local_addr()?)?;
+            // Another local process may connect first: take only our own connection.
+            loop {
+                let (b, peer) = listener.accept()?;
+                if peer == a.local_addr()? {
+                    a.set_nodelay(true)?;
+                    return Ok((a, b));
+                }
+            }
+        }
     }
 }

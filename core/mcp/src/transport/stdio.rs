@@ -203,8 +203,15 @@ impl ChildGuard {
             };
             let _ = killpg(Pid::from_raw(pgid), s);
         }
+        // Windows: no polite signal; the kill ends the process tree.
         #[cfg(not(unix))]
-        let _ = sig;
+        if let (Signal::Kill, Some(pgid)) = (sig, self.pgid)
+            && let Some(group) = u32::try_from(pgid)
+                .ok()
+                .and_then(dcl_sandbox::group::Group::led_by)
+        {
+            group.kill();
+        }
     }
 }
 

@@ -225,7 +225,15 @@ pub async fn run(
         output: None,
         error: None,
     };
-    let mut cmd = tokio::process::Command::new("bash");
+    // Git Bash on Windows.
+    let bash = match dcl_sandbox::shell::bash() {
+        Ok(b) => b,
+        Err(e) => {
+            result.error = Some(format!("the hook command could not start: {e}"));
+            return result;
+        }
+    };
+    let mut cmd = tokio::process::Command::new(bash);
     cmd.arg("-c")
         .arg(&hook.command)
         .current_dir(cwd)
@@ -236,8 +244,8 @@ pub async fn run(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
         .kill_on_drop(true);
+    dcl_sandbox::group::own_group(cmd.as_std_mut());
     // Its own PID namespace: nothing the hook starts outlives it (issue 10).
     dcl_sandbox::apply(cmd.as_std_mut(), None);
     let mut child = match cmd.spawn() {
@@ -247,13 +255,10 @@ pub async fn run(
             return result;
         }
     };
-    let pgid = child.id().and_then(|id| i32::try_from(id).ok());
+    let group = child.id().and_then(dcl_sandbox::group::Group::led_by);
     let kill = || {
-        if let Some(pgid) = pgid {
-            let _ = nix::sys::signal::killpg(
-                nix::unistd::Pid::from_raw(pgid),
-                nix::sys::signal::Signal::SIGKILL,
-            );
+        if let Some(group) = group {
+            group.kill();
         }
     };
     let payload = input.to_string();

@@ -66,16 +66,35 @@ public final class NativeBridge {
 
   /** @return this platform's resource directory name ({@code linux-x86_64}) */
   public static String platform() {
-    String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-    String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+    return platform(
+        System.getProperty("os.name", ""),
+        System.getProperty("os.arch", ""),
+        new File("/lib/ld-musl-x86_64.so.1").exists()
+            || new File("/lib/ld-musl-aarch64.so.1").exists());
+  }
+
+  /**
+   * The resource directory for an {@code os.name} / {@code os.arch} pair: {@code linux},
+   * {@code linux-musl} (Alpine: a glibc library cannot load there), {@code darwin} or {@code
+   * windows}, then {@code x86_64} or {@code aarch64}; an unknown pair keeps its own names, so
+   * the jar has no directory for it and the loader falls back to {@code java.library.path}.
+   *
+   * @param osName the {@code os.name} property
+   * @param osArch the {@code os.arch} property
+   * @param musl whether the C library is musl (Linux only)
+   * @return the directory name under {@code native/}
+   */
+  public static String platform(String osName, String osArch, boolean musl) {
+    String os = osName.toLowerCase(Locale.ROOT);
+    String arch = osArch.toLowerCase(Locale.ROOT);
     String o =
         os.contains("linux")
-            ? "linux"
+            ? (musl ? "linux-musl" : "linux")
             : os.contains("mac") || os.contains("darwin")
                 ? "darwin"
                 : os.contains("windows") ? "windows" : os.replace(' ', '_');
     String a =
-        arch.equals("amd64") || arch.equals("x86_64")
+        arch.equals("amd64") || arch.equals("x86_64") || arch.equals("x64")
             ? "x86_64"
             : arch.equals("aarch64") || arch.equals("arm64") ? "aarch64" : arch;
     return o + "-" + a;

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Platform smoke tests on small cross-built executables (issue 37), for CI:
+#
+#   windows   dcl.exe (x86_64-pc-windows-gnu) under wine: -v; print mode on the mock model;
+#             Write, Read, Edit (a CRLF file stays CRLF), Glob and Grep on Windows paths
+#             (Z:\... is wine's view of /); a claude-agent-sdk session through a wrapper
+#             running `wine dcl.exe`; Bash without Git Bash fails naming what to install
+#   aarch64   dcl (aarch64-unknown-linux-musl) under qemu-aarch64-static: -v; print mode on
+#             the mock model with a Bash call; then in an empty root holding only dcl (and
+#             the emulator, which an aarch64 host would not need)
+#
+#   bash tests/platforms/smoke.sh [windows] [aarch64]      (default: both)
+#
+# Needs: wine (8+; for wine 8 a bcryptprimitives.dll stand-in is built into the test's own
+# prefix, tests/platforms/bcryptprimitives.c), qemu-user-static, mingw-w64, cargo-zigbuild + ziglang (scripts/dist-cross.sh
+# installs those two from PyPI), unshare (util-linux) for the empty root.
+# Env: SMOKE_PROFILE (cargo profile, default `small`), SMOKE_SKIP_BUILD=1 (reuse the build),
+#      SMOKE_SDK_PYTHON (a python with claude-agent-sdk; default tests/.work/venv/bin/python).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+WORK="$ROOT/tests/.work/platforms"
+export DIST_DIR="$WORK/dist"
+PROFILE="${SMOKE_PROFILE:-small}"
+STEPS=("$@")
+[[ ${#STEPS[@]} -gt 0 ]] || STEPS=(windows aarch64)
+FAILED=0
+
+log() { printf '[smoke] %s\n' "$*"; }
+fail() {
+  printf '[smoke] FAIL: %s\n' "$*" >&2
+  FAILED=1
+}
+expect() { # expect <what> <needle> <haystack>
+  if [[ "$3" == *"$2"* ]]; then log "ok: $1"; else fail "$1: no '$2' in: ${3:0:2000}"; fi
+}
+build() {
+  [[ "${SMOKE_SKIP_BUILD:-0}" == 1 ]] && return
+  local t0=$SECONDS
+  bash "$ROOT/scripts/dist-cross.sh" "$1" --profile "$PROFILE"
+  log "built $1 in $((SECONDS - t0)) s"
+}
+
+windows() {
+  command -v wine >/dev/null || { fail "wine is missing (apt-get install wine wine64)"; return; }
+  build x86_64-pc-windows-gnu
+  local exe="$DIST_DIR/x86_64-pc-windows-gnu/dcl.exe"
+  export WINEPREFIX="$WORK/wineprefix" WINEDEBUG=-all
+  mkdir -p "$WINEPREFIX"
+  timeout 300 wineboot --init >/dev/null 2>&1 || true
+  # Wine 8 has no bcryptprimitives.dll (Rust's std takes random bytes from its ProcessPrng):
+  # a stand-in over RtlGenRandom, in this prefix only.
+  local sys32="$WINEPREFIX/drive_c/windows/system32"
+  if [[ -d "$sys32" && ! -f "$sys32/bcryptprimitives.dll" ]]; then
+    x86_64-w64-mingw32-gcc -O2 -shared -o "$sys32/bcryptprimitives.dll" \
+      "$ROOT/tests/platforms/bcryptprimitives.c" -ladvapi32 -Wl,--export-all-symbols
+  fi
+  local d="$WORK/win-files"
+  rm -rf "$d" && mkdir -p "$d/sub"
+  # wine maps / to Z:, so the Linux path /x/y is Z:\x\y for dcl.exe.
+  local w="Z:${d//\//\\}"
+  local wj="${w//\\/\\\\}" # the same inside a JSON string
+  run() { (cd "$d" && timeout 120 wine "$exe" "$@" 2>&1) || true; }
+  tool() { # tool <name> <json>: one tool call through the mock model, stream-json out
+    run -p "FAKE_TOOL $1 $2" --model mock-model --allowedTools "$1" --output-format stream-json --verbose
+  }
+  expect "dcl.exe -v" "0." "$(run -v)"
+  expect "print mode on the mock model" "Hello from the fake model" "$(run -p hi --model mock-model)"
+
+  tool Write "{\"file_path\":\"$wj\\\\sub\\\\a.txt\",\"content\":\"one\\r\\ntwo\\r\\n\"}" >/dev/null
+  if [[ -f "$d/sub/a.txt" ]]; then log "ok: Write to $w\\sub\\a.txt"; else fail "Write did not create $d/sub/a.txt"; fi
+  expect "Read of a Windows path" "two" "$(tool Read "{\"file_path\":\"$wj\\\\sub\\\\a.txt\"}")"
+  printf 'alpha\r\nbeta\r\n' >"$d/crlf.txt"
+  tool Read "{\"file_path\":\"$wj\\\\crlf.txt\"}" >/dev/null
+  expect "Edit of a Windows path" "tool_result" "$(tool Edit "{\"file_path\":\"$wj\\\\crlf.txt\",\"old_string\":\"beta\",\"new_string\":\"gamma\"}")"
+  if [[ "$(od -c "$d/crlf.txt")" == *'g   a   m   m   a  \r  \n'* && "$(od -c "$d/crlf.txt")" == *'a   l   p   h   a  \r  \n'* ]]; then
+    log "ok: the CRLF file stayed CRLF"
+  else
+    fail "Edit changed the line endings: $(od -c "$d/crlf.txt" | head -3)"
+  fi
+  expect "Glob under a Windows path" "a.txt" "$(tool Glob "{\"pattern\":\"**/*.txt\",\"path\":\"$wj\"}")"
+  expect "Grep under a Windows path" "a.txt" "$(tool Grep "{\"pattern\":\"two\",\"path\":\"$wj\"}")"
+  # A stream-json session: claude-agent-sdk on Linux driving dcl.exe through a wrapper.
+  local py="${SMOKE_SDK_PYTHON:-$ROOT/tests/.work/venv/bin/python}"
+  if [[ -x "$py" ]] && "$py" -c 'import claude_agent_sdk' 2>/dev/null; then
+    local wrapper="$WORK/dcl-wine"
+    printf '#!/bin/sh\nexec wine "%s" "$@"\n' "$exe" >"$wrapper"
+    chmod +x "$wrapper"
+    rm -f "$d/sdk.txt"
+    expect "claude-agent-sdk session over wine" "sdk.txt written: True" \
+      "$(timeout 180 "$py" "$ROOT/tests/platforms/sdk_over_wine.py" "$wrapper" "$d" 2>&1 || true)"
+  else
+    log "skipped: claude-agent-sdk session (no SMOKE_SDK_PYTHON with claude_agent_sdk)"
+  fi
+  # No Git Bash in this wine prefix: the Bash tool must say what to install.
+  expect "Bash without Git Bash names Git for Windows" "Git for Windows" \
+    "$(run -p "please FAKE_BASH" --model mock-model --allowedTools Bash --output-format stream-json --verbose)"
+}
+
+aarch64() {
+  local qemu
+  qemu="$(command -v qemu-aarch64-static || true)"
+  [[ -n "$qemu" ]] || { fail "qemu-aarch64-static is missing (apt-get install qemu-user-static)"; return; }
+  build aarch64-unknown-linux-musl
+  local exe="$DIST_DIR/aarch64-unknown-linux-musl/dcl"
+  local home="$WORK/aarch64-home"
+  mkdir -p "$home"
+  expect "file: static aarch64" "ARM aarch64" "$(file -b "$exe")"
+  expect "dcl -v under qemu" "0." "$("$qemu" "$exe" -v 2>&1)"
+  expect "print mode with a Bash call under qemu" '"tool_use_id":"toolu_mock_1","content":"hi"' \
+    "$(cd "$home" && HOME="$home" timeout 120 "$qemu" "$exe" -p "please FAKE_BASH" --model mock-model --allowedTools Bash --output-format stream-json --verbose 2>&1)"
+  # An empty root: only /dcl (and /qemu to run it on this x86-64 machine).
+  local r="$WORK/empty-root"
+  rm -rf "$r" && mkdir -p "$r"
+  cp "$exe" "$r/dcl"
+  cp "$qemu" "$r/qemu"
+  if unshare -r true 2>/dev/null; then
+    expect "print mode in an empty root" "Hello from the fake model" \
+      "$(HOME=/ timeout 120 unshare -r chroot "$r" /qemu /dcl -p hi --model mock-model 2>&1 || true)"
+  else
+    fail "unshare -r is not allowed here, so the empty-root run was skipped"
+  fi
+}
+
+t0=$SECONDS
+for s in "${STEPS[@]}"; do
+  case "$s" in
+  windows) windows ;;
+  aarch64) aarch64 ;;
+  *) fail "unknown step $s" ;;
+  esac
+done
+log "done in $((SECONDS - t0)) s"
+exit "$FAILED"
