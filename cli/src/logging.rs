@@ -30,6 +30,8 @@ const DCL_TARGETS: &[&str] = &[
     "dcl_store",
     "dcl_sandbox",
     "dcl_shell",
+    "dcl_acp",
+    "dcl_tui",
 ];
 
 /// What `--debug`, its categories and `--debug-file` asked for.

@@ -35,7 +35,12 @@ fn main() -> ExitCode {
     }
     // `dcl acp [flags]`: an Agent Client Protocol agent on stdio (the dcl-acp crate).
     if argv.first().map(String::as_str) == Some("acp") {
-        init_logging_with(argv.iter().any(|a| a == "--debug"));
+        // dcl_acp::run parses the flags after `acp`; only whether to log debug lines is
+        // needed before that (and dcl_acp's crate target is among the debug ones).
+        logging::init(&logging::Debug {
+            on: argv.iter().any(|a| a == "--debug" || a == "-d"),
+            ..logging::Debug::default()
+        });
         let code = match dcl_acp::run(argv[1..].to_vec()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

@@ -231,6 +231,9 @@ SCENARIOS: list[Scenario] = [
        "Read", {"file_path": "{cwd}/README.md"},
        files={"proj/.claude/settings.json": json.dumps({"hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [
            {"type": "command", "command": f"echo {PWNED} > hook-ran.txt"}]}]}})}),
+    _s("flag-allow-bash-redirect", "`--settings` allows `Bash` (a flag layer, not the repository's); "
+       "Bash `echo PWNED > made.txt`",
+       "Bash", {"command": f"echo {PWNED} > made.txt"}, rules={"allow": ["Bash"]}),
     _s("session-project-allow-bash", "`.claude/settings.json` allows `Bash`; Bash `echo PWNED > made.txt`",
        "Bash", {"command": f"echo {PWNED} > made.txt"},
        files={"proj/.claude/settings.json": json.dumps({"permissions": {"allow": ["Bash"]}})}),

@@ -708,7 +708,8 @@ mod tests {
         // dcl home over client home, .dcl/ over .claude/, local over project.
         assert_eq!(s.get_str("model").as_deref(), Some("dcl-user"));
         assert_eq!(s.get_str("effortLevel").as_deref(), Some("high"));
-        assert_eq!(s.get_strings("permissions.allow"), ["Read"]);
+        // The project is not trusted: its allow rules are dropped, its deny rules stay.
+        assert!(s.get_strings("permissions.allow").is_empty());
         assert_eq!(s.get_strings("permissions.deny"), ["Write"]);
         assert_eq!(s.get_str("env.A").as_deref(), Some("1"));
         assert_eq!(s.output_style(), "Learning");
@@ -723,6 +724,8 @@ mod tests {
             ]
         );
         assert_eq!(s.output_style(), "default");
+        // A host that names the project layer trusts it: its allow rules apply.
+        assert_eq!(s.get_strings("permissions.allow"), ["Read"]);
     }
 
     #[test]

@@ -246,6 +246,9 @@ impl Policy {
         {
             return Verdict::Deny(PLAN_MODE_DENIAL.to_string());
         }
+        if let Some(refusal) = self.write_through_link(kind, &touched, ctx) {
+            return Verdict::Deny(refusal);
+        }
         if let Some(p) = self.protected_target(
             kind,
             &touched,
@@ -283,6 +286,50 @@ impl Policy {
             blocked_path,
             decision_reason_type: (self.mode == PermissionMode::Plan).then_some("mode"),
         }
+    }
+
+    /// A write whose path is itself a symlink that names a protected file or leads out of
+    /// the working directories is refused outright, as the reference refuses it ("it is a
+    /// symbolic link"): asking would show the person the link's name, not where the bytes
+    /// land. The target can still be written by its own name (and is judged as such). A
+    /// link inside the working directories to a file inside them is judged as before.
+    fn write_through_link(
+        &self,
+        kind: ToolKind,
+        touched: &[PathBuf],
+        ctx: &ToolContext,
+    ) -> Option<String> {
+        if kind != ToolKind::Edit {
+            return None;
+        }
+        touched.iter().find_map(|p| {
+            let given = if p.is_absolute() {
+                paths::normalize_lexically(p)
+            } else {
+                paths::normalize_lexically(&ctx.cwd.join(p))
+            };
+            let meta = std::fs::symlink_metadata(&given).ok()?;
+            if !meta.file_type().is_symlink() {
+                return None;
+            }
+            let aliases = paths::Aliases::resolve(&given, &ctx.cwd);
+            let protected = protected::Protected::scan(&[], &ctx.env)
+                .reason(&aliases)
+                .is_some();
+            (protected || !self.inside_allowed(&given)).then(|| {
+                format!(
+                    "Refusing to write {}: it is a symbolic link to {}{}; write the target by \
+                     its own name if that is what you mean.",
+                    given.display(),
+                    aliases.real.display(),
+                    if protected {
+                        " and names a protected file"
+                    } else {
+                        ", outside the working directories"
+                    }
+                )
+            })
+        })
     }
 
     /// A protected file this call would write, if any: an edit tool's path, or for a
@@ -372,6 +419,50 @@ mod tests {
         let ctx = ToolContext::new(cwd);
         let bash = dcl_tools::bash::BashTool;
         policy.check("Bash", Some(&bash), &json!({ "command": line }), &ctx)
+    }
+
+    fn edit_verdict(mode: PermissionMode, cwd: &std::path::Path, file: &str) -> Verdict {
+        let policy = Policy::new(mode, &[], &[], cwd, &[]);
+        let ctx = ToolContext::new(cwd.to_path_buf());
+        let write = dcl_tools::write::WriteTool;
+        let input = json!({ "file_path": cwd.join(file), "content": "x" });
+        policy.check("Write", Some(&write), &input, &ctx)
+    }
+
+    #[test]
+    fn writes_through_a_link_to_a_protected_file_or_outside_are_refused() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let cwd = root.join("proj");
+        std::fs::create_dir_all(cwd.join(".claude")).unwrap();
+        std::fs::create_dir_all(root.join("outside")).unwrap();
+        std::fs::write(root.join("outside/secret.txt"), "s").unwrap();
+        std::fs::write(cwd.join("shared.json"), "{}").unwrap();
+        std::fs::write(cwd.join("real.txt"), "r").unwrap();
+        symlink("../shared.json", cwd.join(".claude/settings.json")).unwrap();
+        symlink("../outside/secret.txt", cwd.join("notes.txt")).unwrap();
+        symlink("real.txt", cwd.join("alias.txt")).unwrap();
+        for (file, why) in [
+            (".claude/settings.json", "names a protected file"),
+            ("notes.txt", "outside the working directories"),
+        ] {
+            let v = edit_verdict(PermissionMode::AcceptEdits, &cwd, file);
+            assert!(
+                matches!(&v, Verdict::Deny(m) if m.contains("symbolic link") && m.contains(why)),
+                "{file}: {v:?}"
+            );
+        }
+        // Twins: a link inside the project to a file inside it is an ordinary edit, and a
+        // plain file is unaffected.
+        assert_eq!(
+            edit_verdict(PermissionMode::AcceptEdits, &cwd, "alias.txt"),
+            Verdict::Allow
+        );
+        assert_eq!(
+            edit_verdict(PermissionMode::AcceptEdits, &cwd, "real.txt"),
+            Verdict::Allow
+        );
     }
 
     #[test]

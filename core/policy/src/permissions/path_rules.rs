@@ -34,6 +34,10 @@ enum Tail {
 pub(crate) struct PathPattern {
     /// Every name of the anchor (given, link hops, real).
     anchors: Vec<PathBuf>,
+    /// The anchor as the rule writes it, only its base (cwd, HOME, `/`) resolved: what an
+    /// allow rule grants. A rule naming a link grants nothing through it (`Edit(./cfg/**)`
+    /// with `cfg -> conf` does not allow `conf/`), as the reference asks there.
+    written: PathBuf,
     tail: Tail,
 }
 
@@ -47,13 +51,16 @@ impl PathPattern {
             (c, _) if c.starts_with('/') => (PathBuf::from("/"), c.trim_start_matches('/')),
             (c, _) => (cwd.to_path_buf(), c),
         };
+        let mut written = Aliases::resolve(&base, cwd).real;
         let mut anchor = base;
         let mut parts = rest.split('/').peekable();
         while let Some(part) = parts.next_if(|p| !p.contains(GLOB_META)) {
             if !part.is_empty() {
                 anchor.push(part);
+                written.push(part);
             }
         }
+        let written = super::paths::normalize_lexically(&written);
         let glob: Vec<&str> = parts.collect();
         let glob = glob.join("/");
         let tail = if glob.is_empty() {
@@ -71,13 +78,19 @@ impl PathPattern {
                 .all()
                 .map(Path::to_path_buf)
                 .collect(),
+            written,
             tail,
         }
     }
 
-    /// Whether this one name of a path is what the pattern names.
-    fn names(&self, p: &Path, deny: bool) -> bool {
-        self.anchors.iter().any(|anchor| {
+    /// Whether this one name of a path is what the pattern names, from one of `anchors`.
+    fn names_from<'a>(
+        &self,
+        mut anchors: impl Iterator<Item = &'a PathBuf>,
+        p: &Path,
+        deny: bool,
+    ) -> bool {
+        anchors.any(|anchor| {
             let Ok(rel) = p.strip_prefix(anchor) else {
                 return false;
             };
@@ -90,6 +103,10 @@ impl PathPattern {
         })
     }
 
+    fn names(&self, p: &Path, deny: bool) -> bool {
+        self.names_from(self.anchors.iter(), p, deny)
+    }
+
     /// Deny and ask side: any name of the path.
     pub(crate) fn binds_any(&self, a: &Aliases) -> bool {
         a.all().any(|p| self.names(p, true))
@@ -97,7 +114,7 @@ impl PathPattern {
 
     /// Allow side: the real path only (a link that leads elsewhere is not granted).
     pub(crate) fn grants(&self, a: &Aliases) -> bool {
-        self.names(&a.real, false)
+        self.names_from(std::iter::once(&self.written), &a.real, false)
     }
 
     /// Whether the path, by any name, is a directory holding what the pattern names (a
@@ -191,6 +208,22 @@ mod tests {
         std::fs::create_dir_all(cwd.join("src/real")).unwrap();
         symlink("real", cwd.join("src/inner")).unwrap();
         assert!(rule.grants(&at(Path::new("src/inner/a.rs"), &cwd)));
+    }
+
+    #[test]
+    fn an_allow_rule_naming_a_link_grants_nothing_through_it() {
+        let (_d, cwd) = dir();
+        std::fs::create_dir_all(cwd.join("conf")).unwrap();
+        symlink("conf", cwd.join("cfg")).unwrap();
+        let rule = PathPattern::parse("cfg/**", &cwd, None);
+        assert!(!rule.grants(&at(Path::new("cfg/app.ini"), &cwd)));
+        // The deny side still binds both names.
+        assert!(rule.binds_any(&at(Path::new("cfg/app.ini"), &cwd)));
+        assert!(rule.binds_any(&at(Path::new("conf/app.ini"), &cwd)));
+        // Twin: the rule naming the real folder grants it, by either name.
+        let real = PathPattern::parse("conf/**", &cwd, None);
+        assert!(real.grants(&at(Path::new("conf/app.ini"), &cwd)));
+        assert!(real.grants(&at(Path::new("cfg/app.ini"), &cwd)));
     }
 
     #[test]

@@ -113,6 +113,16 @@ pub fn drop_untrusted_hooks(settings: &mut Map<String, Value>) -> Option<String>
             }
         }
     }
+    // Allow rules grant what would otherwise be asked: a repository's own file cannot grant
+    // it (the reference asks there too). Deny and ask rules only restrict, so they stay.
+    if let Some(Value::Object(perms)) = settings.get_mut("permissions") {
+        if perms
+            .shift_remove("allow")
+            .is_some_and(|v| v.as_array().is_some_and(|a| !a.is_empty()))
+        {
+            dropped.push("permissions.allow");
+        }
+    }
     (!dropped.is_empty()).then(|| {
         format!(
             "project settings' {} not used: this project is not trusted (list it in `{TRUSTED_PROJECTS}` of your user settings or --settings to use them)",
@@ -148,6 +158,28 @@ mod tests {
             .unwrap();
         assert!(filter_project_layer(&mut ok).is_empty());
         assert_eq!(ok["permissions"]["defaultMode"], "acceptEdits");
+    }
+
+    #[test]
+    fn an_untrusted_project_layer_loses_its_allow_rules_and_keeps_deny_and_ask() {
+        let mut s =
+            json!({"permissions": {"allow": ["Bash"], "deny": ["Read(./.env)"], "ask": ["Edit"]}})
+                .as_object()
+                .cloned()
+                .unwrap();
+        let w = drop_untrusted_hooks(&mut s).unwrap_or_default();
+        assert!(w.contains("permissions.allow"), "{w}");
+        assert_eq!(
+            Value::Object(s),
+            json!({"permissions": {"deny": ["Read(./.env)"], "ask": ["Edit"]}})
+        );
+        // Twin: a layer with no allow rules is left alone and nothing is said.
+        let mut quiet = json!({"permissions": {"deny": ["Bash(rm:*)"]}})
+            .as_object()
+            .cloned()
+            .unwrap();
+        assert_eq!(drop_untrusted_hooks(&mut quiet), None);
+        assert_eq!(quiet["permissions"]["deny"][0], "Bash(rm:*)");
     }
 
     #[test]
