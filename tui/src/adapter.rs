@@ -38,9 +38,17 @@ pub struct Decoder {
     /// Whether the current message's text arrived as deltas (then the full message
     /// repeats it and is not shown again).
     streamed: bool,
+    /// Answers owed to requests this terminal cannot serve: refused at once, so the
+    /// session never waits for its host timeout (a project MCP server then stays off).
+    refusals: Vec<String>,
 }
 
 impl Decoder {
+    /// The error answers owed to requests this terminal cannot serve, to send now.
+    pub fn take_refusals(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.refusals)
+    }
+
     pub fn decode(&mut self, line: &str) -> Vec<UiEvent> {
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             return vec![UiEvent::Notice(Notice::warning(format!(
@@ -153,10 +161,23 @@ impl Decoder {
         let id = str_at(v, "request_id").to_string();
         let r = &v["request"];
         if str_at(r, "subtype") != "can_use_tool" {
-            return vec![UiEvent::Notice(Notice::warning(format!(
-                "the session asked `{}`, which this terminal does not answer",
-                str_at(r, "subtype")
-            )))];
+            let subtype = str_at(r, "subtype");
+            self.refusals.push(
+                json!({"type": "control_response", "response": {
+                    "subtype": "error", "request_id": id,
+                    "error": format!("the terminal does not serve {subtype} requests")}})
+                .to_string(),
+            );
+            let what = if subtype == "mcp_server_approval" {
+                format!(
+                    "the project's MCP server `{}` was not started: approve it with \
+                     `enabledMcpjsonServers` in your settings",
+                    str_at(r, "server_name")
+                )
+            } else {
+                format!("the session asked `{subtype}`, which this terminal does not answer")
+            };
+            return vec![UiEvent::Notice(Notice::warning(what))];
         }
         let tool = str_at(r, "tool_name").to_string();
         let input = r["input"].clone();
@@ -570,7 +591,12 @@ impl Link {
         if lines.is_empty() {
             return vec![UiEvent::Ended];
         }
-        lines.iter().flat_map(|l| self.decoder.decode(l)).collect()
+        let events: Vec<UiEvent> = lines.iter().flat_map(|l| self.decoder.decode(l)).collect();
+        for refusal in self.decoder.take_refusals() {
+            // A send fails only once the session is gone, and then nobody waits for it.
+            let _ = self.bridge.send(&refusal);
+        }
+        events
     }
 
     pub fn close(&self) {

@@ -137,3 +137,29 @@ fn questions_are_answered_in_updated_input() {
     assert_eq!(input["answers"]["Which?"], "B");
     assert_eq!(input["questions"][0]["header"], "Pick");
 }
+
+#[test]
+fn a_request_the_terminal_cannot_serve_is_refused_at_once_and_said() {
+    let mut d = Decoder::default();
+    let line = json!({"type":"control_request","request_id":"r9","request":{
+        "subtype":"mcp_server_approval","server_name":"planted","scope":"project","config":{}}});
+    let events = d.decode(&line.to_string());
+    assert!(
+        matches!(&events[..], [UiEvent::Notice(n)] if format!("{n:?}").contains("planted")),
+        "{events:?}"
+    );
+    let refusals: Vec<Value> = d
+        .take_refusals()
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(refusals.len(), 1);
+    assert_eq!(refusals[0]["response"]["subtype"], "error");
+    assert_eq!(refusals[0]["response"]["request_id"], "r9");
+    assert!(d.take_refusals().is_empty());
+    // Twin: a permission request is the terminal's to answer; nothing is refused.
+    let ask = json!({"type":"control_request","request_id":"r10","request":{
+        "subtype":"can_use_tool","tool_name":"Bash","input":{"command":"ls"}}});
+    d.decode(&ask.to_string());
+    assert!(d.take_refusals().is_empty());
+}

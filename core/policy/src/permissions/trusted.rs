@@ -115,13 +115,12 @@ pub fn drop_untrusted_hooks(settings: &mut Map<String, Value>) -> Option<String>
     }
     // Allow rules grant what would otherwise be asked: a repository's own file cannot grant
     // it (the reference asks there too). Deny and ask rules only restrict, so they stay.
-    if let Some(Value::Object(perms)) = settings.get_mut("permissions") {
-        if perms
+    if let Some(Value::Object(perms)) = settings.get_mut("permissions")
+        && perms
             .shift_remove("allow")
             .is_some_and(|v| v.as_array().is_some_and(|a| !a.is_empty()))
-        {
-            dropped.push("permissions.allow");
-        }
+    {
+        dropped.push("permissions.allow");
     }
     (!dropped.is_empty()).then(|| {
         format!(
