@@ -66,11 +66,24 @@ public final class NativeBridge {
 
   /** @return this platform's resource directory name ({@code linux-x86_64}) */
   public static String platform() {
-    return platform(
-        System.getProperty("os.name", ""),
-        System.getProperty("os.arch", ""),
-        new File("/lib/ld-musl-x86_64.so.1").exists()
-            || new File("/lib/ld-musl-aarch64.so.1").exists());
+    return platform(System.getProperty("os.name", ""), System.getProperty("os.arch", ""), runsOnMusl());
+  }
+
+  /**
+   * Whether this JVM itself runs on musl: its own mappings name musl's loader. A musl loader
+   * merely installed beside glibc (Debian's musl-tools) does not make the JVM a musl process.
+   */
+  private static boolean runsOnMusl() {
+    try {
+      for (String line : Files.readAllLines(FileSystems.getDefault().getPath("/proc/self/maps"))) {
+        if (line.contains("/ld-musl-") || line.contains("/libc.musl-")) {
+          return true;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // No /proc (macOS, Windows) or unreadable: not musl as far as can be told.
+    }
+    return false;
   }
 
   /**
