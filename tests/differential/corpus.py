@@ -37,7 +37,7 @@ def _edit(path: str) -> dict[str, Any]:
 ENV_LINK = {"files": {"proj/config/dev.env": "API_KEY=SECRET-dev\n"}, "links": {"proj/.env": "config/dev.env"}}
 SECRET_DIR_LINK = {"files": {"proj/private/SECRET_key.txt": "SECRET-key\n"}, "links": {"proj/secret": "private"}}
 CFG_LINK = {"files": {"proj/conf/app.ini": "token=SECRET-app\n"}, "links": {"proj/cfg": "conf"}}
-SHARED_SETTINGS = {"files": {"proj/shared/settings.json": "{}\n"}, "links": {"proj/.claude/settings.json": "../shared/settings.json"},
+SHARED_SETTINGS = {"files": {"proj/dotconf/settings.json": "{}\n"}, "links": {"proj/.claude/settings.json": "../dotconf/settings.json"},
                    "dirs": ["proj/.claude"]}
 HOME_SSH = {"home_link": True, "files": {"realhome/.ssh/id_rsa": "SECRET-ssh-key\n", "realhome/.ssh/config": "Host SECRET\n"}}
 OUT_LINK = {"links": {"proj/inlink": "../outside"}}
@@ -114,7 +114,7 @@ SCENARIOS: list[Scenario] = [
     _s("notebook-deny-dir-link", "acceptEdits, `cfg -> conf`, deny `Edit(./cfg/**)`, NotebookEdit `cfg/nb.ipynb`",
        "NotebookEdit", {"notebook_path": "{cwd}/cfg/nb.ipynb", "cell_id": "c1", "new_source": PWNED},
        **_merge(CFG_LINK, {"files": {"proj/conf/nb.ipynb": json.dumps(NOTEBOOK)}}, deny("Edit(./cfg/**)"), ACCEPT)),
-    _s("bash-redirect-claude-settings-link", "acceptEdits, `.claude/settings.json -> ../shared/settings.json`, "
+    _s("bash-redirect-claude-settings-link", "acceptEdits, `.claude/settings.json -> ../dotconf/settings.json`, "
        "Bash `echo PWNED > .claude/settings.json`",
        "Bash", {"command": f"echo {PWNED} > .claude/settings.json"}, **_merge(SHARED_SETTINGS, ACCEPT)),
     _s("edit-hard-link-of-git-config", "acceptEdits, `gitconfig.txt` a hard link of `.git/config`, Edit `gitconfig.txt`",
@@ -122,10 +122,10 @@ SCENARIOS: list[Scenario] = [
     # --- Protected files that are symlinks (acceptEdits, no rules) ------------------------
     _s("write-claude-settings-plain", "acceptEdits, Write `.claude/settings.json` (a regular file)",
        "Write", _write("{cwd}/.claude/settings.json"), **_merge({"files": {"proj/.claude/settings.json": "{}\n"}}, ACCEPT)),
-    _s("write-claude-settings-link", "acceptEdits, `.claude/settings.json -> ../shared/settings.json`, Write it",
+    _s("write-claude-settings-link", "acceptEdits, `.claude/settings.json -> ../dotconf/settings.json`, Write it",
        "Write", _write("{cwd}/.claude/settings.json"), **_merge(SHARED_SETTINGS, ACCEPT)),
-    _s("write-claude-settings-link-target", "acceptEdits, `.claude/settings.json -> ../shared/settings.json`, Write `shared/settings.json`",
-       "Write", _write("{cwd}/shared/settings.json"), **_merge(SHARED_SETTINGS, ACCEPT)),
+    _s("write-claude-settings-link-target", "acceptEdits, `.claude/settings.json -> ../dotconf/settings.json`, Write `dotconf/settings.json`",
+       "Write", _write("{cwd}/dotconf/settings.json"), **_merge(SHARED_SETTINGS, ACCEPT)),
     _s("write-claude-dir-link", "acceptEdits, `.claude -> claude-conf`, Write `.claude/settings.json`",
        "Write", _write("{cwd}/.claude/settings.json"),
        **_merge({"files": {"proj/claude-conf/settings.json": "{}\n"}, "links": {"proj/.claude": "claude-conf"}}, ACCEPT)),

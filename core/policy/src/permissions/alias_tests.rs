@@ -215,9 +215,9 @@ fn home_rules_bind_when_home_is_reached_through_a_link() {
 fn protected_names_hold_through_links_and_at_the_link_targets() {
     let w = world();
     let wk = &w.work;
-    write(&wk.join("shared/settings.json"), "{}");
+    write(&wk.join("dotconf/settings.json"), "{}");
     std::fs::create_dir_all(wk.join(".claude")).unwrap();
-    symlink("../shared/settings.json", wk.join(".claude/settings.json")).unwrap();
+    symlink("../dotconf/settings.json", wk.join(".claude/settings.json")).unwrap();
     std::fs::create_dir_all(wk.join("dcl-conf")).unwrap();
     symlink("dcl-conf", wk.join(".dcl")).unwrap();
     write(&wk.join("config/mcp.json"), "{}");
@@ -241,7 +241,7 @@ fn protected_names_hold_through_links_and_at_the_link_targets() {
         };
         for p in [
             wk.join(".claude/settings.json"),
-            wk.join("shared/settings.json"),
+            wk.join("dotconf/settings.json"),
             wk.join(".dcl/settings.json"),
             wk.join("dcl-conf/settings.json"),
             wk.join(".mcp.json"),
@@ -274,7 +274,7 @@ fn protected_names_hold_through_links_and_at_the_link_targets() {
             }
         }
         for line in [
-            "echo x > shared/settings.json",
+            "echo x > dotconf/settings.json",
             "echo x > githooks/pre-commit",
             "cp /dev/null config/mcp.json",
         ] {
@@ -290,7 +290,7 @@ fn protected_names_hold_through_links_and_at_the_link_targets() {
             wk.join(".mcp.json.example"),
             wk.join("alias.txt"),
             wk.join("config/other.json"),
-            wk.join("shared/other.json"),
+            wk.join("dotconf/other.json"),
         ] {
             assert_eq!(
                 c.check("Write", write_input(&p)),

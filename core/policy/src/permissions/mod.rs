@@ -438,9 +438,9 @@ mod tests {
         std::fs::create_dir_all(cwd.join(".claude")).unwrap();
         std::fs::create_dir_all(root.join("outside")).unwrap();
         std::fs::write(root.join("outside/secret.txt"), "s").unwrap();
-        std::fs::write(cwd.join("shared.json"), "{}").unwrap();
+        std::fs::write(cwd.join("dotconf.json"), "{}").unwrap();
         std::fs::write(cwd.join("real.txt"), "r").unwrap();
-        symlink("../shared.json", cwd.join(".claude/settings.json")).unwrap();
+        symlink("../dotconf.json", cwd.join(".claude/settings.json")).unwrap();
         symlink("../outside/secret.txt", cwd.join("notes.txt")).unwrap();
         symlink("real.txt", cwd.join("alias.txt")).unwrap();
         for (file, why) in [

@@ -74,7 +74,7 @@ impl Protected {
     /// Looks for symlinks that a protected name leads through, in each of `roots` (the
     /// working dirs, HOME): protected names that are links directly in a root, and
     /// links directly inside a protected folder of a root (`.claude/settings.json ->
-    /// ../shared/settings.json`, `.git/hooks -> ../githooks`). One directory listing per
+    /// ../dotconf/settings.json`, `.git/hooks -> ../githooks`). One directory listing per
     /// root and per protected folder in it; no `stat` unless an entry is a link. `env`
     /// supplies `BASH_ENV`/`ENV`.
     pub fn scan(roots: &[PathBuf], env: &BTreeMap<String, String>) -> Protected {
@@ -245,8 +245,8 @@ mod tests {
         std::fs::create_dir_all(p.join("config")).unwrap();
         std::fs::write(p.join("config/mcp.json"), "{}").unwrap();
         symlink("config/mcp.json", p.join(".mcp.json")).unwrap();
-        std::fs::create_dir_all(p.join("shared")).unwrap();
-        symlink("shared", p.join(".dcl")).unwrap();
+        std::fs::create_dir_all(p.join("dotconf")).unwrap();
+        symlink("dotconf", p.join(".dcl")).unwrap();
         std::fs::create_dir_all(p.join(".git")).unwrap();
         std::fs::create_dir_all(p.join("githooks")).unwrap();
         symlink("../githooks", p.join(".git/hooks")).unwrap();
@@ -254,11 +254,11 @@ mod tests {
         let r = |rel: &str| prot.reason(&Aliases::resolve(Path::new(rel), &p));
         assert!(r(".mcp.json").is_some());
         assert!(r("config/mcp.json").is_some(), "the target by its own name");
-        assert!(r("shared/settings.json").is_some());
+        assert!(r("dotconf/settings.json").is_some());
         assert!(r("githooks/pre-commit").is_some());
         // Twins: neighbours of the targets are ordinary files.
         assert!(r("config/other.json").is_none());
-        assert!(r("sharedx/settings.json").is_none());
+        assert!(r("dotconfx/settings.json").is_none());
         assert!(r("src/a.rs").is_none());
     }
 
