@@ -400,15 +400,7 @@ fn untrusted_project_layer(settings: &mut Map<String, Value>, path: &Path) {
 /// run only in a project a user or flag layer trusts (`trustedProjects`); otherwise
 /// they are dropped with a warning.
 fn trusted_layers(layers: &mut [Layer], cwd: &Path, trusted_elsewhere: bool) {
-    let trusted = trusted_elsewhere
-        || crate::permissions::trusted::project_is_trusted(
-            layers
-                .iter()
-                .filter(|l| matches!(l.source, "user" | "flag"))
-                .map(|l| &l.settings),
-            cwd,
-        );
-    if trusted {
+    if trusted_elsewhere || trusted_by_layers(layers, cwd) {
         return;
     }
     for l in layers.iter_mut().filter(|l| l.source == "project") {
@@ -417,6 +409,16 @@ fn trusted_layers(layers: &mut [Layer], cwd: &Path, trusted_elsewhere: bool) {
             tracing::warn!("{}: {w}", at.unwrap_or_default());
         }
     }
+}
+/// Whether a user or flag layer lists the project under `trustedProjects`.
+fn trusted_by_layers(layers: &[Layer], cwd: &Path) -> bool {
+    crate::permissions::trusted::project_is_trusted(
+        layers
+            .iter()
+            .filter(|l| matches!(l.source, "user" | "flag"))
+            .map(|l| &l.settings),
+        cwd,
+    )
 }
 // --- end trusted layers ---
 
@@ -491,15 +493,7 @@ impl Settings {
 /// approving keys are dropped with a warning. `disabledMcpjsonServers` only restricts, so
 /// it stays.
 fn untrusted_mcpjson_approvals(layers: &mut [Layer], cwd: &Path, trusted_elsewhere: bool) {
-    let trusted = trusted_elsewhere
-        || crate::permissions::trusted::project_is_trusted(
-            layers
-                .iter()
-                .filter(|l| matches!(l.source, "user" | "flag"))
-                .map(|l| &l.settings),
-            cwd,
-        );
-    if trusted {
+    if trusted_elsewhere || trusted_by_layers(layers, cwd) {
         return;
     }
     for l in layers.iter_mut().filter(|l| l.source == "project") {
