@@ -1,10 +1,10 @@
 // dcl acp driven by the official TypeScript ACP client (@agentclientprotocol/sdk, pinned
 // in package.json): `npm ci && DCL_BIN=... node --test`. The binary defaults to
 // $CARGO_TARGET_DIR/debug/dcl, else ../../../target/debug/dcl.
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -16,10 +16,21 @@ const DCL =
   process.env.DCL_BIN ??
   join(process.env.CARGO_TARGET_DIR ?? join(here, "../../../target"), "debug/dcl");
 
+// Tests read a session's cwd after its dcl has exited, so the folders go when the file is done.
+const made = [];
+after(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+const tempDir = (prefix) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+};
+
 /** Runs `body(ctx, cwd, seen)` as a client of a fresh `dcl acp`. */
 async function withDcl(extra, choice, body) {
-  const home = mkdtempSync(join(tmpdir(), "acp-home-"));
-  const cwd = mkdtempSync(join(tmpdir(), "acp-cwd-"));
+  const home = tempDir("acp-home-");
+  const cwd = tempDir("acp-cwd-");
   const child = spawn(DCL, ["acp", "--model", "mock-model", ...extra], {
     cwd,
     env: { ...process.env, HOME: home, DCL_CONFIG_DIR: join(home, ".dcl") },
