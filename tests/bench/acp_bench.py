@@ -7,6 +7,12 @@
   prompt in each, all in flight at once (turns/s).
 
 Usage: acp_bench.py [--dcl PATH] [--runs 10] [--sessions 1000]
+       acp_bench.py --agent node <claude-agent-acp>/dist/index.js [--cli PATH] [--runs 5]
+
+With --agent, the first chunk of another ACP agent — the `claude-agent-acp` adapter
+(`npm install @agentclientprotocol/claude-agent-acp` into a scratch folder) driving the CLI
+that --cli names (CLAUDE_CODE_EXECUTABLE): dcl on its mock model, or the reference CLI
+(`@anthropic-ai/claude-code`), which gets a fake Messages API on 127.0.0.1 started here.
 """
 from __future__ import annotations
 
@@ -16,7 +22,9 @@ import os
 import statistics
 import subprocess
 import tempfile
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class Agent:
@@ -60,6 +68,67 @@ class Agent:
     def close(self):
         self.p.stdin.close()
         self.p.wait(timeout=60)
+
+
+def _sse(model: str, text: str) -> bytes:
+    usage = {"input_tokens": 3, "output_tokens": 1}
+    events = [
+        ("message_start", {"type": "message_start", "message": {
+            "id": "msg_bench", "type": "message", "role": "assistant", "model": model,
+            "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}}),
+        ("content_block_start", {"type": "content_block_start", "index": 0,
+                                 "content_block": {"type": "text", "text": ""}}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                 "delta": {"type": "text_delta", "text": text}}),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ("message_delta", {"type": "message_delta",
+                           "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                           "usage": {"output_tokens": 5}}),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    return "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode()
+
+
+class FakeModel:
+    """A Messages API on 127.0.0.1 that answers every call with one streamed text, so a
+    CLI that needs a real model (the reference) runs offline."""
+
+    def __init__(self) -> None:
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_HEAD(self) -> None:  # noqa: N802 - a preconnect check
+                self.send_response(200)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def do_POST(self) -> None:  # noqa: N802
+                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+                if "count_tokens" in self.path:
+                    data, kind = json.dumps({"input_tokens": 10}).encode(), "application/json"
+                else:
+                    try:
+                        model = str(json.loads(raw or b"{}").get("model", ""))
+                    except ValueError:
+                        model = ""
+                    data, kind = _sse(model, "Hello from the fake model."), "text/event-stream"
+                self.send_response(200)
+                self.send_header("content-type", kind)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *_) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}"
 
 
 def first_chunk(cmd, cwd, env) -> float:
@@ -114,8 +183,10 @@ def main():
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--sessions", type=int, default=1000)
     ap.add_argument("--agent", nargs="+", help="another ACP agent command to time the "
-                    "first chunk of (e.g. claude-agent-acp with CLAUDE_CODE_EXECUTABLE=dcl "
-                    "and DCL_MODEL=mock-model in the environment)")
+                    "first chunk of (e.g. node <claude-agent-acp>/dist/index.js)")
+    ap.add_argument("--cli", help="with --agent: the CLI the adapter drives "
+                    "(CLAUDE_CODE_EXECUTABLE): a dcl, run on its mock model, or the reference "
+                    "CLI, run against a fake model on 127.0.0.1")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
         env = dict(os.environ, HOME=home, DCL_CONFIG_DIR=os.path.join(home, ".dcl"))
@@ -124,8 +195,24 @@ def main():
             os.makedirs(os.path.join(home, ".claude"))
             with open(os.path.join(home, ".claude/settings.json"), "w") as f:
                 json.dump({"permissions": {"defaultMode": "default"}}, f)
+            fake = None
+            if args.cli:
+                env["CLAUDE_CODE_EXECUTABLE"] = args.cli
+                if "dcl" in os.path.basename(args.cli):
+                    env["DCL_MODEL"] = "mock-model"
+                else:
+                    fake = FakeModel()
+                    env.update(ANTHROPIC_BASE_URL=fake.url, ANTHROPIC_API_KEY="bench",
+                               DISABLE_TELEMETRY="1", DISABLE_AUTOUPDATER="1",
+                               DISABLE_ERROR_REPORTING="1",
+                               CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+                               # running as root: the reference refuses its bypass mode
+                               # outside a declared sandbox
+                               IS_SANDBOX="1")
             times = [first_chunk(args.agent, cwd, env) for _ in range(args.runs)]
-            print(json.dumps({"agent": " ".join(args.agent),
+            if fake:
+                fake.server.shutdown()
+            print(json.dumps({"agent": " ".join(args.agent), "cli": args.cli,
                               "first_chunk_ms_median": round(statistics.median(times) * 1000, 1),
                               "first_chunk_ms_min": round(min(times) * 1000, 1),
                               "runs": args.runs}))
