@@ -14,6 +14,7 @@ mod history;
 mod markdown;
 mod prompt;
 mod run;
+mod stop;
 mod terminal;
 mod trust;
 mod ui;

@@ -16,12 +16,12 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 use ratatui::{Terminal, TerminalOptions, Viewport};
-use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use crate::adapter::Link;
 use crate::app::{App, Effect};
 use crate::error::TuiError;
+use crate::stop::Stop;
 use crate::terminal::{self, TerminalGuard};
 use crate::view::{Notice, SessionInfo, UiEvent};
 use crate::{trust, ui};
@@ -120,8 +120,7 @@ async fn event_loop(
     cwd: PathBuf,
     first_prompt: String,
 ) -> Result<(), TuiError> {
-    let mut hangup = signal(SignalKind::hangup())?;
-    let mut terminate = signal(SignalKind::terminate())?;
+    let mut stop = Stop::new()?;
     let mut tick = tokio::time::interval(Duration::from_millis(200));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let (shell_tx, mut shell_rx) = mpsc::channel::<(String, String)>(8);
@@ -163,8 +162,7 @@ async fn event_loop(
             }
             Some((command, output)) = shell_rx.recv() => app.shell_done(command, output),
             _ = tick.tick(), if app.busy() => {}
-            _ = hangup.recv() => return Ok(()),
-            _ = terminate.recv() => return Ok(()),
+            () = stop.recv() => return Ok(()),
         }
     }
 }

@@ -43,6 +43,7 @@ impl Owner {
     }
 
     /// The owner a directory name records; `None` for any other name.
+    #[cfg(any(target_os = "linux", test))]
     fn parse(name: &str) -> Option<Owner> {
         let mut parts = name.strip_prefix(PREFIX)?.splitn(4, '-');
         let owner = Owner {
@@ -56,6 +57,7 @@ impl Owner {
 
     /// Dead for certain: no process has its pid, or the one that has it started at
     /// another time (the pid was reused). Unreadable means alive.
+    #[cfg(any(target_os = "linux", test))]
     fn is_dead(&self) -> bool {
         match start_time(self.pid) {
             Ok(None) => true,

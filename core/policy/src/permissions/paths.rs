@@ -10,7 +10,6 @@
 //! (`OsStr`) throughout.
 
 use std::ffi::OsString;
-use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Component, Path, PathBuf};
 
 /// Symlinks followed in one resolution before it stops, as the kernel's `ELOOP` (40).
@@ -90,13 +89,13 @@ fn walk(abs: &Path) -> (Vec<PathBuf>, PathBuf) {
     // Components still to resolve, the next one last.
     let mut todo: Vec<OsString> = Vec::new();
     push_components(&mut todo, abs);
-    let mut cur = PathBuf::from("/");
+    let mut cur = root_of(abs);
     let mut hops = Vec::new();
     let mut links = 0usize;
     // Once a component is missing (or a link cannot be followed) the rest is lexical.
     let mut on_disk = true;
     while let Some(name) = todo.pop() {
-        match name.as_bytes() {
+        match name.as_encoded_bytes() {
             b"" | b"." => continue,
             // `cur` is real while `on_disk`, so its parent is where the kernel's `..` goes.
             b".." => {
@@ -123,7 +122,7 @@ fn walk(abs: &Path) -> (Vec<PathBuf>, PathBuf) {
                     }
                 };
                 if target.is_absolute() {
-                    cur = PathBuf::from("/");
+                    cur = root_of(&target);
                 }
                 push_components(&mut todo, &target);
                 let mut hop = cur.clone();
@@ -138,6 +137,20 @@ fn walk(abs: &Path) -> (Vec<PathBuf>, PathBuf) {
         }
     }
     (hops, cur)
+}
+
+/// Where an absolute path starts: `/`, or on Windows its drive or share and root
+/// (`C:\`, `\\server\share\`), which the walk must keep rather than climb to `/`.
+fn root_of(path: &Path) -> PathBuf {
+    let root: PathBuf = path
+        .components()
+        .take_while(|c| matches!(c, Component::Prefix(_) | Component::RootDir))
+        .collect();
+    if root.as_os_str().is_empty() {
+        PathBuf::from("/")
+    } else {
+        root
+    }
 }
 
 /// Pushes `path`'s components so that its first is popped first.
@@ -257,5 +270,15 @@ mod tests {
         symlink(&odd, root.join("l")).unwrap();
         let a = Aliases::resolve(Path::new("l/f"), &root);
         assert_eq!(a.real, odd.join("f"));
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn a_drive_or_share_is_kept_as_the_root() {
+        assert_eq!(root_of(Path::new(r"D:\x\y")), PathBuf::from(r"D:\"));
+        assert_eq!(
+            root_of(Path::new(r"\\srv\share\x")),
+            PathBuf::from(r"\\srv\share\")
+        );
     }
 }

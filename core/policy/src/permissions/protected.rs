@@ -13,7 +13,6 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Component, Path, PathBuf};
 
 use dcl_sandbox::protected as names;
@@ -28,7 +27,8 @@ const DIRS: &[&[&str]] = &[names::DIRS, names::ASK_DIRS, &[".git"]];
 const FILES: &[&[&str]] = &[names::FILES, names::ASK_FILES];
 
 fn is_any(name: &OsStr, lists: &[&[&str]]) -> bool {
-    let bytes = name.as_bytes();
+    // Names compared are ASCII: the platform's encoded bytes (WTF-8 on Windows) suffice.
+    let bytes = name.as_encoded_bytes();
     lists
         .iter()
         .flat_map(|l| l.iter())
