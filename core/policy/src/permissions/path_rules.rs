@@ -16,6 +16,11 @@ use super::paths::Aliases;
 /// Characters that start a glob in a rule's content.
 const GLOB_META: &[char] = &['*', '?', '[', '{'];
 
+/// Where names differ by case only on the user's screen: Windows' and macOS's default file
+/// systems open `SECRET/k` for `secret/k`, so a deny or ask rule must bind it. Allow rules
+/// stay exact (the stricter reading).
+const FOLDS_CASE: bool = cfg!(any(windows, target_os = "macos"));
+
 /// What follows the anchor.
 #[derive(Debug, Clone)]
 enum Tail {
@@ -23,7 +28,8 @@ enum Tail {
     Exact,
     /// `dir/**`-style: the anchor and everything below it.
     Below,
-    Glob(GlobMatcher),
+    /// The glob as written, and (where the file system folds case) folded for the deny side.
+    Glob(GlobMatcher, Option<GlobMatcher>),
     /// A glob globset cannot read: binds everything below the anchor for deny and ask
     /// rules, nothing for allow rules.
     Unreadable,
@@ -45,9 +51,20 @@ impl PathPattern {
     /// `content` as the rule wrote it; relative rules start at `cwd`, `~/` at `home`,
     /// `/x` and `//x` (the reference's spelling) at the root.
     pub(crate) fn parse(content: &str, cwd: &Path, home: Option<&Path>) -> PathPattern {
+        // Windows rules may be written with backslashes; globs there never escape with one.
+        let content: std::borrow::Cow<'_, str> = if cfg!(windows) {
+            content.replace('\\', "/").into()
+        } else {
+            content.into()
+        };
+        let content = content.as_ref();
         let (base, rest): (PathBuf, &str) = match (content, home) {
             ("~", Some(h)) => (h.to_path_buf(), ""),
             (c, Some(h)) if c.starts_with("~/") => (h.to_path_buf(), &c[2..]),
+            (c, _) if cfg!(windows) && windows_drive(c).is_some() => {
+                let (drive, rest) = windows_drive(c).unwrap_or(('C', c));
+                (PathBuf::from(format!("{drive}:\\")), rest)
+            }
             (c, _) if c.starts_with('/') => (PathBuf::from("/"), c.trim_start_matches('/')),
             (c, _) => (cwd.to_path_buf(), c),
         };
@@ -68,8 +85,15 @@ impl PathPattern {
         } else if glob == "**" || glob == "**/*" {
             Tail::Below
         } else {
-            match GlobBuilder::new(&glob).literal_separator(true).build() {
-                Ok(g) => Tail::Glob(g.compile_matcher()),
+            let build = |fold: bool| {
+                GlobBuilder::new(&glob)
+                    .literal_separator(true)
+                    .case_insensitive(fold)
+                    .build()
+                    .map(|g| g.compile_matcher())
+            };
+            match build(false) {
+                Ok(exact) => Tail::Glob(exact, build(true).ok().filter(|_| FOLDS_CASE)),
                 Err(_) => Tail::Unreadable,
             }
         };
@@ -90,14 +114,27 @@ impl PathPattern {
         p: &Path,
         deny: bool,
     ) -> bool {
+        let fold = deny && FOLDS_CASE;
         anchors.any(|anchor| {
-            let Ok(rel) = p.strip_prefix(anchor) else {
+            let rel = if fold {
+                strip_prefix_folded(p, anchor)
+            } else {
+                p.strip_prefix(anchor).ok().map(Path::to_path_buf)
+            };
+            let Some(rel) = rel else {
                 return false;
             };
             match &self.tail {
                 Tail::Exact => rel.as_os_str().is_empty(),
                 Tail::Below => true,
-                Tail::Glob(g) => !rel.as_os_str().is_empty() && g.is_match(rel),
+                Tail::Glob(exact, folded) => {
+                    let g = if fold {
+                        folded.as_ref().unwrap_or(exact)
+                    } else {
+                        exact
+                    };
+                    !rel.as_os_str().is_empty() && g.is_match(&rel)
+                }
                 Tail::Unreadable => deny,
             }
         })
@@ -140,10 +177,73 @@ impl PathPattern {
     }
 }
 
+/// A rule's drive on Windows, in the reference's POSIX spelling (`//c/Users/…`, also
+/// `/c/…`) or the native one (`C:/Users/…`, backslashes already turned to `/`): the drive
+/// letter, upper-cased, and the rest after its root.
+fn windows_drive(content: &str) -> Option<(char, &str)> {
+    let bytes = content.as_bytes();
+    let (letter, rest) = match bytes {
+        [b'/', b'/', l, rest @ ..] | [b'/', l, rest @ ..] if l.is_ascii_alphabetic() => (*l, rest),
+        [l, b':', rest @ ..] if l.is_ascii_alphabetic() => (*l, rest),
+        _ => return None,
+    };
+    match rest {
+        [] => Some((char::from(letter.to_ascii_uppercase()), "")),
+        [b'/', ..] => Some((
+            char::from(letter.to_ascii_uppercase()),
+            content[content.len() - rest.len()..].trim_start_matches('/'),
+        )),
+        _ => None,
+    }
+}
+
+/// `p` below `anchor`, component names compared without ASCII case (see [`FOLDS_CASE`]).
+fn strip_prefix_folded(p: &Path, anchor: &Path) -> Option<PathBuf> {
+    let mut rest = p.components();
+    for want in anchor.components() {
+        let got = rest.next()?;
+        if !got
+            .as_os_str()
+            .as_encoded_bytes()
+            .eq_ignore_ascii_case(want.as_os_str().as_encoded_bytes())
+        {
+            return None;
+        }
+    }
+    Some(rest.as_path().to_path_buf())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
+
+    #[test]
+    fn windows_drives_in_both_spellings() {
+        assert_eq!(
+            windows_drive("//c/Users/me/.env"),
+            Some(('C', "Users/me/.env"))
+        );
+        assert_eq!(windows_drive("/d/**/.env"), Some(('D', "**/.env")));
+        assert_eq!(windows_drive("C:/Users/me"), Some(('C', "Users/me")));
+        assert_eq!(windows_drive("//c"), Some(('C', "")));
+        // Twins: a root folder with a longer name, a relative path, a glob.
+        assert_eq!(windows_drive("/cfg/app.ini"), None);
+        assert_eq!(windows_drive("src/a.rs"), None);
+        assert_eq!(windows_drive("**/.env"), None);
+    }
+
+    #[test]
+    fn folded_prefixes_ignore_ascii_case_only_by_component() {
+        let p = Path::new("/Work/Proj/SECRET/k.txt");
+        assert_eq!(
+            strip_prefix_folded(p, Path::new("/work/proj/secret")),
+            Some(PathBuf::from("k.txt"))
+        );
+        // Twins: a different folder, and a component that only starts the same.
+        assert_eq!(strip_prefix_folded(p, Path::new("/work/proj/public")), None);
+        assert_eq!(strip_prefix_folded(p, Path::new("/work/pro")), None);
+    }
 
     fn dir() -> (tempfile::TempDir, PathBuf) {
         let d = tempfile::tempdir().unwrap();
