@@ -66,7 +66,7 @@ impl Dialog {
     /// How many choices the dialog shows now.
     pub fn choices(&self) -> usize {
         match &self.ask.kind {
-            AskKind::Tool => 3,
+            AskKind::Tool | AskKind::McpServer { .. } => 3,
             AskKind::Plan(_) => 2,
             AskKind::Questions(qs) => qs
                 .get(self.answers.len())
@@ -103,6 +103,8 @@ pub struct App {
     pub info: SessionInfo,
     pub cost_usd: f64,
     pub tokens: u64,
+    /// The conversation's size as the model last counted it (its input tokens).
+    pub context_tokens: u64,
     pub busy_since: Option<Instant>,
     /// Characters streamed in this turn (the progress line's token estimate).
     pub streamed_chars: usize,
@@ -145,6 +147,7 @@ impl App {
             info,
             cost_usd: 0.0,
             tokens: 0,
+            context_tokens: 0,
             busy_since: None,
             streamed_chars: 0,
             dialog: None,
@@ -240,6 +243,8 @@ impl App {
                 self.interrupted = false;
             }
             UiEvent::ModeChanged(mode) => self.info.permission_mode = mode,
+            UiEvent::ModelChanged(model) => self.info.model = model,
+            UiEvent::Usage { input_tokens } => self.context_tokens = input_tokens,
             UiEvent::Notice(n) => {
                 self.end_stream();
                 self.cells.push(Cell::Notice(n));
@@ -526,8 +531,10 @@ impl App {
             KeyCode::Char(c @ '1'..='9') => Some(c as usize - '1' as usize).filter(|i| *i <= last),
             KeyCode::Esc => {
                 let id = d.ask.id.clone();
+                // A server's question belongs to no turn: nothing is interrupted.
+                let in_turn = !matches!(d.ask.kind, AskKind::McpServer { .. });
                 self.next_dialog();
-                self.interrupted = true;
+                self.interrupted |= in_turn;
                 return vec![Effect::Answer(id, PermissionAnswer::Deny(String::new()))];
             }
             _ => None,
@@ -557,6 +564,16 @@ impl App {
             }
             // A plan's choices are yes / no.
             AskKind::Plan(_) => Some(if choice == 0 { 0 } else { 2 }),
+            // A server's are this one / all of the project's / none: a "no" needs no words.
+            AskKind::McpServer { .. } => {
+                let answer = match choice {
+                    0 => PermissionAnswer::Allow,
+                    1 => PermissionAnswer::AllowAlways,
+                    _ => PermissionAnswer::Deny(String::new()),
+                };
+                self.next_dialog();
+                return vec![Effect::Answer(id, answer)];
+            }
             AskKind::Tool => Some(choice),
         };
         let answer = match choice {
@@ -611,13 +628,21 @@ impl App {
         let Some(p) = self.popup.take() else {
             return Vec::new();
         };
-        match p.items.get(p.selected) {
-            Some((uuid, prompt)) => vec![Effect::Rewind {
-                uuid: uuid.clone(),
-                prompt: prompt.clone(),
-            }],
-            None => Vec::new(),
+        let Some((uuid, prompt)) = p.items.get(p.selected) else {
+            return Vec::new();
+        };
+        // That prompt and the later ones leave the conversation; the prompt comes back
+        // into the input, to be changed and sent again.
+        if let Some(at) = self.prompts.iter().position(|(u, _)| u == uuid) {
+            let (_, text) = self.prompts.swap_remove(at);
+            self.prompts.truncate(at);
+            self.prompt.set_text(&text);
+            self.prompt.move_to_end();
         }
+        vec![Effect::Rewind {
+            uuid: uuid.clone(),
+            prompt: prompt.clone(),
+        }]
     }
 
     fn accept_popup(&mut self) {

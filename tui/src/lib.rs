@@ -1,6 +1,7 @@
-//! `dcl` in a terminal: the interactive mode. A front end on the bridge like the CLI's
-//! stdio loop: the session's output becomes [`view::UiEvent`]s (the `adapter`), the UI
-//! keeps its own state (`app`) and draws it inline under the terminal's scrollback.
+//! `dcl` in a terminal: the interactive mode. A front end on the bridge's typed event
+//! stream: the session's events become [`view::UiEvent`]s and the UI's answers become
+//! commands (the `adapter`), the UI keeps its own state (`app`) and draws it inline under
+//! the terminal's scrollback.
 
 mod adapter;
 mod app;
@@ -12,6 +13,7 @@ mod error;
 mod files;
 mod history;
 mod markdown;
+mod mcp_settings;
 mod prompt;
 mod run;
 mod terminal;
@@ -42,8 +44,9 @@ pub fn wanted(args: &Args) -> bool {
 /// or a session.
 #[doc(hidden)]
 pub mod testing {
-    pub use crate::adapter::Decoder;
+    pub use crate::adapter::{McpChoice, Projector};
     pub use crate::app::{App, Dialog, Effect, Popup, PopupKind};
     pub use crate::cells::{Cell, ToolCell, ToolResult};
+    pub use crate::mcp_settings::{Choice, record as record_mcp_choice};
     pub use crate::ui::{draw, transcript_lines};
 }

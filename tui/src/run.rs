@@ -89,7 +89,11 @@ pub fn run(args: &Args, opts: SessionOptions) -> Result<ExitCode, TuiError> {
             );
         }
     }
-    let mut link = Link::open(opts)?;
+    let local_settings = crate::mcp_settings::local_settings(
+        &cwd,
+        opts.dialect == dcl_bridge::options::Dialect::Qoder,
+    );
+    let mut link = Link::open(opts, local_settings)?;
     let mut app = App::new(cwd.clone(), home, dcl_home, info);
     app.info.session_id = link.session_id();
     if resumed {
@@ -178,14 +182,18 @@ fn perform(
 ) {
     let sent = match effect {
         Effect::Prompt { text, uuid } => link.prompt(&text, &uuid),
-        Effect::Rewind { uuid, prompt } => link.rewind(&uuid, &prompt),
+        Effect::Rewind { uuid, .. } => link.rewind(&uuid),
         Effect::Interrupt => {
             link.interrupt();
             Ok(())
         }
         Effect::SetMode(mode) => link.set_mode(&mode),
         Effect::SetModel(model) => link.set_model(&model),
-        Effect::Answer(id, answer) => link.answer(&id, &answer),
+        Effect::Answer(id, answer) => link.answer(&id, &answer).map(|said| {
+            if let Some(n) = said {
+                app.apply(UiEvent::Notice(n));
+            }
+        }),
         Effect::Shell(command) => {
             let tx = shell_tx.clone();
             let cwd = cwd.to_path_buf();

@@ -244,12 +244,39 @@ pub fn dialog_title(d: &Dialog) -> &'static str {
         AskKind::Tool => " Permission ",
         AskKind::Plan(_) => " Ready to code? ",
         AskKind::Questions(_) => " Question ",
+        AskKind::McpServer { .. } => " MCP server ",
     }
 }
 
 pub fn dialog_lines(d: &Dialog, width: u16) -> Vec<Line<'static>> {
     match &d.ask.kind {
         AskKind::Tool => tool_dialog(d, width),
+        AskKind::McpServer { server, command } => {
+            let mut lines = vec![Line::from(vec![
+                Span::raw("New MCP server found in .mcp.json: "),
+                Span::styled(server.clone(), Style::new().add_modifier(Modifier::BOLD)),
+            ])];
+            if !command.is_empty() {
+                lines.extend(wrap_text(command, DIM, width));
+            }
+            lines.push(Line::default());
+            lines.extend(wrap_text(
+                "MCP servers may run code and reach files and the network on this machine. Use it only if you trust this project.",
+                DIM,
+                width,
+            ));
+            lines.push(Line::default());
+            lines.extend(choice_lines(
+                &[
+                    "Use this MCP server".to_string(),
+                    "Use this and all future MCP servers in this project".to_string(),
+                    "Continue without using this MCP server".to_string(),
+                ],
+                d,
+                width,
+            ));
+            lines
+        }
         AskKind::Plan(plan) => {
             let mut lines = vec![Line::raw("Here is dcl's plan:"), Line::default()];
             lines.extend(markdown::render(plan, width));

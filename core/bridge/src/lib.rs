@@ -197,6 +197,12 @@ impl Bridge {
         self.session.transcript_path()
     }
 
+    /// The conversation so far as completed items: what a front end shows of a resumed
+    /// session before its first turn.
+    pub fn history(&self) -> Vec<events::AgentEvent> {
+        self.session.history()
+    }
+
     /// Hands one line to the session. A bad line is an error to the caller (and, when a
     /// `request_id` could be read, an `error` control response on the stream); the session
     /// keeps serving either way.

@@ -569,11 +569,101 @@ fn esc_esc_rewinds_a_file_to_before_an_earlier_prompt() {
     pty.send("\x1b");
     pty.wait_for("↶ please FAKE_WRITE a.txt");
     pty.send("\r");
-    pty.wait_for("Files rewound");
+    pty.wait_for("Rewound 1 file(s) and the conversation");
     assert_eq!(
         std::fs::read_to_string(d.project.join("a.txt")).expect("read"),
         "original\n"
     );
     pty.send("\x04");
     pty.wait_exit();
+}
+
+/// A stdio MCP server in POSIX sh: `planted.flag` marks that it was started; it offers one
+/// tool, `t`, that answers `pong`.
+const PLANTED_SERVER: &str = r#"touch planted.flag
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"sh","version":"1"}}}\n' "$id" ;;
+    *'"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}\n' "$id" ;;
+    *'"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"pong"}]}}\n' "$id" ;;
+  esac
+done"#;
+
+fn plant_server(d: &Dirs) {
+    let servers = serde_json::json!({"mcpServers": {"planted": {"command": "sh", "args": ["-c", PLANTED_SERVER]}}});
+    std::fs::write(d.project.join(".mcp.json"), servers.to_string()).expect("write");
+}
+
+fn local_settings(d: &Dirs) -> serde_json::Value {
+    let text = std::fs::read_to_string(d.project.join(".claude/settings.local.json"))
+        .expect("the answer is remembered in the project's local settings");
+    serde_json::from_str(&text).expect("json")
+}
+
+/// Calls the planted server's tool and returns the screen once the turn is over.
+fn call_planted_tool(pty: &Pty, n: usize) -> String {
+    pty.type_text("FAKE_TOOL mcp__planted__t {}");
+    pty.send("\r");
+    pty.wait_until("the tool call's end", |s| {
+        s.matches("Done. The tool result had").count() >= n
+    })
+}
+
+#[test]
+fn a_planted_mcp_server_is_asked_about_and_no_keeps_it_off_for_good() {
+    let d = dirs();
+    plant_server(&d);
+    let args = ["--allowedTools", "mcp__planted"];
+    let mut pty = Pty::start(&d, &args);
+    pty.wait_for("New MCP server found in .mcp.json: planted");
+    pty.send("3");
+    pty.wait_for("MCP server `planted` not started");
+    let s = call_planted_tool(&pty, 1);
+    assert!(s.contains("No such tool available"), "{s}");
+    assert!(!d.project.join("planted.flag").exists(), "the server ran");
+    pty.send("\x04");
+    pty.wait_exit();
+    assert_eq!(
+        local_settings(&d)["disabledMcpjsonServers"],
+        serde_json::json!(["planted"])
+    );
+    // The next start does not ask (its turn could not run while a question waits).
+    let mut again = Pty::start(&d, &args);
+    again.wait_for("shift+tab to cycle");
+    let s = call_planted_tool(&again, 1);
+    assert!(!s.contains("New MCP server"), "{s}");
+    assert!(s.contains("No such tool available"), "{s}");
+    assert!(!d.project.join("planted.flag").exists());
+    again.send("\x04");
+    again.wait_exit();
+}
+
+#[test]
+fn a_planted_mcp_server_approved_starts_and_is_not_asked_about_again() {
+    let d = dirs();
+    plant_server(&d);
+    let args = ["--allowedTools", "mcp__planted"];
+    let mut pty = Pty::start(&d, &args);
+    pty.wait_for("New MCP server found in .mcp.json: planted");
+    pty.send("1");
+    pty.wait_for("MCP server `planted` approved");
+    let s = call_planted_tool(&pty, 1);
+    assert!(s.contains("The tool result had 4 chars"), "pong: {s}");
+    assert!(d.project.join("planted.flag").exists());
+    pty.send("\x04");
+    pty.wait_exit();
+    assert_eq!(
+        local_settings(&d)["enabledMcpjsonServers"],
+        serde_json::json!(["planted"])
+    );
+    std::fs::remove_file(d.project.join("planted.flag")).expect("rm");
+    let mut again = Pty::start(&d, &args);
+    again.wait_for("shift+tab to cycle");
+    let s = call_planted_tool(&again, 1);
+    assert!(!s.contains("New MCP server"), "{s}");
+    assert!(s.contains("The tool result had 4 chars"), "{s}");
+    assert!(d.project.join("planted.flag").exists(), "started unasked");
+    again.send("\x04");
+    again.wait_exit();
 }

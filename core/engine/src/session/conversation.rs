@@ -253,6 +253,31 @@ impl Conversation {
         self.size.store(self.measure(), Ordering::Relaxed);
     }
 
+    /// Goes back to before the prompt `uuid` (a rewind): that prompt and everything after
+    /// it leave the history, and the next item continues the chain from the item before
+    /// it (the transcript keeps the old branch, off the current chain). Returns the uuids
+    /// removed; `None` when no prompt of this conversation has that uuid.
+    pub fn rewind_before(&mut self, uuid: &str) -> Option<Vec<String>> {
+        let at = self.prompt_index(uuid)?;
+        let removed = self.items.split_off(at);
+        self.size.store(self.measure(), Ordering::Relaxed);
+        Some(removed.into_iter().map(|i| i.uuid).collect())
+    }
+
+    /// Where the prompt `uuid` is in the history.
+    pub fn prompt_index(&self, uuid: &str) -> Option<usize> {
+        self.items.iter().position(|i| {
+            i.uuid == uuid
+                && matches!(
+                    i.entry,
+                    Entry::User {
+                        origin: UserOrigin::Prompt,
+                        ..
+                    }
+                )
+        })
+    }
+
     /// Forgets everything (`/clear`).
     pub fn clear(&mut self) {
         self.items.clear();
