@@ -543,7 +543,7 @@ fn a_failing_model_is_shown_and_the_next_prompt_works() {
 }
 
 #[test]
-fn esc_esc_rewinds_a_file_to_before_an_earlier_prompt() {
+fn esc_esc_rewinds_the_conversation_and_a_file_to_before_an_earlier_prompt() {
     let d = dirs();
     // File checkpoints live beside a Git work tree.
     let git = std::process::Command::new("git")
@@ -555,6 +555,9 @@ fn esc_esc_rewinds_a_file_to_before_an_earlier_prompt() {
     std::fs::write(d.project.join("a.txt"), "original\n").expect("write");
     let mut pty = Pty::start(&d, &[]);
     pty.wait_for("shift+tab to cycle");
+    pty.type_text("hello there");
+    pty.send("\r");
+    pty.wait_for("Hello from the fake model.");
     pty.type_text("please FAKE_WRITE a.txt");
     pty.send("\r");
     pty.wait_for("Do you want to proceed?");
@@ -573,6 +576,21 @@ fn esc_esc_rewinds_a_file_to_before_an_earlier_prompt() {
     assert_eq!(
         std::fs::read_to_string(d.project.join("a.txt")).expect("read"),
         "original\n"
+    );
+    // The rewound prompt is back in the input; the model no longer sees it.
+    pty.wait_for("> please FAKE_WRITE a.txt");
+    pty.send("\x03");
+    pty.type_text("now FAKE_HISTORY");
+    pty.send("\r");
+    let s = pty.wait_for("Prompts seen:");
+    let seen = s
+        .lines()
+        .find(|l| l.contains("Prompts seen:"))
+        .map(str::trim)
+        .unwrap_or_default();
+    assert_eq!(
+        seen, "● Prompts seen: hello there | now FAKE_HISTORY",
+        "{s}"
     );
     pty.send("\x04");
     pty.wait_exit();

@@ -410,6 +410,30 @@ mod tests {
     }
 
     #[test]
+    fn a_rewind_cuts_before_the_prompt_and_the_chain_goes_on_from_before_it() {
+        let mut c = Conversation::new();
+        let first = c.record(user("a", "p1")).uuid.clone();
+        let answer = c
+            .record(assistant(ContentBlock::text("x"), "p1"))
+            .uuid
+            .clone();
+        let second = c.record(user("b", "p2")).uuid.clone();
+        c.record(assistant(ContentBlock::text("y"), "p2"));
+        // Only a prompt's uuid is a place to go back to.
+        assert_eq!(c.rewind_before(&answer), None);
+        assert_eq!(c.rewind_before("nope"), None);
+        let removed = c.rewind_before(&second).unwrap();
+        assert_eq!(removed.len(), 2);
+        assert_eq!(removed[0], second);
+        assert_eq!(c.items().len(), 2);
+        let next = c.record(user("c", "p3")).clone();
+        assert_eq!(next.parent_uuid.as_deref(), Some(answer.as_str()));
+        assert_eq!(c.api_messages().len(), 3);
+        assert_eq!(c.rewind_before(&first).map(|r| r.len()), Some(3));
+        assert!(c.items().is_empty());
+    }
+
+    #[test]
     fn blocks_of_one_role_merge_into_one_api_message() {
         let mut c = Conversation::new();
         c.record(user("a", "p1"));
