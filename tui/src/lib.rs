@@ -14,6 +14,7 @@ mod files;
 mod history;
 mod markdown;
 mod mcp_settings;
+mod picker;
 mod prompt;
 mod run;
 mod terminal;
@@ -48,5 +49,6 @@ pub mod testing {
     pub use crate::app::{App, Dialog, Effect, Popup, PopupKind};
     pub use crate::cells::{Cell, ToolCell, ToolResult};
     pub use crate::mcp_settings::{Choice, record as record_mcp_choice};
+    pub use crate::picker::{Picked, Picker, draw as draw_picker};
     pub use crate::ui::{draw, transcript_lines};
 }

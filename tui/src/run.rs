@@ -22,6 +22,7 @@ use tokio::sync::mpsc;
 use crate::adapter::Link;
 use crate::app::{App, Effect};
 use crate::error::TuiError;
+use crate::picker::{self, Picked, Picker};
 use crate::terminal::{self, TerminalGuard};
 use crate::view::{Notice, SessionInfo, UiEvent};
 use crate::{trust, ui};
@@ -32,7 +33,7 @@ type Term = Terminal<CrosstermBackend<std::io::Stdout>>;
 const VIEWPORT_ROWS: u16 = 16;
 
 /// Runs the interactive mode until the user leaves or the session ends.
-pub fn run(args: &Args, opts: SessionOptions) -> Result<ExitCode, TuiError> {
+pub fn run(args: &Args, mut opts: SessionOptions) -> Result<ExitCode, TuiError> {
     let cwd = opts
         .cwd
         .clone()
@@ -88,6 +89,21 @@ pub fn run(args: &Args, opts: SessionOptions) -> Result<ExitCode, TuiError> {
                 record.display()
             );
         }
+    }
+    // `--resume` without an id: the user picks one of this directory's sessions.
+    if opts.resume.as_deref() == Some("") {
+        match rt.block_on(pick_session(&mut term, &mut keys, &opts))? {
+            Some(id) => opts.resume = Some(id),
+            None => {
+                let _ = term.clear();
+                drop(guard);
+                eprintln!(
+                    "dcl: no session was resumed (none is saved for this directory, or none was chosen)"
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+        }
+        let _ = term.clear();
     }
     let local_settings = crate::mcp_settings::local_settings(
         &cwd,
@@ -321,6 +337,35 @@ async fn ask_trust(
             },
             Some(Ok(_)) => {}
             Some(Err(_)) | None => return Ok(false),
+        }
+    }
+}
+
+/// The session `--resume` without an id opens, chosen from this directory's; `None` when
+/// there is none or the user cancelled.
+async fn pick_session(
+    term: &mut Term,
+    keys: &mut EventStream,
+    opts: &SessionOptions,
+) -> Result<Option<String>, TuiError> {
+    let sessions = dcl_bridge::saved_sessions(opts)?;
+    if sessions.is_empty() {
+        return Ok(None);
+    }
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let mut picker = Picker::new(sessions, now_ms);
+    loop {
+        term.draw(|f| picker::draw(f, &picker))?;
+        match keys.next().await {
+            Some(Ok(Event::Key(k))) => match picker.key(k) {
+                Some(Picked::Open(id)) => return Ok(Some(id)),
+                Some(Picked::Cancelled) => return Ok(None),
+                None => {}
+            },
+            Some(Ok(_)) => {}
+            Some(Err(_)) | None => return Ok(None),
         }
     }
 }

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use dcl_engine::Session;
-pub use dcl_engine::{Output, SessionOptions, Streams};
+pub use dcl_engine::{Output, SavedSession, SessionOptions, Streams};
 
 /// The options vocabulary front ends open sessions with, and the `initialize` fields a front
 /// end may fold into them before opening (`--await-initialize`): front ends reach the
@@ -170,6 +170,12 @@ pub struct Bridge {
 pub fn open(options_json: &str) -> Result<Bridge, BridgeError> {
     let options = SessionOptions::from_json(options_json)?;
     open_with(options)
+}
+
+/// The sessions `--resume` can reopen in the working directory of `options`, newest
+/// first: what a resume picker lists.
+pub fn saved_sessions(options: &SessionOptions) -> Result<Vec<SavedSession>, BridgeError> {
+    Ok(dcl_engine::saved_sessions(options)?)
 }
 
 /// Opens a session from already-typed options.

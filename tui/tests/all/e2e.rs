@@ -685,3 +685,28 @@ fn a_planted_mcp_server_approved_starts_and_is_not_asked_about_again() {
     again.send("\x04");
     again.wait_exit();
 }
+
+#[test]
+fn resume_without_an_id_picks_a_session_by_search_and_shows_its_history() {
+    let d = dirs();
+    for prompt in ["first please FAKE_THINK", "second hello there"] {
+        let mut pty = Pty::start(&d, &[prompt]);
+        pty.wait_until("the answer", |s| {
+            s.contains("Thought about it.") || s.contains("Hello from the fake model.")
+        });
+        pty.send("\x04");
+        pty.wait_exit();
+    }
+    let mut pty = Pty::start(&d, &["--resume"]);
+    let s = pty.wait_for("Resume a session");
+    pty.wait_for("second hello there");
+    assert!(s.contains("first please FAKE_THINK"), "{s}");
+    pty.type_text("first");
+    pty.wait_until("the search narrowed", |s| !s.contains("second hello there"));
+    pty.send("\r");
+    let s = pty.wait_for("Thought about it.");
+    assert!(s.contains("> first please FAKE_THINK"), "{s}");
+    assert!(!s.contains("second hello there"), "{s}");
+    pty.send("\x04");
+    pty.wait_exit();
+}

@@ -255,3 +255,83 @@ fn plan_and_question_dialogs() {
         assert!(a.dialog.is_none());
     }
 }
+
+#[test]
+fn mcp_server_dialog() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for size in SIZES {
+        let mut a = app(dir.path());
+        a.apply(UiEvent::Permission(PermissionAsk {
+            id: "r7".into(),
+            tool: "planted".into(),
+            summary: "python3 server.py".into(),
+            rule: None,
+            diff: None,
+            kind: AskKind::McpServer {
+                server: "planted".into(),
+                command: "python3 server.py".into(),
+            },
+        }));
+        a.key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE));
+        insta::assert_snapshot!(name("mcp_server", size), live(&a, size));
+        // "Use all of this project's servers" answers yes, remembered for all.
+        let effects = a.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+        assert_eq!(
+            effects,
+            [Effect::Answer("r7".into(), PermissionAnswer::AllowAlways)]
+        );
+        assert!(a.dialog.is_none());
+    }
+}
+
+fn saved(id: &str, prompt: &str, minutes_ago: i64, bytes: u64) -> dcl_bridge::SavedSession {
+    dcl_bridge::SavedSession {
+        session_id: id.into(),
+        first_prompt: Some(prompt.into()),
+        summary: prompt.into(),
+        last_modified_ms: NOW_MS - minutes_ago * 60_000,
+        file_size: bytes,
+    }
+}
+
+const NOW_MS: i64 = 1_800_000_000_000;
+
+fn picker_screen(p: &dcl_tui::testing::Picker, (w, h): (u16, u16)) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
+    t.draw(|f| dcl_tui::testing::draw_picker(f, p))
+        .expect("draws");
+    t.backend().to_string()
+}
+
+#[test]
+fn resume_picker_lists_and_searches() {
+    use dcl_tui::testing::{Picked, Picker};
+    for size in SIZES {
+        let mut p = Picker::new(
+            vec![
+                saved("s-3", "fix the flaky login test", 3, 812),
+                saved("s-2", "explain the build scripts", 150, 48_300),
+                saved(
+                    "s-1",
+                    "add a --verbose flag to the parser",
+                    4 * 1440,
+                    2_400_000,
+                ),
+            ],
+            NOW_MS,
+        );
+        insta::assert_snapshot!(name("picker", size), picker_screen(&p, size));
+        for c in "bild".chars() {
+            p.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+        }
+        insta::assert_snapshot!(name("picker_search", size), picker_screen(&p, size));
+        assert_eq!(
+            p.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
+            Some(Picked::Open("s-2".into()))
+        );
+        assert_eq!(
+            p.key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)),
+            Some(Picked::Cancelled)
+        );
+    }
+}

@@ -48,6 +48,7 @@ use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 
 use crate::options::{OptionsError, SessionOptions};
+pub use build::{SavedSession, saved_sessions};
 pub use emit::{Emitter, Outbound, Outbox, Streams};
 use services::SessionCore;
 
