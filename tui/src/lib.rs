@@ -11,6 +11,7 @@ mod commands;
 mod diff;
 mod error;
 mod files;
+mod highlight;
 mod history;
 mod markdown;
 mod mcp_settings;
@@ -48,6 +49,7 @@ pub mod testing {
     pub use crate::adapter::{McpChoice, Projector};
     pub use crate::app::{App, Dialog, Effect, Popup, PopupKind};
     pub use crate::cells::{Cell, ToolCell, ToolResult};
+    pub use crate::markdown::render as render_markdown;
     pub use crate::mcp_settings::{Choice, record as record_mcp_choice};
     pub use crate::picker::{Picked, Picker, draw as draw_picker};
     pub use crate::ui::{draw, transcript_lines};

@@ -335,3 +335,29 @@ fn resume_picker_lists_and_searches() {
         );
     }
 }
+
+/// Lines with each coloured span marked `Colour«text»`, so a snapshot shows the colours.
+fn coloured(lines: &[ratatui::text::Line]) -> String {
+    lines
+        .iter()
+        .map(|l| {
+            l.spans
+                .iter()
+                .map(|s| match s.style.fg {
+                    Some(c) => format!("{c:?}«{}»", s.content),
+                    None => s.content.to_string(),
+                })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn code_blocks_are_syntax_coloured() {
+    let answer = "Two snippets:\n\n```rust\n// add one\nfn add(x: u32) -> Option<u32> {\n    let s = \"a \\\"b\\\"\"; /* multi\n line */ Some(x + 1)\n}\n```\n\n```python\ndef f(n):\n    return None if n == 0 else 'x'  # done\n```\n\n```text\nfn is not coloured here\n```\n";
+    for (w, _) in SIZES {
+        let lines = dcl_tui::testing::render_markdown(answer, w);
+        insta::assert_snapshot!(format!("highlight_{w}"), coloured(&lines));
+    }
+}
