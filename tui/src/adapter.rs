@@ -130,11 +130,15 @@ impl Projector {
                 self.open.remove(&request_id);
                 vec![UiEvent::PermissionWithdrawn(request_id)]
             }
-            AgentEvent::Usage { usage, .. } => vec![UiEvent::Usage {
-                input_tokens: usage.input_tokens
-                    + usage.cache_read_input_tokens
-                    + usage.cache_creation_input_tokens,
+            AgentEvent::ContextUsage {
+                used_tokens,
+                context_window,
+            } => vec![UiEvent::Context {
+                used_tokens,
+                window: context_window,
             }],
+            // The turn's end carries its totals.
+            AgentEvent::Usage { .. } => Vec::new(),
             AgentEvent::Notice { level, message } => vec![UiEvent::Notice(Notice {
                 level: match level {
                     dcl_bridge::events::NoticeLevel::Info => NoticeLevel::Info,

@@ -103,8 +103,8 @@ pub struct App {
     pub info: SessionInfo,
     pub cost_usd: f64,
     pub tokens: u64,
-    /// The conversation's size as the model last counted it (its input tokens).
-    pub context_tokens: u64,
+    /// How full the model's context is: (tokens used, the context window), once known.
+    pub context: Option<(u64, u64)>,
     pub busy_since: Option<Instant>,
     /// Characters streamed in this turn (the progress line's token estimate).
     pub streamed_chars: usize,
@@ -147,7 +147,7 @@ impl App {
             info,
             cost_usd: 0.0,
             tokens: 0,
-            context_tokens: 0,
+            context: None,
             busy_since: None,
             streamed_chars: 0,
             dialog: None,
@@ -198,7 +198,15 @@ impl App {
             UiEvent::UserPrompt(t) => self.cells.push(Cell::User(t)),
             UiEvent::ToolStarted(call) => {
                 self.end_stream();
-                self.cells.push(Cell::Tool(ToolCell { call, result: None }));
+                let (at, depth) = self.nest_position(&call);
+                self.cells.insert(
+                    at,
+                    Cell::Tool(ToolCell {
+                        call,
+                        result: None,
+                        depth,
+                    }),
+                );
             }
             UiEvent::ToolFinished {
                 id,
@@ -244,13 +252,39 @@ impl App {
             }
             UiEvent::ModeChanged(mode) => self.info.permission_mode = mode,
             UiEvent::ModelChanged(model) => self.info.model = model,
-            UiEvent::Usage { input_tokens } => self.context_tokens = input_tokens,
+            UiEvent::Context {
+                used_tokens,
+                window,
+            } => self.context = Some((used_tokens, window)),
             UiEvent::Notice(n) => {
                 self.end_stream();
                 self.cells.push(Cell::Notice(n));
             }
             UiEvent::Ended => self.exit = true,
         }
+    }
+
+    /// Where a call goes and how deep: a subagent's call right under its `Task` call's
+    /// earlier ones (its parent still runs, so it is on the live area), one level deeper.
+    fn nest_position(&self, call: &crate::view::ToolCall) -> (usize, usize) {
+        let end = self.cells.len();
+        let Some(parent) = &call.parent else {
+            return (end, 0);
+        };
+        let found = (self.flushed..end)
+            .rev()
+            .find_map(|i| match &self.cells[i] {
+                Cell::Tool(t) if &t.call.id == parent => Some((i, t.depth)),
+                _ => None,
+            });
+        let Some((at, depth)) = found else {
+            return (end, 1);
+        };
+        let mut after = at + 1;
+        while after < end && matches!(&self.cells[after], Cell::Tool(t) if t.depth > depth) {
+            after += 1;
+        }
+        (after, depth + 1)
     }
 
     fn stream_in(&mut self, thinking: bool, text: &str) {

@@ -168,13 +168,32 @@ pub fn status_line(app: &App) -> Line<'static> {
         mode_span,
         Span::styled(" (shift+tab to cycle)", DIM),
         Span::styled(
-            format!(
-                "  ·  {model}  ·  ${:.4}  ·  {} tokens used",
-                app.cost_usd, app.tokens
-            ),
+            format!(" · {model}{} · ${:.4}", context(app), app.cost_usd),
             DIM,
         ),
     ])
+}
+
+/// " · context 5% of 200k", once a turn has said how full the context is.
+fn context(app: &App) -> String {
+    match app.context {
+        Some((used, window)) if window > 0 => format!(
+            " · context {}% of {}",
+            (used * 100).div_ceil(window).min(100),
+            short(window)
+        ),
+        _ => String::new(),
+    }
+}
+
+/// 812, 9.2k, 200k, 1.0M.
+fn short(n: u64) -> String {
+    match n {
+        n if n < 1000 => n.to_string(),
+        n if n < 10_000 => format!("{:.1}k", n as f64 / 1000.0),
+        n if n < 1_000_000 => format!("{}k", n / 1000),
+        n => format!("{:.1}M", n as f64 / 1_000_000.0),
+    }
 }
 
 fn progress_line(app: &App, secs: u64) -> Line<'static> {

@@ -28,10 +28,10 @@ pub enum UiEvent {
     TurnEnded(TurnEnd),
     ModeChanged(String),
     ModelChanged(String),
-    /// A model call's input as the model counted it: how much of its context window the
-    /// conversation fills now.
-    Usage {
-        input_tokens: u64,
+    /// How full the model's context is (after a turn).
+    Context {
+        used_tokens: u64,
+        window: u64,
     },
     Notice(Notice),
     /// The session has ended; nothing more will come.

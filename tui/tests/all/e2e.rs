@@ -227,6 +227,8 @@ fn a_prompt_streams_its_answer_and_ctrl_d_leaves_cooked_mode() {
     pty.type_text("hello there");
     pty.send("\r");
     pty.wait_for("Hello from the fake model.");
+    // After the turn the status line says how full the context is.
+    pty.wait_for("% of 200k");
     pty.send("\x04");
     let status = pty.wait_exit();
     assert!(status.success(), "{status:?}");

@@ -140,6 +140,7 @@ fn edit_cell() -> Cell {
             }),
             parent: None,
         },
+        depth: 0,
         result: Some(ToolResult {
             is_error: false,
             output: "The file src/lib.rs has been updated.".into(),
@@ -163,6 +164,7 @@ fn bash_cell() -> Cell {
             diff: None,
             parent: None,
         },
+        depth: 0,
         result: Some(ToolResult {
             is_error: false,
             output: "Cargo.toml\nREADME.md\nsrc\ntests".into(),
@@ -359,5 +361,49 @@ fn code_blocks_are_syntax_coloured() {
     for (w, _) in SIZES {
         let lines = dcl_tui::testing::render_markdown(answer, w);
         insta::assert_snapshot!(format!("highlight_{w}"), coloured(&lines));
+    }
+}
+
+fn started(id: &str, name: &str, summary: &str, parent: Option<&str>) -> UiEvent {
+    UiEvent::ToolStarted(ToolCall {
+        id: id.into(),
+        name: name.into(),
+        summary: summary.into(),
+        diff: None,
+        parent: parent.map(str::to_string),
+    })
+}
+
+fn finished(id: &str, output: &str) -> UiEvent {
+    UiEvent::ToolFinished {
+        id: id.into(),
+        is_error: false,
+        output: output.into(),
+    }
+}
+
+#[test]
+fn a_subagents_calls_are_nested_under_its_task_and_the_context_shows() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for size in SIZES {
+        let mut a = app(dir.path());
+        a.apply(UiEvent::Requesting);
+        a.apply(started("task", "Task", "Find the tests", None));
+        a.apply(started("sub1", "Glob", "**/*_test.rs", Some("task")));
+        // A main-thread call in parallel, then the subagent's next call: it still goes
+        // under its Task, above the main-thread call.
+        a.apply(started("main", "Bash", "cargo build", None));
+        a.apply(started("sub2", "Read", "tests/a_test.rs", Some("task")));
+        a.apply(finished("sub1", "tests/a_test.rs"));
+        a.apply(finished("sub2", "fn a() {}"));
+        a.apply(UiEvent::Context {
+            used_tokens: 9_191,
+            window: 200_000,
+        });
+        insta::assert_snapshot!(name("nested_running", size), live(&a, size));
+        a.apply(finished("task", "Found 1 test file."));
+        a.apply(finished("main", "ok"));
+        let cells = a.take_finished().to_vec();
+        insta::assert_snapshot!(name("nested_done", size), history(&cells, false, size));
     }
 }
