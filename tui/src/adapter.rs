@@ -47,6 +47,9 @@ pub struct McpChoice {
 #[derive(Debug, Default)]
 pub struct Projector {
     open: HashMap<String, Open>,
+    /// A subagent's text and thinking items: its deltas name no scope, so they are told
+    /// apart by id (they stay inside its call).
+    subagent_text: HashSet<String>,
     /// Text and thinking items that arrived as deltas: their completion repeats the text,
     /// which is not shown again.
     streamed: HashSet<String>,
@@ -89,12 +92,20 @@ impl Projector {
                     &call,
                     item.parent_tool_call_id,
                 ))],
+                ItemBody::AgentText { .. } | ItemBody::Thinking { .. }
+                    if item.parent_tool_call_id.is_some() =>
+                {
+                    self.subagent_text.insert(item.id);
+                    Vec::new()
+                }
                 _ => Vec::new(),
             },
             // A subagent's own text stays inside its call; its tool calls are shown.
-            AgentEvent::ItemDelta { .. } | AgentEvent::ItemCompleted { .. }
-                if is_subagent_text(&event) =>
-            {
+            AgentEvent::ItemDelta { ref item_id, .. } if self.subagent_text.contains(item_id) => {
+                Vec::new()
+            }
+            AgentEvent::ItemCompleted { ref item } if is_subagent_text(item) => {
+                self.subagent_text.remove(&item.id);
                 Vec::new()
             }
             AgentEvent::ItemDelta { item_id, delta } => match delta {
@@ -149,6 +160,7 @@ impl Projector {
             })],
             AgentEvent::TurnEnded(end) => {
                 self.streamed.clear();
+                self.subagent_text.clear();
                 let error = (end.stop_reason == StopReason::Error).then(|| {
                     if end.errors.is_empty() {
                         end.result
@@ -398,19 +410,12 @@ fn deny(text: &str) -> PermissionDecision {
 }
 
 /// A subagent's text and thinking (its tool calls are shown, nested under its call).
-fn is_subagent_text(event: &AgentEvent) -> bool {
-    match event {
-        AgentEvent::ItemCompleted { item } => {
-            item.parent_tool_call_id.is_some()
-                && matches!(
-                    item.body,
-                    ItemBody::AgentText { .. } | ItemBody::Thinking { .. }
-                )
-        }
-        // Deltas name no scope; the engine sends a subagent's only when asked
-        // (`forwardSubagentText`), which this terminal does not ask.
-        _ => false,
-    }
+fn is_subagent_text(item: &dcl_bridge::events::Item) -> bool {
+    item.parent_tool_call_id.is_some()
+        && matches!(
+            item.body,
+            ItemBody::AgentText { .. } | ItemBody::Thinking { .. }
+        )
 }
 
 /// The questions of an `AskUserQuestion` call.

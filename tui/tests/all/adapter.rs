@@ -133,7 +133,8 @@ fn an_unstreamed_text_a_failed_call_a_cancelled_and_a_failed_turn() {
         &p.event(turn_end(StopReason::Error, vec!["fake: prompt is invalid".into()]))[..],
         [UiEvent::TurnEnded(e)] if e.error.as_deref() == Some("fake: prompt is invalid")
     ));
-    // A subagent's text stays inside its call; its tool calls are shown, nested.
+    // A subagent's text stays inside its call, deltas too (they name no scope); its tool
+    // calls are shown, nested.
     let sub_text = Item::new(
         "s/0",
         ItemBody::AgentText {
@@ -141,6 +142,19 @@ fn an_unstreamed_text_a_failed_call_a_cancelled_and_a_failed_turn() {
         },
     )
     .within(Some("task1".into()));
+    assert!(
+        p.event(AgentEvent::ItemStarted {
+            item: sub_text.clone()
+        })
+        .is_empty()
+    );
+    let delta = AgentEvent::ItemDelta {
+        item_id: "s/0".into(),
+        delta: ItemDelta::Text {
+            text: "inner".into(),
+        },
+    };
+    assert!(p.event(delta).is_empty());
     assert!(
         p.event(AgentEvent::ItemCompleted { item: sub_text })
             .is_empty()

@@ -712,3 +712,33 @@ fn resume_without_an_id_picks_a_session_by_search_and_shows_its_history() {
     pty.send("\x04");
     pty.wait_exit();
 }
+
+#[test]
+fn a_subagents_tool_call_is_shown_nested_under_its_agent_call() {
+    let d = dirs();
+    let mut pty = Pty::start_sized(&d, &["--allowedTools", "Agent,Bash"], 60, 100);
+    pty.wait_for("shift+tab to cycle");
+    pty.type_text(
+        r#"FAKE_TOOL Agent {"description": "Say hi", "prompt": "please FAKE_BASH", "subagent_type": "general-purpose"}"#,
+    );
+    pty.send("\r");
+    let s = pty.wait_until("the turn's end", |s| {
+        s.contains("Done. The tool result") && s.contains("Bash(echo hi)")
+    });
+    let lines: Vec<&str> = s.lines().collect();
+    let agent = lines
+        .iter()
+        .position(|l| l.contains("Agent(Say hi)"))
+        .unwrap_or_else(|| panic!("{s}"));
+    let bash = lines
+        .iter()
+        .position(|l| l.contains("Bash(echo hi)"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(bash > agent, "{s}");
+    assert!(lines[bash].starts_with("  ● Bash"), "nested: {s}");
+    assert!(lines[agent].starts_with("● Agent"), "{s}");
+    // The subagent's own words stay inside its call.
+    assert!(!s.contains("I'll run it."), "{s}");
+    pty.send("\x04");
+    pty.wait_exit();
+}
