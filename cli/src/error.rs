@@ -18,6 +18,10 @@ pub enum CliError {
         "no prompt: use `dcl -p \"<prompt>\"` or `--input-format stream-json` (the interactive mode needs a terminal on both stdin and stdout)"
     )]
     NoPrompt,
+    #[error(
+        "--resume needs a session id here: the picker of saved sessions is the interactive mode's (a terminal on stdin and stdout, no -p)"
+    )]
+    ResumeWithoutId,
     #[error("{0}")]
     Tui(dcl_tui::TuiError),
     #[error("cannot read the prompt from stdin: {0}")]

@@ -140,6 +140,9 @@ fn run(args: Args) -> Result<ExitCode, CliError> {
     if !stream_input && dcl_tui::wanted(&args) {
         return dcl_tui::run(&args, opts).map_err(CliError::Tui);
     }
+    if opts.resume.as_deref() == Some("") {
+        return Err(CliError::ResumeWithoutId);
+    }
     if stream_input {
         stdio_loop::run(opts)
     } else {

@@ -1,10 +1,15 @@
-//! The one place that knows the session's wire format: it turns the bridge's stream-json
-//! lines into [`UiEvent`]s and the UI's requests into lines. When the engine's typed event
-//! stream lands in the bridge, this module is what gets replaced.
+//! The UI as a projection of the engine's typed event stream: [`AgentEvent`]s become the
+//! UI's own [`UiEvent`]s, and the UI's answers and requests become [`SessionCommand`]s.
+//! No wire format is read here: the session is opened for events only.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use dcl_bridge::{Bridge, SessionOptions};
+use dcl_bridge::events::{
+    AgentEvent, ContentBlock, HostRequest, ItemBody, ItemDelta, PermissionDecision,
+    PermissionRequest, SessionCommand, StopReason, ToolStatus,
+};
+use dcl_bridge::{Bridge, SessionOptions, Streams};
+use futures::FutureExt;
 use serde_json::{Value, json};
 
 use crate::error::TuiError;
@@ -13,176 +18,246 @@ use crate::view::{
     SessionInfo, ToolCall, TurnEnd, UiEvent,
 };
 
-/// What an open permission question needs to be answered on the wire.
+/// The request subtype the engine asks a project's `.mcp.json` servers' approval with.
+const MCP_APPROVAL: &str = "mcp_server_approval";
+
+/// What an open question needs to be answered.
 #[derive(Debug, Clone)]
-struct AskWire {
-    input: Value,
-    /// The `addRules` suggestion "don't ask again" sends back.
-    always: Value,
+enum Open {
+    /// A tool call: its input and the rule "don't ask again" adds.
+    Permission {
+        input: Value,
+        always: Value,
+    },
+    Question,
+    McpApproval {
+        server: String,
+    },
 }
 
-/// A control request the UI made itself, waiting for its answer.
-#[derive(Debug, Clone)]
-enum OwnRequest {
-    SetMode(String),
-    SetModel,
-    /// Files rewound to before this prompt.
-    Rewind(String),
+/// What the user decided about a project MCP server, to be remembered in the settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpChoice {
+    pub server: String,
+    pub choice: crate::mcp_settings::Choice,
 }
 
-/// Turns outbound lines into UI events. Pure: no I/O, so it is tested on lines alone.
+/// Turns events into UI events and answers into commands. Pure: no I/O, so it is tested
+/// on events alone.
 #[derive(Debug, Default)]
-pub struct Decoder {
-    asks: HashMap<String, AskWire>,
-    own: HashMap<String, OwnRequest>,
-    /// Whether the current message's text arrived as deltas (then the full message
-    /// repeats it and is not shown again).
-    streamed: bool,
-    /// Answers owed to requests this terminal cannot serve: refused at once, so the
-    /// session never waits for its host timeout (a project MCP server then stays off).
-    refusals: Vec<String>,
+pub struct Projector {
+    open: HashMap<String, Open>,
+    /// A subagent's text and thinking items: its deltas name no scope, so they are told
+    /// apart by id (they stay inside its call).
+    subagent_text: HashSet<String>,
+    /// Text and thinking items that arrived as deltas: their completion repeats the text,
+    /// which is not shown again.
+    streamed: HashSet<String>,
+    /// Answers owed to requests this terminal cannot serve: sent at once, so the session
+    /// never waits for its host timeout.
+    refusals: Vec<SessionCommand>,
 }
 
-impl Decoder {
-    /// The error answers owed to requests this terminal cannot serve, to send now.
-    pub fn take_refusals(&mut self) -> Vec<String> {
+impl Projector {
+    /// The answers owed to requests this terminal cannot serve, to send now.
+    pub fn take_refusals(&mut self) -> Vec<SessionCommand> {
         std::mem::take(&mut self.refusals)
     }
 
-    pub fn decode(&mut self, line: &str) -> Vec<UiEvent> {
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
-            return vec![UiEvent::Notice(Notice::warning(format!(
-                "unreadable session line: {}",
-                truncate(line, 80)
-            )))];
-        };
-        let subagent = v
-            .get("parent_tool_use_id")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        match str_at(&v, "type") {
-            "system" => self.system(&v),
-            "stream_event" if subagent.is_none() => self.stream_event(&v["event"]),
-            "assistant" => self.assistant(&v["message"], subagent),
-            "user" => tool_results(&v["message"]),
-            "result" => vec![UiEvent::TurnEnded(turn_end(&v))],
-            "control_request" => self.control_request(&v),
-            "control_response" => self.control_response(&v["response"]),
-            "control_cancel_request" => {
-                let id = str_at(&v, "request_id").to_string();
-                self.asks.remove(&id);
-                vec![UiEvent::PermissionWithdrawn(id)]
-            }
-            _ => Vec::new(),
-        }
-    }
-
-    fn system(&mut self, v: &Value) -> Vec<UiEvent> {
-        match str_at(v, "subtype") {
-            "init" => vec![UiEvent::SessionInfo(SessionInfo {
-                session_id: str_at(v, "session_id").to_string(),
-                model: str_at(v, "model").to_string(),
-                permission_mode: str_at(v, "permissionMode").to_string(),
-                slash_commands: v["slash_commands"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_string)
-                            .collect()
-                    })
-                    .unwrap_or_default(),
+    pub fn event(&mut self, event: AgentEvent) -> Vec<UiEvent> {
+        match event {
+            AgentEvent::SessionStarted(info) => vec![UiEvent::SessionInfo(SessionInfo {
+                session_id: info.session_id,
+                model: info.model,
+                permission_mode: info.permission_mode,
+                slash_commands: info.slash_commands,
             })],
-            "status" if str_at(v, "status") == "requesting" => vec![UiEvent::Requesting],
-            "status" => match v.get("permissionMode").and_then(Value::as_str) {
-                Some(mode) => vec![UiEvent::ModeChanged(mode.to_string())],
-                None => Vec::new(),
-            },
-            "informational" => {
-                let level = match str_at(v, "level") {
-                    "warning" => NoticeLevel::Warning,
-                    "error" => NoticeLevel::Error,
-                    _ => NoticeLevel::Info,
-                };
-                vec![UiEvent::Notice(Notice {
-                    level,
-                    text: str_at(v, "content").to_string(),
-                })]
+            AgentEvent::SessionConfigured {
+                model,
+                permission_mode,
+            } => {
+                let mut out = Vec::new();
+                if let Some(m) = model {
+                    out.push(UiEvent::ModelChanged(m));
+                }
+                if let Some(m) = permission_mode {
+                    out.push(UiEvent::ModeChanged(m));
+                }
+                out
             }
-            "permission_denied" => vec![UiEvent::Notice(Notice::warning(format!(
-                "{} denied: {}",
-                str_at(v, "tool_name"),
-                str_at(v, "message")
-            )))],
-            _ => Vec::new(),
-        }
-    }
-
-    fn stream_event(&mut self, e: &Value) -> Vec<UiEvent> {
-        match str_at(e, "type") {
-            "message_start" => {
-                self.streamed = false;
+            AgentEvent::TurnStarted { .. } => vec![UiEvent::Requesting],
+            AgentEvent::ItemStarted { item } => match item.body {
+                ItemBody::ToolCall(call) => vec![UiEvent::ToolStarted(tool_call(
+                    &item.id,
+                    &call,
+                    item.parent_tool_call_id,
+                ))],
+                ItemBody::AgentText { .. } | ItemBody::Thinking { .. }
+                    if item.parent_tool_call_id.is_some() =>
+                {
+                    self.subagent_text.insert(item.id);
+                    Vec::new()
+                }
+                _ => Vec::new(),
+            },
+            // A subagent's own text stays inside its call; its tool calls are shown.
+            AgentEvent::ItemDelta { ref item_id, .. } if self.subagent_text.contains(item_id) => {
                 Vec::new()
             }
-            "content_block_delta" => {
-                let d = &e["delta"];
-                match str_at(d, "type") {
-                    "text_delta" => {
-                        self.streamed = true;
-                        vec![UiEvent::TextDelta(str_at(d, "text").to_string())]
+            AgentEvent::ItemCompleted { ref item } if is_subagent_text(item) => {
+                self.subagent_text.remove(&item.id);
+                Vec::new()
+            }
+            AgentEvent::ItemDelta { item_id, delta } => match delta {
+                ItemDelta::Text { text } => {
+                    self.streamed.insert(item_id);
+                    vec![UiEvent::TextDelta(text)]
+                }
+                ItemDelta::Thinking { text } => {
+                    self.streamed.insert(item_id);
+                    vec![UiEvent::ThinkingDelta(text)]
+                }
+                _ => Vec::new(),
+            },
+            AgentEvent::ItemCompleted { item } => {
+                let streamed = self.streamed.remove(&item.id);
+                match item.body {
+                    ItemBody::AgentText { .. } | ItemBody::Thinking { .. } if streamed => {
+                        vec![UiEvent::BlockEnded]
                     }
-                    "thinking_delta" => {
-                        self.streamed = true;
-                        vec![UiEvent::ThinkingDelta(str_at(d, "thinking").to_string())]
-                    }
-                    _ => Vec::new(),
+                    ItemBody::AgentText { text } => vec![UiEvent::AssistantText(text)],
+                    ItemBody::Thinking { .. } => Vec::new(),
+                    ItemBody::ToolCall(call) => vec![UiEvent::ToolFinished {
+                        id: item.id,
+                        is_error: call.status == ToolStatus::Failed,
+                        output: ContentBlock::joined_text(&call.content),
+                    }],
+                    // The terminal shows its own prompts as they are sent.
+                    ItemBody::UserMessage { .. } | ItemBody::HookRun(_) => Vec::new(),
                 }
             }
-            "content_block_stop" => vec![UiEvent::BlockEnded],
-            _ => Vec::new(),
+            AgentEvent::Request(request) => self.request(request),
+            AgentEvent::RequestWithdrawn { request_id } => {
+                self.open.remove(&request_id);
+                vec![UiEvent::PermissionWithdrawn(request_id)]
+            }
+            AgentEvent::ContextUsage {
+                used_tokens,
+                context_window,
+            } => vec![UiEvent::Context {
+                used_tokens,
+                window: context_window,
+            }],
+            // The turn's end carries its totals.
+            AgentEvent::Usage { .. } => Vec::new(),
+            AgentEvent::Notice { level, message } => vec![UiEvent::Notice(Notice {
+                level: match level {
+                    dcl_bridge::events::NoticeLevel::Info => NoticeLevel::Info,
+                    dcl_bridge::events::NoticeLevel::Warning => NoticeLevel::Warning,
+                    dcl_bridge::events::NoticeLevel::Error => NoticeLevel::Error,
+                },
+                text: message,
+            })],
+            AgentEvent::TurnEnded(end) => {
+                self.streamed.clear();
+                self.subagent_text.clear();
+                let error = (end.stop_reason == StopReason::Error).then(|| {
+                    if end.errors.is_empty() {
+                        end.result
+                            .clone()
+                            .unwrap_or_else(|| "the turn failed".into())
+                    } else {
+                        end.errors.join("; ")
+                    }
+                });
+                vec![UiEvent::TurnEnded(TurnEnd {
+                    input_tokens: end.usage.input_tokens,
+                    output_tokens: end.usage.output_tokens,
+                    cost_usd: end.total_cost_usd,
+                    duration_ms: end.duration_ms,
+                    interrupted: end.stop_reason == StopReason::Cancelled,
+                    error,
+                })]
+            }
+            AgentEvent::SessionEnded => vec![UiEvent::Ended],
+            AgentEvent::PlanUpdated { .. } => Vec::new(),
         }
     }
 
-    fn assistant(&mut self, m: &Value, parent: Option<String>) -> Vec<UiEvent> {
-        let mut out = Vec::new();
-        for block in m["content"].as_array().into_iter().flatten() {
-            match str_at(block, "type") {
-                "text" if !self.streamed && parent.is_none() => {
-                    out.push(UiEvent::AssistantText(str_at(block, "text").to_string()))
-                }
-                "tool_use" => out.push(UiEvent::ToolStarted(tool_call(block, parent.clone()))),
-                _ => {}
+    fn request(&mut self, request: HostRequest) -> Vec<UiEvent> {
+        match request {
+            HostRequest::Permission(p) => vec![self.permission(p)],
+            HostRequest::Question {
+                request_id,
+                questions,
+                ..
+            } => {
+                self.open.insert(request_id.clone(), Open::Question);
+                vec![UiEvent::Permission(PermissionAsk {
+                    id: request_id,
+                    tool: "AskUserQuestion".into(),
+                    summary: String::new(),
+                    rule: None,
+                    diff: None,
+                    kind: AskKind::Questions(questions_of(&questions)),
+                })]
+            }
+            HostRequest::Other {
+                request_id,
+                subtype,
+                request,
+            } if subtype == MCP_APPROVAL => {
+                let server = str_at(&request, "server_name").to_string();
+                self.open.insert(
+                    request_id.clone(),
+                    Open::McpApproval {
+                        server: server.clone(),
+                    },
+                );
+                let command = first_line(&server_command(&request["config"]), 200);
+                vec![UiEvent::Permission(PermissionAsk {
+                    id: request_id,
+                    tool: server.clone(),
+                    summary: command.clone(),
+                    rule: None,
+                    diff: None,
+                    kind: AskKind::McpServer { server, command },
+                })]
+            }
+            HostRequest::Elicitation {
+                request_id, server, ..
+            } => {
+                self.refusals.push(SessionCommand::AnswerElicitation {
+                    request_id,
+                    action: dcl_bridge::events::ElicitationAction::Decline,
+                    content: None,
+                });
+                vec![UiEvent::Notice(Notice::warning(format!(
+                    "the MCP server `{server}` asked for input, which this terminal does not \
+                     answer yet: declined"
+                )))]
+            }
+            HostRequest::HookCallback { request_id, .. }
+            | HostRequest::Other { request_id, .. } => {
+                self.refusals.push(SessionCommand::Answer {
+                    request_id,
+                    result: Value::Null,
+                    error: Some("the terminal does not serve this request".into()),
+                });
+                vec![UiEvent::Notice(Notice::warning(
+                    "the session asked something this terminal does not answer: refused",
+                ))]
             }
         }
-        out
     }
 
-    fn control_request(&mut self, v: &Value) -> Vec<UiEvent> {
-        let id = str_at(v, "request_id").to_string();
-        let r = &v["request"];
-        if str_at(r, "subtype") != "can_use_tool" {
-            let subtype = str_at(r, "subtype");
-            self.refusals.push(
-                json!({"type": "control_response", "response": {
-                    "subtype": "error", "request_id": id,
-                    "error": format!("the terminal does not serve {subtype} requests")}})
-                .to_string(),
-            );
-            let what = if subtype == "mcp_server_approval" {
-                format!(
-                    "the project's MCP server `{}` was not started: approve it with \
-                     `enabledMcpjsonServers` in your settings",
-                    str_at(r, "server_name")
-                )
-            } else {
-                format!("the session asked `{subtype}`, which this terminal does not answer")
-            };
-            return vec![UiEvent::Notice(Notice::warning(what))];
-        }
-        let tool = str_at(r, "tool_name").to_string();
-        let input = r["input"].clone();
-        let suggested = r["permission_suggestions"]
-            .as_array()
+    fn permission(&mut self, p: PermissionRequest) -> UiEvent {
+        let tool = p.tool_call.name.clone();
+        let input = p.tool_call.raw_input.clone();
+        let suggested = p
+            .suggestions
+            .as_ref()
+            .and_then(Value::as_array)
             .into_iter()
             .flatten()
             .find(|s| str_at(s, "type") == "addRules")
@@ -200,223 +275,182 @@ impl Decoder {
                 None => name.to_string(),
             }
         });
-        let call = tool_call(
-            &json!({"id": r["tool_use_id"], "name": tool, "input": input}),
-            None,
-        );
-        let kind = ask_kind(&tool, &input);
-        self.asks.insert(id.clone(), AskWire { input, always });
-        vec![UiEvent::Permission(PermissionAsk {
-            id,
+        let call = tool_call(&p.tool_call_id, &p.tool_call, None);
+        let kind = match tool.as_str() {
+            "ExitPlanMode" => AskKind::Plan(str_at(&input, "plan").to_string()),
+            _ => AskKind::Tool,
+        };
+        self.open
+            .insert(p.request_id.clone(), Open::Permission { input, always });
+        UiEvent::Permission(PermissionAsk {
+            id: p.request_id,
             tool,
             summary: call.summary,
             rule,
             diff: call.diff,
             kind,
-        })]
+        })
     }
 
-    fn control_response(&mut self, r: &Value) -> Vec<UiEvent> {
-        let id = str_at(r, "request_id");
-        let Some(own) = self.own.remove(id) else {
-            return Vec::new();
-        };
-        if str_at(r, "subtype") == "error" {
-            return vec![UiEvent::Notice(Notice::error(
-                str_at(r, "error").to_string(),
-            ))];
-        }
-        match own {
-            OwnRequest::SetMode(mode) => vec![UiEvent::ModeChanged(mode)],
-            OwnRequest::SetModel => Vec::new(),
-            OwnRequest::Rewind(prompt) => vec![UiEvent::Notice(Notice::info(format!(
-                "Files rewound to before “{prompt}” (the conversation itself is not rewound in this terminal yet)"
-            )))],
-        }
-    }
-
-    /// A transcript line (a resumed session's history): the same message shapes, no
-    /// streaming, prompts shown as prompts.
-    pub fn history(&mut self, line: &str) -> Vec<UiEvent> {
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
-            return Vec::new();
-        };
-        if v["isSidechain"].as_bool() == Some(true) || v["isMeta"].as_bool() == Some(true) {
-            return Vec::new();
-        }
-        match str_at(&v, "type") {
-            "assistant" => {
-                self.streamed = false;
-                self.assistant(&v["message"], None)
+    /// A resumed session's earlier conversation: its prompts shown as prompts.
+    pub fn history(&mut self, events: Vec<AgentEvent>) -> Vec<UiEvent> {
+        let mut out = Vec::new();
+        for e in events {
+            match e {
+                AgentEvent::ItemCompleted { item } => match item.body {
+                    ItemBody::UserMessage { content } if item.parent_tool_call_id.is_none() => {
+                        out.push(UiEvent::UserPrompt(ContentBlock::joined_text(&content)))
+                    }
+                    body => out.extend(self.event(AgentEvent::ItemCompleted {
+                        item: dcl_bridge::events::Item { body, ..item },
+                    })),
+                },
+                other => out.extend(self.event(other)),
             }
-            "user" => match &v["message"]["content"] {
-                Value::String(text) => vec![UiEvent::UserPrompt(text.clone())],
-                Value::Array(blocks) if blocks.iter().all(|b| str_at(b, "type") == "text") => {
-                    vec![UiEvent::UserPrompt(content_text(&v["message"]["content"]))]
-                }
-                _ => tool_results(&v["message"]),
+        }
+        out
+    }
+
+    /// The command answering question `id`, and what to remember of it; `None` when no
+    /// such question is open.
+    pub fn answer(
+        &mut self,
+        id: &str,
+        answer: &PermissionAnswer,
+    ) -> Option<(SessionCommand, Option<McpChoice>)> {
+        use crate::mcp_settings::Choice;
+        let open = self.open.remove(id)?;
+        let request_id = id.to_string();
+        let command = match (open, answer) {
+            (Open::McpApproval { server }, answer) => {
+                let choice = match answer {
+                    PermissionAnswer::Allow => Choice::Enable,
+                    PermissionAnswer::AllowAlways => Choice::EnableAll,
+                    _ => Choice::Disable,
+                };
+                let command = SessionCommand::Answer {
+                    request_id,
+                    result: json!({"approved": choice != Choice::Disable}),
+                    error: None,
+                };
+                return Some((command, Some(McpChoice { server, choice })));
+            }
+            (Open::Question, PermissionAnswer::Answers(pairs)) => SessionCommand::AnswerQuestion {
+                request_id,
+                answers: pairs.iter().cloned().collect::<BTreeMap<_, _>>(),
             },
-            _ => Vec::new(),
-        }
-    }
-
-    /// The line answering permission question `id`; `None` when no such question is open.
-    pub fn answer_line(&mut self, id: &str, answer: &PermissionAnswer) -> Option<String> {
-        let ask = self.asks.remove(id)?;
-        let response = match answer {
-            PermissionAnswer::Answers(pairs) => {
-                let mut input = ask.input;
-                let answers: serde_json::Map<String, Value> = pairs
-                    .iter()
-                    .map(|(q, a)| (q.clone(), Value::String(a.clone())))
-                    .collect();
-                if let Some(o) = input.as_object_mut() {
-                    o.insert("answers".into(), Value::Object(answers));
-                }
-                json!({"behavior": "allow", "updatedInput": input})
+            (Open::Permission { input, .. }, PermissionAnswer::Allow) => {
+                allow(request_id, input, None)
             }
-            PermissionAnswer::Allow => json!({"behavior": "allow", "updatedInput": ask.input}),
-            PermissionAnswer::AllowAlways => json!({
-                "behavior": "allow",
-                "updatedInput": ask.input,
-                "updatedPermissions": [ask.always],
-            }),
-            // A plain "no" stops the turn so the user can say what to do instead; with
-            // instructions the model reads them and goes on.
-            PermissionAnswer::Deny(text) if text.trim().is_empty() => json!({
-                "behavior": "deny",
-                "message": "The user doesn't want to proceed with this tool use. The tool use was rejected.",
-                "interrupt": true,
-            }),
-            PermissionAnswer::Deny(text) => json!({
-                "behavior": "deny",
-                "message": format!("The user doesn't want to proceed with this tool use. The user said: {text}"),
-            }),
+            (Open::Permission { input, always }, PermissionAnswer::AllowAlways) => {
+                allow(request_id, input, Some(Value::Array(vec![always])))
+            }
+            (_, PermissionAnswer::Deny(text)) => SessionCommand::AnswerPermission {
+                request_id,
+                decision: deny(text),
+            },
+            // A question answered as a tool call, or the reverse: the UI's mistake; the
+            // request is refused rather than answered with something it did not ask.
+            (Open::Question, _) | (Open::Permission { .. }, PermissionAnswer::Answers(_)) => {
+                SessionCommand::AnswerPermission {
+                    request_id,
+                    decision: deny(""),
+                }
+            }
         };
-        Some(
-            json!({"type": "control_response", "response": {
-                "subtype": "success", "request_id": id, "response": response}})
-            .to_string(),
-        )
-    }
-
-    /// The line asking the session to put files back as they were before prompt `uuid`.
-    pub fn rewind_line(&mut self, request_id: String, uuid: &str, prompt: &str) -> String {
-        self.own
-            .insert(request_id.clone(), OwnRequest::Rewind(truncate(prompt, 40)));
-        json!({"type": "control_request", "request_id": request_id,
-               "request": {"subtype": "rewind_files", "user_message_id": uuid}})
-        .to_string()
-    }
-
-    /// The line asking the session to use another model.
-    pub fn set_model_line(&mut self, request_id: String, model: &str) -> String {
-        self.own.insert(request_id.clone(), OwnRequest::SetModel);
-        json!({"type": "control_request", "request_id": request_id,
-               "request": {"subtype": "set_model", "model": model}})
-        .to_string()
-    }
-
-    /// The line asking the session to change its permission mode.
-    pub fn set_mode_line(&mut self, request_id: String, mode: &str) -> String {
-        self.own
-            .insert(request_id.clone(), OwnRequest::SetMode(mode.to_string()));
-        json!({"type": "control_request", "request_id": request_id,
-               "request": {"subtype": "set_permission_mode", "mode": mode}})
-        .to_string()
+        Some((command, None))
     }
 }
 
-/// A user message line; `uuid` names the prompt (file checkpoints are taken per prompt).
-pub fn prompt_line(text: &str, uuid: &str) -> String {
-    json!({"type": "user", "message": {"role": "user", "content": text},
-           "parent_tool_use_id": null, "session_id": "", "uuid": uuid})
-    .to_string()
-}
-
-/// A plan to approve and the model's questions get dialogs of their own.
-fn ask_kind(tool: &str, input: &Value) -> AskKind {
-    match tool {
-        "ExitPlanMode" => AskKind::Plan(str_at(input, "plan").to_string()),
-        "AskUserQuestion" => AskKind::Questions(
-            input["questions"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|q| Question {
-                    header: str_at(q, "header").to_string(),
-                    question: str_at(q, "question").to_string(),
-                    options: q["options"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .map(|o| {
-                            (
-                                str_at(o, "label").to_string(),
-                                str_at(o, "description").to_string(),
-                            )
-                        })
-                        .collect(),
-                })
-                .collect(),
-        ),
-        _ => AskKind::Tool,
-    }
-}
-
-fn tool_results(m: &Value) -> Vec<UiEvent> {
-    m["content"]
+/// How a server is run (its command line, or its URL), for the user to judge.
+fn server_command(config: &Value) -> String {
+    let args = config["args"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|b| str_at(b, "type") == "tool_result")
-        .map(|b| UiEvent::ToolFinished {
-            id: str_at(b, "tool_use_id").to_string(),
-            is_error: b["is_error"].as_bool().unwrap_or(false),
-            output: content_text(&b["content"]),
+        .filter_map(Value::as_str);
+    match (str_at(config, "command"), str_at(config, "url")) {
+        ("", "") => String::new(),
+        ("", url) => url.to_string(),
+        (command, _) => std::iter::once(command)
+            .chain(args)
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+fn allow(request_id: String, input: Value, rules: Option<Value>) -> SessionCommand {
+    SessionCommand::AnswerPermission {
+        request_id,
+        decision: PermissionDecision::Allow {
+            updated_input: Some(input),
+            updated_permissions: rules,
+        },
+    }
+}
+
+/// A plain "no" stops the turn so the user can say what to do instead; with
+/// instructions the model reads them and goes on.
+fn deny(text: &str) -> PermissionDecision {
+    if text.trim().is_empty() {
+        PermissionDecision::Deny {
+            message:
+                "The user doesn't want to proceed with this tool use. The tool use was rejected."
+                    .into(),
+            interrupt: true,
+        }
+    } else {
+        PermissionDecision::Deny {
+            message: format!(
+                "The user doesn't want to proceed with this tool use. The user said: {text}"
+            ),
+            interrupt: false,
+        }
+    }
+}
+
+/// A subagent's text and thinking (its tool calls are shown, nested under its call).
+fn is_subagent_text(item: &dcl_bridge::events::Item) -> bool {
+    item.parent_tool_call_id.is_some()
+        && matches!(
+            item.body,
+            ItemBody::AgentText { .. } | ItemBody::Thinking { .. }
+        )
+}
+
+/// The questions of an `AskUserQuestion` call.
+fn questions_of(questions: &Value) -> Vec<Question> {
+    questions
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|q| Question {
+            header: str_at(q, "header").to_string(),
+            question: str_at(q, "question").to_string(),
+            options: q["options"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|o| {
+                    (
+                        str_at(o, "label").to_string(),
+                        str_at(o, "description").to_string(),
+                    )
+                })
+                .collect(),
         })
         .collect()
 }
 
-fn turn_end(v: &Value) -> TurnEnd {
-    let usage = &v["usage"];
-    let error = v["is_error"].as_bool().unwrap_or(false).then(|| {
-        let errors: Vec<&str> = v["errors"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
-        if errors.is_empty() {
-            v["result"]
-                .as_str()
-                .unwrap_or("the turn failed")
-                .to_string()
-        } else {
-            errors.join("; ")
-        }
-    });
-    TurnEnd {
-        input_tokens: usage["input_tokens"].as_u64().unwrap_or(0),
-        output_tokens: usage["output_tokens"].as_u64().unwrap_or(0),
-        cost_usd: v["total_cost_usd"].as_f64().unwrap_or(0.0),
-        duration_ms: v["duration_ms"].as_u64().unwrap_or(0),
-        interrupted: str_at(v, "stop_reason") == "interrupted"
-            || error.as_deref().is_some_and(|e| e.contains("nterrupt")),
-        error,
-    }
-}
-
 /// One line describing a call: the argument a person recognises it by.
-fn tool_call(block: &Value, parent: Option<String>) -> ToolCall {
-    let name = str_at(block, "name").to_string();
-    let input = &block["input"];
+fn tool_call(id: &str, call: &dcl_bridge::events::ToolCall, parent: Option<String>) -> ToolCall {
+    let input = &call.raw_input;
     let pick = |keys: &[&str]| {
         keys.iter()
             .find_map(|k| input.get(*k).and_then(Value::as_str))
             .map(str::to_string)
     };
-    let summary = match name.as_str() {
+    let summary = match call.name.as_str() {
         "Bash" => pick(&["command"]),
         "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => {
             pick(&["file_path", "notebook_path"])
@@ -424,40 +458,38 @@ fn tool_call(block: &Value, parent: Option<String>) -> ToolCall {
         "Glob" | "Grep" => pick(&["pattern"]),
         "WebFetch" => pick(&["url"]),
         "WebSearch" => pick(&["query"]),
-        "Task" => pick(&["description"]),
+        "Task" | "Agent" => pick(&["description"]),
         _ => None,
     }
     .unwrap_or_else(|| match input {
         Value::Object(o) if o.is_empty() => String::new(),
+        Value::Null => String::new(),
         other => other.to_string(),
     });
-    let diff = file_change(&name, input);
     ToolCall {
-        id: str_at(block, "id").to_string(),
-        name,
+        id: id.to_string(),
+        name: call.name.clone(),
         summary: first_line(&summary, 200),
-        diff,
+        diff: file_change(call),
         parent,
     }
 }
 
 /// The change an edit or write makes. A write's "before" is the file as it is now: the
 /// call is shown before it runs.
-fn file_change(name: &str, input: &Value) -> Option<FileChange> {
-    let path = input.get("file_path").and_then(Value::as_str)?;
-    match name {
-        "Edit" => Some(FileChange {
-            path: path.to_string(),
-            before: str_at(input, "old_string").to_string(),
-            after: str_at(input, "new_string").to_string(),
-        }),
-        "Write" => Some(FileChange {
-            path: path.to_string(),
-            before: read_small_text(path),
-            after: str_at(input, "content").to_string(),
-        }),
-        _ => None,
+fn file_change(call: &dcl_bridge::events::ToolCall) -> Option<FileChange> {
+    if !matches!(call.name.as_str(), "Edit" | "Write") {
+        return None;
     }
+    let d = call.diff.first()?;
+    Some(FileChange {
+        path: d.path.clone(),
+        before: match &d.old_text {
+            Some(t) => t.clone(),
+            None => read_small_text(&d.path),
+        },
+        after: d.new_text.clone(),
+    })
 }
 
 /// A file's text when it is small and text; empty otherwise (a new file, a binary).
@@ -465,18 +497,6 @@ fn read_small_text(path: &str) -> String {
     const LIMIT: u64 = 256 * 1024;
     match std::fs::metadata(path) {
         Ok(m) if m.len() <= LIMIT => std::fs::read_to_string(path).unwrap_or_default(),
-        _ => String::new(),
-    }
-}
-
-fn content_text(c: &Value) -> String {
-    match c {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
         _ => String::new(),
     }
 }
@@ -496,7 +516,7 @@ fn first_line(s: &str, max: usize) -> String {
     }
 }
 
-fn truncate(s: &str, max: usize) -> String {
+pub fn truncate(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_string(),
@@ -506,25 +526,32 @@ fn truncate(s: &str, max: usize) -> String {
 /// The session, seen through the view-model.
 pub struct Link {
     bridge: Bridge,
-    decoder: Decoder,
-    next_request: u64,
+    projector: Projector,
+    /// The project's local settings file, where MCP server approvals are remembered.
+    local_settings: std::path::PathBuf,
 }
 
+/// Events read per wake-up at most: a burst is drawn once, not once per event.
+const BATCH: usize = 256;
+
 impl Link {
-    /// Opens the session the terminal talks to: stream-json both ways, partial messages
-    /// on (the answer streams), questions asked of this terminal.
-    pub fn open(mut opts: SessionOptions) -> Result<Link, TuiError> {
+    /// Opens the session the terminal talks to: typed events out, commands in, questions
+    /// asked of this terminal.
+    pub fn open(
+        mut opts: SessionOptions,
+        local_settings: std::path::PathBuf,
+    ) -> Result<Link, TuiError> {
+        // A session asks its host only when it has one (stream-json's, or a front end on
+        // its events): no lines are written either way.
         opts.output_format = Some(dcl_bridge::options::OutputFormat::StreamJson);
         opts.non_interactive = false;
-        opts.include_partial_messages = true;
-        opts.legacy_events = Some(false);
         // Esc Esc puts files back as they were before an earlier prompt.
         opts.enable_file_checkpointing = true;
-        let bridge = dcl_bridge::open_with(opts)?;
+        let bridge = dcl_bridge::open_streams(opts, Streams::EVENTS)?;
         Ok(Link {
             bridge,
-            decoder: Decoder::default(),
-            next_request: 0,
+            projector: Projector::default(),
+            local_settings,
         })
     }
 
@@ -532,30 +559,30 @@ impl Link {
         self.bridge.session_id()
     }
 
-    /// The earlier conversation of a resumed session, from its transcript.
+    /// The earlier conversation of a resumed session.
     pub fn history(&mut self) -> Vec<UiEvent> {
-        let Some(path) = self.bridge.transcript_path() else {
-            return Vec::new();
-        };
-        match std::fs::read_to_string(&path) {
-            Ok(text) => text.lines().flat_map(|l| self.decoder.history(l)).collect(),
-            Err(e) => vec![UiEvent::Notice(Notice::warning(format!(
-                "cannot show the earlier conversation ({}): {e}",
-                path.display()
-            )))],
-        }
+        let events = self.bridge.history();
+        self.projector.history(events)
+    }
+
+    fn command(&self, command: SessionCommand) -> Result<(), TuiError> {
+        Ok(self.bridge.command(command)?)
     }
 
     pub fn prompt(&self, text: &str, uuid: &str) -> Result<(), TuiError> {
-        Ok(self.bridge.send(&prompt_line(text, uuid))?)
+        self.command(SessionCommand::Prompt {
+            content: vec![ContentBlock::text(text)],
+            id: Some(uuid.to_string()),
+        })
     }
 
-    pub fn rewind(&mut self, uuid: &str, prompt: &str) -> Result<(), TuiError> {
-        self.next_request += 1;
-        let line = self
-            .decoder
-            .rewind_line(format!("tui-{}", self.next_request), uuid, prompt);
-        Ok(self.bridge.send(&line)?)
+    /// The conversation and the files go back to before the prompt `uuid`.
+    pub fn rewind(&mut self, uuid: &str) -> Result<(), TuiError> {
+        self.command(SessionCommand::Rewind {
+            user_message_id: uuid.to_string(),
+            files_only: false,
+            dry_run: false,
+        })
     }
 
     pub fn interrupt(&self) {
@@ -563,38 +590,63 @@ impl Link {
     }
 
     pub fn set_mode(&mut self, mode: &str) -> Result<(), TuiError> {
-        self.next_request += 1;
-        let line = self
-            .decoder
-            .set_mode_line(format!("tui-{}", self.next_request), mode);
-        Ok(self.bridge.send(&line)?)
+        self.command(SessionCommand::SetMode {
+            mode: mode.to_string(),
+        })
     }
 
     pub fn set_model(&mut self, model: &str) -> Result<(), TuiError> {
-        self.next_request += 1;
-        let line = self
-            .decoder
-            .set_model_line(format!("tui-{}", self.next_request), model);
-        Ok(self.bridge.send(&line)?)
+        self.command(SessionCommand::SetModel {
+            model: Some(model.to_string()),
+        })
     }
 
-    pub fn answer(&mut self, id: &str, answer: &PermissionAnswer) -> Result<(), TuiError> {
-        match self.decoder.answer_line(id, answer) {
-            Some(line) => Ok(self.bridge.send(&line)?),
-            None => Ok(()),
-        }
+    /// Answers question `id`; an MCP server's approval is also remembered in the
+    /// project's local settings (the answer goes to the session either way; a failed
+    /// write is said, and the next start asks again).
+    pub fn answer(
+        &mut self,
+        id: &str,
+        answer: &PermissionAnswer,
+    ) -> Result<Option<Notice>, TuiError> {
+        let Some((command, remember)) = self.projector.answer(id, answer) else {
+            return Ok(None);
+        };
+        self.command(command)?;
+        let Some(m) = remember else {
+            return Ok(None);
+        };
+        Ok(Some(
+            match crate::mcp_settings::record(&self.local_settings, &m.server, m.choice) {
+                Ok(()) => Notice::info(m.choice.said(&m.server, &self.local_settings)),
+                Err(e) => Notice::warning(format!(
+                    "cannot remember the answer in {}: {e}",
+                    self.local_settings.display()
+                )),
+            },
+        ))
     }
 
-    /// The next events; `[UiEvent::Ended]` once the session is over. Cancel-safe.
+    /// The next events; `[UiEvent::Ended]` once the session is over. Cancel-safe: the
+    /// event stream loses nothing to a dropped wait.
     pub async fn next(&mut self) -> Vec<UiEvent> {
-        let lines = self.bridge.recv_batch(256).await;
-        if lines.is_empty() {
+        let Some(first) = self.bridge.recv_event().await else {
             return vec![UiEvent::Ended];
+        };
+        let mut events = self.projector.event(first);
+        for _ in 1..BATCH {
+            match self.bridge.recv_event().now_or_never() {
+                Some(Some(e)) => events.extend(self.projector.event(e)),
+                Some(None) => {
+                    events.push(UiEvent::Ended);
+                    break;
+                }
+                None => break,
+            }
         }
-        let events: Vec<UiEvent> = lines.iter().flat_map(|l| self.decoder.decode(l)).collect();
-        for refusal in self.decoder.take_refusals() {
-            // A send fails only once the session is gone, and then nobody waits for it.
-            let _ = self.bridge.send(&refusal);
+        for refusal in self.projector.take_refusals() {
+            // A command fails only once the session is gone, and then nobody waits for it.
+            let _ = self.bridge.command(refusal);
         }
         events
     }

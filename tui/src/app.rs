@@ -66,7 +66,7 @@ impl Dialog {
     /// How many choices the dialog shows now.
     pub fn choices(&self) -> usize {
         match &self.ask.kind {
-            AskKind::Tool => 3,
+            AskKind::Tool | AskKind::McpServer { .. } => 3,
             AskKind::Plan(_) => 2,
             AskKind::Questions(qs) => qs
                 .get(self.answers.len())
@@ -103,6 +103,8 @@ pub struct App {
     pub info: SessionInfo,
     pub cost_usd: f64,
     pub tokens: u64,
+    /// How full the model's context is: (tokens used, the context window), once known.
+    pub context: Option<(u64, u64)>,
     pub busy_since: Option<Instant>,
     /// Characters streamed in this turn (the progress line's token estimate).
     pub streamed_chars: usize,
@@ -145,6 +147,7 @@ impl App {
             info,
             cost_usd: 0.0,
             tokens: 0,
+            context: None,
             busy_since: None,
             streamed_chars: 0,
             dialog: None,
@@ -195,7 +198,15 @@ impl App {
             UiEvent::UserPrompt(t) => self.cells.push(Cell::User(t)),
             UiEvent::ToolStarted(call) => {
                 self.end_stream();
-                self.cells.push(Cell::Tool(ToolCell { call, result: None }));
+                let (at, depth) = self.nest_position(&call);
+                self.cells.insert(
+                    at,
+                    Cell::Tool(ToolCell {
+                        call,
+                        result: None,
+                        depth,
+                    }),
+                );
             }
             UiEvent::ToolFinished {
                 id,
@@ -240,12 +251,40 @@ impl App {
                 self.interrupted = false;
             }
             UiEvent::ModeChanged(mode) => self.info.permission_mode = mode,
+            UiEvent::ModelChanged(model) => self.info.model = model,
+            UiEvent::Context {
+                used_tokens,
+                window,
+            } => self.context = Some((used_tokens, window)),
             UiEvent::Notice(n) => {
                 self.end_stream();
                 self.cells.push(Cell::Notice(n));
             }
             UiEvent::Ended => self.exit = true,
         }
+    }
+
+    /// Where a call goes and how deep: a subagent's call right under its `Task` call's
+    /// earlier ones (its parent still runs, so it is on the live area), one level deeper.
+    fn nest_position(&self, call: &crate::view::ToolCall) -> (usize, usize) {
+        let end = self.cells.len();
+        let Some(parent) = &call.parent else {
+            return (end, 0);
+        };
+        let found = (self.flushed..end)
+            .rev()
+            .find_map(|i| match &self.cells[i] {
+                Cell::Tool(t) if &t.call.id == parent => Some((i, t.depth)),
+                _ => None,
+            });
+        let Some((at, depth)) = found else {
+            return (end, 1);
+        };
+        let mut after = at + 1;
+        while after < end && matches!(&self.cells[after], Cell::Tool(t) if t.depth > depth) {
+            after += 1;
+        }
+        (after, depth + 1)
     }
 
     fn stream_in(&mut self, thinking: bool, text: &str) {
@@ -526,8 +565,10 @@ impl App {
             KeyCode::Char(c @ '1'..='9') => Some(c as usize - '1' as usize).filter(|i| *i <= last),
             KeyCode::Esc => {
                 let id = d.ask.id.clone();
+                // A server's question belongs to no turn: nothing is interrupted.
+                let in_turn = !matches!(d.ask.kind, AskKind::McpServer { .. });
                 self.next_dialog();
-                self.interrupted = true;
+                self.interrupted |= in_turn;
                 return vec![Effect::Answer(id, PermissionAnswer::Deny(String::new()))];
             }
             _ => None,
@@ -557,6 +598,16 @@ impl App {
             }
             // A plan's choices are yes / no.
             AskKind::Plan(_) => Some(if choice == 0 { 0 } else { 2 }),
+            // A server's are this one / all of the project's / none: a "no" needs no words.
+            AskKind::McpServer { .. } => {
+                let answer = match choice {
+                    0 => PermissionAnswer::Allow,
+                    1 => PermissionAnswer::AllowAlways,
+                    _ => PermissionAnswer::Deny(String::new()),
+                };
+                self.next_dialog();
+                return vec![Effect::Answer(id, answer)];
+            }
             AskKind::Tool => Some(choice),
         };
         let answer = match choice {
@@ -611,13 +662,21 @@ impl App {
         let Some(p) = self.popup.take() else {
             return Vec::new();
         };
-        match p.items.get(p.selected) {
-            Some((uuid, prompt)) => vec![Effect::Rewind {
-                uuid: uuid.clone(),
-                prompt: prompt.clone(),
-            }],
-            None => Vec::new(),
+        let Some((uuid, prompt)) = p.items.get(p.selected) else {
+            return Vec::new();
+        };
+        // That prompt and the later ones leave the conversation; the prompt comes back
+        // into the input, to be changed and sent again.
+        if let Some(at) = self.prompts.iter().position(|(u, _)| u == uuid) {
+            let (_, text) = self.prompts.swap_remove(at);
+            self.prompts.truncate(at);
+            self.prompt.set_text(&text);
+            self.prompt.move_to_end();
         }
+        vec![Effect::Rewind {
+            uuid: uuid.clone(),
+            prompt: prompt.clone(),
+        }]
     }
 
     fn accept_popup(&mut self) {

@@ -26,6 +26,8 @@ pub enum Cell {
 pub struct ToolCell {
     pub call: ToolCall,
     pub result: Option<ToolResult>,
+    /// How deep it is nested: 0 on the main thread, 1 inside a subagent's call, …
+    pub depth: usize,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -124,9 +126,9 @@ fn tool_lines(t: &ToolCell, width: u16, expanded: bool) -> Vec<Line<'static>> {
         Some(r) if r.is_error => Span::styled("● ", Style::new().fg(Color::Red)),
         Some(_) => Span::styled("● ", Style::new().fg(Color::Green)),
     };
-    let nested = if t.call.parent.is_some() { "  " } else { "" };
+    let nested = "  ".repeat(t.depth);
     let mut head = vec![
-        Span::raw(nested),
+        Span::raw(nested.clone()),
         bullet,
         Span::styled(
             t.call.name.clone(),
@@ -156,12 +158,17 @@ fn tool_lines(t: &ToolCell, width: u16, expanded: bool) -> Vec<Line<'static>> {
     let count = text.lines().count();
     if expanded {
         let body: Vec<&str> = text.lines().take(EXPANDED_OUTPUT).collect();
+        let inner = width.saturating_sub(4 + 2 * t.depth as u16);
         for (i, l) in body.iter().enumerate() {
-            let p = if i == 0 { "  ⎿ " } else { "    " };
+            let p = format!("{nested}{}", if i == 0 { "  ⎿ " } else { "    " });
             out.extend(
-                wrap_line(Line::styled(l.to_string(), style), width.saturating_sub(4))
+                wrap_line(Line::styled(l.to_string(), style), inner)
                     .into_iter()
-                    .map(|l| prefix(p, l)),
+                    .map(|l| {
+                        let mut spans = vec![Span::styled(p.clone(), DIM)];
+                        spans.extend(l.spans);
+                        Line::from(spans)
+                    }),
             );
         }
         if count > EXPANDED_OUTPUT {

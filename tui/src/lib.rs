@@ -1,6 +1,7 @@
-//! `dcl` in a terminal: the interactive mode. A front end on the bridge like the CLI's
-//! stdio loop: the session's output becomes [`view::UiEvent`]s (the `adapter`), the UI
-//! keeps its own state (`app`) and draws it inline under the terminal's scrollback.
+//! `dcl` in a terminal: the interactive mode. A front end on the bridge's typed event
+//! stream: the session's events become [`view::UiEvent`]s and the UI's answers become
+//! commands (the `adapter`), the UI keeps its own state (`app`) and draws it inline under
+//! the terminal's scrollback.
 
 mod adapter;
 mod app;
@@ -10,8 +11,11 @@ mod commands;
 mod diff;
 mod error;
 mod files;
+mod highlight;
 mod history;
 mod markdown;
+mod mcp_settings;
+mod picker;
 mod prompt;
 mod run;
 mod stop;
@@ -43,8 +47,11 @@ pub fn wanted(args: &Args) -> bool {
 /// or a session.
 #[doc(hidden)]
 pub mod testing {
-    pub use crate::adapter::Decoder;
+    pub use crate::adapter::{McpChoice, Projector};
     pub use crate::app::{App, Dialog, Effect, Popup, PopupKind};
     pub use crate::cells::{Cell, ToolCell, ToolResult};
+    pub use crate::markdown::render as render_markdown;
+    pub use crate::mcp_settings::{Choice, record as record_mcp_choice};
+    pub use crate::picker::{Picked, Picker, draw as draw_picker};
     pub use crate::ui::{draw, transcript_lines};
 }

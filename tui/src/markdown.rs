@@ -1,12 +1,11 @@
-//! Markdown to styled lines (pulldown-cmark events). Code blocks are set apart by colour
-//! and indentation but not syntax-highlighted yet: syntect with its default syntaxes and
-//! themes costs megabytes of the static binary's 4 MB budget, and a smaller highlighter
-//! was not chosen in this first cut.
+//! Markdown to styled lines (pulldown-cmark events); fenced code blocks of the common
+//! languages are syntax-coloured (`highlight`).
 
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
+use crate::highlight::{self, Highlighter};
 use crate::wrap::wrap_line;
 
 /// `text` as lines at most `width` columns wide.
@@ -37,6 +36,8 @@ struct Renderer {
     pending_marker: Option<String>,
     quote: usize,
     code: bool,
+    /// The open code block's colours, when its language is known.
+    highlighter: Option<Highlighter>,
 }
 
 const CODE: Style = Style::new().fg(Color::Cyan);
@@ -99,7 +100,10 @@ impl Renderer {
                         if self.current.is_empty() {
                             self.current.push(Span::raw(prefix));
                         }
-                        self.current.push(Span::styled(line.to_string(), CODE));
+                        match &mut self.highlighter {
+                            Some(h) => self.current.extend(h.line(line)),
+                            None => self.current.push(Span::styled(line.to_string(), CODE)),
+                        }
                     }
                 }
             }
@@ -145,6 +149,7 @@ impl Renderer {
             }
             Tag::CodeBlock(kind) => {
                 self.blank();
+                self.highlighter = None;
                 if let CodeBlockKind::Fenced(lang) = kind
                     && !lang.is_empty()
                 {
@@ -152,6 +157,7 @@ impl Renderer {
                         format!("{}  {lang}", self.indent()),
                         Style::new().fg(Color::DarkGray),
                     ));
+                    self.highlighter = highlight::lang(&lang).map(Highlighter::new);
                 }
                 self.code = true;
             }

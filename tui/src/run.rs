@@ -21,6 +21,7 @@ use tokio::sync::mpsc;
 use crate::adapter::Link;
 use crate::app::{App, Effect};
 use crate::error::TuiError;
+use crate::picker::{self, Picked, Picker};
 use crate::stop::Stop;
 use crate::terminal::{self, TerminalGuard};
 use crate::view::{Notice, SessionInfo, UiEvent};
@@ -32,7 +33,7 @@ type Term = Terminal<CrosstermBackend<std::io::Stdout>>;
 const VIEWPORT_ROWS: u16 = 16;
 
 /// Runs the interactive mode until the user leaves or the session ends.
-pub fn run(args: &Args, opts: SessionOptions) -> Result<ExitCode, TuiError> {
+pub fn run(args: &Args, mut opts: SessionOptions) -> Result<ExitCode, TuiError> {
     let cwd = opts
         .cwd
         .clone()
@@ -89,7 +90,26 @@ pub fn run(args: &Args, opts: SessionOptions) -> Result<ExitCode, TuiError> {
             );
         }
     }
-    let mut link = Link::open(opts)?;
+    // `--resume` without an id: the user picks one of this directory's sessions.
+    if opts.resume.as_deref() == Some("") {
+        match rt.block_on(pick_session(&mut term, &mut keys, &opts))? {
+            Some(id) => opts.resume = Some(id),
+            None => {
+                let _ = term.clear();
+                drop(guard);
+                eprintln!(
+                    "dcl: no session was resumed (none is saved for this directory, or none was chosen)"
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+        }
+        let _ = term.clear();
+    }
+    let local_settings = crate::mcp_settings::local_settings(
+        &cwd,
+        opts.dialect == dcl_bridge::options::Dialect::Qoder,
+    );
+    let mut link = Link::open(opts, local_settings)?;
     let mut app = App::new(cwd.clone(), home, dcl_home, info);
     app.info.session_id = link.session_id();
     if resumed {
@@ -176,14 +196,18 @@ fn perform(
 ) {
     let sent = match effect {
         Effect::Prompt { text, uuid } => link.prompt(&text, &uuid),
-        Effect::Rewind { uuid, prompt } => link.rewind(&uuid, &prompt),
+        Effect::Rewind { uuid, .. } => link.rewind(&uuid),
         Effect::Interrupt => {
             link.interrupt();
             Ok(())
         }
         Effect::SetMode(mode) => link.set_mode(&mode),
         Effect::SetModel(model) => link.set_model(&model),
-        Effect::Answer(id, answer) => link.answer(&id, &answer),
+        Effect::Answer(id, answer) => link.answer(&id, &answer).map(|said| {
+            if let Some(n) = said {
+                app.apply(UiEvent::Notice(n));
+            }
+        }),
         Effect::Shell(command) => {
             let tx = shell_tx.clone();
             let cwd = cwd.to_path_buf();
@@ -311,6 +335,35 @@ async fn ask_trust(
             },
             Some(Ok(_)) => {}
             Some(Err(_)) | None => return Ok(false),
+        }
+    }
+}
+
+/// The session `--resume` without an id opens, chosen from this directory's; `None` when
+/// there is none or the user cancelled.
+async fn pick_session(
+    term: &mut Term,
+    keys: &mut EventStream,
+    opts: &SessionOptions,
+) -> Result<Option<String>, TuiError> {
+    let sessions = dcl_bridge::saved_sessions(opts)?;
+    if sessions.is_empty() {
+        return Ok(None);
+    }
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let mut picker = Picker::new(sessions, now_ms);
+    loop {
+        term.draw(|f| picker::draw(f, &picker))?;
+        match keys.next().await {
+            Some(Ok(Event::Key(k))) => match picker.key(k) {
+                Some(Picked::Open(id)) => return Ok(Some(id)),
+                Some(Picked::Cancelled) => return Ok(None),
+                None => {}
+            },
+            Some(Ok(_)) => {}
+            Some(Err(_)) | None => return Ok(None),
         }
     }
 }

@@ -168,13 +168,32 @@ pub fn status_line(app: &App) -> Line<'static> {
         mode_span,
         Span::styled(" (shift+tab to cycle)", DIM),
         Span::styled(
-            format!(
-                "  ·  {model}  ·  ${:.4}  ·  {} tokens used",
-                app.cost_usd, app.tokens
-            ),
+            format!(" · {model}{} · ${:.4}", context(app), app.cost_usd),
             DIM,
         ),
     ])
+}
+
+/// " · context 5% of 200k", once a turn has said how full the context is.
+fn context(app: &App) -> String {
+    match app.context {
+        Some((used, window)) if window > 0 => format!(
+            " · context {}% of {}",
+            (used * 100).div_ceil(window).min(100),
+            short(window)
+        ),
+        _ => String::new(),
+    }
+}
+
+/// 812, 9.2k, 200k, 1.0M.
+fn short(n: u64) -> String {
+    match n {
+        n if n < 1000 => n.to_string(),
+        n if n < 10_000 => format!("{:.1}k", n as f64 / 1000.0),
+        n if n < 1_000_000 => format!("{}k", n / 1000),
+        n => format!("{:.1}M", n as f64 / 1_000_000.0),
+    }
 }
 
 fn progress_line(app: &App, secs: u64) -> Line<'static> {
@@ -244,12 +263,39 @@ pub fn dialog_title(d: &Dialog) -> &'static str {
         AskKind::Tool => " Permission ",
         AskKind::Plan(_) => " Ready to code? ",
         AskKind::Questions(_) => " Question ",
+        AskKind::McpServer { .. } => " MCP server ",
     }
 }
 
 pub fn dialog_lines(d: &Dialog, width: u16) -> Vec<Line<'static>> {
     match &d.ask.kind {
         AskKind::Tool => tool_dialog(d, width),
+        AskKind::McpServer { server, command } => {
+            let mut lines = vec![Line::from(vec![
+                Span::raw("New MCP server found in .mcp.json: "),
+                Span::styled(server.clone(), Style::new().add_modifier(Modifier::BOLD)),
+            ])];
+            if !command.is_empty() {
+                lines.extend(wrap_text(command, DIM, width));
+            }
+            lines.push(Line::default());
+            lines.extend(wrap_text(
+                "MCP servers may run code and reach files and the network on this machine. Use it only if you trust this project.",
+                DIM,
+                width,
+            ));
+            lines.push(Line::default());
+            lines.extend(choice_lines(
+                &[
+                    "Use this MCP server".to_string(),
+                    "Use this and all future MCP servers in this project".to_string(),
+                    "Continue without using this MCP server".to_string(),
+                ],
+                d,
+                width,
+            ));
+            lines
+        }
         AskKind::Plan(plan) => {
             let mut lines = vec![Line::raw("Here is dcl's plan:"), Line::default()];
             lines.extend(markdown::render(plan, width));

@@ -1,5 +1,5 @@
 //! The UI's own view-model: what the screen shows, independent of how the session reports
-//! it. Only `adapter` knows the session's wire format; everything else reads these.
+//! it. Only `adapter` knows the session's events; everything else reads these.
 
 /// One thing that happened in the session, as the screen needs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,6 +27,12 @@ pub enum UiEvent {
     PermissionWithdrawn(String),
     TurnEnded(TurnEnd),
     ModeChanged(String),
+    ModelChanged(String),
+    /// How full the model's context is (after a turn).
+    Context {
+        used_tokens: u64,
+        window: u64,
+    },
     Notice(Notice),
     /// The session has ended; nothing more will come.
     Ended,
@@ -82,6 +88,12 @@ pub enum AskKind {
     Tool,
     Plan(String),
     Questions(Vec<Question>),
+    /// A server of the project's `.mcp.json` that no setting approves or disables:
+    /// may it start? (`command`: how it is run, for the user to judge.)
+    McpServer {
+        server: String,
+        command: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]

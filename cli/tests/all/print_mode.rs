@@ -190,3 +190,25 @@ fn a_bad_dcl_log_filter_is_a_warning_and_a_good_one_is_used() {
     assert!(!stderr.contains("not a valid filter"), "{stderr}");
     assert!(good.status.success(), "{stderr}");
 }
+
+#[test]
+fn resume_without_an_id_outside_a_terminal_says_the_picker_needs_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dcl(
+        &["-p", "hi", "--model", "mock-model", "--resume"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--resume needs a session id here"),
+        "{stderr}"
+    );
+    // Twin: with an id, print mode resumes (here: says the id is not a saved session).
+    let given = dcl(
+        &["-p", "hi", "--model", "mock-model", "--resume", "x"],
+        dir.path(),
+    );
+    let stderr = String::from_utf8_lossy(&given.stderr);
+    assert!(!stderr.contains("--resume needs a session id"), "{stderr}");
+}

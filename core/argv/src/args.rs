@@ -274,6 +274,9 @@ pub struct Args {
     pub unknown: Vec<String>,
 }
 
+/// Value flags whose value may be left out: given alone they read as an empty value.
+const OPTIONAL_VALUE: &[&str] = &["--resume", "-r"];
+
 impl Args {
     pub fn parse<I: IntoIterator<Item = String>>(argv: I) -> Args {
         let mut out = Args::default();
@@ -300,6 +303,14 @@ impl Args {
                         out.values.entry(name.clone()).or_default().push(v);
                     }
                     out.flags.push(name);
+                }
+                // `--resume` alone (the interactive picker): a flag after it is not its id.
+                Some(Arity::Value)
+                    if inline.is_none()
+                        && OPTIONAL_VALUE.contains(&name.as_str())
+                        && it.peek().is_none_or(|next| next.starts_with('-')) =>
+                {
+                    out.values.entry(name).or_default().push(String::new());
                 }
                 Some(Arity::Value) => {
                     let value = inline.or_else(|| it.next()).unwrap_or_default();
@@ -395,6 +406,22 @@ mod tests {
         assert_eq!(a.value(&["--system-prompt"]), Some(""));
         assert_eq!(a.value(&["--setting-sources"]), Some(""));
         assert_eq!(a.value(&["--max-turns"]), Some("3"));
+    }
+
+    #[test]
+    fn resume_alone_has_an_empty_id_and_with_one_takes_it() {
+        let alone = parse(&["--resume", "--model", "m"]);
+        assert_eq!(alone.value(&["--resume"]), Some(""));
+        assert_eq!(alone.value(&["--model"]), Some("m"));
+        assert_eq!(parse(&["-r"]).value(&["-r"]), Some(""));
+        let given = parse(&["--resume", "abc", "--model", "m"]);
+        assert_eq!(given.value(&["--resume"]), Some("abc"));
+        assert!(given.positionals.is_empty());
+        // Any other value flag still takes the next argument, whatever it is.
+        assert_eq!(
+            parse(&["--system-prompt", "-x"]).value(&["--system-prompt"]),
+            Some("-x")
+        );
     }
 
     #[test]

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use dcl_engine::Session;
-pub use dcl_engine::{Output, SessionOptions, Streams};
+pub use dcl_engine::{Output, SavedSession, SessionOptions, Streams};
 
 /// The options vocabulary front ends open sessions with, and the `initialize` fields a front
 /// end may fold into them before opening (`--await-initialize`): front ends reach the
@@ -172,6 +172,12 @@ pub fn open(options_json: &str) -> Result<Bridge, BridgeError> {
     open_with(options)
 }
 
+/// The sessions `--resume` can reopen in the working directory of `options`, newest
+/// first: what a resume picker lists.
+pub fn saved_sessions(options: &SessionOptions) -> Result<Vec<SavedSession>, BridgeError> {
+    Ok(dcl_engine::saved_sessions(options)?)
+}
+
 /// Opens a session from already-typed options.
 pub fn open_with(options: SessionOptions) -> Result<Bridge, BridgeError> {
     open_streams(options, Streams::LINES)
@@ -195,6 +201,12 @@ impl Bridge {
     /// The session's transcript file, once it exists (a resumed session's at once).
     pub fn transcript_path(&self) -> Option<std::path::PathBuf> {
         self.session.transcript_path()
+    }
+
+    /// The conversation so far as completed items: what a front end shows of a resumed
+    /// session before its first turn.
+    pub fn history(&self) -> Vec<events::AgentEvent> {
+        self.session.history()
     }
 
     /// Hands one line to the session. A bad line is an error to the caller (and, when a

@@ -17,4 +17,6 @@ pub mod structured;
 pub mod tools;
 
 pub use options::{OptionsError, SessionOptions};
-pub use session::{Output, SendError, Session, SessionClosed, Streams};
+pub use session::{
+    Output, SavedSession, SendError, Session, SessionClosed, Streams, saved_sessions,
+};

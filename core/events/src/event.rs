@@ -58,6 +58,12 @@ pub enum AgentEvent {
         usage: TokenUsage,
         total_cost_usd: f64,
     },
+    /// How full the model's context is after a turn: the conversation, system prompt,
+    /// tools and memory as the session estimates them (`get_context_usage`'s total).
+    ContextUsage {
+        used_tokens: u64,
+        context_window: u64,
+    },
     /// Something the user should know that is no item (a retry, a warning, an error).
     Notice {
         level: NoticeLevel,

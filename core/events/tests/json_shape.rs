@@ -105,6 +105,10 @@ fn every_event_survives_a_round_trip() {
             },
             total_cost_usd: 0.25,
         },
+        AgentEvent::ContextUsage {
+            used_tokens: 9_000,
+            context_window: 200_000,
+        },
         AgentEvent::notice(NoticeLevel::Warning, "retrying"),
         AgentEvent::TurnEnded(TurnEnd {
             turn_id: "t".into(),
@@ -135,6 +139,7 @@ fn every_event_survives_a_round_trip() {
             "request_withdrawn",
             "plan_updated",
             "usage",
+            "context_usage",
             "notice",
             "turn_ended",
             "session_ended"

@@ -28,6 +28,7 @@
 //! | `FAKE_THINK` | thinking `Let me think briefly.` (signature `fakesig`) + text `Thought about it.` |
 //! | `FAKE_SLOW` | text `w0 w1 … w39`, one word per delta, 100 ms apart |
 //! | `FAKE_EXITPLAN` | tool_use `ExitPlanMode {"plan": "1. Create hello.txt\n2. Done"}` |
+//! | `FAKE_HISTORY` | text `Prompts seen: <p1> \| <p2> \| …`: each user message's prompt (its last text block) in the history, this one last |
 //! | a `StructuredOutput` tool is offered (`--json-schema`) | tool_use `StructuredOutput` with an example instance of its schema |
 //! | `what time is it` (any case) | tool_use id `time-1`, `mcp__app__server_time`, input `{}` |
 //! | anything else | text `Hello from the fake model.` |
@@ -433,6 +434,26 @@ impl MockClient {
                 "ExitPlanMode",
                 json!({"plan": "1. Create hello.txt\n2. Done"}),
             )]));
+        }
+        if prompt.contains("FAKE_HISTORY") {
+            // What the conversation holds, for tests of what a rewind or a compaction left.
+            let seen: Vec<String> = req
+                .messages
+                .iter()
+                .filter(|m| m.role == Role::User)
+                .filter_map(|m| {
+                    m.content
+                        .iter()
+                        .rev()
+                        .filter_map(ContentBlock::as_text)
+                        .find(|t| !t.trim().is_empty())
+                        .map(str::to_string)
+                })
+                .collect();
+            return Ok(plan(vec![Planned::Text(format!(
+                "Prompts seen: {}",
+                seen.join(" | ")
+            ))]));
         }
         if let Some(schema) = req
             .tools

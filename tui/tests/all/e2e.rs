@@ -227,6 +227,8 @@ fn a_prompt_streams_its_answer_and_ctrl_d_leaves_cooked_mode() {
     pty.type_text("hello there");
     pty.send("\r");
     pty.wait_for("Hello from the fake model.");
+    // After the turn the status line says how full the context is.
+    pty.wait_for("% of 200k");
     pty.send("\x04");
     let status = pty.wait_exit();
     assert!(status.success(), "{status:?}");
@@ -543,7 +545,7 @@ fn a_failing_model_is_shown_and_the_next_prompt_works() {
 }
 
 #[test]
-fn esc_esc_rewinds_a_file_to_before_an_earlier_prompt() {
+fn esc_esc_rewinds_the_conversation_and_a_file_to_before_an_earlier_prompt() {
     let d = dirs();
     // File checkpoints live beside a Git work tree.
     let git = std::process::Command::new("git")
@@ -555,6 +557,9 @@ fn esc_esc_rewinds_a_file_to_before_an_earlier_prompt() {
     std::fs::write(d.project.join("a.txt"), "original\n").expect("write");
     let mut pty = Pty::start(&d, &[]);
     pty.wait_for("shift+tab to cycle");
+    pty.type_text("hello there");
+    pty.send("\r");
+    pty.wait_for("Hello from the fake model.");
     pty.type_text("please FAKE_WRITE a.txt");
     pty.send("\r");
     pty.wait_for("Do you want to proceed?");
@@ -569,11 +574,171 @@ fn esc_esc_rewinds_a_file_to_before_an_earlier_prompt() {
     pty.send("\x1b");
     pty.wait_for("↶ please FAKE_WRITE a.txt");
     pty.send("\r");
-    pty.wait_for("Files rewound");
+    pty.wait_for("Rewound 1 file(s) and the conversation");
     assert_eq!(
         std::fs::read_to_string(d.project.join("a.txt")).expect("read"),
         "original\n"
     );
+    // The rewound prompt is back in the input; the model no longer sees it.
+    pty.wait_for("> please FAKE_WRITE a.txt");
+    pty.send("\x03");
+    pty.type_text("now FAKE_HISTORY");
+    pty.send("\r");
+    let s = pty.wait_for("Prompts seen:");
+    let seen = s
+        .lines()
+        .find(|l| l.contains("Prompts seen:"))
+        .map(str::trim)
+        .unwrap_or_default();
+    assert_eq!(
+        seen, "● Prompts seen: hello there | now FAKE_HISTORY",
+        "{s}"
+    );
+    pty.send("\x04");
+    pty.wait_exit();
+}
+
+/// A stdio MCP server in POSIX sh: `planted.flag` marks that it was started; it offers one
+/// tool, `t`, that answers `pong`.
+const PLANTED_SERVER: &str = r#"touch planted.flag
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"sh","version":"1"}}}\n' "$id" ;;
+    *'"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}\n' "$id" ;;
+    *'"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"pong"}]}}\n' "$id" ;;
+  esac
+done"#;
+
+fn plant_server(d: &Dirs) {
+    let servers = serde_json::json!({"mcpServers": {"planted": {"command": "sh", "args": ["-c", PLANTED_SERVER]}}});
+    std::fs::write(d.project.join(".mcp.json"), servers.to_string()).expect("write");
+}
+
+fn local_settings(d: &Dirs) -> serde_json::Value {
+    let text = std::fs::read_to_string(d.project.join(".claude/settings.local.json"))
+        .expect("the answer is remembered in the project's local settings");
+    serde_json::from_str(&text).expect("json")
+}
+
+/// Calls the planted server's tool and returns the screen once the turn is over.
+fn call_planted_tool(pty: &Pty, n: usize) -> String {
+    pty.type_text("FAKE_TOOL mcp__planted__t {}");
+    pty.send("\r");
+    pty.wait_until("the tool call's end", |s| {
+        s.matches("Done. The tool result had").count() >= n
+    })
+}
+
+#[test]
+fn a_planted_mcp_server_is_asked_about_and_no_keeps_it_off_for_good() {
+    let d = dirs();
+    plant_server(&d);
+    let args = ["--allowedTools", "mcp__planted"];
+    let mut pty = Pty::start(&d, &args);
+    pty.wait_for("New MCP server found in .mcp.json: planted");
+    pty.send("3");
+    pty.wait_for("MCP server `planted` not started");
+    let s = call_planted_tool(&pty, 1);
+    assert!(s.contains("No such tool available"), "{s}");
+    assert!(!d.project.join("planted.flag").exists(), "the server ran");
+    pty.send("\x04");
+    pty.wait_exit();
+    assert_eq!(
+        local_settings(&d)["disabledMcpjsonServers"],
+        serde_json::json!(["planted"])
+    );
+    // The next start does not ask (its turn could not run while a question waits).
+    let mut again = Pty::start(&d, &args);
+    again.wait_for("shift+tab to cycle");
+    let s = call_planted_tool(&again, 1);
+    assert!(!s.contains("New MCP server"), "{s}");
+    assert!(s.contains("No such tool available"), "{s}");
+    assert!(!d.project.join("planted.flag").exists());
+    again.send("\x04");
+    again.wait_exit();
+}
+
+#[test]
+fn a_planted_mcp_server_approved_starts_and_is_not_asked_about_again() {
+    let d = dirs();
+    plant_server(&d);
+    let args = ["--allowedTools", "mcp__planted"];
+    let mut pty = Pty::start(&d, &args);
+    pty.wait_for("New MCP server found in .mcp.json: planted");
+    pty.send("1");
+    pty.wait_for("MCP server `planted` approved");
+    let s = call_planted_tool(&pty, 1);
+    assert!(s.contains("The tool result had 4 chars"), "pong: {s}");
+    assert!(d.project.join("planted.flag").exists());
+    pty.send("\x04");
+    pty.wait_exit();
+    assert_eq!(
+        local_settings(&d)["enabledMcpjsonServers"],
+        serde_json::json!(["planted"])
+    );
+    std::fs::remove_file(d.project.join("planted.flag")).expect("rm");
+    let mut again = Pty::start(&d, &args);
+    again.wait_for("shift+tab to cycle");
+    let s = call_planted_tool(&again, 1);
+    assert!(!s.contains("New MCP server"), "{s}");
+    assert!(s.contains("The tool result had 4 chars"), "{s}");
+    assert!(d.project.join("planted.flag").exists(), "started unasked");
+    again.send("\x04");
+    again.wait_exit();
+}
+
+#[test]
+fn resume_without_an_id_picks_a_session_by_search_and_shows_its_history() {
+    let d = dirs();
+    for prompt in ["first please FAKE_THINK", "second hello there"] {
+        let mut pty = Pty::start(&d, &[prompt]);
+        pty.wait_until("the answer", |s| {
+            s.contains("Thought about it.") || s.contains("Hello from the fake model.")
+        });
+        pty.send("\x04");
+        pty.wait_exit();
+    }
+    let mut pty = Pty::start(&d, &["--resume"]);
+    let s = pty.wait_for("Resume a session");
+    pty.wait_for("second hello there");
+    assert!(s.contains("first please FAKE_THINK"), "{s}");
+    pty.type_text("first");
+    pty.wait_until("the search narrowed", |s| !s.contains("second hello there"));
+    pty.send("\r");
+    let s = pty.wait_for("Thought about it.");
+    assert!(s.contains("> first please FAKE_THINK"), "{s}");
+    assert!(!s.contains("second hello there"), "{s}");
+    pty.send("\x04");
+    pty.wait_exit();
+}
+
+#[test]
+fn a_subagents_tool_call_is_shown_nested_under_its_agent_call() {
+    let d = dirs();
+    let mut pty = Pty::start_sized(&d, &["--allowedTools", "Agent,Bash"], 60, 100);
+    pty.wait_for("shift+tab to cycle");
+    pty.type_text(
+        r#"FAKE_TOOL Agent {"description": "Say hi", "prompt": "please FAKE_BASH", "subagent_type": "general-purpose"}"#,
+    );
+    pty.send("\r");
+    let s = pty.wait_until("the turn's end", |s| {
+        s.contains("Done. The tool result") && s.contains("Bash(echo hi)")
+    });
+    let lines: Vec<&str> = s.lines().collect();
+    let agent = lines
+        .iter()
+        .position(|l| l.contains("Agent(Say hi)"))
+        .unwrap_or_else(|| panic!("{s}"));
+    let bash = lines
+        .iter()
+        .position(|l| l.contains("Bash(echo hi)"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(bash > agent, "{s}");
+    assert!(lines[bash].starts_with("  ● Bash"), "nested: {s}");
+    assert!(lines[agent].starts_with("● Agent"), "{s}");
+    // The subagent's own words stay inside its call.
+    assert!(!s.contains("I'll run it."), "{s}");
     pty.send("\x04");
     pty.wait_exit();
 }

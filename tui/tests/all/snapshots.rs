@@ -140,6 +140,7 @@ fn edit_cell() -> Cell {
             }),
             parent: None,
         },
+        depth: 0,
         result: Some(ToolResult {
             is_error: false,
             output: "The file src/lib.rs has been updated.".into(),
@@ -163,6 +164,7 @@ fn bash_cell() -> Cell {
             diff: None,
             parent: None,
         },
+        depth: 0,
         result: Some(ToolResult {
             is_error: false,
             output: "Cargo.toml\nREADME.md\nsrc\ntests".into(),
@@ -253,5 +255,155 @@ fn plan_and_question_dialogs() {
             )]
         );
         assert!(a.dialog.is_none());
+    }
+}
+
+#[test]
+fn mcp_server_dialog() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for size in SIZES {
+        let mut a = app(dir.path());
+        a.apply(UiEvent::Permission(PermissionAsk {
+            id: "r7".into(),
+            tool: "planted".into(),
+            summary: "python3 server.py".into(),
+            rule: None,
+            diff: None,
+            kind: AskKind::McpServer {
+                server: "planted".into(),
+                command: "python3 server.py".into(),
+            },
+        }));
+        a.key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE));
+        insta::assert_snapshot!(name("mcp_server", size), live(&a, size));
+        // "Use all of this project's servers" answers yes, remembered for all.
+        let effects = a.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+        assert_eq!(
+            effects,
+            [Effect::Answer("r7".into(), PermissionAnswer::AllowAlways)]
+        );
+        assert!(a.dialog.is_none());
+    }
+}
+
+fn saved(id: &str, prompt: &str, minutes_ago: i64, bytes: u64) -> dcl_bridge::SavedSession {
+    dcl_bridge::SavedSession {
+        session_id: id.into(),
+        first_prompt: Some(prompt.into()),
+        summary: prompt.into(),
+        last_modified_ms: NOW_MS - minutes_ago * 60_000,
+        file_size: bytes,
+    }
+}
+
+const NOW_MS: i64 = 1_800_000_000_000;
+
+fn picker_screen(p: &dcl_tui::testing::Picker, (w, h): (u16, u16)) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
+    t.draw(|f| dcl_tui::testing::draw_picker(f, p))
+        .expect("draws");
+    t.backend().to_string()
+}
+
+#[test]
+fn resume_picker_lists_and_searches() {
+    use dcl_tui::testing::{Picked, Picker};
+    for size in SIZES {
+        let mut p = Picker::new(
+            vec![
+                saved("s-3", "fix the flaky login test", 3, 812),
+                saved("s-2", "explain the build scripts", 150, 48_300),
+                saved(
+                    "s-1",
+                    "add a --verbose flag to the parser",
+                    4 * 1440,
+                    2_400_000,
+                ),
+            ],
+            NOW_MS,
+        );
+        insta::assert_snapshot!(name("picker", size), picker_screen(&p, size));
+        for c in "bild".chars() {
+            p.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+        }
+        insta::assert_snapshot!(name("picker_search", size), picker_screen(&p, size));
+        assert_eq!(
+            p.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
+            Some(Picked::Open("s-2".into()))
+        );
+        assert_eq!(
+            p.key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)),
+            Some(Picked::Cancelled)
+        );
+    }
+}
+
+/// Lines with each coloured span marked `Colour«text»`, so a snapshot shows the colours.
+fn coloured(lines: &[ratatui::text::Line]) -> String {
+    lines
+        .iter()
+        .map(|l| {
+            l.spans
+                .iter()
+                .map(|s| match s.style.fg {
+                    Some(c) => format!("{c:?}«{}»", s.content),
+                    None => s.content.to_string(),
+                })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn code_blocks_are_syntax_coloured() {
+    let answer = "Two snippets:\n\n```rust\n// add one\nfn add(x: u32) -> Option<u32> {\n    let s = \"a \\\"b\\\"\"; /* multi\n line */ Some(x + 1)\n}\n```\n\n```python\ndef f(n):\n    return None if n == 0 else 'x'  # done\n```\n\n```text\nfn is not coloured here\n```\n";
+    for (w, _) in SIZES {
+        let lines = dcl_tui::testing::render_markdown(answer, w);
+        insta::assert_snapshot!(format!("highlight_{w}"), coloured(&lines));
+    }
+}
+
+fn started(id: &str, name: &str, summary: &str, parent: Option<&str>) -> UiEvent {
+    UiEvent::ToolStarted(ToolCall {
+        id: id.into(),
+        name: name.into(),
+        summary: summary.into(),
+        diff: None,
+        parent: parent.map(str::to_string),
+    })
+}
+
+fn finished(id: &str, output: &str) -> UiEvent {
+    UiEvent::ToolFinished {
+        id: id.into(),
+        is_error: false,
+        output: output.into(),
+    }
+}
+
+#[test]
+fn a_subagents_calls_are_nested_under_its_task_and_the_context_shows() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for size in SIZES {
+        let mut a = app(dir.path());
+        a.apply(UiEvent::Requesting);
+        a.apply(started("task", "Task", "Find the tests", None));
+        a.apply(started("sub1", "Glob", "**/*_test.rs", Some("task")));
+        // A main-thread call in parallel, then the subagent's next call: it still goes
+        // under its Task, above the main-thread call.
+        a.apply(started("main", "Bash", "cargo build", None));
+        a.apply(started("sub2", "Read", "tests/a_test.rs", Some("task")));
+        a.apply(finished("sub1", "tests/a_test.rs"));
+        a.apply(finished("sub2", "fn a() {}"));
+        a.apply(UiEvent::Context {
+            used_tokens: 9_191,
+            window: 200_000,
+        });
+        insta::assert_snapshot!(name("nested_running", size), live(&a, size));
+        a.apply(finished("task", "Found 1 test file."));
+        a.apply(finished("main", "ok"));
+        let cells = a.take_finished().to_vec();
+        insta::assert_snapshot!(name("nested_done", size), history(&cells, false, size));
     }
 }

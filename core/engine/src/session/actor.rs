@@ -149,6 +149,14 @@ impl Actor {
                         tracing::error!("turn task failed: {e}");
                     }
                     self.core.state.with(|s| s.live.apply_pending());
+                    let emitter = &self.core.services.emitter;
+                    if emitter.wants_events() {
+                        let usage = super::context::usage(&self.core);
+                        emitter.agent(|| dcl_events::AgentEvent::ContextUsage {
+                            used_tokens: usage.total_tokens,
+                            context_window: usage.max_tokens,
+                        });
+                    }
                 }
             }
         }
@@ -336,11 +344,22 @@ impl Actor {
     }
 
     pub(super) fn respond(&self, response: ControlResponse) {
+        said_if_failed(&self.core.services.emitter, &response);
         self.core.services.emitter.emit(Message::ControlResponse(
             dcl_protocol::ControlResponseEnvelope {
                 response,
                 extra: Default::default(),
             },
         ));
+    }
+}
+
+/// An events front end reads no control responses: a request it made by a command that
+/// failed (a bad mode, a rewind the checkpoints refuse) reaches it as an error notice.
+pub(super) fn said_if_failed(emitter: &super::emit::Emitter, response: &ControlResponse) {
+    if let ControlResponse::Error { error, .. } = response {
+        emitter.agent(|| {
+            dcl_events::AgentEvent::notice(dcl_events::NoticeLevel::Error, error.clone())
+        });
     }
 }

@@ -603,3 +603,39 @@ mod tests {
         );
     }
 }
+
+/// A saved session of a working directory, as a resume picker lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SavedSession {
+    pub session_id: String,
+    /// The first prompt, when the transcript has one.
+    pub first_prompt: Option<String>,
+    /// Title, else the last prompt, else a summary line.
+    pub summary: String,
+    /// When it was last written, ms since the epoch.
+    pub last_modified_ms: i64,
+    /// The transcript's size in bytes.
+    pub file_size: u64,
+}
+
+/// The sessions `--resume` can reopen in the working directory of `opts`, newest first
+/// (the homes and project folder a session with these options reads).
+pub fn saved_sessions(opts: &SessionOptions) -> Result<Vec<SavedSession>, OptionsError> {
+    let opts = opts.clone().resolved()?;
+    let cwd = working_dir(&opts)?;
+    let homes =
+        dcl_store::Homes::resolve(opts.data_dir.as_deref(), |k| opts.env.get(k).cloned(), &cwd);
+    let store = dcl_store::Store::new(homes.clone(), &cwd);
+    Ok(
+        dcl_store::listing::list_sessions(&homes.read_homes(), Some(store.project_key()))
+            .into_iter()
+            .map(|s| SavedSession {
+                session_id: s.session_id,
+                first_prompt: s.first_prompt,
+                summary: s.summary,
+                last_modified_ms: s.last_modified,
+                file_size: s.file_size,
+            })
+            .collect(),
+    )
+}

@@ -253,6 +253,31 @@ impl Conversation {
         self.size.store(self.measure(), Ordering::Relaxed);
     }
 
+    /// Goes back to before the prompt `uuid` (a rewind): that prompt and everything after
+    /// it leave the history, and the next item continues the chain from the item before
+    /// it (the transcript keeps the old branch, off the current chain). Returns the uuids
+    /// removed; `None` when no prompt of this conversation has that uuid.
+    pub fn rewind_before(&mut self, uuid: &str) -> Option<Vec<String>> {
+        let at = self.prompt_index(uuid)?;
+        let removed = self.items.split_off(at);
+        self.size.store(self.measure(), Ordering::Relaxed);
+        Some(removed.into_iter().map(|i| i.uuid).collect())
+    }
+
+    /// Where the prompt `uuid` is in the history.
+    pub fn prompt_index(&self, uuid: &str) -> Option<usize> {
+        self.items.iter().position(|i| {
+            i.uuid == uuid
+                && matches!(
+                    i.entry,
+                    Entry::User {
+                        origin: UserOrigin::Prompt,
+                        ..
+                    }
+                )
+        })
+    }
+
     /// Forgets everything (`/clear`).
     pub fn clear(&mut self) {
         self.items.clear();
@@ -382,6 +407,30 @@ mod tests {
         assert_eq!(second.parent_uuid.as_deref(), Some(first.as_str()));
         assert_eq!(second.prompt_uuid, "p1");
         assert_eq!(*log.0.lock().unwrap(), vec![first, second.uuid]);
+    }
+
+    #[test]
+    fn a_rewind_cuts_before_the_prompt_and_the_chain_goes_on_from_before_it() {
+        let mut c = Conversation::new();
+        let first = c.record(user("a", "p1")).uuid.clone();
+        let answer = c
+            .record(assistant(ContentBlock::text("x"), "p1"))
+            .uuid
+            .clone();
+        let second = c.record(user("b", "p2")).uuid.clone();
+        c.record(assistant(ContentBlock::text("y"), "p2"));
+        // Only a prompt's uuid is a place to go back to.
+        assert_eq!(c.rewind_before(&answer), None);
+        assert_eq!(c.rewind_before("nope"), None);
+        let removed = c.rewind_before(&second).unwrap();
+        assert_eq!(removed.len(), 2);
+        assert_eq!(removed[0], second);
+        assert_eq!(c.items().len(), 2);
+        let next = c.record(user("c", "p3")).clone();
+        assert_eq!(next.parent_uuid.as_deref(), Some(answer.as_str()));
+        assert_eq!(c.api_messages().len(), 3);
+        assert_eq!(c.rewind_before(&first).map(|r| r.len()), Some(3));
+        assert!(c.items().is_empty());
     }
 
     #[test]

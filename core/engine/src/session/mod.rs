@@ -23,6 +23,7 @@ pub mod effort;
 mod elicitation;
 pub mod emit;
 mod extensions;
+mod history;
 mod hook_registry;
 pub mod host;
 mod init;
@@ -47,6 +48,7 @@ use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 
 use crate::options::{OptionsError, SessionOptions};
+pub use build::{SavedSession, saved_sessions};
 pub use emit::{Emitter, Outbound, Outbox, Streams};
 use services::SessionCore;
 
@@ -153,6 +155,16 @@ impl Session {
     /// interactive terminal shows the earlier conversation from it.
     pub fn transcript_path(&self) -> Option<std::path::PathBuf> {
         self.core.persistence.transcript_path()
+    }
+
+    /// The conversation so far as completed items (a resumed session's history, for a
+    /// front end to show before the first turn). Empty while a turn holds the
+    /// conversation.
+    pub fn history(&self) -> Vec<AgentEvent> {
+        match self.core.conversation.try_lock() {
+            Ok(conv) => history::events(conv.items()),
+            Err(_) => Vec::new(),
+        }
     }
 
     /// Hands one host message (user message, control request or response) to the session.

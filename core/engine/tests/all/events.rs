@@ -280,3 +280,72 @@ async fn an_events_session_is_driven_by_commands_alone() {
     .unwrap();
     assert_eq!(last, Some(AgentEvent::SessionEnded));
 }
+
+/// The next completed answer text of an events session (after answering nothing).
+async fn next_answer(session: &Session) -> String {
+    loop {
+        let Output::Event(event) = next_output(session).await else {
+            panic!("a line from an events-only session");
+        };
+        if let AgentEvent::ItemCompleted { item } = *event
+            && let ItemBody::AgentText { text } = item.body
+        {
+            return text;
+        }
+    }
+}
+
+/// The next notice of an events session.
+async fn next_notice(session: &Session) -> (dcl_events::NoticeLevel, String) {
+    loop {
+        let Output::Event(event) = next_output(session).await else {
+            panic!("a line from an events-only session");
+        };
+        if let AgentEvent::Notice { level, message } = *event {
+            return (level, message);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rewind_command_cuts_the_conversation_before_the_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir.path())
+        .status()
+        .unwrap();
+    assert!(git.success());
+    let mut options = opts(dir.path());
+    options.enable_file_checkpointing = true;
+    let session =
+        Session::spawn_with(&tokio::runtime::Handle::current(), options, Streams::EVENTS).unwrap();
+    let prompt = |text: &str, id: &str| SessionCommand::Prompt {
+        content: vec![ContentBlock::text(text)],
+        id: Some(id.into()),
+    };
+    session.command(prompt("hello there", "p1")).unwrap();
+    next_answer(&session).await;
+    session.command(prompt("second one", "p2")).unwrap();
+    next_answer(&session).await;
+    let rewind = |id: &str| SessionCommand::Rewind {
+        user_message_id: id.into(),
+        files_only: false,
+        dry_run: false,
+    };
+    // A prompt this conversation does not hold is an error notice, and nothing changes.
+    session.command(rewind("nope")).unwrap();
+    let (level, message) = next_notice(&session).await;
+    assert_eq!(level, dcl_events::NoticeLevel::Error);
+    assert!(message.contains("no prompt nope"), "{message}");
+    session.command(rewind("p2")).unwrap();
+    let (level, message) = next_notice(&session).await;
+    assert_eq!(level, dcl_events::NoticeLevel::Info);
+    assert!(message.contains("the conversation"), "{message}");
+    session.command(prompt("FAKE_HISTORY", "p3")).unwrap();
+    assert_eq!(
+        next_answer(&session).await,
+        "Prompts seen: hello there | FAKE_HISTORY"
+    );
+    session.close();
+}

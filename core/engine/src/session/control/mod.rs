@@ -87,6 +87,10 @@ pub enum ControlError {
     Unsupported { subtype: String },
     #[error(transparent)]
     Rewind(#[from] super::checkpoints::RewindError),
+    #[error("rewind: scope must be `conversation`, `files` or `both`, not {0:?}")]
+    RewindScope(String),
+    #[error("rewind: no prompt {0} in this conversation (it may have been compacted)")]
+    RewindUnknownPrompt(String),
     #[error("response serialization failed: {0}")]
     Serialize(serde_json::Error),
     /// What a request (or one of its fields) ran into, prefixed with its name as in
@@ -149,6 +153,7 @@ impl Actor {
             HostRequest::SeedReadState(r) => files::seed_read_state(r),
             HostRequest::StopTask(r) => self.stop_task(r),
             HostRequest::RewindFiles(r) => return self.rewind_files(id, r),
+            HostRequest::Rewind(r) => return self.rewind(id, r),
             HostRequest::ReloadPlugins(_) => return self.reload_plugins(id),
             HostRequest::McpToggle(r) => return self.mcp_toggle(id, r),
             HostRequest::McpReconnect(r) => return self.mcp_reconnect(id, r),
@@ -188,6 +193,7 @@ impl Actor {
                 Ok(payload) => ControlResponse::success(request_id, payload),
                 Err(e) => ControlResponse::error(request_id, e.to_string()),
             };
+            crate::session::actor::said_if_failed(&core.services.emitter, &response);
             core.services
                 .emitter
                 .emit(dcl_protocol::Message::ControlResponse(
