@@ -174,7 +174,7 @@ impl Agent {
             json!({"sessionId": session.id, "modes": modes::state(&session.mode()),
             "configOptions": session.config_options()}),
         );
-        announce(cx, session.id.clone(), commands);
+        announce(cx, Arc::clone(&session), commands);
         answer
     }
 
@@ -207,7 +207,7 @@ impl Agent {
         }
         let answer = typed(json!({"modes": modes::state(&session.mode()),
             "configOptions": session.config_options()}));
-        announce(cx, id, commands);
+        announce(cx, session, commands);
         answer
     }
 
@@ -428,10 +428,11 @@ pub fn mcp_config(servers: &[Value]) -> Result<Value, String> {
 }
 
 /// The session's commands, sent after the answer so the client knows the session first.
-fn announce(cx: ConnectionTo<Client>, id: String, commands: Value) {
+fn announce(cx: ConnectionTo<Client>, session: Arc<Session>, commands: Value) {
     tokio::spawn(async move {
         tokio::task::yield_now().await;
-        send_update(&cx, &id, commands);
+        send_update(&cx, &session.id, commands);
+        session.mark_announced();
     });
 }
 

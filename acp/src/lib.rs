@@ -10,6 +10,7 @@ pub mod auth;
 mod error;
 pub mod from_stream_json;
 mod history;
+mod mcp_approval;
 mod modes;
 mod permission;
 mod prompt;

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 use crate::from_stream_json::Translator;
-use crate::permission;
+use crate::{mcp_approval, permission};
 
 /// How a turn ended, for the prompt waiting on it.
 pub enum TurnEnd {
@@ -52,6 +52,9 @@ pub struct Session {
     mode: Mutex<String>,
     /// The `model` config option (from dcl's initialize answer), once known.
     model: Mutex<Option<Value>>,
+    /// Set once the client has the session's id (its `session/new` answer): questions
+    /// about the session wait for it, so the client knows what they are about.
+    announced: tokio::sync::watch::Sender<bool>,
 }
 
 impl Session {
@@ -74,6 +77,7 @@ impl Session {
             cancelled: AtomicBool::new(false),
             mode: Mutex::new(mode),
             model: Mutex::new(None),
+            announced: tokio::sync::watch::Sender::new(false),
         });
         dcl_bridge::runtime()?.spawn(read(Arc::clone(&session), cx));
         Ok(session)
@@ -169,6 +173,17 @@ impl Session {
     pub fn ended(&self) -> bool {
         self.host.ended()
     }
+
+    /// The client has been told the session's id.
+    pub fn mark_announced(&self) {
+        self.announced.send_replace(true);
+    }
+
+    async fn wait_announced(&self) {
+        let mut rx = self.announced.subscribe();
+        // An error means the sender is gone, i.e. the session too: nothing to wait for.
+        let _ = rx.wait_for(|a| *a).await;
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -222,6 +237,15 @@ async fn read(session: Arc<Session>, cx: ConnectionTo<Client>) {
                 "can_use_tool" => {
                     let payload = event.payload_json().unwrap_or(Value::Null);
                     tokio::spawn(ask_client(
+                        Arc::clone(&session),
+                        cx.clone(),
+                        event.id,
+                        payload,
+                    ));
+                }
+                mcp_approval::SUBTYPE => {
+                    let payload = event.payload_json().unwrap_or(Value::Null);
+                    tokio::spawn(ask_mcp_approval(
                         Arc::clone(&session),
                         cx.clone(),
                         event.id,
@@ -289,5 +313,45 @@ async fn ask_client(session: Arc<Session>, cx: ConnectionTo<Client>, id: String,
             &session.id,
             json!({"sessionUpdate": "current_mode_update", "currentModeId": mode}),
         );
+    }
+}
+
+/// A project MCP server's approval: asked once the client knows the session; a request
+/// dcl withdraws (the session closed, or dcl's host timeout passed) is not answered.
+async fn ask_mcp_approval(
+    session: Arc<Session>,
+    cx: ConnectionTo<Client>,
+    id: String,
+    payload: Value,
+) {
+    let withdrawn = session.host.withdrawn(&id);
+    let params = mcp_approval::request(&session.id, &payload);
+    let answer = match serde_json::from_value::<RequestPermissionRequest>(params) {
+        Ok(request) => {
+            let asked = async {
+                session.wait_announced().await;
+                cx.send_request(request).block_task().await
+            };
+            tokio::select! {
+                _ = withdrawn => return,
+                r = asked => match r {
+                    Ok(response) => {
+                        let outcome = serde_json::to_value(&response.outcome).unwrap_or(Value::Null);
+                        mcp_approval::answer(&outcome)
+                    }
+                    Err(e) => {
+                        tracing::warn!("the client did not answer the MCP server approval: {e}");
+                        json!({"approved": false})
+                    }
+                },
+            }
+        }
+        Err(e) => {
+            tracing::warn!("cannot ask the client about an MCP server: {e}");
+            json!({"approved": false})
+        }
+    };
+    if let Err(e) = session.host.respond(&id, Ok(answer)) {
+        tracing::debug!("MCP server approval not delivered: {e}");
     }
 }

@@ -4,7 +4,7 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -155,3 +155,38 @@ test("bad input: unknown session and unknown method are errors", async () => {
     await assert.rejects(ctx.request("session/teleport", {}), (e) => e.code === -32601);
   });
 });
+
+// A project's .mcp.json server is asked about through session/request_permission: rejected,
+// its tool is absent; allowed, the model calls it; "always" is remembered in local settings.
+const plantMcp = (cwd) => {
+  const script = join(here, "../../../acp/tests/fixtures/echo_mcp.py");
+  writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { demo: { command: "python3", args: [script] } } }));
+};
+
+async function callEcho(ctx, cwd, seen) {
+  plantMcp(cwd);
+  const { sessionId } = await start(ctx, cwd);
+  const r = await say(ctx, sessionId, 'FAKE_TOOL mcp__demo__echo {"text": "ping"}');
+  assert.equal(r.stopReason, "end_turn");
+  const asked = seen.permissions.filter((p) => p.toolCall.rawInput?.server_name === "demo");
+  const done = seen.updates.filter((n) => n.sessionId === sessionId && n.update.sessionUpdate === "tool_call_update").at(-1);
+  return { asked, done: done?.update };
+}
+
+for (const [choice, ran] of [["reject_once", false], ["allow_once", true], ["allow_always", true]]) {
+  test(`project MCP server approval: ${choice}`, async () => {
+    const { cwd } = await withDcl(["--permission-mode", "bypassPermissions"], choice, async (ctx, cwd, seen) => {
+      const { asked, done } = await callEcho(ctx, cwd, seen);
+      assert.equal(asked.length, 1);
+      assert.match(asked[0].toolCall.title, /demo/);
+      assert.equal(done.status, ran ? "completed" : "failed");
+      assert.equal(JSON.stringify(done).includes("echo: ping"), ran);
+    });
+    const local = [join(cwd, ".claude/settings.local.json"), join(cwd, ".dcl/settings.local.json")].find(existsSync);
+    if (choice === "allow_always") {
+      assert.deepEqual(JSON.parse(readFileSync(local, "utf8")).enabledMcpjsonServers, ["demo"]);
+    } else {
+      assert.equal(local, undefined);
+    }
+  });
+}
