@@ -18,9 +18,8 @@ use dcl_bridge::SessionOptions;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::from_stream_json::Translator;
-use crate::from_stream_json::stop_reason;
-use crate::session::{Session, SetModelError, StartError, TurnEnd, send_update};
+use crate::projection::{Projection, stop_reason};
+use crate::session::{Session, SetModelError, StartError, send_update};
 use crate::{history, modes, prompt};
 
 pub type AcpResult<T> = Result<T, agent_client_protocol::Error>;
@@ -201,9 +200,11 @@ impl Agent {
         options.session_id = None;
         options.resume = Some(id.clone());
         let (session, commands) = self.start(id.clone(), options, &cx).await?;
-        let mut translator = Translator::new(session.cwd.clone());
-        for update in history::replay(&text, &mut translator) {
-            send_update(&cx, &id, update);
+        let mut projection = Projection::new(session.cwd.clone());
+        for event in history::replay(&text) {
+            for update in projection.updates(&event, true) {
+                send_update(&cx, &id, update);
+            }
         }
         let answer = typed(json!({"modes": modes::state(&session.mode()),
             "configOptions": session.config_options()}));
@@ -211,33 +212,19 @@ impl Agent {
         answer
     }
 
-    /// Opens a dcl session, runs its `initialize` and registers it.
+    /// Opens a dcl session and registers it; the commands to announce.
     async fn start(
         &self,
         id: String,
         options: SessionOptions,
         cx: &ConnectionTo<Client>,
     ) -> AcpResult<(Arc<Session>, Value)> {
-        let mode = options
-            .permission_mode
-            .clone()
-            .unwrap_or_else(|| "default".into());
-        let session = Session::open(id.clone(), options, mode, cx.clone()).map_err(invalid)?;
-        let init = match session.initialize().await {
-            Ok(init) => init,
-            Err(e) => {
-                session.close();
-                return Err(internal(format!("the session did not start: {e}")));
-            }
-        };
-        // The mode the session starts in, after the settings' `permissions.defaultMode`.
-        if let Some(mode) = init.get("current_permission_mode").and_then(Value::as_str) {
-            session.set_current_mode(mode);
-        }
+        let (session, description) =
+            Session::open(id.clone(), options, cx.clone()).map_err(invalid)?;
         let model = self.template.model.as_deref().unwrap_or("default");
-        session.set_model_option(modes::model_option(&init, model));
+        session.set_model_option(modes::model_option(&description, model));
         self.lock().insert(id, Arc::clone(&session));
-        Ok((session, modes::available_commands(&init)))
+        Ok((session, modes::available_commands(&description)))
     }
 
     /// Starts the turn at once (in the order prompts arrive, so a second prompt for a
@@ -249,15 +236,14 @@ impl Agent {
         let started = self.start_prompt(req);
         async move {
             let (session, rx) = started?;
-            match rx.await.unwrap_or(TurnEnd::Ended) {
-                TurnEnd::Result(result) => {
-                    let reason = stop_reason(&result, session.was_cancelled()).map_err(internal)?;
+            match rx.await.ok().flatten() {
+                Some(end) => {
+                    let reason = stop_reason(end.stop_reason, &end.errors, session.was_cancelled())
+                        .map_err(internal)?;
                     typed(json!({"stopReason": reason}))
                 }
-                TurnEnd::Ended if session.was_cancelled() => {
-                    typed(json!({"stopReason": "cancelled"}))
-                }
-                TurnEnd::Ended => Err(internal("the session ended during the turn")),
+                None if session.was_cancelled() => typed(json!({"stopReason": "cancelled"})),
+                None => Err(internal("the session ended during the turn")),
             }
         }
     }
@@ -265,7 +251,10 @@ impl Agent {
     fn start_prompt(
         &self,
         req: PromptRequest,
-    ) -> AcpResult<(Arc<Session>, tokio::sync::oneshot::Receiver<TurnEnd>)> {
+    ) -> AcpResult<(
+        Arc<Session>,
+        tokio::sync::oneshot::Receiver<Option<dcl_bridge::events::TurnEnd>>,
+    )> {
         let req = json_of(&req);
         let id = req.get("sessionId").and_then(Value::as_str).unwrap_or("");
         let session = self.session(id)?;
@@ -274,8 +263,8 @@ impl Agent {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        let content = prompt::to_user_content(&blocks).map_err(invalid)?;
-        match session.start_turn(&prompt::user_line(content)) {
+        let content = prompt::to_content(&blocks).map_err(invalid)?;
+        match session.start_turn(content) {
             Ok(rx) => Ok((session, rx)),
             Err(StartError::Busy) => Err(agent_client_protocol::Error::invalid_request()
                 .data(json!(StartError::Busy.to_string()))),
@@ -303,7 +292,7 @@ impl Agent {
         if !modes::is_mode(mode) {
             return Err(invalid(format!("unknown mode {mode:?}")));
         }
-        session.set_mode(mode).await.map_err(internal)?;
+        session.set_mode(mode).map_err(internal)?;
         send_update(
             &cx,
             id,
@@ -347,9 +336,9 @@ impl Agent {
         let Some(value) = req.get("value").and_then(Value::as_str) else {
             return Err(invalid("the model option takes a string value"));
         };
-        session.set_model(value).await.map_err(|e| match e {
+        session.set_model(value).map_err(|e| match e {
             SetModelError::Unknown(_) => invalid(e),
-            SetModelError::Host(h) => internal(h),
+            SetModelError::Bridge(b) => internal(b),
         })?;
         typed(json!({"configOptions": session.config_options()}))
     }

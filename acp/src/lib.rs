@@ -2,17 +2,18 @@
 //! message a line; logs on stderr). One process serves many sessions, each a dcl session
 //! opened through the bridge on the bridge's one runtime.
 //!
-//! The stream-json lines of each session are turned into ACP updates in
-//! [`from_stream_json`] only, so the typed event projection can replace that one module.
+//! Each session is read as dcl's typed events ([`dcl_bridge::events::AgentEvent`]):
+//! `session/update` is their projection ([`projection`]), and what the client does
+//! reaches the session as [`dcl_bridge::events::SessionCommand`]s.
 
 mod agent;
 pub mod auth;
 mod error;
-pub mod from_stream_json;
 mod history;
 mod mcp_approval;
 mod modes;
 mod permission;
+pub mod projection;
 mod prompt;
 mod session;
 
@@ -40,8 +41,6 @@ pub fn run(argv: Vec<String>) -> Result<(), AcpError> {
     // The client is asked through session/request_permission.
     template.permission_prompt_tool = None;
     template.non_interactive = false;
-    // Text and thinking reach the editor as they stream.
-    template.include_partial_messages = true;
     let rt = dcl_bridge::runtime()?;
     rt.block_on(serve(Agent::new(template)))
 }

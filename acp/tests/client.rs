@@ -113,7 +113,7 @@ async fn tool_call_allowed_runs() {
         assert_eq!(call["rawInput"]["command"], "touch made.txt && echo made");
         let done = updates
             .iter()
-            .find(|u| u["sessionUpdate"] == "tool_call_update")
+            .rfind(|u| u["sessionUpdate"] == "tool_call_update")
             .expect("a tool_call_update");
         assert_eq!(done["toolCallId"], call["toolCallId"]);
         assert_eq!(done["status"], "completed");
@@ -140,7 +140,7 @@ async fn tool_call_rejected_does_nothing() {
         let failed = s
             .updates_of(&id)
             .into_iter()
-            .find(|u| u["sessionUpdate"] == "tool_call_update")
+            .rfind(|u| u["sessionUpdate"] == "tool_call_update")
             .expect("a tool_call_update");
         assert_eq!(failed["status"], "failed");
         Ok(())
@@ -390,7 +390,7 @@ async fn mcp_server_from_session_new() {
             let done = s
                 .updates_of(&id)
                 .into_iter()
-                .find(|u| u["sessionUpdate"] == "tool_call_update")
+                .rfind(|u| u["sessionUpdate"] == "tool_call_update")
                 .expect("a tool_call_update");
             assert_eq!(done["status"], "completed", "{done}");
             assert!(done.to_string().contains("echo: ping"), "{done}");

@@ -231,6 +231,12 @@ impl Bridge {
         self.session.command(command).map_err(send_error)
     }
 
+    /// The session's mode, model, models and commands as they are now (what a typed-event
+    /// front end shows before the first turn).
+    pub fn describe(&self) -> events::SessionDescription {
+        self.session.describe()
+    }
+
     /// The next typed event; `None` once the session has ended. Only sessions opened with
     /// events ([`open_streams`]) produce any.
     pub async fn recv_event(&self) -> Option<events::AgentEvent> {

@@ -77,7 +77,7 @@ class DclAcp(unittest.IsolatedAsyncioTestCase):
                 r = await conn.prompt(session_id=s.session_id, prompt=[acp.text_block("FAKE_TOUCH")])
                 self.assertEqual(r.stop_reason, "end_turn")
                 self.assertEqual(len(rec.permissions), 1)
-                update = rec.of(s.session_id, "tool_call_update")[0]
+                update = rec.of(s.session_id, "tool_call_update")[-1]
                 self.assertEqual(update.status, "completed" if made else "failed")
                 self.assertEqual((Path(cwd) / "made.txt").exists(), made)
             await run([], choice, body)

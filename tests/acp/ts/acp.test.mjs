@@ -94,14 +94,14 @@ test("a tool call allowed runs, one rejected does not", async () => {
     assert.equal(seen.permissions.length, 1);
     const call = seen.updates.find((n) => n.update.sessionUpdate === "tool_call").update;
     assert.equal(call.kind, "execute");
-    const done = seen.updates.find((n) => n.update.sessionUpdate === "tool_call_update").update;
+    const done = seen.updates.findLast((n) => n.update.sessionUpdate === "tool_call_update").update;
     assert.equal(done.status, "completed");
   });
   assert.ok(existsSync(join(allowed.cwd, "made.txt")));
   const rejected = await withDcl([], "reject_once", async (ctx, cwd, seen) => {
     const { sessionId } = await start(ctx, cwd);
     assert.equal((await say(ctx, sessionId, "FAKE_TOUCH")).stopReason, "end_turn");
-    const done = seen.updates.find((n) => n.update.sessionUpdate === "tool_call_update").update;
+    const done = seen.updates.findLast((n) => n.update.sessionUpdate === "tool_call_update").update;
     assert.equal(done.status, "failed");
   });
   assert.ok(!existsSync(join(rejected.cwd, "made.txt")));
@@ -111,7 +111,7 @@ test("a write shows its diff", async () => {
   const { cwd } = await withDcl([], "allow_once", async (ctx, cwd, seen) => {
     const { sessionId } = await start(ctx, cwd);
     assert.equal((await say(ctx, sessionId, "FAKE_WRITE notes.txt")).stopReason, "end_turn");
-    const done = seen.updates.find((n) => n.update.sessionUpdate === "tool_call_update").update;
+    const done = seen.updates.findLast((n) => n.update.sessionUpdate === "tool_call_update").update;
     const diff = done.content.find((c) => c.type === "diff");
     assert.equal(diff.path, join(cwd, "notes.txt"));
     assert.equal(diff.newText, "hello\n");
