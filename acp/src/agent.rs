@@ -18,6 +18,7 @@ use dcl_bridge::SessionOptions;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::client_files::FsCapabilities;
 use crate::projection::{Projection, stop_reason};
 use crate::session::{Session, SetModelError, StartError, send_update};
 use crate::{history, modes, prompt};
@@ -28,6 +29,8 @@ pub struct Agent {
     /// The options `dcl acp`'s flags make; each session starts from a copy.
     template: SessionOptions,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
+    /// What the client offers of its files (`initialize`'s `clientCapabilities.fs`).
+    fs: Mutex<FsCapabilities>,
 }
 
 /// A typed message of the crate from the JSON built here.
@@ -87,6 +90,7 @@ impl Agent {
         Arc::new(Agent {
             template,
             sessions: Mutex::new(HashMap::new()),
+            fs: Mutex::new(FsCapabilities::default()),
         })
     }
 
@@ -100,6 +104,8 @@ impl Agent {
 
     pub fn initialize(&self, req: InitializeRequest) -> AcpResult<InitializeResponse> {
         let asked = json_of(&req.protocol_version).as_u64().unwrap_or(1);
+        let fs = FsCapabilities::of(&json_of(&req.client_capabilities));
+        *self.fs.lock().unwrap_or_else(|p| p.into_inner()) = fs;
         typed(json!({
             "protocolVersion": asked.min(1),
             "agentCapabilities": {
@@ -219,8 +225,9 @@ impl Agent {
         options: SessionOptions,
         cx: &ConnectionTo<Client>,
     ) -> AcpResult<(Arc<Session>, Value)> {
+        let fs = *self.fs.lock().unwrap_or_else(|p| p.into_inner());
         let (session, description) =
-            Session::open(id.clone(), options, cx.clone()).map_err(invalid)?;
+            Session::open(id.clone(), options, fs, cx.clone()).map_err(invalid)?;
         let model = self.template.model.as_deref().unwrap_or("default");
         session.set_model_option(modes::model_option(&description, model));
         self.lock().insert(id, Arc::clone(&session));

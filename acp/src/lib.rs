@@ -8,6 +8,7 @@
 
 mod agent;
 pub mod auth;
+mod client_files;
 mod error;
 mod history;
 mod mcp_approval;

@@ -17,6 +17,7 @@ use dcl_bridge::{Bridge, BridgeError, SessionOptions, Streams};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
+use crate::client_files::{EditorFiles, EditorTerminal, FsCapabilities};
 use crate::projection::Projection;
 use crate::{mcp_approval, permission};
 
@@ -58,14 +59,29 @@ pub struct Session {
 }
 
 impl Session {
-    /// Opens the dcl session and starts reading it; updates go to `cx`.
+    /// Opens the dcl session and starts reading it; updates go to `cx`. File tools go
+    /// through the editor for what `fs` says it offers.
     pub fn open(
         id: String,
         options: SessionOptions,
+        fs: FsCapabilities,
         cx: ConnectionTo<Client>,
     ) -> Result<(Arc<Session>, SessionDescription), BridgeError> {
         let cwd = options.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
         let bridge = dcl_bridge::open_streams(options, Streams::EVENTS)?;
+        if fs.any() {
+            bridge.set_client_files(Some(Arc::new(EditorFiles {
+                cx: cx.clone(),
+                session_id: id.clone(),
+                can: fs,
+            })));
+        }
+        if fs.terminal {
+            bridge.set_client_terminal(Some(Arc::new(EditorTerminal {
+                cx: cx.clone(),
+                session_id: id.clone(),
+            })));
+        }
         let description = bridge.describe();
         let session = Arc::new(Session {
             id,

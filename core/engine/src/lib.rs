@@ -16,5 +16,6 @@ pub mod session;
 pub mod structured;
 pub mod tools;
 
+pub use dcl_tool_api::{BoxFuture, ClientFiles, ClientFilesError, ClientTerminal, TerminalRun};
 pub use options::{OptionsError, SessionOptions};
 pub use session::{Output, SendError, Session, SessionClosed, Streams};

@@ -28,7 +28,7 @@ const tempDir = (prefix) => {
 };
 
 /** Runs `body(ctx, cwd, seen)` as a client of a fresh `dcl acp`. */
-async function withDcl(extra, choice, body) {
+async function withDcl(extra, choice, body, buffers = null) {
   const home = tempDir("acp-home-");
   const cwd = tempDir("acp-cwd-");
   const child = spawn(DCL, ["acp", "--model", "mock-model", ...extra], {
@@ -36,7 +36,7 @@ async function withDcl(extra, choice, body) {
     env: { ...process.env, HOME: home, DCL_CONFIG_DIR: join(home, ".dcl") },
     stdio: ["pipe", "pipe", "inherit"],
   });
-  const seen = { updates: [], permissions: [] };
+  const seen = { updates: [], permissions: [], reads: [], writes: [] };
   const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
   try {
     await acp
@@ -50,6 +50,17 @@ async function withDcl(extra, choice, body) {
           ? { outcome: { outcome: "selected", optionId: choice } }
           : { outcome: { outcome: "cancelled" } };
       })
+      .onRequest("fs/read_text_file", ({ params }) => {
+        seen.reads.push(params.path);
+        const content = buffers?.get(params.path);
+        if (content === undefined) throw acp.RequestError.resourceNotFound(params.path);
+        return { content };
+      })
+      .onRequest("fs/write_text_file", ({ params }) => {
+        seen.writes.push([params.path, params.content]);
+        buffers?.set(params.path, params.content);
+        return {};
+      })
       .connectWith(stream, (ctx) => body(ctx, cwd, seen));
   } finally {
     child.stdin.end();
@@ -61,8 +72,8 @@ async function withDcl(extra, choice, body) {
 const kinds = (seen, id) =>
   seen.updates.filter((n) => n.sessionId === id).map((n) => n.update.sessionUpdate);
 
-async function start(ctx, cwd, mcpServers = []) {
-  const init = await ctx.request("initialize", { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+async function start(ctx, cwd, mcpServers = [], clientCapabilities = {}) {
+  const init = await ctx.request("initialize", { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities });
   const { sessionId } = await ctx.request("session/new", { cwd, mcpServers });
   return { init, sessionId };
 }
@@ -190,3 +201,31 @@ for (const [choice, ran] of [["reject_once", false], ["allow_once", true], ["all
     }
   });
 }
+
+// Client file access: offered, Read sees the editor's buffer and Write reaches the editor,
+// not the disk; not offered, dcl uses the disk.
+test("client fs: used when offered, not when not", async () => {
+  const buffers = new Map();
+  const fs = { fs: { readTextFile: true, writeTextFile: true } };
+  const offered = await withDcl(["--permission-mode", "bypassPermissions"], null, async (ctx, cwd, seen) => {
+    writeFileSync(join(cwd, "a.txt"), "saved on disk\n");
+    buffers.set(join(cwd, "a.txt"), "unsaved in the editor\n");
+    const { sessionId } = await start(ctx, cwd, [], fs);
+    await say(ctx, sessionId, 'FAKE_TOOL Read {"file_path": "a.txt"}');
+    const read = seen.updates.findLast((n) => n.update.sessionUpdate === "tool_call_update").update;
+    assert.match(JSON.stringify(read), /unsaved in the editor/);
+    assert.doesNotMatch(JSON.stringify(read), /saved on disk/);
+    await say(ctx, sessionId, 'FAKE_TOOL Write {"file_path": "new.txt", "content": "hi\\n"}');
+    assert.deepEqual(seen.writes, [[join(cwd, "new.txt"), "hi\n"]]);
+  }, buffers);
+  assert.ok(!existsSync(join(offered.cwd, "new.txt")));
+  const plain = await withDcl(["--permission-mode", "bypassPermissions"], null, async (ctx, cwd, seen) => {
+    writeFileSync(join(cwd, "a.txt"), "saved on disk\n");
+    const { sessionId } = await start(ctx, cwd);
+    await say(ctx, sessionId, 'FAKE_TOOL Read {"file_path": "a.txt"}');
+    const read = seen.updates.findLast((n) => n.update.sessionUpdate === "tool_call_update").update;
+    assert.match(JSON.stringify(read), /saved on disk/);
+    assert.equal(seen.reads.length, 0);
+  });
+  assert.ok(existsSync(join(plain.cwd, "a.txt")));
+});

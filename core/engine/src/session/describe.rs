@@ -1,5 +1,6 @@
-//! [`Session::describe`]: the session as a typed-event front end shows it before any turn
-//! (the stream-json front end reads the same from the `initialize` answer).
+//! What a typed-event front end reads of a session before any turn ([`Session::describe`]:
+//! the stream-json front end reads the same from the `initialize` answer), and the file
+//! access it may lend the session ([`Session::set_client_files`]).
 
 use dcl_events::{CommandInfo, ModelChoice, SessionDescription};
 
@@ -47,5 +48,19 @@ impl Session {
             models,
             commands,
         }
+    }
+}
+
+impl Session {
+    /// Read, Write and Edit go through the front end's file access from now on (`None`:
+    /// dcl's own). Their permission phase is unchanged: only the I/O moves.
+    pub fn set_client_files(&self, files: Option<std::sync::Arc<dyn crate::ClientFiles>>) {
+        self.core.services.shell.set_client_files(files);
+    }
+
+    /// Bash runs in the front end's terminal from now on, unless the OS sandbox is on for
+    /// the command (`None`: dcl's own shell).
+    pub fn set_client_terminal(&self, terminal: Option<std::sync::Arc<dyn crate::ClientTerminal>>) {
+        self.core.services.shell.set_client_terminal(terminal);
     }
 }
