@@ -3,7 +3,7 @@
 // $CARGO_TARGET_DIR/debug/dcl, else ../../../target/debug/dcl.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
@@ -36,7 +36,8 @@ async function withDcl(extra, choice, body, buffers = null) {
     env: { ...process.env, HOME: home, DCL_CONFIG_DIR: join(home, ".dcl") },
     stdio: ["pipe", "pipe", "inherit"],
   });
-  const seen = { updates: [], permissions: [], reads: [], writes: [] };
+  const seen = { updates: [], permissions: [], reads: [], writes: [], terminals: [] };
+  const ran = new Map();
   const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
   try {
     await acp
@@ -61,6 +62,21 @@ async function withDcl(extra, choice, body, buffers = null) {
         buffers?.set(params.path, params.content);
         return {};
       })
+      // The test's "editor" runs a terminal's command to its end when it is created.
+      .onRequest("terminal/create", ({ params }) => {
+        seen.terminals.push(params);
+        const r = spawnSync(params.command, params.args ?? [], { cwd: params.cwd, encoding: "utf8" });
+        const terminalId = `term-${seen.terminals.length}`;
+        ran.set(terminalId, { output: (r.stdout ?? "") + (r.stderr ?? ""), exitCode: r.status });
+        return { terminalId };
+      })
+      .onRequest("terminal/wait_for_exit", ({ params }) => ({ exitCode: ran.get(params.terminalId)?.exitCode ?? null }))
+      .onRequest("terminal/output", ({ params }) => {
+        const r = ran.get(params.terminalId);
+        return { output: r?.output ?? "", truncated: false, exitStatus: { exitCode: r?.exitCode ?? null } };
+      })
+      .onRequest("terminal/kill", () => ({}))
+      .onRequest("terminal/release", () => ({}))
       .connectWith(stream, (ctx) => body(ctx, cwd, seen));
   } finally {
     child.stdin.end();
@@ -228,4 +244,16 @@ test("client fs: used when offered, not when not", async () => {
     assert.equal(seen.reads.length, 0);
   });
   assert.ok(existsSync(join(plain.cwd, "a.txt")));
+});
+
+test("client terminal: Bash runs in the editor's terminal when offered", async () => {
+  await withDcl(["--permission-mode", "bypassPermissions"], null, async (ctx, cwd, seen) => {
+    const { sessionId } = await start(ctx, cwd, [], { terminal: true });
+    await say(ctx, sessionId, 'FAKE_TOOL Bash {"command": "echo from-the-terminal"}');
+    assert.equal(seen.terminals.length, 1);
+    assert.deepEqual(seen.terminals[0].args, ["-c", "echo from-the-terminal"]);
+    const updates = seen.updates.filter((n) => n.update.sessionUpdate === "tool_call_update");
+    assert.ok(updates.some((n) => n.update.content?.some((c) => c.type === "terminal")));
+    assert.match(JSON.stringify(updates.at(-1).update), /from-the-terminal/);
+  });
 });
