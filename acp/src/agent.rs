@@ -9,8 +9,9 @@ use agent_client_protocol::v1::schema::{
     AuthenticateRequest, AuthenticateResponse, CancelNotification, CloseSessionRequest,
     CloseSessionResponse, InitializeRequest, InitializeResponse, ListSessionsRequest,
     ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, NewSessionRequest,
-    NewSessionResponse, PromptRequest, PromptResponse, SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse,
+    NewSessionResponse, PromptRequest, PromptResponse, ResumeSessionRequest, ResumeSessionResponse,
+    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
+    SetSessionModeResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, ErrorCode};
@@ -112,7 +113,7 @@ impl Agent {
                 "loadSession": true,
                 "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
                 "mcpCapabilities": {"http": true, "sse": true},
-                "sessionCapabilities": {"close": {}, "list": {}},
+                "sessionCapabilities": {"close": {}, "list": {}, "resume": {}},
             },
             "agentInfo": {"name": "dcl", "title": "dcl", "version": env!("CARGO_PKG_VERSION")},
             "authMethods": [{
@@ -190,7 +191,22 @@ impl Agent {
         req: LoadSessionRequest,
         cx: ConnectionTo<Client>,
     ) -> AcpResult<LoadSessionResponse> {
-        let req = json_of(&req);
+        typed(self.reopen(json_of(&req), true, cx).await?)
+    }
+
+    /// `session/resume`: the saved session goes on, without its history replayed (the
+    /// client still shows it).
+    pub async fn resume_session(
+        self: Arc<Self>,
+        req: ResumeSessionRequest,
+        cx: ConnectionTo<Client>,
+    ) -> AcpResult<ResumeSessionResponse> {
+        typed(self.reopen(json_of(&req), false, cx).await?)
+    }
+
+    /// Opens a saved session again (`replay`: its history is sent first); the answer's
+    /// JSON.
+    async fn reopen(&self, req: Value, replay: bool, cx: ConnectionTo<Client>) -> AcpResult<Value> {
         let id = req
             .get("sessionId")
             .and_then(Value::as_str)
@@ -201,7 +217,11 @@ impl Agent {
                 .data(json!("the session is already open")));
         }
         let path = history::find(&id).ok_or_else(|| not_found(&id))?;
-        let text = tokio::fs::read_to_string(&path).await.map_err(internal)?;
+        let text = if replay {
+            tokio::fs::read_to_string(&path).await.map_err(internal)?
+        } else {
+            String::new()
+        };
         let mut options = self.options_for(&req, &id)?;
         options.session_id = None;
         options.resume = Some(id.clone());
@@ -212,10 +232,10 @@ impl Agent {
                 send_update(&cx, &id, update);
             }
         }
-        let answer = typed(json!({"modes": modes::state(&session.mode()),
-            "configOptions": session.config_options()}));
+        let answer = json!({"modes": modes::state(&session.mode()),
+            "configOptions": session.config_options()});
         announce(cx, session, commands);
-        answer
+        Ok(answer)
     }
 
     /// Opens a dcl session and registers it; the commands to announce.

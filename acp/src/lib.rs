@@ -24,7 +24,7 @@ use std::sync::Arc;
 use agent_client_protocol::v1::schema::{
     AuthenticateRequest, CancelNotification, CloseSessionRequest, InitializeRequest,
     ListSessionsRequest, LoadSessionRequest, NewSessionRequest, PromptRequest,
-    SetSessionConfigOptionRequest, SetSessionModeRequest,
+    ResumeSessionRequest, SetSessionConfigOptionRequest, SetSessionModeRequest,
 };
 use agent_client_protocol::{ByteStreams, on_receive_notification, on_receive_request};
 use dcl_bridge::argv::{Args, OutputFormat, session_options};
@@ -74,6 +74,7 @@ async fn serve(agent: Arc<Agent>) -> Result<(), AcpError> {
         let a8 = Arc::clone(&agent);
         let a9 = Arc::clone(&agent);
         let a10 = Arc::clone(&agent);
+        let a11 = Arc::clone(&agent);
         agent_client_protocol::Agent
             .v1()
             .name("dcl")
@@ -98,6 +99,12 @@ async fn serve(agent: Arc<Agent>) -> Result<(), AcpError> {
             .on_receive_request(
                 async move |req: LoadSessionRequest, responder, cx| {
                     answer_later(responder, Arc::clone(&a8).load_session(req, cx))
+                },
+                on_receive_request!(),
+            )
+            .on_receive_request(
+                async move |req: ResumeSessionRequest, responder, cx| {
+                    answer_later(responder, Arc::clone(&a11).resume_session(req, cx))
                 },
                 on_receive_request!(),
             )
