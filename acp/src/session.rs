@@ -278,18 +278,27 @@ async fn read(session: Arc<Session>, cx: ConnectionTo<Client>) {
 fn serve(session: &Arc<Session>, cx: &ConnectionTo<Client>, request: HostRequest) {
     match request {
         HostRequest::Permission(asked) => {
-            tokio::spawn(ask_permission(Arc::clone(session), cx.clone(), asked));
+            // Registered before the task runs, so a withdrawal that comes first is seen.
+            let withdrawn = session.asking(&asked.request_id);
+            tokio::spawn(ask_permission(
+                Arc::clone(session),
+                cx.clone(),
+                asked,
+                withdrawn,
+            ));
         }
         HostRequest::Other {
             request_id,
             subtype,
             request,
         } if subtype == mcp_approval::SUBTYPE => {
+            let withdrawn = session.asking(&request_id);
             tokio::spawn(ask_mcp_approval(
                 Arc::clone(session),
                 cx.clone(),
                 request_id,
                 request,
+                withdrawn,
             ));
         }
         HostRequest::Elicitation { request_id, .. } => {
@@ -318,12 +327,18 @@ fn serve(session: &Arc<Session>, cx: &ConnectionTo<Client>, request: HostRequest
 /// One approval: `session/request_permission` to the client, its choice back to dcl.
 /// When dcl withdraws the request first (the turn was cancelled, or dcl's host timeout
 /// passed), the client's late answer is dropped.
-async fn ask_permission(session: Arc<Session>, cx: ConnectionTo<Client>, asked: PermissionRequest) {
+async fn ask_permission(
+    session: Arc<Session>,
+    cx: ConnectionTo<Client>,
+    asked: PermissionRequest,
+    withdrawn: oneshot::Receiver<()>,
+) {
     let id = asked.request_id.clone();
     let params = permission::request(&session.id, &asked);
     let request = match serde_json::from_value::<RequestPermissionRequest>(params) {
         Ok(r) => r,
         Err(e) => {
+            session.asked(&id);
             session.answer(SessionCommand::AnswerPermission {
                 request_id: id,
                 decision: PermissionDecision::Deny {
@@ -335,7 +350,6 @@ async fn ask_permission(session: Arc<Session>, cx: ConnectionTo<Client>, asked: 
             return;
         }
     };
-    let withdrawn = session.asking(&id);
     let asked_client = cx.send_request(request).block_task();
     let outcome = tokio::select! {
         _ = withdrawn => return,
@@ -376,8 +390,8 @@ async fn ask_mcp_approval(
     cx: ConnectionTo<Client>,
     id: String,
     payload: Value,
+    withdrawn: oneshot::Receiver<()>,
 ) {
-    let withdrawn = session.asking(&id);
     let params = mcp_approval::request(&session.id, &payload);
     let answer = match serde_json::from_value::<RequestPermissionRequest>(params) {
         Ok(request) => {
