@@ -233,3 +233,33 @@ async fn bash_runs_locally_without_the_capability() {
     })
     .await;
 }
+
+/// With the OS sandbox on, Bash cannot run in the editor's terminal (dcl cannot confine
+/// a process the editor starts): it runs in dcl's own sandboxed shell instead, even when
+/// the client offers a terminal. Its positive twin is the test above.
+#[tokio::test]
+async fn sandboxed_bash_stays_out_of_the_editors_terminal() {
+    let settings = tempfile::tempdir().expect("dir");
+    let file = settings.path().join("settings.json");
+    std::fs::write(&file, r#"{"sandbox": {"enabled": true}}"#).expect("write");
+    let path = file.display().to_string();
+    let seen = Seen::default();
+    let s = seen.clone();
+    let args = [
+        "--permission-mode",
+        "bypassPermissions",
+        "--settings",
+        &path,
+    ];
+    with_client(&args, seen, async move |cx, cwd| {
+        let tool = r#"Bash {"command": "echo from-dcl"}"#;
+        let done = run_tool(&cx, &cwd, r#"{"terminal": true}"#, &s, tool).await?;
+        assert!(
+            s.terminals.lock().expect("lock").is_empty(),
+            "a sandboxed command ran in the editor's terminal"
+        );
+        assert_eq!(done["sessionUpdate"], "tool_call_update", "{done}");
+        Ok(())
+    })
+    .await;
+}

@@ -117,6 +117,8 @@ pub struct ShellState {
     client_files: Mutex<Option<Arc<dyn crate::ClientFiles>>>,
     /// The front end's terminal, when it offers one (see [`crate::ClientTerminal`]).
     client_terminal: Mutex<Option<Arc<dyn crate::ClientTerminal>>>,
+    /// Set once the session said its sandbox keeps Bash out of the client's terminal.
+    pub terminal_fallback_said: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for dyn crate::ClientTerminal {
@@ -145,6 +147,7 @@ impl ShellState {
             scope: std::sync::OnceLock::new(),
             client_files: Mutex::new(None),
             client_terminal: Mutex::new(None),
+            terminal_fallback_said: std::sync::atomic::AtomicBool::new(false),
         }
     }
 

@@ -121,11 +121,17 @@ impl Tool for BashTool {
                     run_in_client_terminal(terminal.as_ref(), &input.command, timeout, ctx).await
                 }
                 Some(_) => {
-                    tracing::info!(
-                        "Bash runs in dcl's own shell, not the editor's terminal: the OS \
-                         sandbox is on for this command, and a terminal the editor runs \
-                         cannot be sandboxed"
-                    );
+                    let said = ctx
+                        .shell
+                        .terminal_fallback_said
+                        .swap(true, std::sync::atomic::Ordering::Relaxed);
+                    // Once a session: every sandboxed command takes this path.
+                    if !said {
+                        tracing::warn!(
+                            "Bash runs in dcl's own shell, not the editor's terminal: the OS \
+                             sandbox is on, and a terminal the editor runs cannot be sandboxed"
+                        );
+                    }
                     run(&input.command, timeout, ctx, sandbox.as_deref()).await
                 }
                 None => run(&input.command, timeout, ctx, sandbox.as_deref()).await,
