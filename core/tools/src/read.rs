@@ -648,6 +648,54 @@ mod tests {
         out.content.to_text()
     }
 
+    /// An editor's buffers, as a front end lends them (see `ClientFiles`).
+    struct Buffers(std::collections::HashMap<PathBuf, String>);
+
+    impl dcl_tool_api::ClientFiles for Buffers {
+        fn reads(&self) -> bool {
+            true
+        }
+        fn writes(&self) -> bool {
+            false
+        }
+        fn read_text_file<'a>(
+            &'a self,
+            path: &'a Path,
+        ) -> dcl_tool_api::BoxFuture<'a, Result<String, dcl_tool_api::ClientFilesError>> {
+            let found = self.0.get(path).cloned();
+            Box::pin(async move { found.ok_or(dcl_tool_api::ClientFilesError::NotFound) })
+        }
+        fn write_text_file<'a>(
+            &'a self,
+            _path: &'a Path,
+            _content: &'a str,
+        ) -> dcl_tool_api::BoxFuture<'a, Result<(), dcl_tool_api::ClientFilesError>> {
+            Box::pin(async { Err(dcl_tool_api::ClientFilesError::Refused("read-only".into())) })
+        }
+    }
+
+    /// Through a front end's files, Read shows the buffer (not the disk) exactly as it
+    /// shows a file: numbered lines, the window asked for; a path the editor lacks is
+    /// "does not exist".
+    #[tokio::test]
+    async fn reads_the_front_ends_buffer_when_lent_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.txt");
+        fs::write(&path, "on disk\n").unwrap();
+        let ctx = ctx_in(dir.path());
+        let buffers = [(path.clone(), "one\ntwo\nthree\n".to_string())].into();
+        ctx.shell
+            .set_client_files(Some(std::sync::Arc::new(Buffers(buffers))));
+        let out = read(&ctx, json!({"file_path": path, "offset": 2, "limit": 1})).await;
+        assert!(!out.is_error, "{}", text(&out));
+        assert_eq!(text(&out), "2\ttwo");
+        let missing = read(&ctx, json!({"file_path": dir.path().join("gone.txt")})).await;
+        assert!(missing.is_error);
+        ctx.shell.set_client_files(None);
+        let out = read(&ctx, json!({"file_path": path})).await;
+        assert!(text(&out).contains("on disk"));
+    }
+
     #[tokio::test]
     async fn renders_like_reference_with_final_empty_line() {
         let dir = tempfile::tempdir().unwrap();
