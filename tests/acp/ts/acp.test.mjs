@@ -257,3 +257,19 @@ test("client terminal: Bash runs in the editor's terminal when offered", async (
     assert.match(JSON.stringify(updates.at(-1).update), /from-the-terminal/);
   });
 });
+
+test("session/resume goes on without replaying the history", async () => {
+  await withDcl([], null, async (ctx, cwd, seen) => {
+    const { init, sessionId } = await start(ctx, cwd);
+    assert.ok(init.agentCapabilities.sessionCapabilities.resume);
+    assert.equal((await say(ctx, sessionId, "remember quince")).stopReason, "end_turn");
+    await ctx.request("session/close", { sessionId });
+    const before = seen.updates.length;
+    const r = await ctx.request("session/resume", { sessionId, cwd });
+    assert.equal(r.modes.currentModeId, "default");
+    assert.equal((await say(ctx, sessionId, "and plum")).stopReason, "end_turn");
+    const after = seen.updates.slice(before).filter((n) => n.sessionId === sessionId);
+    assert.ok(!after.some((n) => n.update.sessionUpdate === "user_message_chunk"));
+    await assert.rejects(ctx.request("session/resume", { sessionId: "00000000-0000-4000-8000-000000000000", cwd }));
+  });
+});
