@@ -9,8 +9,9 @@ use agent_client_protocol::v1::schema::{
     AuthenticateRequest, AuthenticateResponse, CancelNotification, CloseSessionRequest,
     CloseSessionResponse, InitializeRequest, InitializeResponse, ListSessionsRequest,
     ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, NewSessionRequest,
-    NewSessionResponse, PromptRequest, PromptResponse, SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse,
+    NewSessionResponse, PromptRequest, PromptResponse, ResumeSessionRequest, ResumeSessionResponse,
+    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
+    SetSessionModeResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, ErrorCode};
@@ -18,9 +19,9 @@ use dcl_bridge::SessionOptions;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::from_stream_json::Translator;
-use crate::from_stream_json::stop_reason;
-use crate::session::{Session, SetModelError, StartError, TurnEnd, send_update};
+use crate::client_files::FsCapabilities;
+use crate::projection::{Projection, stop_reason};
+use crate::session::{Session, SetModelError, StartError, send_update};
 use crate::{history, modes, prompt};
 
 pub type AcpResult<T> = Result<T, agent_client_protocol::Error>;
@@ -29,6 +30,8 @@ pub struct Agent {
     /// The options `dcl acp`'s flags make; each session starts from a copy.
     template: SessionOptions,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
+    /// What the client offers of its files (`initialize`'s `clientCapabilities.fs`).
+    fs: Mutex<FsCapabilities>,
 }
 
 /// A typed message of the crate from the JSON built here.
@@ -88,6 +91,7 @@ impl Agent {
         Arc::new(Agent {
             template,
             sessions: Mutex::new(HashMap::new()),
+            fs: Mutex::new(FsCapabilities::default()),
         })
     }
 
@@ -101,13 +105,15 @@ impl Agent {
 
     pub fn initialize(&self, req: InitializeRequest) -> AcpResult<InitializeResponse> {
         let asked = json_of(&req.protocol_version).as_u64().unwrap_or(1);
+        let fs = FsCapabilities::of(&json_of(&req.client_capabilities));
+        *self.fs.lock().unwrap_or_else(|p| p.into_inner()) = fs;
         typed(json!({
             "protocolVersion": asked.min(1),
             "agentCapabilities": {
                 "loadSession": true,
                 "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
                 "mcpCapabilities": {"http": true, "sse": true},
-                "sessionCapabilities": {"close": {}, "list": {}},
+                "sessionCapabilities": {"close": {}, "list": {}, "resume": {}},
             },
             "agentInfo": {"name": "dcl", "title": "dcl", "version": env!("CARGO_PKG_VERSION")},
             "authMethods": [{
@@ -174,7 +180,7 @@ impl Agent {
             json!({"sessionId": session.id, "modes": modes::state(&session.mode()),
             "configOptions": session.config_options()}),
         );
-        announce(cx, session.id.clone(), commands);
+        announce(cx, Arc::clone(&session), commands);
         answer
     }
 
@@ -185,7 +191,22 @@ impl Agent {
         req: LoadSessionRequest,
         cx: ConnectionTo<Client>,
     ) -> AcpResult<LoadSessionResponse> {
-        let req = json_of(&req);
+        typed(self.reopen(json_of(&req), true, cx).await?)
+    }
+
+    /// `session/resume`: the saved session goes on, without its history replayed (the
+    /// client still shows it).
+    pub async fn resume_session(
+        self: Arc<Self>,
+        req: ResumeSessionRequest,
+        cx: ConnectionTo<Client>,
+    ) -> AcpResult<ResumeSessionResponse> {
+        typed(self.reopen(json_of(&req), false, cx).await?)
+    }
+
+    /// Opens a saved session again (`replay`: its history is sent first); the answer's
+    /// JSON.
+    async fn reopen(&self, req: Value, replay: bool, cx: ConnectionTo<Client>) -> AcpResult<Value> {
         let id = req
             .get("sessionId")
             .and_then(Value::as_str)
@@ -196,48 +217,41 @@ impl Agent {
                 .data(json!("the session is already open")));
         }
         let path = history::find(&id).ok_or_else(|| not_found(&id))?;
-        let text = tokio::fs::read_to_string(&path).await.map_err(internal)?;
+        let text = if replay {
+            tokio::fs::read_to_string(&path).await.map_err(internal)?
+        } else {
+            String::new()
+        };
         let mut options = self.options_for(&req, &id)?;
         options.session_id = None;
         options.resume = Some(id.clone());
         let (session, commands) = self.start(id.clone(), options, &cx).await?;
-        let mut translator = Translator::new(session.cwd.clone());
-        for update in history::replay(&text, &mut translator) {
-            send_update(&cx, &id, update);
+        let mut projection = Projection::new(session.cwd.clone());
+        for event in history::replay(&text) {
+            for update in projection.updates(&event, true) {
+                send_update(&cx, &id, update);
+            }
         }
-        let answer = typed(json!({"modes": modes::state(&session.mode()),
-            "configOptions": session.config_options()}));
-        announce(cx, id, commands);
-        answer
+        let answer = json!({"modes": modes::state(&session.mode()),
+            "configOptions": session.config_options()});
+        announce(cx, session, commands);
+        Ok(answer)
     }
 
-    /// Opens a dcl session, runs its `initialize` and registers it.
+    /// Opens a dcl session and registers it; the commands to announce.
     async fn start(
         &self,
         id: String,
         options: SessionOptions,
         cx: &ConnectionTo<Client>,
     ) -> AcpResult<(Arc<Session>, Value)> {
-        let mode = options
-            .permission_mode
-            .clone()
-            .unwrap_or_else(|| "default".into());
-        let session = Session::open(id.clone(), options, mode, cx.clone()).map_err(invalid)?;
-        let init = match session.initialize().await {
-            Ok(init) => init,
-            Err(e) => {
-                session.close();
-                return Err(internal(format!("the session did not start: {e}")));
-            }
-        };
-        // The mode the session starts in, after the settings' `permissions.defaultMode`.
-        if let Some(mode) = init.get("current_permission_mode").and_then(Value::as_str) {
-            session.set_current_mode(mode);
-        }
+        let fs = *self.fs.lock().unwrap_or_else(|p| p.into_inner());
+        let (session, description) =
+            Session::open(id.clone(), options, fs, cx.clone()).map_err(invalid)?;
         let model = self.template.model.as_deref().unwrap_or("default");
-        session.set_model_option(modes::model_option(&init, model));
+        session.set_model_option(modes::model_option(&description, model));
         self.lock().insert(id, Arc::clone(&session));
-        Ok((session, modes::available_commands(&init)))
+        Ok((session, modes::available_commands(&description)))
     }
 
     /// Starts the turn at once (in the order prompts arrive, so a second prompt for a
@@ -249,15 +263,14 @@ impl Agent {
         let started = self.start_prompt(req);
         async move {
             let (session, rx) = started?;
-            match rx.await.unwrap_or(TurnEnd::Ended) {
-                TurnEnd::Result(result) => {
-                    let reason = stop_reason(&result, session.was_cancelled()).map_err(internal)?;
+            match rx.await.ok().flatten() {
+                Some(end) => {
+                    let reason = stop_reason(end.stop_reason, &end.errors, session.was_cancelled())
+                        .map_err(internal)?;
                     typed(json!({"stopReason": reason}))
                 }
-                TurnEnd::Ended if session.was_cancelled() => {
-                    typed(json!({"stopReason": "cancelled"}))
-                }
-                TurnEnd::Ended => Err(internal("the session ended during the turn")),
+                None if session.was_cancelled() => typed(json!({"stopReason": "cancelled"})),
+                None => Err(internal("the session ended during the turn")),
             }
         }
     }
@@ -265,7 +278,10 @@ impl Agent {
     fn start_prompt(
         &self,
         req: PromptRequest,
-    ) -> AcpResult<(Arc<Session>, tokio::sync::oneshot::Receiver<TurnEnd>)> {
+    ) -> AcpResult<(
+        Arc<Session>,
+        tokio::sync::oneshot::Receiver<Option<dcl_bridge::events::TurnEnd>>,
+    )> {
         let req = json_of(&req);
         let id = req.get("sessionId").and_then(Value::as_str).unwrap_or("");
         let session = self.session(id)?;
@@ -274,8 +290,8 @@ impl Agent {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        let content = prompt::to_user_content(&blocks).map_err(invalid)?;
-        match session.start_turn(&prompt::user_line(content)) {
+        let content = prompt::to_content(&blocks).map_err(invalid)?;
+        match session.start_turn(content) {
             Ok(rx) => Ok((session, rx)),
             Err(StartError::Busy) => Err(agent_client_protocol::Error::invalid_request()
                 .data(json!(StartError::Busy.to_string()))),
@@ -303,7 +319,7 @@ impl Agent {
         if !modes::is_mode(mode) {
             return Err(invalid(format!("unknown mode {mode:?}")));
         }
-        session.set_mode(mode).await.map_err(internal)?;
+        session.set_mode(mode).map_err(internal)?;
         send_update(
             &cx,
             id,
@@ -347,9 +363,9 @@ impl Agent {
         let Some(value) = req.get("value").and_then(Value::as_str) else {
             return Err(invalid("the model option takes a string value"));
         };
-        session.set_model(value).await.map_err(|e| match e {
+        session.set_model(value).map_err(|e| match e {
             SetModelError::Unknown(_) => invalid(e),
-            SetModelError::Host(h) => internal(h),
+            SetModelError::Bridge(b) => internal(b),
         })?;
         typed(json!({"configOptions": session.config_options()}))
     }
@@ -428,10 +444,11 @@ pub fn mcp_config(servers: &[Value]) -> Result<Value, String> {
 }
 
 /// The session's commands, sent after the answer so the client knows the session first.
-fn announce(cx: ConnectionTo<Client>, id: String, commands: Value) {
+fn announce(cx: ConnectionTo<Client>, session: Arc<Session>, commands: Value) {
     tokio::spawn(async move {
         tokio::task::yield_now().await;
-        send_update(&cx, &id, commands);
+        send_update(&cx, &session.id, commands);
+        session.mark_announced();
     });
 }
 

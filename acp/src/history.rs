@@ -1,4 +1,5 @@
-//! `session/load`: a saved session's transcript, replayed as `session/update`s.
+//! `session/load`: a saved session's transcript, replayed as `session/update`s (its
+//! entries read as the events of the conversation, which the projection sends).
 //!
 //! The transcript is read from dcl's home (`$DCL_CONFIG_DIR`, else `~/.dcl`, then the
 //! reference's `$CLAUDE_CONFIG_DIR` / `~/.claude`): `projects/<project>/<id>.jsonl`.
@@ -9,7 +10,9 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::from_stream_json::Translator;
+use std::collections::HashMap;
+
+use dcl_bridge::events::{AgentEvent, ContentBlock, Item, ItemBody, ToolCall, ToolStatus};
 
 /// Only canonical UUIDs name transcript files, so an id never names another path.
 pub fn is_session_id(id: &str) -> bool {
@@ -126,15 +129,111 @@ fn summary(id: &str, text: &str, modified: std::time::SystemTime) -> Option<Save
     })
 }
 
-/// The updates that replay a transcript: the user's messages, the agent's, its tool
-/// calls and their results (subagents' own lines are left out).
-pub fn replay(text: &str, translator: &mut Translator) -> Vec<Value> {
-    text.lines()
+/// A saved transcript as the events of its conversation, for the projection to replay:
+/// the user's messages, the agent's text and thinking, its tool calls and their results
+/// (subagents' own entries and meta entries are left out).
+pub fn replay(text: &str) -> Vec<AgentEvent> {
+    let mut calls: HashMap<String, ToolCall> = HashMap::new();
+    let mut out = Vec::new();
+    let entries = text
+        .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|v| v.get("isSidechain").and_then(Value::as_bool) != Some(true))
-        .filter(|v| v.get("isMeta").and_then(Value::as_bool) != Some(true))
-        .flat_map(|v| translator.updates(&v, true))
-        .collect()
+        .filter(|v| v.get("isMeta").and_then(Value::as_bool) != Some(true));
+    for (n, v) in entries.enumerate() {
+        let content = v.get("message").and_then(|m| m.get("content"));
+        let done = |id: String, body: ItemBody| AgentEvent::ItemCompleted {
+            item: Item::new(id, body),
+        };
+        match (v.get("type").and_then(Value::as_str), content) {
+            (Some("user"), Some(Value::String(text))) => out.push(done(
+                format!("user/{n}"),
+                ItemBody::UserMessage {
+                    content: vec![ContentBlock::text(text)],
+                },
+            )),
+            (Some("user"), Some(Value::Array(blocks))) => {
+                let mut texts = Vec::new();
+                for b in blocks {
+                    match b.get("type").and_then(Value::as_str) {
+                        Some("text") => texts.extend(
+                            b.get("text")
+                                .and_then(Value::as_str)
+                                .map(ContentBlock::text),
+                        ),
+                        Some("tool_result") => {
+                            let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
+                            let Some(mut call) = calls.remove(id) else {
+                                continue;
+                            };
+                            call.status =
+                                if b.get("is_error").and_then(Value::as_bool) == Some(true) {
+                                    ToolStatus::Failed
+                                } else {
+                                    ToolStatus::Completed
+                                };
+                            call.content = vec![ContentBlock::text(result_text(b.get("content")))];
+                            out.push(done(id.to_string(), ItemBody::ToolCall(call)));
+                        }
+                        _ => {}
+                    }
+                }
+                if !texts.is_empty() {
+                    out.push(done(
+                        format!("user/{n}"),
+                        ItemBody::UserMessage { content: texts },
+                    ));
+                }
+            }
+            (Some("assistant"), Some(Value::Array(blocks))) => {
+                for (k, b) in blocks.iter().enumerate() {
+                    let s = |key: &str| b.get(key).and_then(Value::as_str);
+                    let id = format!("assistant/{n}/{k}");
+                    match s("type") {
+                        Some("text") => out.push(done(
+                            id,
+                            ItemBody::AgentText {
+                                text: s("text").unwrap_or("").into(),
+                            },
+                        )),
+                        Some("thinking") => out.push(done(
+                            id,
+                            ItemBody::Thinking {
+                                text: s("thinking").unwrap_or("").into(),
+                            },
+                        )),
+                        Some("tool_use") => {
+                            let (Some(id), Some(name)) = (s("id"), s("name")) else {
+                                continue;
+                            };
+                            let input = b.get("input").cloned().unwrap_or(Value::Null);
+                            let call = ToolCall::describe(name, input);
+                            out.push(AgentEvent::ItemStarted {
+                                item: Item::new(id, ItemBody::ToolCall(call.clone())),
+                            });
+                            calls.insert(id.to_string(), call);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The text of a tool_result's content (a string or text blocks).
+fn result_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
 }
 
 #[cfg(test)]
@@ -159,9 +258,30 @@ mod tests {
             "\n",
             r#"{"type":"user","isSidechain":true,"message":{"content":"inner"}}"#,
         );
-        let u = replay(text, &mut Translator::new(PathBuf::from("/")));
+        let mut projection = crate::projection::Projection::new(PathBuf::from("/"));
+        let u: Vec<Value> = replay(text)
+            .iter()
+            .flat_map(|e| projection.updates(e, true))
+            .collect();
         assert_eq!(u.len(), 2);
         assert_eq!(u[0]["sessionUpdate"], "user_message_chunk");
         assert_eq!(u[1]["sessionUpdate"], "agent_message_chunk");
+    }
+
+    #[test]
+    fn replayed_tool_calls_come_with_their_results() {
+        let text = concat!(
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}"#,
+            "\n",
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"a.txt"}]}}"#,
+        );
+        let mut projection = crate::projection::Projection::new(PathBuf::from("/"));
+        let u: Vec<Value> = replay(text)
+            .iter()
+            .flat_map(|e| projection.updates(e, true))
+            .collect();
+        assert_eq!(u[0]["sessionUpdate"], "tool_call");
+        assert_eq!(u[1]["status"], "completed");
+        assert!(u[1].to_string().contains("a.txt"));
     }
 }

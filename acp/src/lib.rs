@@ -2,16 +2,19 @@
 //! message a line; logs on stderr). One process serves many sessions, each a dcl session
 //! opened through the bridge on the bridge's one runtime.
 //!
-//! The stream-json lines of each session are turned into ACP updates in
-//! [`from_stream_json`] only, so the typed event projection can replace that one module.
+//! Each session is read as dcl's typed events ([`dcl_bridge::events::AgentEvent`]):
+//! `session/update` is their projection ([`projection`]), and what the client does
+//! reaches the session as [`dcl_bridge::events::SessionCommand`]s.
 
 mod agent;
 pub mod auth;
+mod client_files;
 mod error;
-pub mod from_stream_json;
 mod history;
+mod mcp_approval;
 mod modes;
 mod permission;
+pub mod projection;
 mod prompt;
 mod session;
 
@@ -21,7 +24,7 @@ use std::sync::Arc;
 use agent_client_protocol::v1::schema::{
     AuthenticateRequest, CancelNotification, CloseSessionRequest, InitializeRequest,
     ListSessionsRequest, LoadSessionRequest, NewSessionRequest, PromptRequest,
-    SetSessionConfigOptionRequest, SetSessionModeRequest,
+    ResumeSessionRequest, SetSessionConfigOptionRequest, SetSessionModeRequest,
 };
 use agent_client_protocol::{ByteStreams, on_receive_notification, on_receive_request};
 use dcl_bridge::argv::{Args, OutputFormat, session_options};
@@ -39,8 +42,6 @@ pub fn run(argv: Vec<String>) -> Result<(), AcpError> {
     // The client is asked through session/request_permission.
     template.permission_prompt_tool = None;
     template.non_interactive = false;
-    // Text and thinking reach the editor as they stream.
-    template.include_partial_messages = true;
     let rt = dcl_bridge::runtime()?;
     rt.block_on(serve(Agent::new(template)))
 }
@@ -73,6 +74,7 @@ async fn serve(agent: Arc<Agent>) -> Result<(), AcpError> {
         let a8 = Arc::clone(&agent);
         let a9 = Arc::clone(&agent);
         let a10 = Arc::clone(&agent);
+        let a11 = Arc::clone(&agent);
         agent_client_protocol::Agent
             .v1()
             .name("dcl")
@@ -97,6 +99,12 @@ async fn serve(agent: Arc<Agent>) -> Result<(), AcpError> {
             .on_receive_request(
                 async move |req: LoadSessionRequest, responder, cx| {
                     answer_later(responder, Arc::clone(&a8).load_session(req, cx))
+                },
+                on_receive_request!(),
+            )
+            .on_receive_request(
+                async move |req: ResumeSessionRequest, responder, cx| {
+                    answer_later(responder, Arc::clone(&a11).resume_session(req, cx))
                 },
                 on_receive_request!(),
             )

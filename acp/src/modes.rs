@@ -1,6 +1,7 @@
 //! dcl's permission modes as ACP session modes, its models as the `model` config option,
 //! and slash commands as ACP commands.
 
+use dcl_bridge::events::SessionDescription;
 use serde_json::{Value, json};
 
 const MODES: &[(&str, &str, &str)] = &[
@@ -40,47 +41,34 @@ pub fn state(current: &str) -> Value {
     json!({"currentModeId": current, "availableModes": available})
 }
 
-/// `available_commands_update` from the `commands` of dcl's initialize answer.
-pub fn available_commands(init: &Value) -> Value {
-    let commands: Vec<Value> = init
-        .get("commands")
-        .and_then(Value::as_array)
-        .map(|list| {
-            list.iter()
-                .filter_map(|c| {
-                    let name = c.get("name")?.as_str()?;
-                    let mut cmd = json!({
-                        "name": name,
-                        "description": c.get("description").and_then(Value::as_str).unwrap_or(""),
-                    });
-                    if let Some(hint) = c
-                        .get("argumentHint")
-                        .and_then(Value::as_str)
-                        .filter(|h| !h.is_empty())
-                    {
-                        cmd["input"] = json!({"hint": hint});
-                    }
-                    Some(cmd)
-                })
-                .collect()
+/// `available_commands_update` from the session's commands.
+pub fn available_commands(description: &SessionDescription) -> Value {
+    let commands: Vec<Value> = description
+        .commands
+        .iter()
+        .map(|c| {
+            let mut cmd = json!({"name": c.name, "description": c.description});
+            if !c.argument_hint.is_empty() {
+                cmd["input"] = json!({"hint": c.argument_hint});
+            }
+            cmd
         })
-        .unwrap_or_default();
+        .collect();
     json!({"sessionUpdate": "available_commands_update", "availableCommands": commands})
 }
 
-/// The `model` config option from the `models` of dcl's initialize answer, `current`
-/// selected (an unknown current value reads as `default`, the configured model).
-pub fn model_option(init: &Value, current: &str) -> Option<Value> {
-    let models = init.get("models")?.as_array()?;
-    let options: Vec<Value> = models
+/// The `model` config option from the session's models, `current` selected (an unknown
+/// current value reads as `default`, the configured model).
+pub fn model_option(description: &SessionDescription, current: &str) -> Option<Value> {
+    let options: Vec<Value> = description
+        .models
         .iter()
-        .filter_map(|m| {
-            let value = m.get("value")?.as_str()?;
-            Some(json!({
-                "value": value,
-                "name": m.get("displayName").and_then(Value::as_str).unwrap_or(value),
-                "description": m.get("description").and_then(Value::as_str),
-            }))
+        .map(|m| {
+            let mut o = json!({"value": m.value, "name": m.display_name});
+            if !m.description.is_empty() {
+                o["description"] = json!(m.description);
+            }
+            o
         })
         .collect();
     if options.is_empty() {
@@ -103,10 +91,36 @@ pub const MODEL_CONFIG: &str = "model";
 mod tests {
     use super::*;
 
+    use dcl_bridge::events::{CommandInfo, ModelChoice};
+
+    #[test]
+    fn commands_with_a_hint_take_input() {
+        let d = SessionDescription {
+            commands: vec![CommandInfo {
+                name: "review".into(),
+                description: "Review a PR".into(),
+                argument_hint: "<pr>".into(),
+            }],
+            ..SessionDescription::default()
+        };
+        let u = available_commands(&d);
+        assert_eq!(u["availableCommands"][0]["input"]["hint"], "<pr>");
+    }
+
     #[test]
     fn models_become_a_select() {
-        let init = json!({"models": [{"value": "default", "displayName": "Default"},
-            {"value": "mock-model", "displayName": "Mock model"}]});
+        let model = |value: &str, name: &str| ModelChoice {
+            value: value.into(),
+            display_name: name.into(),
+            description: String::new(),
+        };
+        let init = SessionDescription {
+            models: vec![
+                model("default", "Default"),
+                model("mock-model", "Mock model"),
+            ],
+            ..SessionDescription::default()
+        };
         let o = model_option(&init, "mock-model").expect("option");
         assert_eq!(o["currentValue"], "mock-model");
         assert_eq!(o["options"][1]["name"], "Mock model");
@@ -114,7 +128,7 @@ mod tests {
             model_option(&init, "other").expect("option")["currentValue"],
             "default"
         );
-        assert!(model_option(&json!({}), "x").is_none());
+        assert!(model_option(&SessionDescription::default(), "x").is_none());
         // The crate's type takes it (its lists skip items they cannot read).
         let answer: agent_client_protocol::v1::schema::NewSessionResponse =
             serde_json::from_value(json!({"sessionId": "s", "configOptions": [o.clone()]}))

@@ -113,7 +113,7 @@ async fn tool_call_allowed_runs() {
         assert_eq!(call["rawInput"]["command"], "touch made.txt && echo made");
         let done = updates
             .iter()
-            .find(|u| u["sessionUpdate"] == "tool_call_update")
+            .rfind(|u| u["sessionUpdate"] == "tool_call_update")
             .expect("a tool_call_update");
         assert_eq!(done["toolCallId"], call["toolCallId"]);
         assert_eq!(done["status"], "completed");
@@ -140,7 +140,7 @@ async fn tool_call_rejected_does_nothing() {
         let failed = s
             .updates_of(&id)
             .into_iter()
-            .find(|u| u["sessionUpdate"] == "tool_call_update")
+            .rfind(|u| u["sessionUpdate"] == "tool_call_update")
             .expect("a tool_call_update");
         assert_eq!(failed["status"], "failed");
         Ok(())
@@ -390,7 +390,7 @@ async fn mcp_server_from_session_new() {
             let done = s
                 .updates_of(&id)
                 .into_iter()
-                .find(|u| u["sessionUpdate"] == "tool_call_update")
+                .rfind(|u| u["sessionUpdate"] == "tool_call_update")
                 .expect("a tool_call_update");
             assert_eq!(done["status"], "completed", "{done}");
             assert!(done.to_string().contains("echo: ping"), "{done}");
@@ -450,5 +450,84 @@ async fn settings_default_mode_is_the_starting_mode() {
             Ok(())
         },
     )
+    .await;
+}
+
+/// `session/resume`: a closed session goes on in the same transcript, without its history
+/// replayed; an unknown id is an error, and so is resuming a session that is open.
+#[tokio::test]
+async fn resume_goes_on_without_replay() {
+    use agent_client_protocol::v1::schema::{
+        CloseSessionRequest, CloseSessionResponse, LoadSessionRequest, LoadSessionResponse,
+        ResumeSessionRequest, ResumeSessionResponse,
+    };
+    let seen = Seen::default();
+    let s = seen.clone();
+    with_client(&[], seen, async move |cx, cwd| {
+        let caps = init(&cx).await?;
+        assert!(
+            caps["agentCapabilities"]["sessionCapabilities"]
+                .get("resume")
+                .is_some(),
+            "{caps}"
+        );
+        let id = new_session(&cx, &cwd).await?["sessionId"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        assert_eq!(prompt(&cx, &id, "remember quince").await?, "end_turn");
+        let open_again = cx
+            .send_request(typed::<ResumeSessionRequest>(
+                json!({"sessionId": id, "cwd": cwd}),
+            ))
+            .block_task()
+            .await;
+        assert!(open_again.is_err(), "resumed while open");
+        let close = |id: &str| {
+            cx.send_request(typed::<CloseSessionRequest>(json!({"sessionId": id})))
+                .block_task()
+        };
+        let _: CloseSessionResponse = close(&id).await?;
+        let before = s.updates_of(&id).len();
+        let r: ResumeSessionResponse = cx
+            .send_request(typed::<ResumeSessionRequest>(
+                json!({"sessionId": id, "cwd": cwd}),
+            ))
+            .block_task()
+            .await?;
+        assert_eq!(js(&r)["modes"]["currentModeId"], "default");
+        assert_eq!(prompt(&cx, &id, "and plum").await?, "end_turn");
+        let after: Vec<Value> = s.updates_of(&id).split_off(before);
+        assert!(
+            !after
+                .iter()
+                .any(|u| u["sessionUpdate"] == "user_message_chunk"),
+            "history replayed on resume: {after:?}"
+        );
+        // Both prompts are in the one transcript: a load replays them.
+        let _: CloseSessionResponse = close(&id).await?;
+        let before = s.updates_of(&id).len();
+        let _: LoadSessionResponse = cx
+            .send_request(typed::<LoadSessionRequest>(
+                json!({"sessionId": id, "cwd": cwd, "mcpServers": []}),
+            ))
+            .block_task()
+            .await?;
+        let user: String = s
+            .updates_of(&id)
+            .split_off(before)
+            .iter()
+            .filter(|u| u["sessionUpdate"] == "user_message_chunk")
+            .filter_map(|u| u["content"]["text"].as_str().map(str::to_string))
+            .collect();
+        assert!(user.contains("quince") && user.contains("plum"), "{user}");
+        let unknown = cx
+            .send_request(typed::<ResumeSessionRequest>(json!({"sessionId":
+                "00000000-0000-4000-8000-000000000000", "cwd": cwd})))
+            .block_task()
+            .await;
+        assert!(unknown.is_err());
+        Ok(())
+    })
     .await;
 }

@@ -398,6 +398,7 @@ fn deny(text: &str) -> PermissionDecision {
                 "The user doesn't want to proceed with this tool use. The tool use was rejected."
                     .into(),
             interrupt: true,
+            updated_permissions: None,
         }
     } else {
         PermissionDecision::Deny {
@@ -405,6 +406,7 @@ fn deny(text: &str) -> PermissionDecision {
                 "The user doesn't want to proceed with this tool use. The user said: {text}"
             ),
             interrupt: false,
+            updated_permissions: None,
         }
     }
 }

@@ -9,7 +9,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_client_protocol::v1::schema::{
-    RequestPermissionRequest, RequestPermissionResponse, SessionNotification,
+    CreateTerminalRequest, CreateTerminalResponse, ReadTextFileRequest, ReadTextFileResponse,
+    ReleaseTerminalRequest, ReleaseTerminalResponse, RequestPermissionRequest,
+    RequestPermissionResponse, SessionNotification, TerminalOutputRequest, TerminalOutputResponse,
+    WaitForTerminalExitRequest, WaitForTerminalExitResponse, WriteTextFileRequest,
+    WriteTextFileResponse,
 };
 use agent_client_protocol::{ByteStreams, on_receive_notification, on_receive_request};
 use serde_json::{Value, json};
@@ -71,6 +75,14 @@ pub struct Seen {
     pub permissions: Arc<Mutex<Vec<Value>>>,
     /// The option id chosen for every permission request (`None`: cancelled).
     pub choice: Arc<Mutex<Option<String>>>,
+    /// The editor's buffers by absolute path (`fs/read_text_file` answers from them; a
+    /// path without one is not found), and each `fs/write_text_file` in order.
+    pub buffers: Arc<Mutex<std::collections::HashMap<String, String>>>,
+    pub fs_reads: Arc<Mutex<Vec<String>>>,
+    pub fs_writes: Arc<Mutex<Vec<(String, String)>>>,
+    /// Each `terminal/create`'s command and args; its output, once it exited, by id.
+    pub terminals: Arc<Mutex<Vec<Value>>>,
+    pub terminal_output: Arc<Mutex<std::collections::HashMap<String, (String, i32)>>>,
 }
 
 impl Seen {
@@ -112,6 +124,9 @@ where
     let cwd = dcl.cwd();
     let s1 = seen.clone();
     let s2 = seen.clone();
+    let s3 = seen.clone();
+    let s4 = seen.clone();
+    let (s5, s6, s7) = (seen.clone(), seen.clone(), seen.clone());
     let run = agent_client_protocol::Client
         .v1()
         .name("dcl-acp-test")
@@ -136,6 +151,111 @@ where
                 };
                 responder.respond(
                     serde_json::from_value::<RequestPermissionResponse>(outcome).expect("resp"),
+                )
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: ReadTextFileRequest, responder, _cx| {
+                let path = r.path.display().to_string();
+                s3.fs_reads.lock().expect("lock").push(path.clone());
+                let found = s3.buffers.lock().expect("lock").get(&path).cloned();
+                match found {
+                    Some(content) => responder.respond(
+                        serde_json::from_value::<ReadTextFileResponse>(json!({"content": content}))
+                            .expect("resp"),
+                    ),
+                    None => responder.respond_with_error(agent_client_protocol::Error::new(
+                        agent_client_protocol::ErrorCode::RESOURCE_NOT_FOUND,
+                        "no such buffer",
+                    )),
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: WriteTextFileRequest, responder, _cx| {
+                let path = r.path.display().to_string();
+                s4.fs_writes
+                    .lock()
+                    .expect("lock")
+                    .push((path.clone(), r.content.clone()));
+                s4.buffers.lock().expect("lock").insert(path, r.content);
+                responder.respond(
+                    serde_json::from_value::<WriteTextFileResponse>(json!({})).expect("resp"),
+                )
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: CreateTerminalRequest, responder, _cx| {
+                // The test's "editor" runs the command to its end at once.
+                let id = format!("term-{}", s5.terminals.lock().expect("lock").len());
+                s5.terminals
+                    .lock()
+                    .expect("lock")
+                    .push(serde_json::to_value(&r).expect("json"));
+                let out = std::process::Command::new(&r.command)
+                    .args(&r.args)
+                    .current_dir(r.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))
+                    .output()
+                    .expect("run the terminal's command");
+                let text = format!(
+                    "{}{}",
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                s5.terminal_output
+                    .lock()
+                    .expect("lock")
+                    .insert(id.clone(), (text, out.status.code().unwrap_or(-1)));
+                responder.respond(
+                    serde_json::from_value::<CreateTerminalResponse>(json!({"terminalId": id}))
+                        .expect("resp"),
+                )
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: WaitForTerminalExitRequest, responder, _cx| {
+                let id = serde_json::to_value(&r.terminal_id).expect("json");
+                let code = s6
+                    .terminal_output
+                    .lock()
+                    .expect("lock")
+                    .get(id.as_str().unwrap_or(""))
+                    .map(|o| o.1);
+                responder.respond(
+                    serde_json::from_value::<WaitForTerminalExitResponse>(
+                        json!({"exitCode": code}),
+                    )
+                    .expect("resp"),
+                )
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: TerminalOutputRequest, responder, _cx| {
+                let id = serde_json::to_value(&r.terminal_id).expect("json");
+                let (output, code) = s7
+                    .terminal_output
+                    .lock()
+                    .expect("lock")
+                    .get(id.as_str().unwrap_or(""))
+                    .cloned()
+                    .unwrap_or_default();
+                responder.respond(
+                    serde_json::from_value::<TerminalOutputResponse>(json!({
+                        "output": output, "truncated": false, "exitStatus": {"exitCode": code}}))
+                    .expect("resp"),
+                )
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |_r: ReleaseTerminalRequest, responder, _cx| {
+                responder.respond(
+                    serde_json::from_value::<ReleaseTerminalResponse>(json!({})).expect("resp"),
                 )
             },
             on_receive_request!(),

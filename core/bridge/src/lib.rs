@@ -24,7 +24,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use dcl_engine::Session;
-pub use dcl_engine::{Output, SavedSession, SessionOptions, Streams};
+pub use dcl_engine::{
+    BoxFuture, ClientFiles, ClientFilesError, ClientTerminal, Output, SavedSession, SessionOptions,
+    Streams, TerminalRun,
+};
 
 /// The options vocabulary front ends open sessions with, and the `initialize` fields a front
 /// end may fold into them before opening (`--await-initialize`): front ends reach the
@@ -241,6 +244,24 @@ impl Bridge {
     /// [`BridgeError::Busy`]).
     pub fn command(&self, command: events::SessionCommand) -> Result<(), BridgeError> {
         self.session.command(command).map_err(send_error)
+    }
+
+    /// The session's mode, model, models and commands as they are now (what a typed-event
+    /// front end shows before the first turn).
+    pub fn describe(&self) -> events::SessionDescription {
+        self.session.describe()
+    }
+
+    /// Read, Write and Edit go through the front end's file access (an editor's buffers)
+    /// from now on; `None` restores dcl's own. The permission decision is unchanged.
+    pub fn set_client_files(&self, files: Option<std::sync::Arc<dyn ClientFiles>>) {
+        self.session.set_client_files(files);
+    }
+
+    /// Bash runs in the front end's terminal (the editor shows it live) from now on,
+    /// except where the OS sandbox is on; `None` restores dcl's own shell.
+    pub fn set_client_terminal(&self, terminal: Option<std::sync::Arc<dyn ClientTerminal>>) {
+        self.session.set_client_terminal(terminal);
     }
 
     /// The next typed event; `None` once the session has ended. Only sessions opened with

@@ -16,6 +16,7 @@ pub mod session;
 pub mod structured;
 pub mod tools;
 
+pub use dcl_tool_api::{BoxFuture, ClientFiles, ClientFilesError, ClientTerminal, TerminalRun};
 pub use options::{OptionsError, SessionOptions};
 pub use session::{
     Output, SavedSession, SendError, Session, SessionClosed, Streams, saved_sessions,

@@ -94,6 +94,10 @@ pub enum PermissionDecision {
         /// Also stop the turn.
         #[serde(default)]
         interrupt: bool,
+        /// Rules to remember ("reject always": a deny rule where "always allow" writes
+        /// its allow rule).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        updated_permissions: Option<Value>,
     },
 }
 

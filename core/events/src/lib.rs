@@ -13,6 +13,7 @@
 
 mod command;
 mod content;
+mod describe;
 mod event;
 mod hooks;
 mod item;
@@ -24,6 +25,7 @@ pub use command::{
     ElicitationAction, McpCommand, PermissionDecision, SessionCommand, SettingsChange,
 };
 pub use content::{ContentBlock, ImageSource};
+pub use describe::{CommandInfo, ModelChoice, SessionDescription};
 pub use event::{AgentEvent, McpServerInfo, NoticeLevel, SessionInfo};
 pub use hooks::{Fired, HookEventName, Matcher};
 pub use item::{Item, ItemBody, ItemDelta, ItemId};

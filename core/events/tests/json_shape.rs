@@ -179,6 +179,8 @@ fn every_command_survives_a_round_trip() {
             decision: PermissionDecision::Deny {
                 message: "no".into(),
                 interrupt: true,
+                updated_permissions: Some(json!([{"type": "addRules", "behavior": "deny",
+                    "rules": [{"toolName": "Bash"}], "destination": "localSettings"}])),
             },
         },
         SessionCommand::AnswerQuestion {

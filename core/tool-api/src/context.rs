@@ -113,6 +113,27 @@ pub struct ShellState {
     /// Made at the first tool process ([`ShellState::scope`]): a session that never runs
     /// one holds none of its descriptors.
     scope: std::sync::OnceLock<Option<Arc<dcl_sandbox::Scope>>>,
+    /// The front end's file access, when it offers one (see [`crate::ClientFiles`]).
+    client_files: Mutex<Option<Arc<dyn crate::ClientFiles>>>,
+    /// The front end's terminal, when it offers one (see [`crate::ClientTerminal`]).
+    client_terminal: Mutex<Option<Arc<dyn crate::ClientTerminal>>>,
+    /// Set once the session said its sandbox keeps Bash out of the client's terminal.
+    pub terminal_fallback_said: std::sync::atomic::AtomicBool,
+}
+
+impl std::fmt::Debug for dyn crate::ClientTerminal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ClientTerminal")
+    }
+}
+
+impl std::fmt::Debug for dyn crate::ClientFiles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientFiles")
+            .field("reads", &self.reads())
+            .field("writes", &self.writes())
+            .finish()
+    }
 }
 
 impl ShellState {
@@ -124,6 +145,41 @@ impl ShellState {
             background: Arc::new(BackgroundShells::new()),
             sandbox: Mutex::new(None),
             scope: std::sync::OnceLock::new(),
+            client_files: Mutex::new(None),
+            client_terminal: Mutex::new(None),
+            terminal_fallback_said: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// The front end's terminal, if it offers one.
+    pub fn client_terminal(&self) -> Option<Arc<dyn crate::ClientTerminal>> {
+        match self.client_terminal.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Bash runs in `terminal` from now on, unless sandboxed (`None`: dcl's own shell).
+    pub fn set_client_terminal(&self, terminal: Option<Arc<dyn crate::ClientTerminal>>) {
+        match self.client_terminal.lock() {
+            Ok(mut g) => *g = terminal,
+            Err(poisoned) => *poisoned.into_inner() = terminal,
+        }
+    }
+
+    /// The front end's file access, if it offers one.
+    pub fn client_files(&self) -> Option<Arc<dyn crate::ClientFiles>> {
+        match self.client_files.lock() {
+            Ok(g) => g.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Read, Write and Edit go through `files` from now on (`None`: dcl's own I/O).
+    pub fn set_client_files(&self, files: Option<Arc<dyn crate::ClientFiles>>) {
+        match self.client_files.lock() {
+            Ok(mut g) => *g = files,
+            Err(poisoned) => *poisoned.into_inner() = files,
         }
     }
 

@@ -11,6 +11,7 @@
 //! state every process-starting tool shares), and nothing of the engine.
 
 mod checked;
+mod client_files;
 mod context;
 mod output;
 pub mod output_dirs;
@@ -19,6 +20,7 @@ mod tool;
 mod turn;
 
 pub use checked::{CheckedPath, CheckedPaths, normalize_lexically, resolve_real};
+pub use client_files::{ClientFiles, ClientFilesError, ClientTerminal, TerminalRun};
 pub use context::{ShellState, ToolContext};
 pub use output::{ToolOutput, parse_input};
 pub use processes::{

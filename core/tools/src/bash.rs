@@ -116,7 +116,27 @@ impl Tool for BashTool {
                 return start_in_background(&input.command, ctx, sandbox.as_deref());
             }
             let timeout = Duration::from_millis(timeout_ms(input.timeout) as u64);
-            match run(&input.command, timeout, ctx, sandbox.as_deref()).await {
+            let ran = match ctx.shell.client_terminal() {
+                Some(terminal) if sandbox.is_none() => {
+                    run_in_client_terminal(terminal.as_ref(), &input.command, timeout, ctx).await
+                }
+                Some(_) => {
+                    let said = ctx
+                        .shell
+                        .terminal_fallback_said
+                        .swap(true, std::sync::atomic::Ordering::Relaxed);
+                    // Once a session: every sandboxed command takes this path.
+                    if !said {
+                        tracing::warn!(
+                            "Bash runs in dcl's own shell, not the editor's terminal: the OS \
+                             sandbox is on, and a terminal the editor runs cannot be sandboxed"
+                        );
+                    }
+                    run(&input.command, timeout, ctx, sandbox.as_deref()).await
+                }
+                None => run(&input.command, timeout, ctx, sandbox.as_deref()).await,
+            };
+            match ran {
                 Ok(mut run) => {
                     // A failure the sandbox caused says so.
                     if let (Some(sb), Ending::Exited(code)) = (&sandbox, run.ending)
@@ -136,6 +156,46 @@ impl Tool for BashTool {
             }
         })
     }
+}
+
+/// Runs the command in the front end's terminal (the editor shows it as it runs). Its
+/// output is one stream there; the shell's directory changes are not carried over.
+async fn run_in_client_terminal(
+    terminal: &dyn dcl_tool_api::ClientTerminal,
+    command: &str,
+    timeout: Duration,
+    ctx: &ToolContext,
+) -> std::io::Result<Run> {
+    let cwd = shell_cwd(ctx);
+    // The editor's terminal has its own environment; the session's additions go on top.
+    let env = ctx
+        .env
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let ran = terminal
+        .run(
+            &ctx.tool_use_id,
+            command,
+            &cwd,
+            env,
+            timeout,
+            ctx.cancel.clone(),
+        )
+        .await
+        .map_err(std::io::Error::other)?;
+    let ending = if ran.cancelled {
+        Ending::Cancelled
+    } else if ran.timed_out {
+        Ending::TimedOut(timeout)
+    } else {
+        Ending::Exited(ran.exit_code.unwrap_or(-1))
+    };
+    Ok(Run {
+        stdout: ran.output,
+        stderr: String::new(),
+        ending,
+    })
 }
 
 /// Starts the command detached (see `BackgroundShells`) and answers at once with its id.

@@ -69,6 +69,9 @@ impl Tool for EditTool {
                 Err(e) => return e,
             };
             let path = resolve_path(ctx, &input.file_path);
+            if let Some(files) = ctx.shell.client_files().filter(|f| f.reads() && f.writes()) {
+                return edit_through_client(files.as_ref(), &path, &input).await;
+            }
             let checked = ctx.checked.clone();
             run_blocking(move || edit_file(&checked, &path, &input)).await
         })
@@ -78,7 +81,6 @@ impl Tool for EditTool {
 /// Edits the file the permission phase checked (`path` as given; the resolution recorded
 /// in `checked` is what is opened and replaced).
 fn edit_file(checked: &CheckedPaths, path: &Path, input: &EditInput) -> ToolOutput {
-    let replace_all = input.replace_all.unwrap_or(false);
     if input.old_string == input.new_string {
         return ToolOutput::error(
             "No changes to make: old_string and new_string are exactly the same.",
@@ -101,22 +103,9 @@ fn edit_file(checked: &CheckedPaths, path: &Path, input: &EditInput) -> ToolOutp
         Some(Ok(found)) => found,
         Some(Err(message)) => return ToolOutput::error(message.to_string()),
     };
-    let updated = match (&original, input.old_string.is_empty()) {
-        (None, true) => input.new_string.clone(),
-        (None, false) => return ToolOutput::error("File does not exist."),
-        // An empty file may be "created" again; a non-empty one would be clobbered.
-        (Some(text), true) if text.is_empty() => input.new_string.clone(),
-        (Some(_), true) => {
-            return ToolOutput::error(
-                "Cannot create new file - file already exists. Give a non-empty old_string to edit it.",
-            );
-        }
-        (Some(text), false) => {
-            match replace(text, &input.old_string, &input.new_string, replace_all) {
-                Ok(updated) => updated,
-                Err(message) => return ToolOutput::error(message.to_string()),
-            }
-        }
+    let updated = match edited_text(original.as_deref(), input) {
+        Ok(updated) => updated,
+        Err(refused) => return refused,
     };
 
     let target = match target {
@@ -130,7 +119,58 @@ fn edit_file(checked: &CheckedPaths, path: &Path, input: &EditInput) -> ToolOutp
     if let Err(e) = target.write_atomic(updated.as_bytes(), mode) {
         return cannot(e);
     }
+    edited(path, original, updated, input)
+}
 
+/// The text after the edit of `original` (`None`: no such file), or the refusal.
+fn edited_text(original: Option<&str>, input: &EditInput) -> Result<String, ToolOutput> {
+    let replace_all = input.replace_all.unwrap_or(false);
+    match (original, input.old_string.is_empty()) {
+        (None, true) => Ok(input.new_string.clone()),
+        (None, false) => Err(ToolOutput::error("File does not exist.")),
+        // An empty file may be "created" again; a non-empty one would be clobbered.
+        (Some(""), true) => Ok(input.new_string.clone()),
+        (Some(_), true) => Err(ToolOutput::error(
+            "Cannot create new file - file already exists. Give a non-empty old_string to edit it.",
+        )),
+        (Some(text), false) => replace(text, &input.old_string, &input.new_string, replace_all)
+            .map_err(|message| ToolOutput::error(message.to_string())),
+    }
+}
+
+/// Edit through the front end: the editor's text (an unsaved buffer included) is edited
+/// and written back by the editor, which records the change.
+async fn edit_through_client(
+    files: &dyn dcl_tool_api::ClientFiles,
+    path: &Path,
+    input: &EditInput,
+) -> ToolOutput {
+    if input.old_string == input.new_string {
+        return ToolOutput::error(
+            "No changes to make: old_string and new_string are exactly the same.",
+        );
+    }
+    if let Err(message) = refuse_special_file("Edit", path) {
+        return ToolOutput::error(message.to_string());
+    }
+    let original = match files.read_text_file(path).await {
+        Ok(text) => Some(text),
+        Err(dcl_tool_api::ClientFilesError::NotFound) => None,
+        Err(e) => return ToolOutput::error(format!("Cannot read {}: {e}", path.display())),
+    };
+    let updated = match edited_text(original.as_deref(), input) {
+        Ok(updated) => updated,
+        Err(refused) => return refused,
+    };
+    if let Err(e) = files.write_text_file(path, &updated).await {
+        return ToolOutput::error(format!("Cannot write {}: {e}", path.display()));
+    }
+    edited(path, original, updated, input)
+}
+
+/// The result of an edit that turned `original` into `updated`.
+fn edited(path: &Path, original: Option<String>, updated: String, input: &EditInput) -> ToolOutput {
+    let replace_all = input.replace_all.unwrap_or(false);
     let shown = display_path(path);
     let patch = structured_patch(original.as_deref().unwrap_or(""), &updated);
     ToolOutput::ok(format!("The file {shown} has been updated successfully.")).with_structured(

@@ -7,7 +7,7 @@
 //! scanned to count the file's lines, so paging through a huge file is cheap.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Cursor, Read as _};
+use std::io::{self, BufRead, BufReader, Cursor, Read};
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
@@ -106,9 +106,57 @@ impl Tool for ReadTool {
                 Err(e) => return e,
             };
             let path = resolve_path(ctx, &input.file_path);
+            if let Some(files) = ctx.shell.client_files().filter(|f| f.reads())
+                && matches!(file_kind(&path, input.pages.as_deref()), FileKind::Text)
+            {
+                return read_through_client(files.as_ref(), &path, &input).await;
+            }
             let checked = ctx.checked.clone();
             run_blocking(move || read_file(&checked, &path, &input)).await
         })
+    }
+}
+
+/// Read through the front end (the editor's buffer, saved or not); the text is shown
+/// exactly as a file on disk would be. Images and other files are read from disk.
+async fn read_through_client(
+    files: &dyn dcl_tool_api::ClientFiles,
+    path: &Path,
+    input: &ReadInput,
+) -> ToolOutput {
+    if let Some(kind) = special_file_kind(path) {
+        return ToolOutput::error(format!(
+            "{} is {kind}, not a regular file; Read does not open it.",
+            path.display()
+        ));
+    }
+    let text = match files.read_text_file(path).await {
+        Ok(text) => text,
+        Err(dcl_tool_api::ClientFilesError::NotFound) => {
+            return ToolOutput::error("File does not exist.");
+        }
+        Err(e) => return ToolOutput::error(format!("Cannot read {}: {e}", path.display())),
+    };
+    let start_line = input.offset.unwrap_or(1).max(1);
+    let limit = input.limit.unwrap_or(DEFAULT_LIMIT);
+    if text.is_empty() {
+        return empty_file_output(path, start_line);
+    }
+    let size = text.len() as u64;
+    match read_window(
+        Cursor::new(text.into_bytes()),
+        start_line - 1,
+        limit,
+        MAX_OUTPUT_CHARS,
+    ) {
+        Ok(window) => render_window(path, start_line, input.limit.is_some(), size, &window),
+        Err(WindowError::Binary) => ToolOutput::error(format!(
+            "{} appears to be a binary file; Read only shows text files.",
+            path.display()
+        )),
+        Err(WindowError::Io(e)) => {
+            ToolOutput::error(format!("Cannot read {}: {e}", path.display()))
+        }
     }
 }
 
@@ -410,7 +458,7 @@ impl From<io::Error> for WindowError {
 /// the window (each line by `MAX_LINE_BYTES`), and the time by the bytes up to the end
 /// of the window plus at most `COUNT_SCAN_BYTES` for counting the rest.
 fn read_window(
-    mut file: File,
+    mut file: impl Read,
     skip: usize,
     limit: usize,
     max_chars: usize,
@@ -598,6 +646,54 @@ mod tests {
 
     fn text(out: &ToolOutput) -> String {
         out.content.to_text()
+    }
+
+    /// An editor's buffers, as a front end lends them (see `ClientFiles`).
+    struct Buffers(std::collections::HashMap<PathBuf, String>);
+
+    impl dcl_tool_api::ClientFiles for Buffers {
+        fn reads(&self) -> bool {
+            true
+        }
+        fn writes(&self) -> bool {
+            false
+        }
+        fn read_text_file<'a>(
+            &'a self,
+            path: &'a Path,
+        ) -> dcl_tool_api::BoxFuture<'a, Result<String, dcl_tool_api::ClientFilesError>> {
+            let found = self.0.get(path).cloned();
+            Box::pin(async move { found.ok_or(dcl_tool_api::ClientFilesError::NotFound) })
+        }
+        fn write_text_file<'a>(
+            &'a self,
+            _path: &'a Path,
+            _content: &'a str,
+        ) -> dcl_tool_api::BoxFuture<'a, Result<(), dcl_tool_api::ClientFilesError>> {
+            Box::pin(async { Err(dcl_tool_api::ClientFilesError::Refused("read-only".into())) })
+        }
+    }
+
+    /// Through a front end's files, Read shows the buffer (not the disk) exactly as it
+    /// shows a file: numbered lines, the window asked for; a path the editor lacks is
+    /// "does not exist".
+    #[tokio::test]
+    async fn reads_the_front_ends_buffer_when_lent_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.txt");
+        fs::write(&path, "on disk\n").unwrap();
+        let ctx = ctx_in(dir.path());
+        let buffers = [(path.clone(), "one\ntwo\nthree\n".to_string())].into();
+        ctx.shell
+            .set_client_files(Some(std::sync::Arc::new(Buffers(buffers))));
+        let out = read(&ctx, json!({"file_path": path, "offset": 2, "limit": 1})).await;
+        assert!(!out.is_error, "{}", text(&out));
+        assert_eq!(text(&out), "2\ttwo");
+        let missing = read(&ctx, json!({"file_path": dir.path().join("gone.txt")})).await;
+        assert!(missing.is_error);
+        ctx.shell.set_client_files(None);
+        let out = read(&ctx, json!({"file_path": path})).await;
+        assert!(text(&out).contains("on disk"));
     }
 
     #[tokio::test]

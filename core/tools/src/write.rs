@@ -66,6 +66,9 @@ impl Tool for WriteTool {
                 Err(e) => return e,
             };
             let path = resolve_path(ctx, &input.file_path);
+            if let Some(files) = ctx.shell.client_files().filter(|f| f.writes()) {
+                return write_through_client(files.as_ref(), &path, input.content).await;
+            }
             let checked = ctx.checked.clone();
             run_blocking(move || write_file(&checked, &path, input.content)).await
         })
@@ -107,7 +110,34 @@ fn write_file(checked: &CheckedPaths, path: &Path, content: String) -> ToolOutpu
     if let Err(e) = target.write_atomic(content.as_bytes(), mode) {
         return cannot(e);
     }
+    written(path, original, content)
+}
 
+/// Write through the front end: the editor writes the file (and records the edit); the
+/// old text, for the patch, is the editor's too.
+async fn write_through_client(
+    files: &dyn dcl_tool_api::ClientFiles,
+    path: &Path,
+    content: String,
+) -> ToolOutput {
+    if let Err(message) = refuse_special_file("Write", path) {
+        return ToolOutput::error(message.to_string());
+    }
+    let original = if files.reads() {
+        files.read_text_file(path).await.ok()
+    } else {
+        std::fs::read(path)
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
+    if let Err(e) = files.write_text_file(path, &content).await {
+        return ToolOutput::error(format!("Cannot write {}: {e}", path.display()));
+    }
+    written(path, original, content)
+}
+
+/// The result of a write of `content` over `original` (`None`: a new file).
+fn written(path: &Path, original: Option<String>, content: String) -> ToolOutput {
     let shown = display_path(path);
     let (text, kind, patch) = match &original {
         None => (

@@ -25,6 +25,8 @@ class Recorder:
         self.choice = choice
         self.updates: list[tuple[str, object]] = []
         self.permissions: list[object] = []
+        self.buffers = {}
+        self.writes = []
 
     async def session_update(self, session_id, update, **kwargs):
         self.updates.append((session_id, update))
@@ -35,6 +37,20 @@ class Recorder:
             return schema.RequestPermissionResponse(outcome=schema.DeniedOutcome(outcome="cancelled"))
         return schema.RequestPermissionResponse(
             outcome=schema.AllowedOutcome(optionId=self.choice, outcome="selected"))
+
+    # The editor's buffers (fs/read_text_file answers from them) and its writes.
+    buffers: dict[str, str]
+    writes: list[tuple[str, str]]
+
+    async def read_text_file(self, session_id, path, line=None, limit=None, **kwargs):
+        if path not in self.buffers:
+            raise acp.RequestError(-32002, "Resource not found", {"uri": path})
+        return schema.ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id, path, content, **kwargs):
+        self.writes.append((path, content))
+        self.buffers[path] = content
+        return schema.WriteTextFileResponse()
 
     def kinds(self, sid):
         return [u.session_update for s, u in self.updates if s == sid]
@@ -77,7 +93,7 @@ class DclAcp(unittest.IsolatedAsyncioTestCase):
                 r = await conn.prompt(session_id=s.session_id, prompt=[acp.text_block("FAKE_TOUCH")])
                 self.assertEqual(r.stop_reason, "end_turn")
                 self.assertEqual(len(rec.permissions), 1)
-                update = rec.of(s.session_id, "tool_call_update")[0]
+                update = rec.of(s.session_id, "tool_call_update")[-1]
                 self.assertEqual(update.status, "completed" if made else "failed")
                 self.assertEqual((Path(cwd) / "made.txt").exists(), made)
             await run([], choice, body)
@@ -121,6 +137,40 @@ class DclAcp(unittest.IsolatedAsyncioTestCase):
                 await conn.prompt(session_id="nope", prompt=[acp.text_block("hi")])
             self.assertEqual(caught.exception.code, -32002)
         await run([], None, body)
+
+    async def test_client_fs_used_when_offered(self):
+        async def body(conn, cwd, rec):
+            caps = schema.ClientCapabilities(
+                fs=schema.FileSystemCapabilities(readTextFile=True, writeTextFile=True))
+            await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps)
+            (Path(cwd) / "a.txt").write_text("saved on disk\n")
+            rec.buffers[str(Path(cwd) / "a.txt")] = "unsaved in the editor\n"
+            s = await conn.new_session(cwd=cwd, mcp_servers=[])
+            await conn.prompt(session_id=s.session_id, prompt=[
+                acp.text_block('FAKE_TOOL Read {"file_path": "a.txt"}')])
+            done = rec.of(s.session_id, "tool_call_update")[-1]
+            self.assertIn("unsaved in the editor", done.model_dump_json())
+            self.assertNotIn("saved on disk", done.model_dump_json())
+            await conn.prompt(session_id=s.session_id, prompt=[
+                acp.text_block('FAKE_TOOL Write {"file_path": "new.txt", "content": "hi"}')])
+            self.assertEqual(rec.writes, [(str(Path(cwd) / "new.txt"), "hi")])
+            self.assertFalse((Path(cwd) / "new.txt").exists())
+        await run(["--permission-mode", "bypassPermissions"], None, body)
+
+    async def test_project_mcp_server_rejected_is_not_started(self):
+        script = HERE / "../../../acp/tests/fixtures/echo_mcp.py"
+
+        async def body(conn, cwd, rec):
+            await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+            (Path(cwd) / ".mcp.json").write_text(
+                '{"mcpServers": {"demo": {"command": "python3", "args": ["%s"]}}}' % script)
+            s = await conn.new_session(cwd=cwd, mcp_servers=[])
+            await conn.prompt(session_id=s.session_id, prompt=[
+                acp.text_block('FAKE_TOOL mcp__demo__echo {"text": "ping"}')])
+            self.assertEqual(len(rec.permissions), 1)
+            self.assertIn("demo", rec.permissions[0].title)
+            self.assertEqual(rec.of(s.session_id, "tool_call_update")[-1].status, "failed")
+        await run(["--permission-mode", "bypassPermissions"], "reject_once", body)
 
 
 if __name__ == "__main__":

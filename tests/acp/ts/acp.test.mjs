@@ -3,8 +3,8 @@
 // $CARGO_TARGET_DIR/debug/dcl, else ../../../target/debug/dcl.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -28,7 +28,7 @@ const tempDir = (prefix) => {
 };
 
 /** Runs `body(ctx, cwd, seen)` as a client of a fresh `dcl acp`. */
-async function withDcl(extra, choice, body) {
+async function withDcl(extra, choice, body, buffers = null) {
   const home = tempDir("acp-home-");
   const cwd = tempDir("acp-cwd-");
   const child = spawn(DCL, ["acp", "--model", "mock-model", ...extra], {
@@ -36,7 +36,8 @@ async function withDcl(extra, choice, body) {
     env: { ...process.env, HOME: home, DCL_CONFIG_DIR: join(home, ".dcl") },
     stdio: ["pipe", "pipe", "inherit"],
   });
-  const seen = { updates: [], permissions: [] };
+  const seen = { updates: [], permissions: [], reads: [], writes: [], terminals: [] };
+  const ran = new Map();
   const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
   try {
     await acp
@@ -50,6 +51,32 @@ async function withDcl(extra, choice, body) {
           ? { outcome: { outcome: "selected", optionId: choice } }
           : { outcome: { outcome: "cancelled" } };
       })
+      .onRequest("fs/read_text_file", ({ params }) => {
+        seen.reads.push(params.path);
+        const content = buffers?.get(params.path);
+        if (content === undefined) throw acp.RequestError.resourceNotFound(params.path);
+        return { content };
+      })
+      .onRequest("fs/write_text_file", ({ params }) => {
+        seen.writes.push([params.path, params.content]);
+        buffers?.set(params.path, params.content);
+        return {};
+      })
+      // The test's "editor" runs a terminal's command to its end when it is created.
+      .onRequest("terminal/create", ({ params }) => {
+        seen.terminals.push(params);
+        const r = spawnSync(params.command, params.args ?? [], { cwd: params.cwd, encoding: "utf8" });
+        const terminalId = `term-${seen.terminals.length}`;
+        ran.set(terminalId, { output: (r.stdout ?? "") + (r.stderr ?? ""), exitCode: r.status });
+        return { terminalId };
+      })
+      .onRequest("terminal/wait_for_exit", ({ params }) => ({ exitCode: ran.get(params.terminalId)?.exitCode ?? null }))
+      .onRequest("terminal/output", ({ params }) => {
+        const r = ran.get(params.terminalId);
+        return { output: r?.output ?? "", truncated: false, exitStatus: { exitCode: r?.exitCode ?? null } };
+      })
+      .onRequest("terminal/kill", () => ({}))
+      .onRequest("terminal/release", () => ({}))
       .connectWith(stream, (ctx) => body(ctx, cwd, seen));
   } finally {
     child.stdin.end();
@@ -61,8 +88,8 @@ async function withDcl(extra, choice, body) {
 const kinds = (seen, id) =>
   seen.updates.filter((n) => n.sessionId === id).map((n) => n.update.sessionUpdate);
 
-async function start(ctx, cwd, mcpServers = []) {
-  const init = await ctx.request("initialize", { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+async function start(ctx, cwd, mcpServers = [], clientCapabilities = {}) {
+  const init = await ctx.request("initialize", { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities });
   const { sessionId } = await ctx.request("session/new", { cwd, mcpServers });
   return { init, sessionId };
 }
@@ -94,14 +121,14 @@ test("a tool call allowed runs, one rejected does not", async () => {
     assert.equal(seen.permissions.length, 1);
     const call = seen.updates.find((n) => n.update.sessionUpdate === "tool_call").update;
     assert.equal(call.kind, "execute");
-    const done = seen.updates.find((n) => n.update.sessionUpdate === "tool_call_update").update;
+    const done = seen.updates.findLast((n) => n.update.sessionUpdate === "tool_call_update").update;
     assert.equal(done.status, "completed");
   });
   assert.ok(existsSync(join(allowed.cwd, "made.txt")));
   const rejected = await withDcl([], "reject_once", async (ctx, cwd, seen) => {
     const { sessionId } = await start(ctx, cwd);
     assert.equal((await say(ctx, sessionId, "FAKE_TOUCH")).stopReason, "end_turn");
-    const done = seen.updates.find((n) => n.update.sessionUpdate === "tool_call_update").update;
+    const done = seen.updates.findLast((n) => n.update.sessionUpdate === "tool_call_update").update;
     assert.equal(done.status, "failed");
   });
   assert.ok(!existsSync(join(rejected.cwd, "made.txt")));
@@ -111,7 +138,7 @@ test("a write shows its diff", async () => {
   const { cwd } = await withDcl([], "allow_once", async (ctx, cwd, seen) => {
     const { sessionId } = await start(ctx, cwd);
     assert.equal((await say(ctx, sessionId, "FAKE_WRITE notes.txt")).stopReason, "end_turn");
-    const done = seen.updates.find((n) => n.update.sessionUpdate === "tool_call_update").update;
+    const done = seen.updates.findLast((n) => n.update.sessionUpdate === "tool_call_update").update;
     const diff = done.content.find((c) => c.type === "diff");
     assert.equal(diff.path, join(cwd, "notes.txt"));
     assert.equal(diff.newText, "hello\n");
@@ -153,5 +180,96 @@ test("bad input: unknown session and unknown method are errors", async () => {
     await start(ctx, cwd);
     await assert.rejects(say(ctx, "no-such-session", "hi"), (e) => e.code === -32002);
     await assert.rejects(ctx.request("session/teleport", {}), (e) => e.code === -32601);
+  });
+});
+
+// A project's .mcp.json server is asked about through session/request_permission: rejected,
+// its tool is absent; allowed, the model calls it; "always" is remembered in local settings.
+const plantMcp = (cwd) => {
+  const script = join(here, "../../../acp/tests/fixtures/echo_mcp.py");
+  writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { demo: { command: "python3", args: [script] } } }));
+};
+
+async function callEcho(ctx, cwd, seen) {
+  plantMcp(cwd);
+  const { sessionId } = await start(ctx, cwd);
+  const r = await say(ctx, sessionId, 'FAKE_TOOL mcp__demo__echo {"text": "ping"}');
+  assert.equal(r.stopReason, "end_turn");
+  const asked = seen.permissions.filter((p) => p.toolCall.rawInput?.server_name === "demo");
+  const done = seen.updates.filter((n) => n.sessionId === sessionId && n.update.sessionUpdate === "tool_call_update").at(-1);
+  return { asked, done: done?.update };
+}
+
+for (const [choice, ran] of [["reject_once", false], ["allow_once", true], ["allow_always", true]]) {
+  test(`project MCP server approval: ${choice}`, async () => {
+    const { cwd } = await withDcl(["--permission-mode", "bypassPermissions"], choice, async (ctx, cwd, seen) => {
+      const { asked, done } = await callEcho(ctx, cwd, seen);
+      assert.equal(asked.length, 1);
+      assert.match(asked[0].toolCall.title, /demo/);
+      assert.equal(done.status, ran ? "completed" : "failed");
+      assert.equal(JSON.stringify(done).includes("echo: ping"), ran);
+    });
+    const local = [join(cwd, ".claude/settings.local.json"), join(cwd, ".dcl/settings.local.json")].find(existsSync);
+    if (choice === "allow_always") {
+      assert.deepEqual(JSON.parse(readFileSync(local, "utf8")).enabledMcpjsonServers, ["demo"]);
+    } else {
+      assert.equal(local, undefined);
+    }
+  });
+}
+
+// Client file access: offered, Read sees the editor's buffer and Write reaches the editor,
+// not the disk; not offered, dcl uses the disk.
+test("client fs: used when offered, not when not", async () => {
+  const buffers = new Map();
+  const fs = { fs: { readTextFile: true, writeTextFile: true } };
+  const offered = await withDcl(["--permission-mode", "bypassPermissions"], null, async (ctx, cwd, seen) => {
+    writeFileSync(join(cwd, "a.txt"), "saved on disk\n");
+    buffers.set(join(cwd, "a.txt"), "unsaved in the editor\n");
+    const { sessionId } = await start(ctx, cwd, [], fs);
+    await say(ctx, sessionId, 'FAKE_TOOL Read {"file_path": "a.txt"}');
+    const read = seen.updates.findLast((n) => n.update.sessionUpdate === "tool_call_update").update;
+    assert.match(JSON.stringify(read), /unsaved in the editor/);
+    assert.doesNotMatch(JSON.stringify(read), /saved on disk/);
+    await say(ctx, sessionId, 'FAKE_TOOL Write {"file_path": "new.txt", "content": "hi\\n"}');
+    assert.deepEqual(seen.writes, [[join(cwd, "new.txt"), "hi\n"]]);
+  }, buffers);
+  assert.ok(!existsSync(join(offered.cwd, "new.txt")));
+  const plain = await withDcl(["--permission-mode", "bypassPermissions"], null, async (ctx, cwd, seen) => {
+    writeFileSync(join(cwd, "a.txt"), "saved on disk\n");
+    const { sessionId } = await start(ctx, cwd);
+    await say(ctx, sessionId, 'FAKE_TOOL Read {"file_path": "a.txt"}');
+    const read = seen.updates.findLast((n) => n.update.sessionUpdate === "tool_call_update").update;
+    assert.match(JSON.stringify(read), /saved on disk/);
+    assert.equal(seen.reads.length, 0);
+  });
+  assert.ok(existsSync(join(plain.cwd, "a.txt")));
+});
+
+test("client terminal: Bash runs in the editor's terminal when offered", async () => {
+  await withDcl(["--permission-mode", "bypassPermissions"], null, async (ctx, cwd, seen) => {
+    const { sessionId } = await start(ctx, cwd, [], { terminal: true });
+    await say(ctx, sessionId, 'FAKE_TOOL Bash {"command": "echo from-the-terminal"}');
+    assert.equal(seen.terminals.length, 1);
+    assert.deepEqual(seen.terminals[0].args, ["-c", "echo from-the-terminal"]);
+    const updates = seen.updates.filter((n) => n.update.sessionUpdate === "tool_call_update");
+    assert.ok(updates.some((n) => n.update.content?.some((c) => c.type === "terminal")));
+    assert.match(JSON.stringify(updates.at(-1).update), /from-the-terminal/);
+  });
+});
+
+test("session/resume goes on without replaying the history", async () => {
+  await withDcl([], null, async (ctx, cwd, seen) => {
+    const { init, sessionId } = await start(ctx, cwd);
+    assert.ok(init.agentCapabilities.sessionCapabilities.resume);
+    assert.equal((await say(ctx, sessionId, "remember quince")).stopReason, "end_turn");
+    await ctx.request("session/close", { sessionId });
+    const before = seen.updates.length;
+    const r = await ctx.request("session/resume", { sessionId, cwd });
+    assert.equal(r.modes.currentModeId, "default");
+    assert.equal((await say(ctx, sessionId, "and plum")).stopReason, "end_turn");
+    const after = seen.updates.slice(before).filter((n) => n.sessionId === sessionId);
+    assert.ok(!after.some((n) => n.update.sessionUpdate === "user_message_chunk"));
+    await assert.rejects(ctx.request("session/resume", { sessionId: "00000000-0000-4000-8000-000000000000", cwd }));
   });
 });

@@ -237,7 +237,7 @@ fn no_stops_the_turn_and_no_with_words_tells_the_model() {
     assert!(matches!(
         told,
         SessionCommand::AnswerPermission {
-            decision: PermissionDecision::Deny { interrupt: false, ref message },
+            decision: PermissionDecision::Deny { interrupt: false, ref message, .. },
             ..
         } if message.contains("use ls")
     ));

@@ -40,3 +40,25 @@ fn a_prompt_command_gives_a_turn_of_events() {
     // An events session writes no lines for `recv` to read.
     assert_eq!(bridge.try_recv_batch(8), Some(Vec::new()));
 }
+
+/// `describe`: what a front end shows before the first turn — the mode after the
+/// settings, the models `set_model` takes, the slash commands.
+#[test]
+fn describe_shows_the_session_before_any_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = SessionOptions::from_json(
+        &serde_json::json!({"cwd": dir.path(), "model": "mock-model",
+            "permissionMode": "acceptEdits"})
+        .to_string(),
+    )
+    .unwrap();
+    let bridge = dcl_bridge::open_streams(options, Streams::EVENTS).unwrap();
+    let d = bridge.describe();
+    assert_eq!(d.model, "mock-model");
+    assert_eq!(d.permission_mode, "acceptEdits");
+    assert!(d.models.iter().any(|m| m.value == "mock-model"), "{d:?}");
+    assert!(d.models.iter().any(|m| m.value == "default"), "{d:?}");
+    assert!(d.commands.iter().any(|c| c.name == "compact"), "{d:?}");
+    assert!(!d.session_id.is_empty());
+    bridge.close();
+}

@@ -146,8 +146,16 @@ fn decision_json(decision: PermissionDecision) -> Value {
             }
             d
         }
-        PermissionDecision::Deny { message, interrupt } => {
-            json!({"behavior": "deny", "message": message, "interrupt": interrupt})
+        PermissionDecision::Deny {
+            message,
+            interrupt,
+            updated_permissions,
+        } => {
+            let mut d = json!({"behavior": "deny", "message": message, "interrupt": interrupt});
+            if let Some(p) = updated_permissions {
+                d["updatedPermissions"] = p;
+            }
+            d
         }
     }
 }

@@ -323,16 +323,24 @@ impl SessionCore {
         let emitter = self.services.emitter.clone();
         let closed = self.services.closed.clone();
         let manager = self.services.mcp.clone();
+        let local = self.services.settings_files.local.clone();
         let task = tokio::spawn(async move {
             let asks = servers.into_iter().map(|(name, server)| {
                 let wire = super::mcp_approval::request(&name, &server.0);
-                let (host, emitter, closed) = (&host, &emitter, &closed);
+                let (host, emitter, closed, local) = (&host, &emitter, &closed, &local);
                 async move {
                     let answer = host.request(emitter, wire, closed).await;
                     let yes = match &answer {
                         Ok(a) => super::mcp_approval::approved(a),
                         Err(_) => false,
                     };
+                    if let Ok(a) = &answer
+                        && super::mcp_approval::remembered(a)
+                        && let Err(e) = super::mcp_approval::remember(local, &name)
+                    {
+                        // Approved for this session all the same; only the memory failed.
+                        tracing::warn!("MCP server {name:?} approved, but not remembered: {e}");
+                    }
                     if !yes {
                         let why = match answer {
                             Ok(_) => "the host did not approve it".to_string(),

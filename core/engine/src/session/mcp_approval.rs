@@ -5,7 +5,9 @@
 //! `control_request{subtype:"mcp_server_approval", server_name, scope, config}`, approved
 //! only by the answer `{"approved": true}` (an error answer — what an SDK that does not
 //! know the subtype sends — no answer within the host timeout, or any other answer is a
-//! no). Without a host to ask (print mode) such a server does not start, and a warning
+//! no). `{"approved": true, "always": true}` also records the name in the project's local
+//! settings' `enabledMcpjsonServers`, as the reference does when its user approves a
+//! server for good, so later sessions start it unasked. Without a host to ask (print mode) such a server does not start, and a warning
 //! names the setting that would start it. Servers the caller passed (`--mcp-config`, the
 //! SDK's `mcpServers`) and the user's own (`dcl mcp add` user and local scopes, plugins)
 //! need no approval. A server not started is listed as `disabled`. The host is asked from
@@ -83,6 +85,32 @@ pub(crate) fn request(name: &str, config: &ServerConfig) -> Value {
 /// Only an explicit yes approves.
 pub(crate) fn approved(answer: &Value) -> bool {
     answer.get("approved") == Some(&Value::Bool(true))
+}
+
+/// An approval the host asked to remember (`always: true` beside `approved: true`).
+pub(crate) fn remembered(answer: &Value) -> bool {
+    approved(answer) && answer.get("always") == Some(&Value::Bool(true))
+}
+
+/// Adds `name` to `enabledMcpjsonServers` of the settings file at `path` (the project's
+/// local settings), keeping what the file holds.
+pub(crate) fn remember(
+    path: &std::path::Path,
+    name: &str,
+) -> Result<(), dcl_policy::permissions::host_decision::UpdateError> {
+    dcl_policy::permissions::host_decision::edit_settings_file(path, |obj| {
+        let list = obj
+            .entry(ENABLED_MCPJSON_SERVERS)
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if !list.is_array() {
+            *list = Value::Array(Vec::new());
+        }
+        if let Value::Array(names) = list
+            && !names.iter().any(|n| n.as_str() == Some(name))
+        {
+            names.push(Value::String(name.to_string()));
+        }
+    })
 }
 
 #[cfg(test)]
@@ -168,5 +196,26 @@ mod tests {
         assert_eq!(r["server_name"], "a");
         assert_eq!(r["scope"], "project");
         assert_eq!(r["config"]["command"], "x");
+    }
+
+    #[test]
+    fn always_is_remembered_only_with_a_yes() {
+        assert!(remembered(&json!({"approved": true, "always": true})));
+        assert!(!remembered(&json!({"approved": true})));
+        assert!(!remembered(&json!({"approved": false, "always": true})));
+    }
+
+    #[test]
+    fn remembering_adds_the_name_once_and_keeps_the_rest() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join(".dcl/settings.local.json");
+        std::fs::create_dir_all(dir.path().join(".dcl")).expect("mkdir");
+        std::fs::write(&path, r#"{"permissions": {"allow": ["Read"]}}"#).expect("write");
+        remember(&path, "planted").expect("remember");
+        remember(&path, "planted").expect("again");
+        let v: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+        assert_eq!(v[ENABLED_MCPJSON_SERVERS], json!(["planted"]));
+        assert_eq!(v["permissions"]["allow"], json!(["Read"]));
     }
 }

@@ -19,6 +19,7 @@ mod commands;
 mod context;
 mod control;
 pub mod conversation;
+mod describe;
 pub mod effort;
 mod elicitation;
 pub mod emit;

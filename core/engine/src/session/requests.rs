@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use dcl_protocol::{
-    ContentBlock, EmptyResponse, Extra, ListPermissionRulesResponse, PermissionRuleEntry,
-    PermissionRulesState, RegisterRepoRootRequest, RenameSessionRequest, SetCwdRequest,
-    SetModelRequest, SetModelResponse, UpdateQueuedMessageRequest, UpdateQueuedMessageResponse,
-    WorkspaceDirectory,
+    ContentBlock, EmptyResponse, Extra, GenerateSessionTitleRequest, GenerateSessionTitleResponse,
+    ListPermissionRulesResponse, PermissionRuleEntry, PermissionRulesState,
+    RegisterRepoRootRequest, RenameSessionRequest, SetCwdRequest, SetModelRequest,
+    SetModelResponse, UpdateQueuedMessageRequest, UpdateQueuedMessageResponse, WorkspaceDirectory,
 };
 use serde_json::{Map, Value, json};
 
@@ -41,6 +41,27 @@ impl Actor {
             .rename(title)
             .map_err(|e| ControlError::failed("rename_session", e))?;
         answer(EmptyResponse::default())
+    }
+
+    /// `generate_session_title`: a short title for the session from the host's description
+    /// (what the ACP adapters send once a conversation starts). dcl makes it without a
+    /// model call: the description's first line, spaces collapsed, cut at a word before
+    /// [`TITLE_CHARS`]. With `persist`, it is stored as the session's custom title, as
+    /// `rename_session` stores one. An empty description has no title (`null`).
+    pub(super) fn generate_session_title(&mut self, r: GenerateSessionTitleRequest) -> Answer {
+        let title = title_of(&r.description);
+        if r.persist == Some(true)
+            && let Some(title) = &title
+        {
+            self.core
+                .persistence
+                .rename(title)
+                .map_err(|e| ControlError::failed("generate_session_title", e))?;
+        }
+        answer(GenerateSessionTitleResponse {
+            title,
+            extra: Extra::new(),
+        })
     }
 
     /// `update_queued_message`: new content for a prompt still queued behind the running
@@ -273,4 +294,49 @@ fn apply_model(core: &SessionCore, running: bool, model: &str) {
             s.live.model = model.to_string();
         }
     });
+}
+
+/// The longest title [`Actor::generate_session_title`] makes, in characters.
+pub(crate) const TITLE_CHARS: usize = 60;
+
+/// The title of a description: its first non-empty line, spaces collapsed, cut at the
+/// last word boundary within [`TITLE_CHARS`] (a longer single word is cut as is).
+pub(crate) fn title_of(description: &str) -> Option<String> {
+    let line = description.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let mut title = String::new();
+    for word in words {
+        let len = title.chars().count() + usize::from(!title.is_empty()) + word.chars().count();
+        if len > TITLE_CHARS {
+            if title.is_empty() {
+                title = word.chars().take(TITLE_CHARS).collect();
+            }
+            break;
+        }
+        if !title.is_empty() {
+            title.push(' ');
+        }
+        title.push_str(word);
+    }
+    Some(title)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_title_is_the_first_line_cut_at_a_word() {
+        assert_eq!(
+            title_of("\n  Fix the   parser crash\nwith details").as_deref(),
+            Some("Fix the parser crash")
+        );
+        let long = "word ".repeat(40);
+        let t = title_of(&long).expect("title");
+        assert!(t.chars().count() <= TITLE_CHARS, "{t}");
+        assert!(t.ends_with("word"), "{t}");
+        let one = "x".repeat(100);
+        assert_eq!(title_of(&one).map(|t| t.len()), Some(TITLE_CHARS));
+        assert_eq!(title_of("  \n \n"), None);
+    }
 }

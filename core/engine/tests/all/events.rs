@@ -253,6 +253,7 @@ async fn an_events_session_is_driven_by_commands_alone() {
                     decision: PermissionDecision::Deny {
                         message: "not here".into(),
                         interrupt: false,
+                        updated_permissions: None,
                     },
                 })
                 .unwrap(),

@@ -280,3 +280,71 @@ async fn rename_session_writes_a_custom_title_to_the_transcript() {
     assert_eq!(last["customTitle"], "Fix the parser");
     assert_eq!(last["sessionId"], json!(id));
 }
+
+/// `generate_session_title` (the ACP adapters ask it): `{title}` from the description;
+/// with `persist`, the title is the session's custom title in its transcript.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn generate_session_title_answers_and_persists_when_asked() {
+    let place = Place::new();
+    let mut env = BTreeMap::new();
+    env.insert("HOME".to_string(), place.home.path().display().to_string());
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        SessionOptions {
+            cwd: Some(place.cwd.path().to_path_buf()),
+            model: Some("mock-model".into()),
+            data_dir: Some(place.data.path().to_path_buf()),
+            env,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    session.send(prompt("hello")).unwrap();
+    let (_, result) = until_result(&session).await;
+    let id = result["session_id"].as_str().unwrap().to_string();
+    session
+        .send(control_request(
+            "t1",
+            json!({"subtype": "generate_session_title", "description": "Fix the parser crash\non empty input"}),
+        ))
+        .unwrap();
+    let v = next(&session).await;
+    assert_eq!(v["response"]["subtype"], "success", "{v}");
+    assert_eq!(
+        v["response"]["response"]["title"], "Fix the parser crash",
+        "{v}"
+    );
+    session
+        .send(control_request(
+            "t2",
+            json!({"subtype": "generate_session_title", "description": "  "}),
+        ))
+        .unwrap();
+    let v = next(&session).await;
+    assert_eq!(v["response"]["response"]["title"], Value::Null, "{v}");
+    session
+        .send(control_request(
+            "t3",
+            json!({"subtype": "generate_session_title", "description": "Add a cache", "persist": true}),
+        ))
+        .unwrap();
+    let v = next(&session).await;
+    assert_eq!(v["response"]["response"]["title"], "Add a cache", "{v}");
+    session.close();
+    let transcript = files_under(place.data.path())
+        .into_iter()
+        .chain(files_under(place.home.path()))
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy() == format!("{id}.jsonl"))
+        })
+        .expect("the session's transcript");
+    let text = std::fs::read_to_string(&transcript).unwrap();
+    let titles: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "custom-title")
+        .collect();
+    assert_eq!(titles.len(), 1, "only the persisted one: {text}");
+    assert_eq!(titles[0]["customTitle"], "Add a cache");
+}

@@ -139,6 +139,7 @@ impl Actor {
                 None => return,
             },
             HostRequest::RenameSession(r) => self.rename_session(r),
+            HostRequest::GenerateSessionTitle(r) => self.generate_session_title(r),
             HostRequest::UpdateQueuedMessage(r) => self.update_queued_message(r),
             HostRequest::ListPermissionRules(_) => self.list_permission_rules(),
             HostRequest::GetHooksListing(_) => answer(super::turn::hooks::listing(&self.core)),
