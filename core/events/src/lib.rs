@@ -14,6 +14,7 @@
 mod command;
 mod content;
 mod event;
+pub mod hook_input;
 mod hooks;
 mod item;
 mod request;
@@ -25,6 +26,7 @@ pub use command::{
 };
 pub use content::{ContentBlock, ImageSource};
 pub use event::{AgentEvent, McpServerInfo, NoticeLevel, SessionInfo};
+pub use hook_input::HookEvent;
 pub use hooks::{Fired, HookEventName, Matcher};
 pub use item::{Item, ItemBody, ItemDelta, ItemId};
 pub use request::{HostRequest, PermissionRequest, PlanEntry, PlanEntryStatus};

@@ -13,13 +13,14 @@ use std::time::Duration;
 
 use dcl_protocol::{CompactMetadata, ContentBlock, Extra, SystemCompactBoundary, SystemStatus};
 use futures::StreamExt;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::TurnContext;
-use super::hooks;
 use crate::session::conversation::{Boundary, Conversation, Entry, NewItem, UserOrigin};
 use crate::session::emit::new_uuid;
+use crate::session::hooks;
 use crate::session::models;
+use dcl_events::hook_input::{PostCompact, PreCompact};
 use dcl_model::accumulate::Accumulator;
 use dcl_model::{ApiMessage, ModelError, ModelRequest, Role};
 
@@ -199,13 +200,11 @@ pub(crate) async fn run(
     if history.is_empty() {
         return Err(CompactError::NothingToCompact);
     }
-    let mut input = Map::new();
-    input.insert("trigger".into(), json!(trigger.as_str()));
-    input.insert(
-        "custom_instructions".into(),
-        instructions.as_ref().map_or(Value::Null, |i| json!(i)),
-    );
-    let verdict = hooks::run(ctx, "PreCompact", Some(trigger.as_str()), None, input).await;
+    let pre = PreCompact {
+        trigger: trigger.as_str().into(),
+        custom_instructions: instructions.clone(),
+    };
+    let verdict = hooks::fire(&ctx.hooks(), &pre).await;
     if let Some(reason) = verdict.stop.or(verdict.block) {
         return Err(CompactError::Blocked(reason));
     }
@@ -263,10 +262,11 @@ pub(crate) async fn run(
         extra: Extra::new(),
     });
     ctx.emitter.system(idle_status());
-    let mut input = Map::new();
-    input.insert("trigger".into(), json!(trigger.as_str()));
-    input.insert("compact_summary".into(), json!(summary));
-    hooks::run(ctx, "PostCompact", Some(trigger.as_str()), None, input).await;
+    let post = PostCompact {
+        trigger: trigger.as_str().into(),
+        compact_summary: summary.clone(),
+    };
+    hooks::fire(&ctx.hooks(), &post).await;
     Ok(Compacted {
         pre_tokens,
         summary,

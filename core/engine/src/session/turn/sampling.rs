@@ -72,7 +72,7 @@ pub(super) async fn sample_with_fallback(
     ));
     // PostModelSwitch only: dcl switches on its own (`source: auto`), there is nothing a
     // PreModelSwitch hook could refuse short of failing the turn.
-    let input = crate::session::models::model_switch_input(
+    let switch = crate::session::models::model_switch_input(
         &ctx.core,
         &st.model,
         &fallback,
@@ -80,7 +80,8 @@ pub(super) async fn sample_with_fallback(
         "auto",
     );
     st.model = fallback;
-    let v = super::hooks::run(ctx, "PostModelSwitch", None, None, input).await;
+    let switched = dcl_events::hook_input::PostModelSwitch(switch);
+    let v = crate::session::hooks::fire(&ctx.hooks(), &switched).await;
     if !v.additional_context.is_empty() {
         ctx.record_note(
             conv,

@@ -11,18 +11,19 @@ use dcl_protocol::{
     ContentBlock, SystemTaskNotification, SystemTaskProgress, SystemTaskStarted, TaskEndStatus,
 };
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::hooks;
 use super::result::Finish;
 use super::{ToolSet, TurnContext, TurnKind, TurnState, TurnStop};
 use crate::agents::{AgentCatalog, AgentSpec, GENERAL_PURPOSE};
 use crate::session::QueuedPrompt;
 use crate::session::conversation::{Conversation, Entry, UserOrigin};
 use crate::session::emit::{TurnEmitter, new_uuid};
+use crate::session::hooks::{self, HookScope};
 use crate::session::models;
 use crate::session::services::SessionCore;
+use dcl_events::hook_input::{SubagentStart, TaskCompleted, TaskCreated};
 use dcl_tool_api::{ChildTurn, ToolOutput, TurnError};
 
 /// The subagent tool's name to the model.
@@ -276,10 +277,11 @@ async fn run_child(
     else {
         return Err(SubagentError::NotASubagent);
     };
-    let mut start = Map::new();
-    start.insert("agent_id".into(), json!(agent_id));
-    start.insert("agent_type".into(), json!(agent_type));
-    let started = hooks::run(&ctx, "SubagentStart", None, None, start).await;
+    let start = SubagentStart {
+        agent_id: agent_id.clone(),
+        agent_type: agent_type.clone(),
+    };
+    let started = hooks::fire(&ctx.hooks(), &start).await;
     let mut blocks: Vec<ContentBlock> = started
         .additional_context
         .into_iter()
@@ -380,8 +382,8 @@ fn start_background(
     let emitter = core.services.emitter.clone();
     tokio::spawn(async move {
         let prompt = input.prompt.clone();
-        let task_hook = super::hooks::task_hook;
-        task_hook(&core, "TaskCreated", &task_id, &description, &prompt).await;
+        let task = hooks::task(&task_id, &description, &prompt);
+        hooks::fire(&HookScope::session(&core), &TaskCreated(task.clone())).await;
         let began = Instant::now();
         let ticker = progress.map(|p| {
             let emitter = emitter.clone();
@@ -421,7 +423,7 @@ fn start_background(
             (Err(e), false) => (TaskEndStatus::Failed, e.to_string()),
         };
         if status == TaskEndStatus::Completed {
-            task_hook(&core, "TaskCompleted", &task_id, &description, &prompt).await;
+            hooks::fire(&HookScope::session(&core), &TaskCompleted(task)).await;
         }
         emitter.system(SystemTaskNotification::new(
             task_id.clone(),
