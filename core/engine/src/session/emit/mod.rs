@@ -19,12 +19,14 @@ pub(crate) mod agent;
 mod claude;
 mod dialect;
 mod event;
+mod hook_run;
 mod legacy;
 mod outbox;
 mod qoder;
 
 pub(crate) use dialect::Dialect;
 pub(crate) use event::Event;
+pub(crate) use hook_run::HookRunReport;
 pub use outbox::{
     DEFAULT_OUTBOX_LINES, Emitter, Outbound, Outbox, Streams, TurnEmitter, new_uuid, now_iso,
 };

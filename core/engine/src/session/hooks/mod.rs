@@ -10,20 +10,14 @@ mod verdict;
 
 use std::time::Duration;
 
-use dcl_events::{
-    AgentEvent, HookEvent, HookEventName, HookRun, HookStatus, Item, ItemBody, ItemDelta,
-    NoticeLevel,
-};
+use dcl_events::{HookEvent, HookEventName};
 use dcl_policy::permissions::command_hooks;
-use dcl_protocol::{
-    HookCallbackRequest, HookCallbackTag, HookOutcome, HookOutput, InformationalLevel,
-    SystemHookProgress, SystemHookResponse, SystemHookStarted, SystemInformational,
-};
+use dcl_protocol::{HookCallbackRequest, HookCallbackTag, HookOutput};
 use dcl_tools::environment::{self as tool_environment, redact_text};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::session::emit::TurnEmitter;
+use crate::session::emit::{HookRunReport, TurnEmitter};
 use crate::session::hook_registry::Registration;
 use crate::session::host::HostError;
 use crate::session::services::SessionCore;
@@ -165,93 +159,20 @@ pub(crate) async fn fire<E: HookEvent>(scope: &HookScope<'_>, event_input: &E) -
         .withheld_secrets(&tool_environment::dcl_environment(&core.services.env));
     // Hooks run in the project directory (CLAUDE_PROJECT_DIR), not where a `cd` went.
     let cwd = core.services.cwd.clone();
-    // The frames' `hook_event` is a closed vocabulary; every event dcl fires is in it.
-    let stream_as = Some(name)
-        .filter(|_| core.services.opts.include_hook_events && core.services.stream_json());
+    // The host asked for the `system/hook_*` lines.
+    let lines = core.services.opts.include_hook_events && core.services.stream_json();
     let emitter = &scope.emitter;
     let commands = commands.iter().map(|hook| {
         let (input, env, secrets, cwd, label) = (&input, &env, &secrets, &cwd, &label);
         async move {
-            let hook_id = uuid::Uuid::new_v4().to_string();
-            let hook_item = |status: HookStatus, output: String, exit_code: Option<i32>| {
-                Item::new(
-                    hook_id.clone(),
-                    ItemBody::HookRun(HookRun {
-                        event: event.to_string(),
-                        name: hook.command.clone(),
-                        status,
-                        output,
-                        exit_code,
-                    }),
-                )
-            };
-            emitter.agent(|| AgentEvent::ItemStarted {
-                item: hook_item(HookStatus::Running, String::new(), None),
-            });
-            if let Some(e) = stream_as {
-                emitter.system(SystemHookStarted::new(&hook_id, label, e));
-            }
-            let progress = |out: &str, err: &str| {
-                emitter.agent(|| AgentEvent::ItemDelta {
-                    item_id: hook_id.clone(),
-                    delta: ItemDelta::HookOutput {
-                        output: redact_text(&format!("{out}{err}"), secrets),
-                    },
-                });
-                if let Some(e) = stream_as {
-                    emitter.system(SystemHookProgress::new(
-                        &hook_id,
-                        label,
-                        e,
-                        redact_text(out, secrets),
-                        redact_text(err, secrets),
-                    ));
-                }
-            };
+            let report = HookRunReport::started(emitter, name, label, &hook.command, lines);
+            let progress =
+                |out: &str, err: &str| report.progress(out, err, |t| redact_text(t, secrets));
             let mut run = command_hooks::run(hook, input, cwd, env, cancel, &progress).await;
             run.stdout = redact_text(&run.stdout, secrets);
             run.stderr = redact_text(&run.stderr, secrets);
             run.blocked = run.blocked.map(|b| redact_text(&b, secrets));
-            emitter.agent(|| {
-                let status = if run.error.as_deref() == Some(command_hooks::CANCELLED) {
-                    HookStatus::Cancelled
-                } else if run.blocked.is_some() {
-                    HookStatus::Blocked
-                } else if run.exit_code == Some(0) {
-                    HookStatus::Success
-                } else {
-                    HookStatus::Error
-                };
-                let output = match &run.error {
-                    Some(e) if run.stderr.is_empty() && run.stdout.is_empty() => e.clone(),
-                    _ => format!("{}{}", run.stdout, run.stderr),
-                };
-                AgentEvent::ItemCompleted {
-                    item: hook_item(status, output, run.exit_code),
-                }
-            });
-            if let Some(e) = stream_as {
-                let outcome = if run.error.as_deref() == Some(command_hooks::CANCELLED) {
-                    HookOutcome::Cancelled
-                } else if run.exit_code == Some(0) {
-                    HookOutcome::Success
-                } else {
-                    HookOutcome::Error
-                };
-                let stderr = match &run.error {
-                    Some(e) if run.stderr.is_empty() => e.clone(),
-                    _ => run.stderr.clone(),
-                };
-                emitter.system(SystemHookResponse::new(
-                    &hook_id,
-                    label,
-                    e,
-                    run.stdout.clone(),
-                    stderr,
-                    run.exit_code.map(i64::from),
-                    outcome,
-                ));
-            }
+            report.finished(&run);
             Ran::Command(CommandHookRun {
                 command: hook.command.clone(),
                 run,
@@ -297,13 +218,7 @@ pub(crate) async fn fire<E: HookEvent>(scope: &HookScope<'_>, event_input: &E) -
         }
     }
     for m in &verdict.system_messages {
-        scope
-            .emitter
-            .agent(|| AgentEvent::notice(NoticeLevel::Info, m.clone()));
-        scope.emitter.system(SystemInformational::new(
-            m.clone(),
-            InformationalLevel::Notice,
-        ));
+        scope.emitter.notice(m.clone());
     }
     // The reference shows a failing (non-blocking) hook to the user and goes on.
     for e in errors {
