@@ -2,10 +2,7 @@
 //! PermissionRequest hooks, then the host (`can_use_tool`) — or an automatic denial when
 //! nobody can be asked.
 
-use dcl_protocol::{
-    CanUseToolRequest, CanUseToolTag, Extra, PermissionDecision, SystemPermissionDenied,
-    ToolUseBlock,
-};
+use dcl_protocol::{CanUseToolRequest, CanUseToolTag, Extra, PermissionDecision, ToolUseBlock};
 use serde_json::{Value, json};
 
 use super::{StopCause, TurnContext};
@@ -126,11 +123,7 @@ pub(super) async fn decide(
     if !can_ask || policy.mode == PermissionMode::DontAsk {
         let message = permissions::auto_denial_message(&tu.name, kind, blocked_path.as_deref());
         // Nobody was asked: say so on the stream as well as in the tool result.
-        ctx.emitter.system(SystemPermissionDenied::new(
-            tu.name.clone(),
-            tu.id.clone(),
-            message.clone(),
-        ));
+        ctx.emitter.permission_denied(&tu.name, &tu.id, &message);
         return Decision::Deny(message);
     }
     let asked = ToolUseBlock {

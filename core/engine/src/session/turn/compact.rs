@@ -11,7 +11,7 @@
 
 use std::time::Duration;
 
-use dcl_protocol::{CompactMetadata, ContentBlock, Extra, SystemCompactBoundary, SystemStatus};
+use dcl_protocol::ContentBlock;
 use futures::StreamExt;
 use serde_json::Value;
 
@@ -211,7 +211,7 @@ pub(crate) async fn run(
     // What PreCompact hooks add joins the host's instructions.
     let mut extra: Vec<String> = instructions.into_iter().collect();
     extra.extend(verdict.additional_context);
-    ctx.emitter.system(SystemStatus::compacting());
+    ctx.emitter.compacting();
     let pre_tokens = conv
         .size_handle()
         .load(std::sync::atomic::Ordering::Relaxed) as u64
@@ -220,7 +220,7 @@ pub(crate) async fn run(
     let summary = match outcome {
         Ok(s) => s,
         Err(e) => {
-            ctx.emitter.system(idle_status());
+            ctx.emitter.compaction_over();
             return Err(e);
         }
     };
@@ -250,18 +250,9 @@ pub(crate) async fn run(
             },
         },
     );
-    ctx.emitter.system(SystemCompactBoundary {
-        compact_metadata: CompactMetadata {
-            trigger: trigger.as_str().into(),
-            pre_tokens,
-            preserved_segment: None,
-            extra: Extra::new(),
-        },
-        session_id: String::new(),
-        uuid: boundary.uuid.clone(),
-        extra: Extra::new(),
-    });
-    ctx.emitter.system(idle_status());
+    ctx.emitter
+        .compact_boundary(boundary.uuid.clone(), trigger.as_str(), pre_tokens);
+    ctx.emitter.compaction_over();
     let post = PostCompact {
         trigger: trigger.as_str().into(),
         compact_summary: summary.clone(),
@@ -297,17 +288,6 @@ pub(crate) async fn auto_if_needed(
                 .warning(format!("Automatic compaction failed: {e}"));
             false
         }
-    }
-}
-
-/// `{"status": null}`: compaction is over.
-fn idle_status() -> SystemStatus {
-    SystemStatus {
-        status: None,
-        permission_mode: None,
-        session_id: String::new(),
-        uuid: String::new(),
-        extra: Extra::new(),
     }
 }
 

@@ -3,10 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use dcl_protocol::{
-    AssistantPayload, ContentBlock, Extra, Message, StreamEventMessage, SystemApiRetry,
-    SystemStatus, Usage,
-};
+use dcl_protocol::{AssistantPayload, ContentBlock, Extra, Message, StreamEventMessage, Usage};
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
@@ -188,7 +185,7 @@ async fn sample(
     let mut attempt = 0u32;
     loop {
         if partial {
-            ctx.emitter.system(SystemStatus::requesting());
+            ctx.emitter.requesting();
         }
         tracing::debug!(
             model = %request.model,
@@ -213,22 +210,8 @@ async fn sample(
             Err(e) if policy.should_retry(&e, attempt) => {
                 attempt += 1;
                 let delay = policy.delay_ms(attempt, &e);
-                ctx.emitter.agent(|| {
-                    dcl_events::AgentEvent::notice(
-                        dcl_events::NoticeLevel::Warning,
-                        format!(
-                            "the model API failed ({e}); retry {attempt} of {} in {delay} ms",
-                            policy.max_retries
-                        ),
-                    )
-                });
-                ctx.emitter.system(SystemApiRetry::new(
-                    attempt,
-                    policy.max_retries,
-                    delay,
-                    e.status(),
-                    e.as_str(),
-                ));
+                ctx.emitter
+                    .api_retry(&e, attempt, policy.max_retries, delay);
                 tokio::select! {
                     _ = tokio::time::sleep(Duration::from_millis(delay)) => continue,
                     _ = cancel.cancelled() => return Err(SampleError::Cancelled),

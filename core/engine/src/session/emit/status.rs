@@ -1,0 +1,107 @@
+//! The session's state as its host sees it, outside the conversation: the permission mode,
+//! a model request or a compaction under way, a retried API call, a compaction's boundary,
+//! a call denied with nobody asked. Each is a typed event and its `system` line; the turn
+//! and control code say what happened and never build the line.
+
+use dcl_events::{AgentEvent, NoticeLevel};
+use dcl_model::ModelError;
+use dcl_policy::permissions::PermissionMode;
+use dcl_protocol::{
+    CompactMetadata, Extra, PermissionModeName, SystemApiRetry, SystemCompactBoundary,
+    SystemPermissionDenied, SystemStatus,
+};
+
+use super::{Emitter, TurnEmitter};
+
+/// The wire's name of a permission mode.
+pub(crate) fn mode_name(mode: PermissionMode) -> PermissionModeName {
+    match mode {
+        PermissionMode::Default => PermissionModeName::Default,
+        PermissionMode::AcceptEdits => PermissionModeName::AcceptEdits,
+        PermissionMode::Plan => PermissionModeName::Plan,
+        PermissionMode::BypassPermissions => PermissionModeName::BypassPermissions,
+        PermissionMode::DontAsk => PermissionModeName::DontAsk,
+    }
+}
+
+impl Emitter {
+    /// The permission mode changed (a control request, or a plan that ended).
+    pub(crate) fn permission_mode_changed(&self, mode: PermissionMode) {
+        self.agent(|| AgentEvent::SessionConfigured {
+            model: None,
+            permission_mode: Some(mode.as_str().to_string()),
+        });
+        self.system(SystemStatus::permission_mode_changed(mode_name(mode)));
+    }
+}
+
+impl TurnEmitter {
+    /// A model request is on its way (`includePartialMessages` sessions are told).
+    pub(crate) fn requesting(&self) {
+        self.system(SystemStatus::requesting());
+    }
+
+    /// The conversation is being compacted.
+    pub(crate) fn compacting(&self) {
+        self.system(SystemStatus::compacting());
+    }
+
+    /// `{"status": null}`: compaction is over.
+    pub(crate) fn compaction_over(&self) {
+        self.system(SystemStatus {
+            status: None,
+            permission_mode: None,
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        });
+    }
+
+    /// The conversation was compacted: what came before the boundary `uuid` is summarised.
+    pub(crate) fn compact_boundary(&self, uuid: String, trigger: &str, pre_tokens: u64) {
+        self.system(SystemCompactBoundary {
+            compact_metadata: CompactMetadata {
+                trigger: trigger.into(),
+                pre_tokens,
+                preserved_segment: None,
+                extra: Extra::new(),
+            },
+            session_id: String::new(),
+            uuid,
+            extra: Extra::new(),
+        });
+    }
+
+    /// A model request failed with `error` and is retried after `delay_ms`.
+    pub(crate) fn api_retry(&self, error: &ModelError, attempt: u32, max: u32, delay_ms: u64) {
+        self.agent(|| {
+            AgentEvent::notice(
+                NoticeLevel::Warning,
+                format!(
+                    "the model API failed ({error}); retry {attempt} of {max} in {delay_ms} ms"
+                ),
+            )
+        });
+        self.system(SystemApiRetry::new(
+            attempt,
+            max,
+            delay_ms,
+            error.status(),
+            error.as_str(),
+        ));
+    }
+
+    /// A call was denied without asking anyone (the host cannot be asked, or `dontAsk`).
+    pub(crate) fn permission_denied(&self, tool_name: &str, tool_use_id: &str, message: &str) {
+        self.system(SystemPermissionDenied::new(
+            tool_name.to_string(),
+            tool_use_id.to_string(),
+            message.to_string(),
+        ));
+    }
+
+    /// The permission mode changed during a turn (its plan ended).
+    pub(crate) fn permission_mode_changed(&self, mode: PermissionMode) {
+        self.session().permission_mode_changed(mode);
+    }
+}
