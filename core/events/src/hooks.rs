@@ -133,6 +133,20 @@ hook_events! {
 }
 
 impl HookEventName {
+    /// The description, and why dcl never fires the event when it does not
+    /// (`get_hooks_listing`).
+    pub fn summary(self) -> String {
+        match self.fired() {
+            Fired::Never(why) => format!("{} (dcl never fires this: {why})", self.description()),
+            Fired::Yes => self.description().to_string(),
+        }
+    }
+
+    /// Whether the event's hooks take a matcher in dcl.
+    pub fn takes_matcher(self) -> bool {
+        self.matcher() != Matcher::None
+    }
+
     /// The events dcl fires, in wire order.
     pub fn fired_events() -> impl Iterator<Item = HookEventName> {
         HookEventName::ALL

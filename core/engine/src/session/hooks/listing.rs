@@ -11,25 +11,9 @@ use dcl_protocol::{
 use super::DEFAULT_TIMEOUT;
 use crate::session::services::SessionCore;
 
-/// Whether `event`'s hooks take a matcher in dcl.
-fn supports_matcher(event: &str) -> bool {
-    HookEventName::parse(event).is_some_and(|e| e.matcher() != dcl_events::Matcher::None)
-}
-
 /// `get_hooks_listing`: the settings files' command hooks (layer by layer, as trusted),
 /// the plugins', and the host's callbacks, by event in the SDK's order.
 pub(crate) fn listing(core: &SessionCore) -> GetHooksListingResponse {
-    let summary = |event: &str| {
-        let Some(e) = HookEventName::parse(event) else {
-            return String::new();
-        };
-        match e.fired() {
-            dcl_events::Fired::Never(why) => {
-                format!("{} (dcl never fires this: {why})", e.description())
-            }
-            dcl_events::Fired::Yes => e.description().to_string(),
-        }
-    };
     let command_row = |event: &str,
                        m: &command_hooks::Matcher,
                        h: &command_hooks::CommandHook,
@@ -94,13 +78,12 @@ pub(crate) fn listing(core: &SessionCore) -> GetHooksListingResponse {
     rows.sort_by_key(|r| order(&r.event));
     let events = HookEventName::ALL
         .iter()
-        .map(|e| e.as_str())
-        .filter_map(|name| {
-            let count = rows.iter().filter(|r| r.event == *name).count() as u64;
+        .filter_map(|e| {
+            let count = rows.iter().filter(|r| r.event == e.as_str()).count() as u64;
             (count > 0).then(|| HookListingEvent {
-                name: name.to_string(),
-                summary: summary(name),
-                supports_matcher: supports_matcher(name),
+                name: e.to_string(),
+                summary: e.summary(),
+                supports_matcher: e.takes_matcher(),
                 hook_count: count,
                 extra: Default::default(),
             })
@@ -111,11 +94,10 @@ pub(crate) fn listing(core: &SessionCore) -> GetHooksListingResponse {
         hooks: rows,
         event_catalog: HookEventName::ALL
             .iter()
-            .map(|e| e.as_str())
-            .map(|name| HookListingCatalogEntry {
-                name: name.to_string(),
-                summary: summary(name),
-                supports_matcher: supports_matcher(name),
+            .map(|e| HookListingCatalogEntry {
+                name: e.to_string(),
+                summary: e.summary(),
+                supports_matcher: e.takes_matcher(),
                 extra: Default::default(),
             })
             .collect(),
