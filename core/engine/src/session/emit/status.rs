@@ -1,14 +1,16 @@
 //! The session's state as its host sees it, outside the conversation: the permission mode,
 //! a model request or a compaction under way, a retried API call, a compaction's boundary,
-//! a call denied with nobody asked. Each is a typed event and its `system` line; the turn
-//! and control code say what happened and never build the line.
+//! a call denied with nobody asked, a background agent's start, progress and end. Each is
+//! its `system` line (and its typed event, where the event stream has one); the turn and
+//! control code say what happened and never build the line.
 
 use dcl_events::{AgentEvent, NoticeLevel};
 use dcl_model::ModelError;
 use dcl_policy::permissions::PermissionMode;
 use dcl_protocol::{
     CompactMetadata, Extra, PermissionModeName, SystemApiRetry, SystemCompactBoundary,
-    SystemPermissionDenied, SystemStatus,
+    SystemPermissionDenied, SystemStatus, SystemTaskNotification, SystemTaskProgress,
+    SystemTaskStarted, TaskEndStatus,
 };
 
 use super::{Emitter, TurnEmitter};
@@ -25,6 +27,51 @@ pub(crate) fn mode_name(mode: PermissionMode) -> PermissionModeName {
 }
 
 impl Emitter {
+    /// A background agent started for the Agent call `tool_use_id`.
+    pub(crate) fn task_started(&self, task_id: &str, description: &str, tool_use_id: &str) {
+        self.system(SystemTaskStarted::new(
+            task_id,
+            description,
+            tool_use_id,
+            "local_agent",
+        ));
+    }
+
+    /// A background agent is still running: its tool calls so far and the latest.
+    pub(crate) fn task_progress(
+        &self,
+        (task_id, description, tool_use_id): (&str, &str, &str),
+        tool_uses: u64,
+        duration_ms: u64,
+        last_tool_name: Option<String>,
+    ) {
+        self.system(SystemTaskProgress::new(
+            task_id,
+            description,
+            tool_use_id,
+            tool_uses,
+            duration_ms,
+            last_tool_name,
+        ));
+    }
+
+    /// A background agent ended.
+    pub(crate) fn task_ended(
+        &self,
+        (task_id, tool_use_id): (&str, &str),
+        status: TaskEndStatus,
+        summary: &str,
+        duration_ms: u64,
+    ) {
+        self.system(SystemTaskNotification::new(
+            task_id,
+            tool_use_id,
+            status,
+            summary,
+            duration_ms,
+        ));
+    }
+
     /// The permission mode changed (a control request, or a plan that ended).
     pub(crate) fn permission_mode_changed(&self, mode: PermissionMode) {
         self.agent(|| AgentEvent::SessionConfigured {

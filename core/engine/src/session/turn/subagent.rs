@@ -7,9 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use dcl_protocol::{
-    ContentBlock, SystemTaskNotification, SystemTaskProgress, SystemTaskStarted, TaskEndStatus,
-};
+use dcl_protocol::{ContentBlock, TaskEndStatus};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -371,12 +369,10 @@ fn start_background(
     child.progress = progress.clone();
     core.state
         .with(|s| s.background_agents.insert(task_id.clone(), cancel.clone()));
-    parent.emitter.system(SystemTaskStarted::new(
-        task_id.clone(),
-        input.description.clone(),
-        tool_use_id.to_string(),
-        "local_agent",
-    ));
+    parent
+        .emitter
+        .session()
+        .task_started(&task_id, &input.description, tool_use_id);
     let description = input.description.clone();
     let tool_use_id = tool_use_id.to_string();
     let emitter = core.services.emitter.clone();
@@ -400,14 +396,12 @@ fn start_background(
                 loop {
                     tokio::time::sleep(std::time::Duration::from_millis(every)).await;
                     let last_tool = p.last_tool.lock().ok().and_then(|l| l.clone());
-                    emitter.system(SystemTaskProgress::new(
-                        task_id.clone(),
-                        description.clone(),
-                        tool_use_id.clone(),
+                    emitter.task_progress(
+                        (&task_id, &description, &tool_use_id),
                         p.tool_uses.load(Ordering::Relaxed),
                         began.elapsed().as_millis() as u64,
                         last_tool,
-                    ));
+                    );
                 }
             })
         });
@@ -425,13 +419,12 @@ fn start_background(
         if status == TaskEndStatus::Completed {
             hooks::fire(&HookScope::session(&core), &TaskCompleted(task)).await;
         }
-        emitter.system(SystemTaskNotification::new(
-            task_id.clone(),
-            tool_use_id.clone(),
+        emitter.task_ended(
+            (&task_id, &tool_use_id),
             status,
-            summary.clone(),
+            &summary,
             began.elapsed().as_millis() as u64,
-        ));
+        );
         // The main thread learns of it with its next prompt.
         let note = format!(
             "<task-notification>\nBackground agent {task_id} ({description}) {status}:\n{summary}\n</task-notification>"
