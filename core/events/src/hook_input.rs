@@ -270,6 +270,16 @@ pub struct Task {
     pub task_description: String,
 }
 
+impl Task {
+    pub fn new(task_id: &str, subject: &str, description: &str) -> Task {
+        Task {
+            task_id: task_id.to_string(),
+            task_subject: subject.to_string(),
+            task_description: description.to_string(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct TaskCreated(pub Task);
 

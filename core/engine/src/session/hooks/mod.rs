@@ -22,7 +22,7 @@ use crate::session::hook_registry::Registration;
 use crate::session::host::HostError;
 use crate::session::services::SessionCore;
 pub(crate) use listing::listing;
-pub(crate) use tasks::{ShellTaskHooks, task};
+pub(crate) use tasks::ShellTaskHooks;
 pub(crate) use verdict::HookVerdict;
 use verdict::{CommandHookRun, failure, fold, fold_command};
 
@@ -274,7 +274,7 @@ pub(crate) fn any_for(core: &SessionCore, event: HookEventName) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::hook_registry::{HookRegistry, Matcher, never_fired_warning};
+    use crate::session::hook_registry::{HookRegistry, Matcher};
     use dcl_protocol::InitializeRequest;
 
     #[test]
@@ -317,9 +317,10 @@ mod tests {
         for e in HookEventName::ALL {
             let name = e.as_str();
             let never = matches!(e.fired(), dcl_events::Fired::Never(_));
-            assert_eq!(never_fired_warning(name).is_some(), never, "{name}");
+            let warning = HookEventName::never_fired_warning(name);
+            assert_eq!(warning.is_some(), never, "{name}");
             assert!(!e.description().is_empty(), "{name}");
         }
-        assert!(never_fired_warning("NoSuchEvent").is_some());
+        assert!(HookEventName::never_fired_warning("NoSuchEvent").is_some());
     }
 }

@@ -5,18 +5,8 @@ use dcl_events::hook_input::{Task, TaskCompleted, TaskCreated};
 use super::{HookScope, fire};
 use crate::session::services::SessionCore;
 
-/// A background task as TaskCreated / TaskCompleted hooks see it: for an agent,
-/// `task_subject` is the agent call's description and `task_description` its prompt; for
-/// a shell both are the command.
-pub(crate) fn task(task_id: &str, subject: &str, description: &str) -> Task {
-    Task {
-        task_id: task_id.to_string(),
-        task_subject: subject.to_string(),
-        task_description: description.to_string(),
-    }
-}
-
-/// TaskCreated / TaskCompleted for background shells (`run_in_background`). Completed
+/// TaskCreated / TaskCompleted for background shells (`run_in_background`), the command
+/// as both `task_subject` and `task_description`. Completed
 /// means it exited 0 by itself; a failing or killed shell fires no TaskCompleted. Weak:
 /// the shells belong to the session.
 pub(crate) struct ShellTaskHooks(pub std::sync::Weak<SessionCore>);
@@ -25,7 +15,7 @@ impl dcl_tools::background::ShellListener for ShellTaskHooks {
     fn started<'a>(&'a self, id: &'a str, command: &'a str) -> dcl_model::BoxFuture<'a, ()> {
         Box::pin(async move {
             if let Some(core) = self.0.upgrade() {
-                let created = TaskCreated(task(id, command, command));
+                let created = TaskCreated(Task::new(id, command, command));
                 fire(&HookScope::session(&core), &created).await;
             }
         })
@@ -41,7 +31,7 @@ impl dcl_tools::background::ShellListener for ShellTaskHooks {
             if code == 0
                 && let Some(core) = self.0.upgrade()
             {
-                let completed = TaskCompleted(task(id, command, command));
+                let completed = TaskCompleted(Task::new(id, command, command));
                 fire(&HookScope::session(&core), &completed).await;
             }
         })

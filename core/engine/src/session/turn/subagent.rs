@@ -21,7 +21,7 @@ use crate::session::emit::{TurnEmitter, new_uuid};
 use crate::session::hooks::{self, HookScope};
 use crate::session::models;
 use crate::session::services::SessionCore;
-use dcl_events::hook_input::{SubagentStart, TaskCompleted, TaskCreated};
+use dcl_events::hook_input::{SubagentStart, Task, TaskCompleted, TaskCreated};
 use dcl_tool_api::{ChildTurn, ToolOutput, TurnError};
 
 /// The subagent tool's name to the model.
@@ -378,7 +378,8 @@ fn start_background(
     let emitter = core.services.emitter.clone();
     tokio::spawn(async move {
         let prompt = input.prompt.clone();
-        let task = hooks::task(&task_id, &description, &prompt);
+        // The agent call's description is the task's subject, its prompt the description.
+        let task = Task::new(&task_id, &description, &prompt);
         hooks::fire(&HookScope::session(&core), &TaskCreated(task.clone())).await;
         let began = Instant::now();
         let ticker = progress.map(|p| {
