@@ -1,6 +1,7 @@
 //! The session's state as its host sees it, outside the conversation: the permission mode,
 //! a model request or a compaction under way, a retried API call, a compaction's boundary,
-//! a call denied with nobody asked, a background agent's start, progress and end. Each is
+//! a call denied with nobody asked, a background agent's start, progress and end, the
+//! model's raw stream, a suggested next prompt, a conversation reset. Each is
 //! its `system` line (and its typed event, where the event stream has one); the turn and
 //! control code say what happened and never build the line.
 
@@ -8,12 +9,13 @@ use dcl_events::{AgentEvent, NoticeLevel};
 use dcl_model::ModelError;
 use dcl_policy::permissions::PermissionMode;
 use dcl_protocol::{
-    CompactMetadata, Extra, PermissionModeName, SystemApiRetry, SystemCompactBoundary,
+    CompactMetadata, ConversationResetMessage, Extra, Message, PermissionModeName,
+    PromptSuggestionMessage, StreamEventMessage, SystemApiRetry, SystemCompactBoundary,
     SystemPermissionDenied, SystemStatus, SystemTaskNotification, SystemTaskProgress,
     SystemTaskStarted, TaskEndStatus,
 };
 
-use super::{Emitter, TurnEmitter};
+use super::{Emitter, TurnEmitter, new_uuid};
 
 /// The wire's name of a permission mode.
 pub(crate) fn mode_name(mode: PermissionMode) -> PermissionModeName {
@@ -83,6 +85,31 @@ impl Emitter {
 }
 
 impl TurnEmitter {
+    /// One event of the model's stream, as the API sent it (`includePartialMessages`).
+    pub(crate) fn stream_event(&self, event: serde_json::Value) {
+        self.emit(Message::StreamEvent(StreamEventMessage::new(event, "", "")));
+    }
+
+    /// The `prompt_suggestion` line.
+    pub(crate) fn prompt_suggestion(&self, suggestion: String) {
+        self.emit(Message::PromptSuggestion(PromptSuggestionMessage {
+            suggestion,
+            session_id: String::new(),
+            uuid: String::new(),
+            extra: Extra::new(),
+        }));
+    }
+
+    /// `/clear`: the conversation `old` ended, `new` begins.
+    pub(crate) fn conversation_reset(&self, old: String, new: String) {
+        self.emit(Message::ConversationReset(ConversationResetMessage {
+            new_conversation_id: new,
+            session_id: old,
+            uuid: new_uuid(),
+            extra: Extra::new(),
+        }));
+    }
+
     /// A model request is on its way (`includePartialMessages` sessions are told).
     pub(crate) fn requesting(&self) {
         self.system(SystemStatus::requesting());

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use dcl_protocol::{AssistantPayload, ContentBlock, Extra, Message, StreamEventMessage, Usage};
+use dcl_protocol::{AssistantPayload, ContentBlock, Extra, Usage};
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
@@ -296,8 +296,7 @@ async fn consume_stream(
             && !matches!(event, StreamEvent::Ping)
             && let Ok(v) = serde_json::to_value(&event)
         {
-            ctx.emitter
-                .emit(Message::StreamEvent(StreamEventMessage::new(v, "", "")));
+            ctx.emitter.stream_event(v);
         }
     }
     let turn = acc.finish().map_err(SampleError::Api)?;
