@@ -133,6 +133,34 @@ hook_events! {
 }
 
 impl HookEventName {
+    /// The description, and why dcl never fires the event when it does not
+    /// (`get_hooks_listing`).
+    pub fn summary(self) -> String {
+        match self.fired() {
+            Fired::Never(why) => format!("{} (dcl never fires this: {why})", self.description()),
+            Fired::Yes => self.description().to_string(),
+        }
+    }
+
+    /// The warning for hooks registered for `event` (a name from a host or a settings
+    /// file), if dcl never fires it.
+    pub fn never_fired_warning(event: &str) -> Option<String> {
+        let fired = HookEventName::parse(event).map(HookEventName::fired);
+        let why = match fired {
+            Some(Fired::Yes) => return None,
+            Some(Fired::Never(why)) => format!(" ({why})"),
+            None => String::new(),
+        };
+        Some(format!(
+            "hooks for {event} are accepted but dcl never fires that event{why}"
+        ))
+    }
+
+    /// Whether the event's hooks take a matcher in dcl.
+    pub fn takes_matcher(self) -> bool {
+        self.matcher() != Matcher::None
+    }
+
     /// The events dcl fires, in wire order.
     pub fn fired_events() -> impl Iterator<Item = HookEventName> {
         HookEventName::ALL

@@ -15,6 +15,7 @@ mod command;
 mod content;
 mod describe;
 mod event;
+pub mod hook_input;
 mod hooks;
 mod item;
 mod request;
@@ -27,6 +28,7 @@ pub use command::{
 pub use content::{ContentBlock, ImageSource};
 pub use describe::{CommandInfo, ModelChoice, SessionDescription};
 pub use event::{AgentEvent, McpServerInfo, NoticeLevel, SessionInfo};
+pub use hook_input::HookEvent;
 pub use hooks::{Fired, HookEventName, Matcher};
 pub use item::{Item, ItemBody, ItemDelta, ItemId};
 pub use request::{HostRequest, PermissionRequest, PlanEntry, PlanEntryStatus};

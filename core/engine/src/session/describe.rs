@@ -5,7 +5,7 @@
 use dcl_events::{CommandInfo, ModelChoice, SessionDescription};
 
 use super::Session;
-use super::init::mode_name;
+use super::emit::mode_name;
 use super::models;
 
 impl Session {

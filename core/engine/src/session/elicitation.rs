@@ -4,11 +4,12 @@
 use std::sync::Arc;
 
 use dcl_protocol::ElicitationResponse;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
+use super::hooks::{HookScope, fire};
 use super::host::{ElicitError, ElicitationHooks};
 use super::services::SessionCore;
-use super::turn::hooks;
+use dcl_events::hook_input::{Elicitation, ElicitationResult, Notification};
 
 /// An MCP server's elicitation: Elicitation hooks may answer it themselves (`action`,
 /// `content`); otherwise a Notification (`elicitation_dialog`) goes out and the host is
@@ -20,50 +21,42 @@ pub(crate) async fn elicit(
     ask_host: impl std::future::Future<Output = Result<Value, ElicitError>>,
 ) -> Result<Value, ElicitError> {
     let text = |key: &str| request.get(key).and_then(Value::as_str).map(str::to_string);
-    let mut input = Map::new();
-    input.insert("mcp_server_name".into(), json!(server));
-    input.insert("message".into(), json!(text("message").unwrap_or_default()));
-    for key in ["mode", "url", "elicitation_id"] {
-        if let Some(v) = text(key) {
-            input.insert(key.into(), json!(v));
-        }
-    }
-    if let Some(schema) = request.get("requested_schema").filter(|v| !v.is_null()) {
-        input.insert("requested_schema".into(), schema.clone());
-    }
-    let v = hooks::run_outside(core, "Elicitation", input).await;
+    let scope = HookScope::session(core);
+    let elicitation = Elicitation {
+        mcp_server_name: server.to_string(),
+        message: text("message").unwrap_or_default(),
+        mode: text("mode"),
+        url: text("url"),
+        elicitation_id: text("elicitation_id"),
+        requested_schema: request
+            .get("requested_schema")
+            .filter(|v| !v.is_null())
+            .cloned(),
+    };
+    let v = fire(&scope, &elicitation).await;
     let mut answer = match v.elicitation_action {
         Some(action) => elicitation_answer(&action, v.elicitation_content)?,
         None => {
-            let mut note = Map::new();
-            note.insert(
-                "message".into(),
-                json!(format!(
+            let note = Notification {
+                message: format!(
                     "MCP server {server} asks: {}",
                     text("message").unwrap_or_default()
-                )),
-            );
-            note.insert("title".into(), json!(server));
-            note.insert("notification_type".into(), json!("elicitation_dialog"));
-            hooks::run_outside(core, "Notification", note).await;
+                ),
+                title: Some(server.to_string()),
+                notification_type: "elicitation_dialog".into(),
+            };
+            fire(&scope, &note).await;
             ask_host.await?
         }
     };
-    let mut result = Map::new();
-    result.insert("mcp_server_name".into(), json!(server));
-    for key in ["mode", "elicitation_id"] {
-        if let Some(v) = text(key) {
-            result.insert(key.into(), json!(v));
-        }
-    }
-    result.insert(
-        "action".into(),
-        answer.get("action").cloned().unwrap_or(json!("cancel")),
-    );
-    if let Some(c) = answer.get("content").filter(|c| c.is_object()) {
-        result.insert("content".into(), c.clone());
-    }
-    let v = hooks::run_outside(core, "ElicitationResult", result).await;
+    let result = ElicitationResult {
+        mcp_server_name: server.to_string(),
+        mode: text("mode"),
+        elicitation_id: text("elicitation_id"),
+        action: answer.get("action").cloned().unwrap_or(json!("cancel")),
+        content: answer.get("content").filter(|c| c.is_object()).cloned(),
+    };
+    let v = fire(&scope, &result).await;
     if let Some(action) = v.elicitation_action {
         answer = elicitation_answer(&action, v.elicitation_content)?;
     }

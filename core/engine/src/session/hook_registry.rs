@@ -1,27 +1,12 @@
 //! The hooks the host registered in `initialize` (event, tool-name matcher, callback ids,
-//! timeout), and which events dcl fires. Session state holds the registry; running the
-//! hooks is `hooks`' job.
+//! timeout). Session state holds the registry; running the hooks is `hooks`' job.
 
 use std::time::Duration;
 
-use dcl_events::{Fired, HookEventName};
+use dcl_events::HookEventName;
 use dcl_protocol::{HookMatcherConfig, InitializeRequest};
 use regex::Regex;
 use serde_json::Value;
-
-/// The warning for hooks registered for `event`, if dcl never fires it.
-pub fn never_fired_warning(event: &str) -> Option<String> {
-    let fired = HookEventName::parse(event).map(HookEventName::fired);
-    if fired == Some(Fired::Yes) {
-        return None;
-    }
-    Some(match fired {
-        Some(Fired::Never(why)) => {
-            format!("hooks for {event} are accepted but dcl never fires that event ({why})")
-        }
-        _ => format!("hooks for {event} are accepted but dcl never fires that event"),
-    })
-}
 
 #[derive(Debug, Clone)]
 pub(super) struct Registration {
@@ -99,7 +84,7 @@ impl HookRegistry {
                 on_failure,
                 ..
             } = cfg;
-            if let Some(w) = never_fired_warning(&event)
+            if let Some(w) = HookEventName::never_fired_warning(&event)
                 && !warnings.contains(&w)
             {
                 warnings.push(w);

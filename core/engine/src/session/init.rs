@@ -2,11 +2,10 @@
 //! `initialize` answer), and the mapping of dcl's own enums to the wire's vocabularies.
 
 use super::mcp::mcp_state;
-use dcl_protocol::{InitMcpServer, PermissionModeName, SystemInit};
+use dcl_protocol::{InitMcpServer, SystemInit};
 
-use super::emit::Event;
+use super::emit::{Event, mode_name};
 use super::services::SessionCore;
-use dcl_policy::permissions::PermissionMode;
 
 pub(crate) fn emit_init(core: &SessionCore) {
     let live = core.state.live();
@@ -46,21 +45,11 @@ pub(crate) fn emit_init(core: &SessionCore) {
     services.emitter.event(Event::Init(Box::new(init)));
 }
 
-/// A permission mode as the wire names it.
-pub(crate) fn mode_name(mode: PermissionMode) -> PermissionModeName {
-    match mode {
-        PermissionMode::Default => PermissionModeName::Default,
-        PermissionMode::AcceptEdits => PermissionModeName::AcceptEdits,
-        PermissionMode::Plan => PermissionModeName::Plan,
-        PermissionMode::BypassPermissions => PermissionModeName::BypassPermissions,
-        PermissionMode::DontAsk => PermissionModeName::DontAsk,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use dcl_mcp::ConnectionStatus;
+    use dcl_policy::permissions::PermissionMode;
 
     #[test]
     fn wire_names_match_the_engine_spellings() {

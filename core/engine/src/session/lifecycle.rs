@@ -3,11 +3,12 @@
 
 use std::sync::Arc;
 
-use serde_json::{Map, json};
+use dcl_events::HookEvent;
+use dcl_events::hook_input::{Notification, SessionEnd};
 use tokio_util::sync::CancellationToken;
 
+use super::hooks::{self, HookScope};
 use super::services::SessionCore;
-use super::turn::{TurnContext, TurnStop, hooks};
 
 /// How long SessionEnd hooks may take: the session is over, so a hook (or a host that is
 /// gone and will never answer its callback) must not hold the process open for long.
@@ -18,14 +19,18 @@ const SESSION_END_GRACE: std::time::Duration = std::time::Duration::from_secs(5)
 /// callback hook cannot be answered once the host's input is closed, so in practice
 /// SessionEnd is for settings command hooks.
 pub(super) async fn session_end(core: &Arc<SessionCore>, reason: &str) {
-    if !hooks::any_for(core, "SessionEnd") {
+    if !hooks::any_for(core, SessionEnd::NAME) {
         return;
     }
     let cancel = CancellationToken::new();
-    let mut input = Map::new();
-    input.insert("reason".into(), json!(reason));
-    let ctx = TurnContext::main(core.clone(), String::new(), TurnStop::under(cancel.clone()));
-    let run = hooks::run(&ctx, "SessionEnd", None, None, input);
+    let scope = HookScope {
+        cancel: cancel.clone(),
+        ..HookScope::session(core)
+    };
+    let end = SessionEnd {
+        reason: reason.into(),
+    };
+    let run = hooks::fire(&scope, &end);
     tokio::pin!(run);
     tokio::select! {
         _ = &mut run => {}
@@ -44,7 +49,7 @@ const IDLE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
 /// When an `idle_prompt` Notification is due, counted from now; `None` when no
 /// Notification hook would hear it (the timer is not even armed).
 pub(super) fn idle_deadline(core: &SessionCore) -> Option<tokio::time::Instant> {
-    if !hooks::any_for(core, "Notification") {
+    if !hooks::any_for(core, Notification::NAME) {
         return None;
     }
     let after = core
@@ -59,8 +64,10 @@ pub(super) fn idle_deadline(core: &SessionCore) -> Option<tokio::time::Instant> 
 /// Notification (`idle_prompt`): the last turn ended a while ago and no prompt came since;
 /// worded as the reference words it. Once per idle spell.
 pub(super) async fn idle_notification(core: &Arc<SessionCore>) {
-    let mut input = Map::new();
-    input.insert("message".into(), json!("Claude is waiting for your input"));
-    input.insert("notification_type".into(), json!("idle_prompt"));
-    hooks::run_outside(core, "Notification", input).await;
+    let note = Notification {
+        message: "Claude is waiting for your input".into(),
+        title: None,
+        notification_type: "idle_prompt".into(),
+    };
+    hooks::fire(&HookScope::session(core), &note).await;
 }

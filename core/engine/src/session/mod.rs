@@ -6,8 +6,9 @@
 //! - parts: `emit`, `conversation`, `persist`, `checkpoints`, `hook_registry`, `state`
 //!   (session state and `TurnKind`), `effort`, `model_names`, `client`, `host`;
 //! - `services`: the session's types (`SessionServices`, `SessionCore`) over those parts;
-//! - on the services: `models`, `mcp`, `init`, `extensions`;
-//! - `turn`: the agent loop, its tools (`turn::registry`), hooks (`turn::hooks`) and result;
+//! - on the services: `models`, `mcp`, `init`, `extensions`, `hooks` (every hook event
+//!   fired through one function, for the turn and the session alike);
+//! - `turn`: the agent loop, its tools (`turn::registry`) and result;
 //! - above the turn: `context`, `lifecycle`, `elicitation`, the `actor`, its `requests`
 //!   and `control` handlers, and `build`, which puts a session together.
 
@@ -26,6 +27,7 @@ pub mod emit;
 mod extensions;
 mod history;
 mod hook_registry;
+mod hooks;
 pub mod host;
 mod init;
 mod lifecycle;
@@ -125,7 +127,7 @@ impl Session {
         core.services
             .shell
             .background
-            .set_listener(Arc::new(turn::hooks::ShellTaskHooks(Arc::downgrade(&core))));
+            .set_listener(Arc::new(hooks::ShellTaskHooks(Arc::downgrade(&core))));
         let capacity = core
             .services
             .opts

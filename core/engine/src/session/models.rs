@@ -10,13 +10,14 @@ use dcl_protocol::{
     EffortLevel, ModelContextWindow, ModelEffort, ModelInfo, ModelPolicyResponse,
     ModelThinkingConfig, ModelThinkingDisabled, ModelThinkingEnabled,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::client::Clients;
 use super::emit::Dialect;
 use super::services::SessionCore;
 use super::state::TurnKind;
+use dcl_events::hook_input::ModelSwitch;
 use dcl_model::capabilities;
 
 pub use super::model_names::{
@@ -315,7 +316,7 @@ pub(crate) fn model_switch_input(
     to: &str,
     requested: Option<&str>,
     source: &str,
-) -> Map<String, Value> {
+) -> ModelSwitch {
     // The mock counts a quarter of the characters; the request size is in bytes.
     let context_tokens = core
         .conversation_size
@@ -325,24 +326,22 @@ pub(crate) fn model_switch_input(
     let write_usd = price.map_or(0.0, |(_, _, _, write)| {
         context_tokens as f64 * write / 1_000_000.0
     });
-    let mut m = Map::new();
-    m.insert("from_model".into(), json!(from));
-    m.insert("to_model".into(), json!(to));
-    m.insert("requested_model".into(), json!(requested));
-    m.insert("source".into(), json!(source));
-    m.insert("context_tokens".into(), json!(context_tokens));
-    m.insert("prompt_cache_warm".into(), json!(false));
-    m.insert("cache_ttl".into(), json!("5m"));
-    m.insert("estimated_cache_write_usd".into(), json!(write_usd));
-    m.insert(
-        "pricing".into(),
-        json!(if price.is_some() {
+    ModelSwitch {
+        from_model: from.into(),
+        to_model: to.into(),
+        requested_model: requested.map(str::to_string),
+        source: source.into(),
+        context_tokens,
+        prompt_cache_warm: false,
+        cache_ttl: "5m".into(),
+        estimated_cache_write_usd: write_usd,
+        pricing: if price.is_some() {
             "catalog"
         } else {
             "default"
-        }),
-    );
-    m
+        }
+        .into(),
+    }
 }
 
 #[cfg(test)]

@@ -11,13 +11,15 @@ use dcl_protocol::{
     RegisterRepoRootRequest, RenameSessionRequest, SetCwdRequest, SetModelRequest,
     SetModelResponse, UpdateQueuedMessageRequest, UpdateQueuedMessageResponse, WorkspaceDirectory,
 };
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::actor::Actor;
 use super::control::{Answer, ControlError, answer};
+use super::hooks::{self, HookScope};
 use super::models::{self, model_switch_input};
 use super::services::SessionCore;
-use super::turn::hooks;
+use dcl_events::HookEvent;
+use dcl_events::hook_input::{DirectoryAdded, PostModelSwitch, PreModelSwitch};
 
 impl Actor {
     /// `rename_session`: a `custom-title` entry in the transcript, as the reference's
@@ -206,10 +208,11 @@ impl Actor {
                 new
             });
             if added {
-                let mut input = Map::new();
-                input.insert("directory".into(), json!(dir.display().to_string()));
-                input.insert("source".into(), json!("register_repo_root"));
-                hooks::run_outside(&core, "DirectoryAdded", input).await;
+                let added = DirectoryAdded {
+                    directory: dir.display().to_string(),
+                    source: "register_repo_root".into(),
+                };
+                hooks::fire(&HookScope::session(&core), &added).await;
             }
             answer(EmptyResponse::default())
         });
@@ -231,8 +234,8 @@ impl Actor {
                 .unwrap_or_else(|| s.live.model.clone())
         });
         let hooked = from != resolved
-            && (hooks::any_for(&core, "PreModelSwitch")
-                || hooks::any_for(&core, "PostModelSwitch"));
+            && (hooks::any_for(&core, PreModelSwitch::NAME)
+                || hooks::any_for(&core, PostModelSwitch::NAME));
         if !hooked {
             apply_model(&core, running, &resolved);
             return Some(answer(SetModelResponse {
@@ -241,8 +244,9 @@ impl Actor {
             }));
         }
         self.answer_later(request_id, async move |core: Arc<SessionCore>| {
-            let input = model_switch_input(&core, &from, &resolved, r.model.as_deref(), "sdk");
-            let v = hooks::run_outside(&core, "PreModelSwitch", input.clone()).await;
+            let switch = model_switch_input(&core, &from, &resolved, r.model.as_deref(), "sdk");
+            let scope = HookScope::session(&core);
+            let v = hooks::fire(&scope, &PreModelSwitch(switch.clone())).await;
             let refused = match v.permission.as_deref() {
                 Some("deny") | Some("ask") => Some(
                     v.permission_reason
@@ -261,7 +265,7 @@ impl Actor {
             // (its end applies pending changes): a running turn holds the conversation.
             let running = core.conversation.try_lock().is_err();
             apply_model(&core, running, &resolved);
-            let v = hooks::run_outside(&core, "PostModelSwitch", input).await;
+            let v = hooks::fire(&scope, &PostModelSwitch(switch)).await;
             // "Reaches the model with the next request the new model serves."
             if !v.additional_context.is_empty() {
                 core.state.with(|s| {

@@ -620,6 +620,59 @@ async fn post_tool_batch_file_changed_and_cwd_changed_fire_from_settings() {
     assert!(!cwd[0]["old_cwd"].as_str().unwrap().ends_with("sub"));
 }
 
+/// The hook input's fields in the order a hook reads them: the event's own, then the base
+/// fields, then the event's name. The typed inputs keep the order the map-built inputs had.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hook_inputs_keep_their_field_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let events = [
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "FileChanged",
+        "Stop",
+    ];
+    let session = Session::spawn(
+        &tokio::runtime::Handle::current(),
+        opts(dir.path(), Some(recording(&events))),
+    )
+    .unwrap();
+    run_prompts(&session, &["FAKE_WRITE new.txt"]).await;
+    session.close();
+    let base = [
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "permission_mode",
+        "hook_event_name",
+    ];
+    let own: [&[&str]; 5] = [
+        &["prompt"],
+        &["tool_name", "tool_input", "tool_use_id"],
+        &[
+            "tool_name",
+            "tool_input",
+            "tool_use_id",
+            "duration_ms",
+            "tool_response",
+        ],
+        &["file_path", "event"],
+        &["stop_hook_active", "last_assistant_message"],
+    ];
+    for (event, own) in events.iter().zip(own) {
+        let inputs = recorded(dir.path(), event);
+        let input = inputs.first().unwrap_or_else(|| panic!("no {event} input"));
+        let keys: Vec<&str> = input
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let expected: Vec<&str> = own.iter().chain(&base).copied().collect();
+        assert_eq!(keys, expected, "{event}: {input}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn post_tool_batch_file_changed_and_cwd_changed_reach_callback_hooks() {
     let dir = tempfile::tempdir().unwrap();

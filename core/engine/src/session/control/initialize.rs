@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use super::{Answer, ControlError, answer};
 use crate::session::actor::Actor;
+use crate::session::emit::mode_name;
 use crate::session::hook_registry::HookRegistry;
-use crate::session::init::mode_name;
 use crate::session::models;
 
 impl Actor {

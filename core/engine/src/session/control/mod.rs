@@ -142,7 +142,7 @@ impl Actor {
             HostRequest::GenerateSessionTitle(r) => self.generate_session_title(r),
             HostRequest::UpdateQueuedMessage(r) => self.update_queued_message(r),
             HostRequest::ListPermissionRules(_) => self.list_permission_rules(),
-            HostRequest::GetHooksListing(_) => answer(super::turn::hooks::listing(&self.core)),
+            HostRequest::GetHooksListing(_) => answer(super::hooks::listing(&self.core)),
             HostRequest::SetCwd(r) => self.set_cwd(r),
             HostRequest::RegisterRepoRoot(r) => return self.register_repo_root(id, r),
             HostRequest::SetMaxThinkingTokens(r) => self.set_max_thinking_tokens(r),

@@ -4,13 +4,13 @@
 use dcl_protocol::{
     AppliedSettings, ApplyFlagSettingsResponse, Extra, GetSettingsResponse,
     SetMaxThinkingTokensRequest, SetPermissionModeRequest, SetPermissionModeResponse,
-    SettingsSource, SystemStatus,
+    SettingsSource,
 };
 use serde_json::{Map, Value, json};
 
 use super::{Answer, ControlError, answer};
 use crate::session::actor::Actor;
-use crate::session::init::mode_name;
+use crate::session::emit::mode_name;
 use crate::session::models;
 use dcl_policy::permissions::PermissionMode;
 
@@ -19,12 +19,7 @@ impl Actor {
     pub(super) fn set_permission_mode(&mut self, r: SetPermissionModeRequest) -> Answer {
         let mode = PermissionMode::parse(&r.mode)?;
         self.core.state.with(|s| s.live.permission_mode = mode);
-        let emitter = &self.core.services.emitter;
-        emitter.agent(|| dcl_events::AgentEvent::SessionConfigured {
-            model: None,
-            permission_mode: Some(mode.as_str().to_string()),
-        });
-        emitter.system(SystemStatus::permission_mode_changed(mode_name(mode)));
+        self.core.services.emitter.permission_mode_changed(mode);
         answer(SetPermissionModeResponse {
             mode: mode_name(mode).into(),
             extra: Extra::new(),

@@ -19,12 +19,16 @@ pub(crate) mod agent;
 mod claude;
 mod dialect;
 mod event;
+mod hook_run;
 mod legacy;
 mod outbox;
 mod qoder;
+mod status;
 
 pub(crate) use dialect::Dialect;
 pub(crate) use event::Event;
+pub(crate) use hook_run::HookRunReport;
 pub use outbox::{
     DEFAULT_OUTBOX_LINES, Emitter, Outbound, Outbox, Streams, TurnEmitter, new_uuid, now_iso,
 };
+pub(crate) use status::mode_name;

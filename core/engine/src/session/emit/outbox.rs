@@ -517,6 +517,17 @@ impl TurnEmitter {
         self.system(dcl_protocol::SystemInformational::warning(text));
     }
 
+    /// A message for the user (a hook's `systemMessage`): a `system/informational` line
+    /// (level `notice`) and an info `notice` event.
+    pub(crate) fn notice(&self, text: impl Into<String>) {
+        let text = text.into();
+        self.agent(|| AgentEvent::notice(dcl_events::NoticeLevel::Info, text.clone()));
+        self.system(dcl_protocol::SystemInformational::new(
+            text,
+            dcl_protocol::InformationalLevel::Notice,
+        ));
+    }
+
     /// Sends the lines `event` becomes in the session's dialect, as [`TurnEmitter::emit`]
     /// sends each (a subagent's legacy lines stay with the main thread).
     pub(crate) fn event(&self, event: Event<'_>) {

@@ -2,11 +2,9 @@
 //! stops calling them, a limit is reached, a hook stops the turn or it is interrupted.
 
 use dcl_protocol::{ContentBlock, Message, TerminalReason, ToolUseBlock};
-use serde_json::{Map, json};
 
 use super::STRUCTURED_OUTPUT_TOOL;
 use super::compact::{self, Trigger};
-use super::hooks;
 use super::orchestrator::{self, CallOutcome};
 use super::result::{self, Finish};
 use super::sampling::{self, SampleError};
@@ -14,6 +12,10 @@ use super::{TurnContext, TurnKind, TurnOutcome, TurnState};
 use crate::session::QueuedPrompt;
 use crate::session::conversation::{Conversation, Entry, UserOrigin};
 use crate::session::emit::now_iso;
+use crate::session::hooks::{self, HookScope};
+use dcl_events::hook_input::{
+    InstructionsLoaded, Interrupt, SessionStart, Stop, StopFailure, SubagentStop, UserPromptSubmit,
+};
 
 /// How often a Stop hook may keep one turn going, so two hooks cannot loop forever.
 const MAX_STOP_HOOK_ROUNDS: u32 = 8;
@@ -141,25 +143,23 @@ async fn interrupt_hooks(ctx: &TurnContext) {
     else {
         return;
     };
-    let mut input = Map::new();
-    input.insert("source".into(), json!(source));
-    input.insert("reason".into(), json!(reason));
-    if let Some(via) = via {
-        input.insert("via".into(), json!(via));
-    }
-    hooks::run_outside(&ctx.core, "Interrupt", input).await;
+    let interrupt = Interrupt {
+        source: source.into(),
+        reason: reason.into(),
+        via: via.map(str::to_string),
+    };
+    hooks::fire(&HookScope::session(&ctx.core), &interrupt).await;
 }
 
 /// StopFailure: the turn ends on an API error instead of the model's answer. Its output
 /// is not acted on (the reference ignores it too): the turn is over either way.
 async fn stop_failure_hooks(ctx: &TurnContext, st: &TurnState, e: &dcl_model::ModelError) {
-    let mut input = Map::new();
-    input.insert("error".into(), json!(e.assistant_error()));
-    input.insert("error_details".into(), json!(e.to_string()));
-    if let Some(t) = &st.last_text {
-        input.insert("last_assistant_message".into(), json!(t));
-    }
-    hooks::run(ctx, "StopFailure", None, None, input).await;
+    let failure = StopFailure {
+        error: e.assistant_error().into(),
+        error_details: e.to_string(),
+        last_assistant_message: st.last_text.clone(),
+    };
+    hooks::fire(&ctx.hooks(), &failure).await;
 }
 
 /// InstructionsLoaded: one per memory file (DCL.md, CLAUDE.md, AGENTS.md,
@@ -177,11 +177,12 @@ async fn instructions_loaded_hooks(ctx: &TurnContext) {
         } else {
             "Project"
         };
-        let mut input = Map::new();
-        input.insert("file_path".into(), json!(file.path.display().to_string()));
-        input.insert("memory_type".into(), json!(memory_type));
-        input.insert("load_reason".into(), json!("session_start"));
-        hooks::run(ctx, "InstructionsLoaded", None, None, input).await;
+        let loaded = InstructionsLoaded {
+            file_path: file.path.display().to_string(),
+            memory_type: memory_type.into(),
+            load_reason: "session_start".into(),
+        };
+        hooks::fire(&ctx.hooks(), &loaded).await;
     }
 }
 
@@ -358,17 +359,16 @@ async fn prompt_hooks(ctx: &TurnContext, prompt: &QueuedPrompt) -> PromptHooks {
         .with(|s| !std::mem::replace(&mut s.session_started, true));
     if first {
         instructions_loaded_hooks(ctx).await;
-        let mut input = Map::new();
-        input.insert("source".into(), json!("startup"));
-        let v = hooks::run(ctx, "SessionStart", None, None, input).await;
+        let start = SessionStart {
+            source: "startup".into(),
+        };
+        let v = hooks::fire(&ctx.hooks(), &start).await;
         context.extend(v.additional_context);
     }
-    let mut input = Map::new();
-    input.insert(
-        "prompt".into(),
-        json!(prompt.message.message.content.text()),
-    );
-    let v = hooks::run(ctx, "UserPromptSubmit", None, None, input).await;
+    let submit = UserPromptSubmit {
+        prompt: prompt.message.message.content.text(),
+    };
+    let v = hooks::fire(&ctx.hooks(), &submit).await;
     if let Some(reason) = v.stop.or(v.block) {
         return PromptHooks::Stop(reason);
     }
@@ -385,31 +385,36 @@ enum AfterStop {
 /// The model stopped calling tools: Stop hooks may keep it going, and a `--json-schema`
 /// turn must have produced its structured output.
 async fn stop_hooks_and_checks(ctx: &TurnContext, st: &mut TurnState) -> AfterStop {
-    let mut input = Map::new();
-    input.insert("stop_hook_active".into(), json!(st.stop_hook_rounds > 0));
-    if let Some(t) = &st.last_text {
-        input.insert("last_assistant_message".into(), json!(t));
-    }
-    let event = match &ctx.kind {
-        TurnKind::Main => "Stop",
+    let stop_hook_active = st.stop_hook_rounds > 0;
+    let last_assistant_message = st.last_text.clone();
+    let v = match &ctx.kind {
+        TurnKind::Main => {
+            let stop = Stop {
+                stop_hook_active,
+                last_assistant_message,
+            };
+            hooks::fire(&ctx.hooks(), &stop).await
+        }
         TurnKind::Subagent {
             agent_id,
             agent_type,
         } => {
-            input.insert("agent_id".into(), json!(agent_id));
-            input.insert("agent_type".into(), json!(agent_type));
-            // Empty when the session keeps no transcript.
-            let path = ctx
-                .core
-                .persistence
-                .subagent_transcript_path(agent_id)
-                .map(|p| p.display().to_string())
-                .unwrap_or_default();
-            input.insert("agent_transcript_path".into(), json!(path));
-            "SubagentStop"
+            let stop = SubagentStop {
+                stop_hook_active,
+                last_assistant_message,
+                agent_id: agent_id.clone(),
+                agent_type: agent_type.clone(),
+                // Empty when the session keeps no transcript.
+                agent_transcript_path: ctx
+                    .core
+                    .persistence
+                    .subagent_transcript_path(agent_id)
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+            };
+            hooks::fire(&ctx.hooks(), &stop).await
         }
     };
-    let v = hooks::run(ctx, event, None, None, input).await;
     if let Some(reason) = v.stop {
         return AfterStop::Finish(Finish::HookStopped(reason));
     }

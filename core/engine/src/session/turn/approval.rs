@@ -2,15 +2,13 @@
 //! PermissionRequest hooks, then the host (`can_use_tool`) — or an automatic denial when
 //! nobody can be asked.
 
-use dcl_protocol::{
-    CanUseToolRequest, CanUseToolTag, Extra, PermissionDecision, SystemPermissionDenied,
-    ToolUseBlock,
-};
-use serde_json::{Map, Value, json};
+use dcl_protocol::{CanUseToolRequest, CanUseToolTag, Extra, PermissionDecision, ToolUseBlock};
+use serde_json::{Value, json};
 
-use super::hooks;
 use super::{StopCause, TurnContext};
+use crate::session::hooks;
 use crate::session::host::HostError;
+use dcl_events::hook_input::{ConfigChange, DirectoryAdded, Notification, PermissionRequest};
 use dcl_policy::permissions::{self, PermissionMode, Policy, Verdict, host_decision};
 use dcl_tool_api::{Approval, Tool, ToolContext, ToolKind};
 
@@ -125,11 +123,7 @@ pub(super) async fn decide(
     if !can_ask || policy.mode == PermissionMode::DontAsk {
         let message = permissions::auto_denial_message(&tu.name, kind, blocked_path.as_deref());
         // Nobody was asked: say so on the stream as well as in the tool result.
-        ctx.emitter.system(SystemPermissionDenied::new(
-            tu.name.clone(),
-            tu.id.clone(),
-            message.clone(),
-        ));
+        ctx.emitter.permission_denied(&tu.name, &tu.id, &message);
         return Decision::Deny(message);
     }
     let asked = ToolUseBlock {
@@ -152,17 +146,12 @@ async fn permission_request_hooks(
     tu: &ToolUseBlock,
     input: &Value,
 ) -> Option<Decision> {
-    let mut hook_input = Map::new();
-    hook_input.insert("tool_name".into(), json!(tu.name));
-    hook_input.insert("tool_input".into(), input.clone());
-    let v = hooks::run(
-        ctx,
-        "PermissionRequest",
-        Some(&tu.name),
-        Some(&tu.id),
-        hook_input,
-    )
-    .await;
+    let request = PermissionRequest {
+        tool_name: tu.name.clone(),
+        tool_input: input.clone(),
+        tool_use_id: tu.id.clone(),
+    };
+    let v = hooks::fire(&ctx.hooks(), &request).await;
     // A blocking answer (a settings hook's exit code 2, `decision: "block"`) denies.
     if let Some(reason) = v.block {
         return Some(Decision::Deny(reason));
@@ -306,8 +295,12 @@ async fn apply_permission_updates(ctx: &TurnContext, updates: &[Value]) {
     if let Some(m) = mode {
         tracing::debug!("updatedPermissions: permission mode is now {}", m.as_str());
     }
-    for (event, input) in update_hook_events(updates, files, &core.services.cwd, &errors) {
-        hooks::run(ctx, event, None, None, input).await;
+    let (added, changed) = update_hook_events(updates, files, &core.services.cwd, &errors);
+    for event in added {
+        hooks::fire(&ctx.hooks(), &event).await;
+    }
+    for event in changed {
+        hooks::fire(&ctx.hooks(), &event).await;
     }
     for e in errors {
         tracing::warn!("{e}");
@@ -319,14 +312,12 @@ async fn apply_permission_updates(ctx: &TurnContext, updates: &[Value]) {
 /// the reference words it. Only `additionalContext` could come back, and a permission
 /// prompt has nowhere to put it, so the answer is not read.
 async fn notify_permission_prompt(ctx: &TurnContext, tool_name: &str) {
-    let mut input = Map::new();
-    input.insert(
-        "message".into(),
-        json!(format!("Claude needs your permission to use {tool_name}")),
-    );
-    input.insert("title".into(), json!("Permission needed"));
-    input.insert("notification_type".into(), json!("permission_prompt"));
-    hooks::run(ctx, "Notification", None, None, input).await;
+    let note = Notification {
+        message: format!("Claude needs your permission to use {tool_name}"),
+        title: Some("Permission needed".into()),
+        notification_type: "permission_prompt".into(),
+    };
+    hooks::fire(&ctx.hooks(), &note).await;
 }
 
 /// The hooks applied `updatedPermissions` call for: ConfigChange for each settings file
@@ -339,7 +330,7 @@ fn update_hook_events(
     files: &host_decision::SettingsFiles,
     cwd: &std::path::Path,
     errors: &[host_decision::UpdateError],
-) -> Vec<(&'static str, Map<String, Value>)> {
+) -> (Vec<DirectoryAdded>, Vec<ConfigChange>) {
     use host_decision::UpdateError;
     let failed_index = |i: usize| {
         errors.iter().any(|e| match e {
@@ -357,7 +348,7 @@ fn update_hook_events(
             _ => false,
         })
     };
-    let mut out = Vec::new();
+    let mut added = Vec::new();
     let mut written: Vec<(&'static str, std::path::PathBuf)> = Vec::new();
     for (i, u) in updates.iter().enumerate() {
         if failed_index(i) {
@@ -383,24 +374,22 @@ fn update_hook_events(
                 .flatten()
                 .filter_map(Value::as_str)
             {
-                let mut input = Map::new();
-                // The SDK's `directory` is absolute; a relative one is the session's.
-                input.insert(
-                    "directory".into(),
-                    json!(cwd.join(dir).display().to_string()),
-                );
-                input.insert("source".into(), json!("register_repo_root"));
-                out.push(("DirectoryAdded", input));
+                added.push(DirectoryAdded {
+                    // The SDK's `directory` is absolute; a relative one is the session's.
+                    directory: cwd.join(dir).display().to_string(),
+                    source: "register_repo_root".into(),
+                });
             }
         }
     }
-    for (source, path) in written {
-        let mut input = Map::new();
-        input.insert("source".into(), json!(source));
-        input.insert("file_path".into(), json!(path.display().to_string()));
-        out.push(("ConfigChange", input));
-    }
-    out
+    let changed = written
+        .into_iter()
+        .map(|(source, path)| ConfigChange {
+            source: source.into(),
+            file_path: path.display().to_string(),
+        })
+        .collect();
+    (added, changed)
 }
 
 #[cfg(test)]

@@ -3,8 +3,6 @@
 //! the session's totals and context use; `/compact` is recognised here and run by the agent
 //! loop (`compact::run`), since it asks the model.
 
-use dcl_protocol::{ConversationResetMessage, Extra, Message};
-
 use super::result::{self, Finish};
 use super::{TurnContext, TurnOutcome, TurnState};
 use crate::session::QueuedPrompt;
@@ -40,13 +38,7 @@ pub(super) fn handle(
             let new = new_uuid();
             conv.clear();
             core.persistence.reset(&new);
-            ctx.emitter
-                .emit(Message::ConversationReset(ConversationResetMessage {
-                    new_conversation_id: new.clone(),
-                    session_id: old,
-                    uuid: new_uuid(),
-                    extra: Extra::new(),
-                }));
+            ctx.emitter.conversation_reset(old, new.clone());
             core.services.emitter.set_session_id(new);
             String::new()
         }

@@ -11,15 +11,16 @@
 
 use std::time::Duration;
 
-use dcl_protocol::{CompactMetadata, ContentBlock, Extra, SystemCompactBoundary, SystemStatus};
+use dcl_protocol::ContentBlock;
 use futures::StreamExt;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::TurnContext;
-use super::hooks;
 use crate::session::conversation::{Boundary, Conversation, Entry, NewItem, UserOrigin};
 use crate::session::emit::new_uuid;
+use crate::session::hooks;
 use crate::session::models;
+use dcl_events::hook_input::{PostCompact, PreCompact};
 use dcl_model::accumulate::Accumulator;
 use dcl_model::{ApiMessage, ModelError, ModelRequest, Role};
 
@@ -199,20 +200,18 @@ pub(crate) async fn run(
     if history.is_empty() {
         return Err(CompactError::NothingToCompact);
     }
-    let mut input = Map::new();
-    input.insert("trigger".into(), json!(trigger.as_str()));
-    input.insert(
-        "custom_instructions".into(),
-        instructions.as_ref().map_or(Value::Null, |i| json!(i)),
-    );
-    let verdict = hooks::run(ctx, "PreCompact", Some(trigger.as_str()), None, input).await;
+    let pre = PreCompact {
+        trigger: trigger.as_str().into(),
+        custom_instructions: instructions.clone(),
+    };
+    let verdict = hooks::fire(&ctx.hooks(), &pre).await;
     if let Some(reason) = verdict.stop.or(verdict.block) {
         return Err(CompactError::Blocked(reason));
     }
     // What PreCompact hooks add joins the host's instructions.
     let mut extra: Vec<String> = instructions.into_iter().collect();
     extra.extend(verdict.additional_context);
-    ctx.emitter.system(SystemStatus::compacting());
+    ctx.emitter.compacting();
     let pre_tokens = conv
         .size_handle()
         .load(std::sync::atomic::Ordering::Relaxed) as u64
@@ -221,7 +220,7 @@ pub(crate) async fn run(
     let summary = match outcome {
         Ok(s) => s,
         Err(e) => {
-            ctx.emitter.system(idle_status());
+            ctx.emitter.compaction_over();
             return Err(e);
         }
     };
@@ -251,22 +250,14 @@ pub(crate) async fn run(
             },
         },
     );
-    ctx.emitter.system(SystemCompactBoundary {
-        compact_metadata: CompactMetadata {
-            trigger: trigger.as_str().into(),
-            pre_tokens,
-            preserved_segment: None,
-            extra: Extra::new(),
-        },
-        session_id: String::new(),
-        uuid: boundary.uuid.clone(),
-        extra: Extra::new(),
-    });
-    ctx.emitter.system(idle_status());
-    let mut input = Map::new();
-    input.insert("trigger".into(), json!(trigger.as_str()));
-    input.insert("compact_summary".into(), json!(summary));
-    hooks::run(ctx, "PostCompact", Some(trigger.as_str()), None, input).await;
+    ctx.emitter
+        .compact_boundary(boundary.uuid.clone(), trigger.as_str(), pre_tokens);
+    ctx.emitter.compaction_over();
+    let post = PostCompact {
+        trigger: trigger.as_str().into(),
+        compact_summary: summary.clone(),
+    };
+    hooks::fire(&ctx.hooks(), &post).await;
     Ok(Compacted {
         pre_tokens,
         summary,
@@ -297,17 +288,6 @@ pub(crate) async fn auto_if_needed(
                 .warning(format!("Automatic compaction failed: {e}"));
             false
         }
-    }
-}
-
-/// `{"status": null}`: compaction is over.
-fn idle_status() -> SystemStatus {
-    SystemStatus {
-        status: None,
-        permission_mode: None,
-        session_id: String::new(),
-        uuid: String::new(),
-        extra: Extra::new(),
     }
 }
 

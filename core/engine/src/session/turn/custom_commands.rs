@@ -4,12 +4,12 @@
 //! on that model; its `allowed-tools` are allow rules for its turn only.
 
 use dcl_protocol::{ContentBlock, MessageContent};
-use serde_json::{Map, json};
 
-use super::hooks;
 use super::{TurnContext, TurnState};
 use crate::extensions;
 use crate::session::QueuedPrompt;
+use crate::session::hooks;
+use dcl_events::hook_input::UserPromptExpansion;
 
 /// What `/name args` becomes.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,13 +42,14 @@ pub(super) async fn expand(
     let Some(found) = lookup(ctx, &text) else {
         return Ok((prompt, Vec::new()));
     };
-    let mut input = Map::new();
-    input.insert("expansion_type".into(), json!("slash_command"));
-    input.insert("command_name".into(), json!(found.name));
-    input.insert("command_args".into(), json!(found.args));
-    input.insert("command_source".into(), json!(found.source));
-    input.insert("prompt".into(), json!(text));
-    let v = hooks::run(ctx, "UserPromptExpansion", None, None, input).await;
+    let expansion = UserPromptExpansion {
+        expansion_type: "slash_command".into(),
+        command_name: found.name.clone(),
+        command_args: found.args.clone(),
+        command_source: found.source.into(),
+        prompt: text.clone(),
+    };
+    let v = hooks::fire(&ctx.hooks(), &expansion).await;
     if let Some(reason) = v.stop.or(v.block) {
         return Err(ExpansionBlocked { reason });
     }

@@ -133,13 +133,7 @@ pub(super) fn end_plan_mode(core: &SessionCore, emitter: &TurnEmitter) -> bool {
         was
     });
     if was_plan {
-        emitter.agent(|| dcl_events::AgentEvent::SessionConfigured {
-            model: None,
-            permission_mode: Some(PermissionMode::Default.as_str().to_string()),
-        });
-        emitter.system(dcl_protocol::SystemStatus::permission_mode_changed(
-            crate::session::init::mode_name(PermissionMode::Default),
-        ));
+        emitter.permission_mode_changed(PermissionMode::Default);
     }
     was_plan
 }

@@ -15,7 +15,6 @@ mod approval;
 pub(crate) mod builtin;
 pub(crate) mod compact;
 mod custom_commands;
-pub(crate) mod hooks;
 pub(crate) mod interactive;
 mod link;
 mod offer;
@@ -38,6 +37,7 @@ use tokio_util::sync::CancellationToken;
 use super::QueuedPrompt;
 use super::conversation::{Conversation, Entry, NewItem, UserOrigin};
 use super::emit::{TurnEmitter, new_uuid, now_iso};
+use super::hooks::HookScope;
 use super::services::SessionCore;
 
 pub(crate) use agent_loop::run_turn;
@@ -165,6 +165,23 @@ impl TurnContext {
             ctx.model = subagent::resolve_model(&ctx.core, a.model.as_deref());
         }
         ctx
+    }
+
+    /// Where this turn's hook events happen: its session, its emitter and stop, and the
+    /// subagent it runs as.
+    pub(crate) fn hooks(&self) -> HookScope<'_> {
+        HookScope {
+            core: &self.core,
+            emitter: self.emitter.clone(),
+            cancel: self.cancel.token.clone(),
+            agent: match &self.kind {
+                TurnKind::Main => None,
+                TurnKind::Subagent {
+                    agent_id,
+                    agent_type,
+                } => Some((agent_id, agent_type)),
+            },
+        }
     }
 
     pub fn is_subagent(&self) -> bool {

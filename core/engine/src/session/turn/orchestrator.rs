@@ -6,15 +6,20 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use dcl_protocol::{ContentBlock, Extra, PermissionDenial, ToolResultContent, ToolUseBlock};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::approval::{self, Decision, HookPermission};
-use super::hooks::{self, HookVerdict};
 use super::link::TurnLink;
 use super::registry::Registry;
 use super::{TurnContext, TurnState, subagent};
 use crate::session::conversation::{Conversation, UserOrigin};
 use crate::session::emit::Event;
+use crate::session::hooks::{self, HookVerdict};
+use dcl_events::HookEvent;
+use dcl_events::hook_input::{
+    BatchedCall, CwdChanged, FileChanged, PermissionDenied, PostToolBatch, PostToolUse,
+    PostToolUseFailure, PreToolUse,
+};
 use dcl_model::accumulate::InvalidToolInput;
 use dcl_tool_api::{Tool, ToolContext, ToolKind, ToolOutput, TurnEvent};
 
@@ -186,9 +191,12 @@ pub(super) async fn run_calls(
                 st.invalid_outputs += 1;
             }
             if let Some(input) = p.approved.as_ref().filter(|_| p.early.is_none()) {
-                let mut call = tool_hook_input(&p.tu, input.clone());
-                call.insert("tool_response".into(), tool_response(&out));
-                ran.push(Value::Object(call));
+                ran.push(BatchedCall {
+                    tool_name: p.tu.name.clone(),
+                    tool_input: input.clone(),
+                    tool_use_id: p.tu.id.clone(),
+                    tool_response: tool_response(&out),
+                });
             }
             finish_call(ctx, conv, st, p, out, elapsed).await;
         }
@@ -209,11 +217,10 @@ async fn post_tool_batch(
     ctx: &TurnContext,
     conv: &mut Conversation,
     st: &mut TurnState,
-    calls: Vec<Value>,
+    calls: Vec<BatchedCall>,
 ) {
-    let mut input = Map::new();
-    input.insert("tool_calls".into(), Value::Array(calls));
-    let v = hooks::run(ctx, "PostToolBatch", None, None, input).await;
+    let batch = PostToolBatch { tool_calls: calls };
+    let v = hooks::fire(&ctx.hooks(), &batch).await;
     if let Some(reason) = v.stop {
         st.hook_stop = Some(reason);
         return;
@@ -275,14 +282,12 @@ async fn prepare(
         prepared.approved = Some(tu.input.clone());
         return prepared;
     }
-    let verdict = hooks::run(
-        ctx,
-        "PreToolUse",
-        Some(&tu.name),
-        Some(&tu.id),
-        tool_hook_input(tu, tu.input.clone()),
-    )
-    .await;
+    let pre = PreToolUse {
+        tool_name: tu.name.clone(),
+        tool_input: tu.input.clone(),
+        tool_use_id: tu.id.clone(),
+    };
+    let verdict = hooks::fire(&ctx.hooks(), &pre).await;
     let mut input = tu.input.clone();
     let decision = match PreHook::from_verdict(verdict, &tu.input) {
         PreHook::Stop(reason) => {
@@ -334,16 +339,13 @@ async fn prepare(
                 tool_input: input.clone(),
                 extra: Extra::new(),
             });
-            let mut hook_input = tool_hook_input(tu, input);
-            hook_input.insert("reason".into(), json!(message));
-            hooks::run(
-                ctx,
-                "PermissionDenied",
-                Some(&tu.name),
-                Some(&tu.id),
-                hook_input,
-            )
-            .await;
+            let denied = PermissionDenied {
+                tool_name: tu.name.clone(),
+                tool_input: input,
+                tool_use_id: tu.id.clone(),
+                reason: message.clone(),
+            };
+            hooks::fire(&ctx.hooks(), &denied).await;
             prepared.early = Some(ToolOutput::error(message));
         }
         Decision::Allow(input) => prepared.approved = Some(input),
@@ -463,10 +465,13 @@ async fn file_changed_hooks(
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let mut input = Map::new();
-        input.insert("file_path".into(), json!(path.display().to_string()));
-        input.insert("event".into(), json!(event));
-        hooks::run(ctx, "FileChanged", Some(&name), Some(&tu.id), input).await;
+        let changed = FileChanged {
+            file_path: path.display().to_string(),
+            event: event.to_string(),
+            file_name: name,
+            tool_use_id: tu.id.clone(),
+        };
+        hooks::fire(&ctx.hooks(), &changed).await;
     }
 }
 
@@ -476,10 +481,11 @@ async fn cwd_changed_hooks(ctx: &TurnContext, before: &std::path::Path) {
     if after.as_path() == before {
         return;
     }
-    let mut input = Map::new();
-    input.insert("old_cwd".into(), json!(before.display().to_string()));
-    input.insert("new_cwd".into(), json!(after.display().to_string()));
-    hooks::run(ctx, "CwdChanged", None, None, input).await;
+    let changed = CwdChanged {
+        old_cwd: before.display().to_string(),
+        new_cwd: after.display().to_string(),
+    };
+    hooks::fire(&ctx.hooks(), &changed).await;
 }
 
 /// PostToolUse hooks for a call that ran, hook context, and the tool_result line.
@@ -499,19 +505,30 @@ async fn finish_call(
         ..
     } = prepared;
     if let Some(input) = approved.filter(|_| early.is_none()) {
-        let event = if output.is_error {
-            "PostToolUseFailure"
+        let (tool_name, tool_use_id) = (tu.name.clone(), tu.id.clone());
+        let duration_ms = elapsed.as_millis() as u64;
+        let (event, post) = if output.is_error {
+            let failed = PostToolUseFailure {
+                tool_name,
+                tool_input: input,
+                tool_use_id,
+                duration_ms,
+                error: output.content.to_text(),
+            };
+            (
+                PostToolUseFailure::NAME,
+                hooks::fire(&ctx.hooks(), &failed).await,
+            )
         } else {
-            "PostToolUse"
+            let post = PostToolUse {
+                tool_name,
+                tool_input: input,
+                tool_use_id,
+                duration_ms,
+                tool_response: tool_response(&output),
+            };
+            (PostToolUse::NAME, hooks::fire(&ctx.hooks(), &post).await)
         };
-        let mut hook_input = tool_hook_input(&tu, input);
-        hook_input.insert("duration_ms".into(), json!(elapsed.as_millis() as u64));
-        if output.is_error {
-            hook_input.insert("error".into(), json!(output.content.to_text()));
-        } else {
-            hook_input.insert("tool_response".into(), tool_response(&output));
-        }
-        let post = hooks::run(ctx, event, Some(&tu.name), Some(&tu.id), hook_input).await;
         if let Some(reason) = post.stop {
             st.hook_stop = Some(reason);
         }
@@ -526,15 +543,6 @@ async fn finish_call(
         with_context(output, &context)
     };
     emit_result(ctx, conv, &tu.id, output);
-}
-
-/// The fields every tool hook's input starts with.
-fn tool_hook_input(tu: &ToolUseBlock, input: Value) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("tool_name".into(), json!(tu.name));
-    m.insert("tool_input".into(), input);
-    m.insert("tool_use_id".into(), json!(tu.id));
-    m
 }
 
 /// Hook context reaches the model next to the tool's own result.

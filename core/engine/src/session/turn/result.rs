@@ -170,7 +170,7 @@ pub(super) async fn finish_and_suggest(
         && ctx.core.state.with(|s| s.prompt_suggestions)
         && let Some(s) = super::suggestion::suggest_next_prompt(ctx, conv, &st.model).await
     {
-        super::suggestion::emit_suggestion(ctx, s);
+        ctx.emitter.prompt_suggestion(s);
     }
     outcome
 }

@@ -3,10 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use dcl_protocol::{
-    AssistantPayload, ContentBlock, Extra, Message, StreamEventMessage, SystemApiRetry,
-    SystemStatus, Usage,
-};
+use dcl_protocol::{AssistantPayload, ContentBlock, Extra, Usage};
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
@@ -72,7 +69,7 @@ pub(super) async fn sample_with_fallback(
     ));
     // PostModelSwitch only: dcl switches on its own (`source: auto`), there is nothing a
     // PreModelSwitch hook could refuse short of failing the turn.
-    let input = crate::session::models::model_switch_input(
+    let switch = crate::session::models::model_switch_input(
         &ctx.core,
         &st.model,
         &fallback,
@@ -80,7 +77,8 @@ pub(super) async fn sample_with_fallback(
         "auto",
     );
     st.model = fallback;
-    let v = super::hooks::run(ctx, "PostModelSwitch", None, None, input).await;
+    let switched = dcl_events::hook_input::PostModelSwitch(switch);
+    let v = crate::session::hooks::fire(&ctx.hooks(), &switched).await;
     if !v.additional_context.is_empty() {
         ctx.record_note(
             conv,
@@ -187,7 +185,7 @@ async fn sample(
     let mut attempt = 0u32;
     loop {
         if partial {
-            ctx.emitter.system(SystemStatus::requesting());
+            ctx.emitter.requesting();
         }
         tracing::debug!(
             model = %request.model,
@@ -212,22 +210,8 @@ async fn sample(
             Err(e) if policy.should_retry(&e, attempt) => {
                 attempt += 1;
                 let delay = policy.delay_ms(attempt, &e);
-                ctx.emitter.agent(|| {
-                    dcl_events::AgentEvent::notice(
-                        dcl_events::NoticeLevel::Warning,
-                        format!(
-                            "the model API failed ({e}); retry {attempt} of {} in {delay} ms",
-                            policy.max_retries
-                        ),
-                    )
-                });
-                ctx.emitter.system(SystemApiRetry::new(
-                    attempt,
-                    policy.max_retries,
-                    delay,
-                    e.status(),
-                    e.as_str(),
-                ));
+                ctx.emitter
+                    .api_retry(&e, attempt, policy.max_retries, delay);
                 tokio::select! {
                     _ = tokio::time::sleep(Duration::from_millis(delay)) => continue,
                     _ = cancel.cancelled() => return Err(SampleError::Cancelled),
@@ -312,8 +296,7 @@ async fn consume_stream(
             && !matches!(event, StreamEvent::Ping)
             && let Ok(v) = serde_json::to_value(&event)
         {
-            ctx.emitter
-                .emit(Message::StreamEvent(StreamEventMessage::new(v, "", "")));
+            ctx.emitter.stream_event(v);
         }
     }
     let turn = acc.finish().map_err(SampleError::Api)?;

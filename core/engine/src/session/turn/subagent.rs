@@ -7,22 +7,21 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use dcl_protocol::{
-    ContentBlock, SystemTaskNotification, SystemTaskProgress, SystemTaskStarted, TaskEndStatus,
-};
+use dcl_protocol::{ContentBlock, TaskEndStatus};
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::hooks;
 use super::result::Finish;
 use super::{ToolSet, TurnContext, TurnKind, TurnState, TurnStop};
 use crate::agents::{AgentCatalog, AgentSpec, GENERAL_PURPOSE};
 use crate::session::QueuedPrompt;
 use crate::session::conversation::{Conversation, Entry, UserOrigin};
 use crate::session::emit::{TurnEmitter, new_uuid};
+use crate::session::hooks::{self, HookScope};
 use crate::session::models;
 use crate::session::services::SessionCore;
+use dcl_events::hook_input::{SubagentStart, Task, TaskCompleted, TaskCreated};
 use dcl_tool_api::{ChildTurn, ToolOutput, TurnError};
 
 /// The subagent tool's name to the model.
@@ -276,10 +275,11 @@ async fn run_child(
     else {
         return Err(SubagentError::NotASubagent);
     };
-    let mut start = Map::new();
-    start.insert("agent_id".into(), json!(agent_id));
-    start.insert("agent_type".into(), json!(agent_type));
-    let started = hooks::run(&ctx, "SubagentStart", None, None, start).await;
+    let start = SubagentStart {
+        agent_id: agent_id.clone(),
+        agent_type: agent_type.clone(),
+    };
+    let started = hooks::fire(&ctx.hooks(), &start).await;
     let mut blocks: Vec<ContentBlock> = started
         .additional_context
         .into_iter()
@@ -369,19 +369,18 @@ fn start_background(
     child.progress = progress.clone();
     core.state
         .with(|s| s.background_agents.insert(task_id.clone(), cancel.clone()));
-    parent.emitter.system(SystemTaskStarted::new(
-        task_id.clone(),
-        input.description.clone(),
-        tool_use_id.to_string(),
-        "local_agent",
-    ));
+    parent
+        .emitter
+        .session()
+        .task_started(&task_id, &input.description, tool_use_id);
     let description = input.description.clone();
     let tool_use_id = tool_use_id.to_string();
     let emitter = core.services.emitter.clone();
     tokio::spawn(async move {
         let prompt = input.prompt.clone();
-        let task_hook = super::hooks::task_hook;
-        task_hook(&core, "TaskCreated", &task_id, &description, &prompt).await;
+        // The agent call's description is the task's subject, its prompt the description.
+        let task = Task::new(&task_id, &description, &prompt);
+        hooks::fire(&HookScope::session(&core), &TaskCreated(task.clone())).await;
         let began = Instant::now();
         let ticker = progress.map(|p| {
             let emitter = emitter.clone();
@@ -398,14 +397,12 @@ fn start_background(
                 loop {
                     tokio::time::sleep(std::time::Duration::from_millis(every)).await;
                     let last_tool = p.last_tool.lock().ok().and_then(|l| l.clone());
-                    emitter.system(SystemTaskProgress::new(
-                        task_id.clone(),
-                        description.clone(),
-                        tool_use_id.clone(),
+                    emitter.task_progress(
+                        (&task_id, &description, &tool_use_id),
                         p.tool_uses.load(Ordering::Relaxed),
                         began.elapsed().as_millis() as u64,
                         last_tool,
-                    ));
+                    );
                 }
             })
         });
@@ -421,15 +418,14 @@ fn start_background(
             (Err(e), false) => (TaskEndStatus::Failed, e.to_string()),
         };
         if status == TaskEndStatus::Completed {
-            task_hook(&core, "TaskCompleted", &task_id, &description, &prompt).await;
+            hooks::fire(&HookScope::session(&core), &TaskCompleted(task)).await;
         }
-        emitter.system(SystemTaskNotification::new(
-            task_id.clone(),
-            tool_use_id.clone(),
+        emitter.task_ended(
+            (&task_id, &tool_use_id),
             status,
-            summary.clone(),
+            &summary,
             began.elapsed().as_millis() as u64,
-        ));
+        );
         // The main thread learns of it with its next prompt.
         let note = format!(
             "<task-notification>\nBackground agent {task_id} ({description}) {status}:\n{summary}\n</task-notification>"

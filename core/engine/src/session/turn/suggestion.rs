@@ -1,7 +1,7 @@
 //! The prompt suggestion (`promptSuggestions`): after a turn, the model is asked without
 //! tools for the user's likely next message, sent as a `prompt_suggestion` line.
 
-use dcl_protocol::{ContentBlock, Extra, Message};
+use dcl_protocol::ContentBlock;
 
 use super::{TurnContext, sampling};
 use crate::session::conversation::Conversation;
@@ -36,16 +36,4 @@ pub(super) async fn suggest_next_prompt(
     .await?;
     let text = text.trim().to_string();
     (!text.is_empty()).then_some(text)
-}
-
-/// The `prompt_suggestion` line.
-pub(super) fn emit_suggestion(ctx: &TurnContext, suggestion: String) {
-    ctx.emitter.emit(Message::PromptSuggestion(
-        dcl_protocol::PromptSuggestionMessage {
-            suggestion,
-            session_id: String::new(),
-            uuid: String::new(),
-            extra: Extra::new(),
-        },
-    ));
 }
