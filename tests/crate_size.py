@@ -21,10 +21,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # crate directory -> most non-test lines it may have
 BUDGETS = {
-    # 15,000 until issue 39's events landed beside the wire lines (outbox, commands,
-    # stream items: ~700 lines); back under 15,000 when stream-json becomes a projection
-    # outside the engine and the wire building leaves the turn (issue 39, stage 3).
-    "core/engine": 15_400,
+    # 14,155 after skills, commands, plugins, agent definitions and memory files moved to
+    # core/extensions; lower again when stream-json becomes a projection outside the
+    # engine and the wire building leaves the turn (issue 39, stage 3).
+    "core/engine": 14_500,
 }
 
 TEST_MOD = re.compile(r"^\s*#\[cfg\(test\)\]\s*$")

@@ -45,10 +45,13 @@ ALLOWED: dict[str, set[str]] = {
     "dcl-tool-api": {"dcl-protocol", "dcl-shell", "dcl-sandbox"},
     "dcl-tools": {"dcl-protocol", "dcl-tool-api", "dcl-shell", "dcl-sandbox"},
     "dcl-policy": {"dcl-events", "dcl-tool-api", "dcl-shell", "dcl-sandbox", "dcl-store"},
+    # Skills, commands, plugins, agent definitions, memory files: read from folders when a
+    # session is built (settings from the policy, plugin MCP servers' configs).
+    "dcl-extensions": {"dcl-protocol", "dcl-policy", "dcl-mcp"},
     # MCP clients and servers; stdio servers start through the sandbox's containment.
     "dcl-mcp": {"dcl-shell", "dcl-sandbox"},
     # The session: everything below it, nothing above it (no bridge, no front end).
-    "dcl-engine": {"dcl-events", "dcl-protocol", "dcl-model", "dcl-tool-api", "dcl-tools", "dcl-policy",
+    "dcl-engine": {"dcl-events", "dcl-extensions", "dcl-protocol", "dcl-model", "dcl-tool-api", "dcl-tools", "dcl-policy",
                    "dcl-store", "dcl-shell", "dcl-sandbox", "dcl-checkpoint", "dcl-mcp"},
     # THE front-end API: the engine, its typed events (re-exported to the front ends), and
     # the argv vocabulary options are spelled in.

@@ -1,8 +1,14 @@
 //! What a session loads from folders besides settings: skills, custom slash commands and
 //! plugins (which bring commands, agents, skills, hooks and MCP servers of their own).
-//! Read when the session opens and again on `reload_plugins`.
+//! Read when the session opens and again on `reload_plugins`. Also the other files a
+//! session reads its extensions from: subagent definitions (`agents`) and memory files
+//! (`memory`). A crate of its own because none of it needs a running session: the engine
+//! reads these when it builds one.
 
+pub mod agents;
 pub mod commands;
+pub mod derived_spec;
+pub mod memory;
 pub mod plugins;
 pub mod skills;
 
