@@ -28,6 +28,8 @@ struct Open {
 pub struct Projection {
     cwd: PathBuf,
     open: HashMap<String, Open>,
+    /// The session's cost so far (the last `Usage` event), sent with `usage_update`.
+    cost_usd: Option<f64>,
 }
 
 impl Projection {
@@ -35,6 +37,7 @@ impl Projection {
         Projection {
             cwd,
             open: HashMap::new(),
+            cost_usd: None,
         }
     }
 
@@ -55,8 +58,25 @@ impl Projection {
                 permission_mode: Some(mode),
                 ..
             } => vec![json!({"sessionUpdate": "current_mode_update", "currentModeId": mode})],
+            AgentEvent::Usage { total_cost_usd, .. } => {
+                self.cost_usd = Some(*total_cost_usd);
+                Vec::new()
+            }
+            AgentEvent::ContextUsage {
+                used_tokens,
+                context_window,
+            } => vec![self.usage_update(*used_tokens, *context_window)],
             _ => Vec::new(),
         }
+    }
+
+    /// How full the context is after a turn, and what the session has cost.
+    fn usage_update(&self, used: u64, size: u64) -> Value {
+        let mut update = json!({"sessionUpdate": "usage_update", "used": used, "size": size});
+        if let Some(cost) = self.cost_usd {
+            update["cost"] = json!({"amount": cost, "currency": "USD"});
+        }
+        update
     }
 
     fn started(&mut self, item: &Item) -> Option<Value> {
@@ -325,6 +345,28 @@ mod tests {
         let u = pr.updates(&completed(text("m/1", "Hi")), false);
         assert_eq!(u[0]["sessionUpdate"], "agent_message_chunk");
         assert_eq!(u[0]["content"]["text"], "Hi");
+    }
+
+    #[test]
+    fn context_use_is_a_usage_update_with_the_cost_so_far() {
+        let mut pr = p();
+        let context = AgentEvent::ContextUsage {
+            used_tokens: 1200,
+            context_window: 200_000,
+        };
+        // No cost known yet: the update has none.
+        let u = pr.updates(&context, false);
+        assert_eq!(
+            u,
+            [json!({"sessionUpdate": "usage_update", "used": 1200, "size": 200_000})]
+        );
+        let usage = AgentEvent::Usage {
+            usage: Default::default(),
+            total_cost_usd: 0.25,
+        };
+        assert!(pr.updates(&usage, false).is_empty());
+        let u = pr.updates(&context, false);
+        assert_eq!(u[0]["cost"], json!({"amount": 0.25, "currency": "USD"}));
     }
 
     #[test]

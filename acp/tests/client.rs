@@ -87,6 +87,18 @@ async fn plain_prompt_streams_the_answer() {
             s.kinds(&id)
                 .contains(&"available_commands_update".to_string())
         );
+        // How full the context is, sent before the prompt's answer.
+        let usage = s
+            .updates_of(&id)
+            .into_iter()
+            .rfind(|u| u["sessionUpdate"] == "usage_update")
+            .expect("a usage_update");
+        let (used, size) = (usage["used"].as_u64(), usage["size"].as_u64());
+        assert!(
+            matches!((used, size), (Some(u), Some(n)) if u > 0 && u < n),
+            "{usage}"
+        );
+        assert!(usage["cost"]["currency"] == "USD", "{usage}");
         Ok(())
     })
     .await;

@@ -149,14 +149,6 @@ impl Actor {
                         tracing::error!("turn task failed: {e}");
                     }
                     self.core.state.with(|s| s.live.apply_pending());
-                    let emitter = &self.core.services.emitter;
-                    if emitter.wants_events() {
-                        let usage = super::context::usage(&self.core);
-                        emitter.agent(|| dcl_events::AgentEvent::ContextUsage {
-                            used_tokens: usage.total_tokens,
-                            context_window: usage.max_tokens,
-                        });
-                    }
                 }
             }
         }

@@ -220,12 +220,26 @@ async fn stream_json_and_events_describe_the_same_turn() {
         .map(|e| match e {
             AgentEvent::SessionStarted(_) => "session",
             AgentEvent::TurnStarted { .. } => "turn",
+            AgentEvent::ContextUsage { .. } => "context",
             AgentEvent::TurnEnded(_) => "end",
             _ => "other",
         })
         .filter(|k| *k != "other")
         .collect();
-    assert_eq!(kinds, ["session", "turn", "end"]);
+    // How full the context is comes before the end, so a front end answering the turn on
+    // its end has shown it already.
+    assert_eq!(kinds, ["session", "turn", "context", "end"]);
+    let (used, window) = events
+        .iter()
+        .find_map(|e| match e {
+            AgentEvent::ContextUsage {
+                used_tokens,
+                context_window,
+            } => Some((*used_tokens, *context_window)),
+            _ => None,
+        })
+        .unwrap();
+    assert!(used > 0 && used < window, "{used} of {window}");
     session.close();
 }
 
