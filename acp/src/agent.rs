@@ -21,7 +21,8 @@ use serde_json::{Value, json};
 
 use crate::client_files::FsCapabilities;
 use crate::projection::{Projection, stop_reason};
-use crate::session::{Session, SetModelError, StartError, send_update};
+use crate::session::{Session, SetModelError, StartError};
+use crate::update::send_update;
 use crate::{history, modes, prompt};
 
 pub type AcpResult<T> = Result<T, agent_client_protocol::Error>;

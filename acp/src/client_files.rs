@@ -149,7 +149,7 @@ impl EditorTerminal {
         let terminal = created.terminal_id.to_string();
         let ids = json!({"sessionId": self.session_id, "terminalId": terminal});
         // The editor shows the terminal inside the call as it runs.
-        crate::session::send_update(
+        crate::update::send_update(
             &self.cx,
             &self.session_id,
             json!({"sessionUpdate": "tool_call_update", "toolCallId": tool_call_id,

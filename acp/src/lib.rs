@@ -17,6 +17,7 @@ mod permission;
 pub mod projection;
 mod prompt;
 mod session;
+mod update;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

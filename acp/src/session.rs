@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
-use agent_client_protocol::v1::schema::{RequestPermissionRequest, SessionNotification};
+use agent_client_protocol::v1::schema::RequestPermissionRequest;
 use dcl_bridge::events::{
     AgentEvent, ContentBlock, HostRequest, PermissionDecision, PermissionRequest, SessionCommand,
     SessionDescription, TurnEnd,
@@ -19,6 +19,7 @@ use tokio::sync::oneshot;
 
 use crate::client_files::{EditorFiles, EditorTerminal, FsCapabilities};
 use crate::projection::Projection;
+use crate::update::send_update;
 use crate::{mcp_approval, permission};
 
 /// Why a turn could not start.
@@ -215,19 +216,6 @@ impl Session {
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Sends one `session/update`; an update the crate's types refuse is a bug here, logged.
-pub fn send_update(cx: &ConnectionTo<Client>, session_id: &str, update: Value) {
-    let params = json!({"sessionId": session_id, "update": update});
-    match serde_json::from_value::<SessionNotification>(params) {
-        Ok(n) => {
-            if let Err(e) = cx.send_notification(n) {
-                tracing::debug!("session/update not sent: {e}");
-            }
-        }
-        Err(e) => tracing::warn!("dcl acp built an invalid session/update ({e})"),
-    }
 }
 
 /// Reads the session until it ends: events become updates, the turn's end answers the

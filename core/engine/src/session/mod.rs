@@ -17,7 +17,6 @@ mod build;
 mod checkpoints;
 mod client;
 mod commands;
-mod context;
 mod control;
 pub mod conversation;
 mod describe;

@@ -150,7 +150,9 @@ impl Actor {
             HostRequest::CancelAsyncMessage(r) => self.cancel_async_message(r),
             HostRequest::ApplyFlagSettings(r) => self.apply_flag_settings(r.settings),
             HostRequest::GetSettings(_) => answer(self.get_settings()),
-            HostRequest::GetContextUsage(_) => answer(super::context::usage(&self.core)),
+            HostRequest::GetContextUsage(_) => {
+                answer(super::turn::context_usage::usage(&self.core))
+            }
             HostRequest::SeedReadState(r) => files::seed_read_state(r),
             HostRequest::StopTask(r) => self.stop_task(r),
             HostRequest::RewindFiles(r) => return self.rewind_files(id, r),

@@ -14,6 +14,7 @@ mod agent_loop;
 mod approval;
 pub(crate) mod builtin;
 pub(crate) mod compact;
+pub(crate) mod context_usage;
 mod custom_commands;
 pub(crate) mod interactive;
 mod link;

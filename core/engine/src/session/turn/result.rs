@@ -254,7 +254,7 @@ fn emit_result(core: &SessionCore, emitter: &Emitter, st: &TurnState, end: Endin
     // Before the turn's end, so a front end that answers the turn on it (ACP's prompt
     // response) has already shown how full the context is.
     if emitter.wants_events() {
-        let context = crate::session::context::usage(core);
+        let context = super::context_usage::usage(core);
         emitter.agent(|| dcl_events::AgentEvent::ContextUsage {
             used_tokens: context.total_tokens,
             context_window: context.max_tokens,

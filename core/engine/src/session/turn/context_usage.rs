@@ -4,8 +4,8 @@
 use dcl_protocol::{ContextCategory, ContextUsageResponse};
 use serde_json::{Value, json};
 
-use super::models;
-use super::services::SessionCore;
+use crate::session::models;
+use crate::session::services::SessionCore;
 
 /// Tokens as dcl estimates them everywhere a tokenizer is not at hand: a quarter of the
 /// characters, rounded up (the same rule as the mock model's accounting).
@@ -97,7 +97,7 @@ pub(crate) fn usage(core: &SessionCore) -> ContextUsageResponse {
         "promptBorder",
     ));
     let stats = core.state.with(|s| s.stats.clone());
-    let compact = super::turn::compact::policy(core, &live.model);
+    let compact = super::compact::policy(core, &live.model);
     let memory_files = services
         .memory
         .iter()
