@@ -7,11 +7,11 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::schema::{
     AuthenticateRequest, AuthenticateResponse, CancelNotification, CloseSessionRequest,
-    CloseSessionResponse, InitializeRequest, InitializeResponse, ListSessionsRequest,
-    ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, NewSessionRequest,
-    NewSessionResponse, PromptRequest, PromptResponse, ResumeSessionRequest, ResumeSessionResponse,
-    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
-    SetSessionModeResponse,
+    CloseSessionResponse, ForkSessionRequest, ForkSessionResponse, InitializeRequest,
+    InitializeResponse, ListSessionsRequest, ListSessionsResponse, LoadSessionRequest,
+    LoadSessionResponse, NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse,
+    ResumeSessionRequest, ResumeSessionResponse, SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, ErrorCode};
@@ -114,7 +114,7 @@ impl Agent {
                 "loadSession": true,
                 "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
                 "mcpCapabilities": {"http": true, "sse": true},
-                "sessionCapabilities": {"close": {}, "list": {}, "resume": {}},
+                "sessionCapabilities": {"close": {}, "fork": {}, "list": {}, "resume": {}},
             },
             "agentInfo": {"name": "dcl", "title": "dcl", "version": env!("CARGO_PKG_VERSION")},
             "authMethods": [{
@@ -203,6 +203,41 @@ impl Agent {
         cx: ConnectionTo<Client>,
     ) -> AcpResult<ResumeSessionResponse> {
         typed(self.reopen(json_of(&req), false, cx).await?)
+    }
+
+    /// `session/fork`: a new session (a new id) whose conversation starts as a copy of a
+    /// saved or open session's, as `--resume <id> --fork-session` makes it; the source's
+    /// transcript is not written to. A source that is open but has nothing saved yet has
+    /// nothing to copy: the fork starts empty.
+    pub async fn fork_session(
+        self: Arc<Self>,
+        req: ForkSessionRequest,
+        cx: ConnectionTo<Client>,
+    ) -> AcpResult<ForkSessionResponse> {
+        let req = json_of(&req);
+        let source = req
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let saved = history::find(&source).is_some();
+        if !saved && !self.lock().contains_key(&source) {
+            return Err(not_found(&source));
+        }
+        let id = uuid_v4();
+        // `session_id` is the fork's id (the engine's fork takes the requested id).
+        let mut options = self.options_for(&req, &id)?;
+        if saved {
+            options.resume = Some(source);
+            options.fork_session = true;
+        }
+        let (session, commands) = self.start(id, options, &cx).await?;
+        let answer = typed(
+            json!({"sessionId": session.id, "modes": modes::state(&session.mode()),
+            "configOptions": session.config_options()}),
+        );
+        announce(cx, session, commands);
+        answer
     }
 
     /// Opens a saved session again (`replay`: its history is sent first); the answer's

@@ -23,8 +23,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use agent_client_protocol::v1::schema::{
-    AuthenticateRequest, CancelNotification, CloseSessionRequest, InitializeRequest,
-    ListSessionsRequest, LoadSessionRequest, NewSessionRequest, PromptRequest,
+    AuthenticateRequest, CancelNotification, CloseSessionRequest, ForkSessionRequest,
+    InitializeRequest, ListSessionsRequest, LoadSessionRequest, NewSessionRequest, PromptRequest,
     ResumeSessionRequest, SetSessionConfigOptionRequest, SetSessionModeRequest,
 };
 use agent_client_protocol::{ByteStreams, on_receive_notification, on_receive_request};
@@ -76,6 +76,7 @@ async fn serve(agent: Arc<Agent>) -> Result<(), AcpError> {
         let a9 = Arc::clone(&agent);
         let a10 = Arc::clone(&agent);
         let a11 = Arc::clone(&agent);
+        let a12 = Arc::clone(&agent);
         agent_client_protocol::Agent
             .v1()
             .name("dcl")
@@ -106,6 +107,12 @@ async fn serve(agent: Arc<Agent>) -> Result<(), AcpError> {
             .on_receive_request(
                 async move |req: ResumeSessionRequest, responder, cx| {
                     answer_later(responder, Arc::clone(&a11).resume_session(req, cx))
+                },
+                on_receive_request!(),
+            )
+            .on_receive_request(
+                async move |req: ForkSessionRequest, responder, cx| {
+                    answer_later(responder, Arc::clone(&a12).fork_session(req, cx))
                 },
                 on_receive_request!(),
             )

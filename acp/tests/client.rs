@@ -543,3 +543,136 @@ async fn resume_goes_on_without_replay() {
     })
     .await;
 }
+
+/// A saved session's transcript under the test's HOME.
+fn transcript(home: &std::path::Path, id: &str) -> String {
+    let projects = home.join(".dcl/projects");
+    std::fs::read_dir(&projects)
+        .expect("projects dir")
+        .flatten()
+        .map(|d| d.path().join(format!("{id}.jsonl")))
+        .find(|p| p.exists())
+        .map(|p| std::fs::read_to_string(p).expect("read transcript"))
+        .unwrap_or_else(|| panic!("no transcript for {id} under {}", projects.display()))
+}
+
+/// The text of the agent's message in `updates` (one turn's).
+fn said(updates: &[Value]) -> String {
+    updates
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|u| u["content"]["text"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// `session/fork`: a new session whose conversation starts as a copy of an open one's;
+/// the source goes on without the fork's prompts (in the model's history and on disk), a
+/// source with nothing saved yet forks into an empty session, and an unknown id is the
+/// error `session/resume` gives.
+#[tokio::test]
+async fn fork_copies_the_conversation_into_a_new_session() {
+    use agent_client_protocol::v1::schema::{
+        ForkSessionRequest, ForkSessionResponse, ResumeSessionRequest, ResumeSessionResponse,
+    };
+    let seen = Seen::default();
+    let s = seen.clone();
+    let ids = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let out = ids.clone();
+    let dcl = with_client(&[], seen, async move |cx, cwd| {
+        let caps = init(&cx).await?;
+        assert!(
+            caps["agentCapabilities"]["sessionCapabilities"]
+                .get("fork")
+                .is_some(),
+            "{caps}"
+        );
+        let fork = |id: &str| {
+            cx.send_request(typed::<ForkSessionRequest>(
+                json!({"sessionId": id, "cwd": cwd, "mcpServers": []}),
+            ))
+            .block_task()
+        };
+        let source = new_session(&cx, &cwd).await?["sessionId"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        // Nothing said yet: the fork starts empty.
+        let empty: ForkSessionResponse = fork(&source).await?;
+        let empty = js(&empty)["sessionId"].as_str().unwrap_or("").to_string();
+        assert!(!empty.is_empty() && empty != source);
+        assert_eq!(prompt(&cx, &empty, "FAKE_HISTORY alone").await?, "end_turn");
+        assert_eq!(
+            said(&s.updates_of(&empty)),
+            "Prompts seen: FAKE_HISTORY alone"
+        );
+
+        let remember = "remember: the word is PELICAN";
+        assert_eq!(prompt(&cx, &source, remember).await?, "end_turn");
+        let r: ForkSessionResponse = fork(&source).await?;
+        let r = js(&r);
+        let forked = r["sessionId"].as_str().unwrap_or("").to_string();
+        assert!(
+            !forked.is_empty() && forked != source && forked != empty,
+            "{r}"
+        );
+        assert_eq!(r["modes"]["currentModeId"], "default", "{r}");
+        assert_eq!(r["configOptions"][0]["id"], "model", "{r}");
+        assert_eq!(
+            prompt(&cx, &forked, "FAKE_HISTORY in the fork").await?,
+            "end_turn"
+        );
+        assert_eq!(
+            said(&s.updates_of(&forked)),
+            format!("Prompts seen: {remember} | FAKE_HISTORY in the fork")
+        );
+        // The source goes on as it was: the fork's prompt is not in its conversation.
+        let before = s.updates_of(&source).len();
+        assert_eq!(
+            prompt(&cx, &source, "FAKE_HISTORY in the source").await?,
+            "end_turn"
+        );
+        assert_eq!(
+            said(&s.updates_of(&source).split_off(before)),
+            format!("Prompts seen: {remember} | FAKE_HISTORY in the source")
+        );
+
+        let missing = "00000000-0000-4000-8000-000000000000";
+        let unknown = fork(missing).await.expect_err("forked an unknown session");
+        let resumed: Result<ResumeSessionResponse, _> = cx
+            .send_request(typed::<ResumeSessionRequest>(
+                json!({"sessionId": missing, "cwd": cwd}),
+            ))
+            .block_task()
+            .await;
+        let resumed = resumed.expect_err("resumed an unknown session");
+        assert_eq!(
+            unknown.code,
+            agent_client_protocol::ErrorCode::RESOURCE_NOT_FOUND
+        );
+        assert_eq!(
+            (&unknown.code, &unknown.message, &unknown.data),
+            (&resumed.code, &resumed.message, &resumed.data)
+        );
+        out.lock().expect("lock").extend([source, forked, empty]);
+        Ok(())
+    })
+    .await;
+    let ids = ids.lock().expect("lock").clone();
+    let home = dcl.home.path();
+    let (source, forked) = (transcript(home, &ids[0]), transcript(home, &ids[1]));
+    assert!(source.contains("PELICAN") && source.contains("in the source"));
+    assert!(
+        !source.contains("in the fork"),
+        "the fork wrote to the source"
+    );
+    assert!(forked.contains("PELICAN") && forked.contains("in the fork"));
+    assert!(!forked.contains("in the source"));
+    // The copied entries name where they came from.
+    let copied = forked
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["forkedFrom"]["sessionId"] == ids[0].as_str())
+        .count();
+    assert!(copied >= 2, "{forked}");
+    assert!(!transcript(home, &ids[2]).contains("PELICAN"));
+}
