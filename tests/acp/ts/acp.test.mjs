@@ -273,3 +273,31 @@ test("session/resume goes on without replaying the history", async () => {
     await assert.rejects(ctx.request("session/resume", { sessionId: "00000000-0000-4000-8000-000000000000", cwd }));
   });
 });
+
+test("session/fork starts a new session from a copy of the conversation", async () => {
+  await withDcl([], null, async (ctx, cwd, seen) => {
+    const { init, sessionId } = await start(ctx, cwd);
+    assert.ok(init.agentCapabilities.sessionCapabilities.fork);
+    assert.equal((await say(ctx, sessionId, "remember quince")).stopReason, "end_turn");
+    const fork = await ctx.request("session/fork", { sessionId, cwd, mcpServers: [] });
+    assert.notEqual(fork.sessionId, sessionId);
+    assert.equal(fork.modes.currentModeId, "default");
+    const text = (id) =>
+      seen.updates
+        .filter((n) => n.sessionId === id && n.update.sessionUpdate === "agent_message_chunk")
+        .map((n) => n.update.content.text)
+        .join("");
+    // The mock's FAKE_HISTORY answer lists the prompts the model saw.
+    await say(ctx, fork.sessionId, "FAKE_HISTORY in the fork");
+    assert.match(text(fork.sessionId), /remember quince/);
+    // The source did not see the fork's prompt.
+    const before = text(sessionId).length;
+    await say(ctx, sessionId, "FAKE_HISTORY in the source");
+    const answer = text(sessionId).slice(before);
+    assert.match(answer, /remember quince/);
+    assert.doesNotMatch(answer, /in the fork/);
+    await assert.rejects(
+      ctx.request("session/fork", { sessionId: "00000000-0000-4000-8000-000000000000", cwd, mcpServers: [] }),
+    );
+  });
+});
