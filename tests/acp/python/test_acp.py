@@ -130,6 +130,24 @@ class DclAcp(unittest.IsolatedAsyncioTestCase):
             self.assertEqual(text_of(replayed), "hello")
         await run([], None, body)
 
+    async def test_fork_copies_the_conversation(self):
+        async def body(conn, cwd, rec):
+            init = await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+            self.assertIsNotNone(init.agent_capabilities.session_capabilities.fork)
+            src = (await conn.new_session(cwd=cwd, mcp_servers=[])).session_id
+            await conn.prompt(session_id=src, prompt=[acp.text_block("remember quince")])
+            fork = (await conn.fork_session(cwd=cwd, session_id=src, mcp_servers=[])).session_id
+            self.assertNotEqual(fork, src)
+            # The mock's FAKE_HISTORY answer lists the prompts the model saw.
+            await conn.prompt(session_id=fork, prompt=[acp.text_block("FAKE_HISTORY in the fork")])
+            self.assertIn("remember quince", text_of(rec.of(fork, "agent_message_chunk")))
+            before = len(rec.of(src, "agent_message_chunk"))
+            await conn.prompt(session_id=src, prompt=[acp.text_block("FAKE_HISTORY in the source")])
+            answer = text_of(rec.of(src, "agent_message_chunk")[before:])
+            self.assertIn("remember quince", answer)
+            self.assertNotIn("in the fork", answer)
+        await run([], None, body)
+
     async def test_unknown_session(self):
         async def body(conn, cwd, rec):
             await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
