@@ -220,9 +220,21 @@ fn pid_namespace() -> u64 {
     text["pid:[".len()..text.len() - 1].parse().unwrap()
 }
 
-/// `dcl-background-<pid namespace>-<pid>-<start>-<random>` under `tmp`, with an output file.
+/// The user's directory of background output under `tmp`: `dcl-<uid>`, mode 0700 (the
+/// temp dir was made by this process, so its owner is this user).
+fn users_dir(tmp: &Path) -> PathBuf {
+    use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _};
+    let dir = tmp.join(format!("dcl-{}", std::fs::metadata(tmp).unwrap().uid()));
+    if !dir.exists() {
+        std::fs::DirBuilder::new().mode(0o700).create(&dir).unwrap();
+    }
+    dir
+}
+
+/// `dcl-background-<pid namespace>-<pid>-<start>-<random>` in the user's directory under
+/// `tmp`, with an output file.
 fn output_dir(tmp: &Path, pid: u32, start: u64) -> PathBuf {
-    let dir = tmp.join(format!(
+    let dir = users_dir(tmp).join(format!(
         "dcl-background-{}-{pid}-{start}-0123456789abcdef",
         pid_namespace()
     ));
@@ -301,7 +313,7 @@ fn the_output_of_a_sigkilled_dcl_is_gone_after_the_next_start() {
             break;
         }
     }
-    let left: Vec<PathBuf> = std::fs::read_dir(tmp.path())
+    let left: Vec<PathBuf> = std::fs::read_dir(users_dir(tmp.path()))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.to_string_lossy().contains("dcl-background-"))

@@ -3,7 +3,9 @@
 //! A session removes its output directory when it ends, but a dcl that is SIGKILLed (or
 //! crashes) cannot. So each directory is named after its owner —
 //! `dcl-background-<pid namespace>-<pid>-<start time>-<random>` — and the next dcl to start
-//! removes the ones whose owner is gone. The start time (clock ticks since boot, from
+//! removes the ones whose owner is gone. They sit in one directory per user under the temp
+//! dir (`dcl-<uid>`, mode 0700, as tmux keeps its sockets), so the sweep at every start
+//! lists only dcl's own entries, not the whole temp dir. The start time (clock ticks since boot, from
 //! `/proc/<pid>/stat`) tells a reused pid from the owner; the PID namespace keeps a dcl in a
 //! container (or one started by a tool, in the tool's own namespace) from judging pids it
 //! cannot see. Whatever cannot be judged for certain is kept: names of another form, other
@@ -67,18 +69,66 @@ impl Owner {
     }
 }
 
-/// A new output directory under the temp dir (mode 0700), named after this process.
+/// A new output directory (mode 0700), named after this process, in this user's
+/// directory under the temp dir. When that directory is not this user's private one
+/// (someone else made it, or a link), the output goes directly in the temp dir instead:
+/// it still works, but a SIGKILLed dcl's output there is not swept.
 pub(crate) fn create() -> io::Result<PathBuf> {
-    let path = std::env::temp_dir().join(Owner::this_process().dir_name());
+    let tmp = std::env::temp_dir();
+    let parent = match own_parent(&tmp) {
+        Ok(parent) => parent,
+        Err(e) => {
+            tracing::warn!("background output goes in {} directly: {e}", tmp.display());
+            tmp
+        }
+    };
+    let path = parent.join(Owner::this_process().dir_name());
+    private_dir(&path)?;
+    Ok(path)
+}
+
+/// This user's directory of output directories under `tmp`.
+fn parent_dir(tmp: &Path) -> PathBuf {
+    #[cfg(unix)]
+    let name = format!("dcl-{}", nix::unistd::geteuid().as_raw());
+    // Windows: the temp folder is the user's own already.
+    #[cfg(not(unix))]
+    let name = String::from("dcl");
+    tmp.join(name)
+}
+
+/// [`parent_dir`], made if missing; an error when it is not a directory this user owns
+/// and only this user can enter (a planted link or another user's directory would let
+/// them read the output or swap it).
+fn own_parent(tmp: &Path) -> io::Result<PathBuf> {
+    let parent = parent_dir(tmp);
+    match private_dir(&parent) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
     #[cfg(unix)]
     {
-        use std::os::unix::fs::DirBuilderExt as _;
-        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+        use std::os::unix::fs::MetadataExt as _;
+        let meta = std::fs::symlink_metadata(&parent)?;
+        let mine = meta.is_dir()
+            && meta.uid() == nix::unistd::geteuid().as_raw()
+            && meta.mode() & 0o077 == 0;
+        if !mine {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!("{} is not this user's private directory", parent.display()),
+            ));
+        }
     }
-    // Windows: the user's temp folder is private to the user already.
-    #[cfg(not(unix))]
-    std::fs::create_dir(&path)?;
-    Ok(path)
+    Ok(parent)
+}
+
+fn private_dir(path: &Path) -> io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(path)
 }
 
 /// Removes, once per process, the output directories under the temp dir that dcl
@@ -91,22 +141,30 @@ pub fn sweep_stale_once() -> Vec<PathBuf> {
     removed
 }
 
-/// Removes the output directories under `tmp` whose owner is dead for certain (see the
-/// module comment for what is kept). Returns the ones removed.
+/// Removes the output directories in this user's directory under `tmp` whose owner is
+/// dead for certain (see the module comment for what is kept). Returns the ones removed.
 #[cfg(target_os = "linux")]
 pub fn sweep_stale(tmp: &Path) -> Vec<PathBuf> {
     use std::os::unix::fs::MetadataExt as _;
-    let Ok(entries) = std::fs::read_dir(tmp) else {
+    let uid = nix::unistd::geteuid().as_raw();
+    let parent = parent_dir(tmp);
+    // Not followed, and only this user's own: the start-up path of every dcl (most often
+    // there is nothing here, and this is one failed lstat).
+    match std::fs::symlink_metadata(&parent) {
+        Ok(meta) if meta.is_dir() && meta.uid() == uid => {}
+        _ => return Vec::new(),
+    }
+    let Ok(entries) = std::fs::read_dir(&parent) else {
         return Vec::new();
     };
-    let me = Owner::this_process();
-    let uid = nix::unistd::geteuid().as_raw();
+    let mut me = None;
     let mut removed = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(owner) = name.to_str().and_then(Owner::parse) else {
             continue;
         };
+        let me = *me.get_or_insert_with(Owner::this_process);
         if owner.pid_namespace != me.pid_namespace || owner.pid == me.pid || !owner.is_dead() {
             continue;
         }
@@ -205,6 +263,7 @@ mod tests {
     #[test]
     fn only_dead_owners_directories_in_this_namespace_are_removed() {
         let tmp = tempfile::tempdir().unwrap();
+        let dir = own_parent(tmp.path()).unwrap();
         let dead = dead_child();
         let me = Owner::this_process();
         let reused = Owner {
@@ -219,7 +278,7 @@ mod tests {
             ..dead
         };
         let mk = |o: &Owner| {
-            let p = tmp.path().join(o.dir_name());
+            let p = dir.join(o.dir_name());
             std::fs::create_dir(&p).unwrap();
             std::fs::write(p.join("bash_1.stdout"), "out").unwrap();
             p
@@ -227,9 +286,7 @@ mod tests {
         let dead_dir = mk(&dead);
         let parent_dir = mk(&parent);
         let elsewhere_dir = mk(&elsewhere);
-        let legacy = tmp
-            .path()
-            .join("dcl-background-0123456789abcdef0123456789abcdef");
+        let legacy = dir.join("dcl-background-0123456789abcdef0123456789abcdef");
         std::fs::create_dir(&legacy).unwrap();
         // A pid that is alive but started at another time was reused: its dcl is gone.
         let reused_pid = Owner {
@@ -239,7 +296,7 @@ mod tests {
         let reused_dir = mk(&reused_pid);
         // A link named like a dead dcl's directory is not followed or removed.
         let target = tempfile::tempdir().unwrap();
-        let link = tmp.path().join(dead.dir_name());
+        let link = dir.join(dead.dir_name());
         std::os::unix::fs::symlink(target.path(), &link).unwrap();
 
         let mut removed = sweep_stale(tmp.path());
@@ -252,5 +309,42 @@ mod tests {
             assert!(kept.symlink_metadata().is_ok(), "{}", kept.display());
         }
         assert!(target.path().is_dir());
+    }
+
+    #[test]
+    fn the_users_directory_is_private_and_a_planted_one_is_refused() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let tmp = tempfile::tempdir().unwrap();
+        let made = own_parent(tmp.path()).unwrap();
+        let mode = std::fs::metadata(&made).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        // Made already: used again.
+        assert_eq!(own_parent(tmp.path()).unwrap(), made);
+
+        // Open to others: someone could read or swap the output.
+        std::fs::set_permissions(&made, std::fs::Permissions::from_mode(0o777)).unwrap();
+        assert!(own_parent(tmp.path()).is_err());
+        std::fs::remove_dir(&made).unwrap();
+        // A link planted in its place, even to a private directory of this user.
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), &made).unwrap();
+        assert!(own_parent(tmp.path()).is_err());
+    }
+
+    #[test]
+    fn the_sweep_reads_only_the_users_directory_and_follows_no_link_to_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dead = dead_child();
+        // A dead owner's directory outside the user's directory (the temp dir itself) is
+        // not dcl's to list at start-up.
+        let loose = tmp.path().join(dead.dir_name());
+        std::fs::create_dir(&loose).unwrap();
+        // The user's directory as a link: nothing under it is removed.
+        let elsewhere = tempfile::tempdir().unwrap();
+        let inside = elsewhere.path().join(dead.dir_name());
+        std::fs::create_dir(&inside).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), parent_dir(tmp.path())).unwrap();
+        assert!(sweep_stale(tmp.path()).is_empty());
+        assert!(loose.is_dir() && inside.is_dir());
     }
 }
