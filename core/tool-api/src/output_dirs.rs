@@ -125,6 +125,8 @@ fn own_parent(tmp: &Path) -> io::Result<PathBuf> {
 }
 
 fn private_dir(path: &Path) -> io::Result<()> {
+    // Only Unix sets a mode on it.
+    #[cfg_attr(not(unix), allow(unused_mut))]
     let mut builder = std::fs::DirBuilder::new();
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
