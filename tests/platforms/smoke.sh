@@ -8,8 +8,10 @@
 #   aarch64   dcl (aarch64-unknown-linux-musl) under qemu-aarch64-static: -v; print mode on
 #             the mock model with a Bash call; then in an empty root holding only dcl (and
 #             the emulator, which an aarch64 host would not need)
+#   musl      dcl (x86_64-unknown-linux-musl): static; -v; print mode on the mock model with
+#             a Bash call; then in an empty root holding nothing but dcl itself
 #
-#   bash tests/platforms/smoke.sh [windows] [aarch64]      (default: both)
+#   bash tests/platforms/smoke.sh [windows] [aarch64] [musl]      (default: all three)
 #
 # Needs: wine (8+; for wine 8 a bcryptprimitives.dll stand-in is built into the test's own
 # prefix, tests/platforms/bcryptprimitives.c), qemu-user-static, mingw-w64, cargo-zigbuild + ziglang (scripts/dist-cross.sh
@@ -23,7 +25,7 @@ WORK="$ROOT/tests/.work/platforms"
 export DIST_DIR="$WORK/dist"
 PROFILE="${SMOKE_PROFILE:-small}"
 STEPS=("$@")
-[[ ${#STEPS[@]} -gt 0 ]] || STEPS=(windows aarch64)
+[[ ${#STEPS[@]} -gt 0 ]] || STEPS=(windows aarch64 musl)
 FAILED=0
 
 log() { printf '[smoke] %s\n' "$*"; }
@@ -122,11 +124,40 @@ aarch64() {
   fi
 }
 
+musl() {
+  build x86_64-unknown-linux-musl
+  local exe="$DIST_DIR/x86_64-unknown-linux-musl/dcl"
+  local home="$WORK/musl-home"
+  mkdir -p "$home"
+  local kind
+  kind="$(file -b "$exe")"
+  expect "file: x86-64" "x86-64" "$kind"
+  if [[ "$kind" == *"statically linked"* || "$kind" == *"static-pie linked"* ]]; then
+    log "ok: file: static"
+  else
+    fail "file: not static: $kind"
+  fi
+  expect "dcl -v" "0." "$("$exe" -v 2>&1)"
+  expect "print mode with a Bash call" '"tool_use_id":"toolu_mock_1","content":"hi"' \
+    "$(cd "$home" && HOME="$home" timeout 120 "$exe" -p "please FAKE_BASH" --model mock-model --allowedTools Bash --output-format stream-json --verbose 2>&1)"
+  # An empty root: nothing but /dcl (no libc, no /proc, no /tmp, no shell).
+  local r="$WORK/musl-root"
+  rm -rf "$r" && mkdir -p "$r"
+  cp "$exe" "$r/dcl"
+  if unshare -r true 2>/dev/null; then
+    expect "print mode in an empty root" "Hello from the fake model" \
+      "$(HOME=/ timeout 120 unshare -r chroot "$r" /dcl -p hi --model mock-model 2>&1 || true)"
+  else
+    fail "unshare -r is not allowed here, so the empty-root run was skipped"
+  fi
+}
+
 t0=$SECONDS
 for s in "${STEPS[@]}"; do
   case "$s" in
   windows) windows ;;
   aarch64) aarch64 ;;
+  musl) musl ;;
   *) fail "unknown step $s" ;;
   esac
 done
