@@ -1,6 +1,6 @@
-"""claude-agent-sdk driving dcl.exe under wine through a wrapper script (a stream-json
-session from Linux): one query on the mock model, one Write tool call allowed, the result
-message checked.
+"""claude-agent-sdk driving a cross-built dcl through a wrapper script (dcl.exe under wine,
+the aarch64 dcl under qemu): a stream-json session from Linux, one query on the mock model,
+one Write tool call allowed, the result message checked.
 
     python tests/platforms/sdk_over_wine.py <wrapper> <workdir>
 """

@@ -8,10 +8,14 @@
 #   aarch64   dcl (aarch64-unknown-linux-musl) under qemu-aarch64-static: -v; print mode on
 #             the mock model with a Bash call; then in an empty root holding only dcl (and
 #             the emulator, which an aarch64 host would not need)
+#   aarch64-gnu  dcl (aarch64-unknown-linux-gnu, glibc 2.28 through zig) under
+#             qemu-aarch64-static with Debian's arm64 libc (dpkg --add-architecture arm64;
+#             apt-get install libc6:arm64): needs no glibc symbol newer than 2.28; -v; print
+#             mode on the mock model with a Bash call
 #   musl      dcl (x86_64-unknown-linux-musl): static; -v; print mode on the mock model with
 #             a Bash call; then in an empty root holding nothing but dcl itself
 #
-#   bash tests/platforms/smoke.sh [windows] [aarch64] [musl]      (default: all three)
+#   bash tests/platforms/smoke.sh [windows] [aarch64] [aarch64-gnu] [musl]      (default: all)
 #
 # Needs: wine (8+; for wine 8 a bcryptprimitives.dll stand-in is built into the test's own
 # prefix, tests/platforms/bcryptprimitives.c), qemu-user-static, mingw-w64, cargo-zigbuild + ziglang (scripts/dist-cross.sh
@@ -25,7 +29,7 @@ WORK="$ROOT/tests/.work/platforms"
 export DIST_DIR="$WORK/dist"
 PROFILE="${SMOKE_PROFILE:-small}"
 STEPS=("$@")
-[[ ${#STEPS[@]} -gt 0 ]] || STEPS=(windows aarch64 musl)
+[[ ${#STEPS[@]} -gt 0 ]] || STEPS=(windows aarch64 aarch64-gnu musl)
 FAILED=0
 
 log() { printf '[smoke] %s\n' "$*"; }
@@ -124,6 +128,42 @@ aarch64() {
   fi
 }
 
+aarch64_gnu() {
+  local qemu
+  qemu="$(command -v qemu-aarch64-static || true)"
+  [[ -n "$qemu" ]] || { fail "qemu-aarch64-static is missing (apt-get install qemu-user-static)"; return; }
+  [[ -e /lib/ld-linux-aarch64.so.1 ]] ||
+    { fail "no arm64 libc (dpkg --add-architecture arm64; apt-get update; apt-get install libc6:arm64)"; return; }
+  build aarch64-unknown-linux-gnu
+  local exe="$DIST_DIR/aarch64-unknown-linux-gnu/dcl"
+  local home="$WORK/aarch64-gnu-home"
+  mkdir -p "$home"
+  expect "file: aarch64, glibc's loader" "interpreter /lib/ld-linux-aarch64.so.1" "$(file -b "$exe")"
+  local newest
+  newest="$(objdump -T "$exe" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n 1)"
+  if [[ "$(printf '%s\nGLIBC_2.28\n' "$newest" | sort -V | tail -n 1)" == GLIBC_2.28 ]]; then
+    log "ok: newest glibc symbol $newest (manylinux_2_28)"
+  else
+    fail "needs $newest, newer than glibc 2.28"
+  fi
+  expect "dcl -v under qemu" "0." "$("$qemu" -L / "$exe" -v 2>&1)"
+  expect "print mode with a Bash call under qemu" '"tool_use_id":"toolu_mock_1","content":"hi"' \
+    "$(cd "$home" && HOME="$home" timeout 120 "$qemu" -L / "$exe" -p "please FAKE_BASH" --model mock-model --allowedTools Bash --output-format stream-json --verbose 2>&1)"
+  # A stream-json session: claude-agent-sdk driving the aarch64 dcl through a wrapper
+  # that runs it under the emulator (the same script drives dcl.exe under wine).
+  local py="${SMOKE_SDK_PYTHON:-$ROOT/tests/.work/venv/bin/python}"
+  if [[ -x "$py" ]] && "$py" -c 'import claude_agent_sdk' 2>/dev/null; then
+    local wrapper="$WORK/dcl-qemu" d="$WORK/aarch64-gnu-sdk"
+    printf '#!/bin/sh\nexec "%s" -L / "%s" "$@"\n' "$qemu" "$exe" >"$wrapper"
+    chmod +x "$wrapper"
+    rm -rf "$d" && mkdir -p "$d"
+    expect "claude-agent-sdk session under qemu" "sdk.txt written: True" \
+      "$(HOME="$home" timeout 180 "$py" "$ROOT/tests/platforms/sdk_over_wine.py" "$wrapper" "$d" 2>&1 || true)"
+  else
+    log "skipped: claude-agent-sdk session (no SMOKE_SDK_PYTHON with claude_agent_sdk)"
+  fi
+}
+
 musl() {
   build x86_64-unknown-linux-musl
   local exe="$DIST_DIR/x86_64-unknown-linux-musl/dcl"
@@ -157,6 +197,7 @@ for s in "${STEPS[@]}"; do
   case "$s" in
   windows) windows ;;
   aarch64) aarch64 ;;
+  aarch64-gnu) aarch64_gnu ;;
   musl) musl ;;
   *) fail "unknown step $s" ;;
   esac
