@@ -177,10 +177,9 @@ impl Agent {
         let id = uuid_v4();
         let options = self.options_for(&req, &id)?;
         let (session, commands) = self.start(id, options, &cx).await?;
-        let answer = typed(
-            json!({"sessionId": session.id, "modes": modes::state(&session.mode()),
-            "configOptions": session.config_options()}),
-        );
+        let mut answer = session_state(&session);
+        answer["sessionId"] = json!(session.id);
+        let answer = typed(answer);
         announce(cx, Arc::clone(&session), commands);
         answer
     }
@@ -215,11 +214,7 @@ impl Agent {
         cx: ConnectionTo<Client>,
     ) -> AcpResult<ForkSessionResponse> {
         let req = json_of(&req);
-        let source = req
-            .get("sessionId")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
+        let source = session_id_of(&req).to_string();
         let saved = history::find(&source).is_some();
         if !saved && !self.lock().contains_key(&source) {
             return Err(not_found(&source));
@@ -232,10 +227,9 @@ impl Agent {
             options.fork_session = true;
         }
         let (session, commands) = self.start(id, options, &cx).await?;
-        let answer = typed(
-            json!({"sessionId": session.id, "modes": modes::state(&session.mode()),
-            "configOptions": session.config_options()}),
-        );
+        let mut answer = session_state(&session);
+        answer["sessionId"] = json!(session.id);
+        let answer = typed(answer);
         announce(cx, session, commands);
         answer
     }
@@ -243,11 +237,7 @@ impl Agent {
     /// Opens a saved session again (`replay`: its history is sent first); the answer's
     /// JSON.
     async fn reopen(&self, req: Value, replay: bool, cx: ConnectionTo<Client>) -> AcpResult<Value> {
-        let id = req
-            .get("sessionId")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
+        let id = session_id_of(&req).to_string();
         if self.lock().contains_key(&id) {
             return Err(agent_client_protocol::Error::invalid_request()
                 .data(json!("the session is already open")));
@@ -268,8 +258,7 @@ impl Agent {
                 send_update(&cx, &id, update);
             }
         }
-        let answer = json!({"modes": modes::state(&session.mode()),
-            "configOptions": session.config_options()});
+        let answer = session_state(&session);
         announce(cx, session, commands);
         Ok(answer)
     }
@@ -299,7 +288,11 @@ impl Agent {
         let started = self.start_prompt(req);
         async move {
             let (session, rx) = started?;
-            match rx.await.ok().flatten() {
+            let end = rx.await.ok().flatten();
+            // The session's commands are sent before its first prompt is answered, so a
+            // client has them by the time it acts on the answer.
+            session.wait_announced().await;
+            match end {
                 Some(end) => {
                     let reason = stop_reason(end.stop_reason, &end.errors, session.was_cancelled())
                         .map_err(internal)?;
@@ -319,7 +312,7 @@ impl Agent {
         tokio::sync::oneshot::Receiver<Option<dcl_bridge::events::TurnEnd>>,
     )> {
         let req = json_of(&req);
-        let id = req.get("sessionId").and_then(Value::as_str).unwrap_or("");
+        let id = session_id_of(&req);
         let session = self.session(id)?;
         let blocks = req
             .get("prompt")
@@ -349,7 +342,7 @@ impl Agent {
         cx: ConnectionTo<Client>,
     ) -> AcpResult<SetSessionModeResponse> {
         let req = json_of(&req);
-        let id = req.get("sessionId").and_then(Value::as_str).unwrap_or("");
+        let id = session_id_of(&req);
         let mode = req.get("modeId").and_then(Value::as_str).unwrap_or("");
         let session = self.session(id)?;
         if !modes::is_mode(mode) {
@@ -390,7 +383,7 @@ impl Agent {
         req: SetSessionConfigOptionRequest,
     ) -> AcpResult<SetSessionConfigOptionResponse> {
         let req = json_of(&req);
-        let id = req.get("sessionId").and_then(Value::as_str).unwrap_or("");
+        let id = session_id_of(&req);
         let session = self.session(id)?;
         let config = req.get("configId").and_then(Value::as_str).unwrap_or("");
         if config != modes::MODEL_CONFIG {
@@ -495,6 +488,16 @@ fn rfc3339(t: std::time::SystemTime) -> String {
 
 fn uuid_v4() -> String {
     uuid::Uuid::new_v4().to_string()
+}
+
+/// The `sessionId` a request names ("" when it names none: no session has that id).
+fn session_id_of(req: &Value) -> &str {
+    req.get("sessionId").and_then(Value::as_str).unwrap_or("")
+}
+
+/// What every answer that opens a session carries: its modes and config options.
+fn session_state(session: &Session) -> Value {
+    json!({"modes": modes::state(&session.mode()), "configOptions": session.config_options()})
 }
 
 #[cfg(test)]

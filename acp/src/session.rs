@@ -189,7 +189,7 @@ impl Session {
         self.announced.send_replace(true);
     }
 
-    async fn wait_announced(&self) {
+    pub async fn wait_announced(&self) {
         let mut rx = self.announced.subscribe();
         // An error means the sender is gone, i.e. the session too: nothing to wait for.
         let _ = rx.wait_for(|a| *a).await;
