@@ -21,10 +21,15 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "conformance" / "python"))
+from fake_anthropic import sse_reply  # noqa: E402 - the conformance suite's reply
 
 
 class Agent:
@@ -70,25 +75,6 @@ class Agent:
         self.p.wait(timeout=60)
 
 
-def _sse(model: str, text: str) -> bytes:
-    usage = {"input_tokens": 3, "output_tokens": 1}
-    events = [
-        ("message_start", {"type": "message_start", "message": {
-            "id": "msg_bench", "type": "message", "role": "assistant", "model": model,
-            "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}}),
-        ("content_block_start", {"type": "content_block_start", "index": 0,
-                                 "content_block": {"type": "text", "text": ""}}),
-        ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                 "delta": {"type": "text_delta", "text": text}}),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        ("message_delta", {"type": "message_delta",
-                           "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                           "usage": {"output_tokens": 5}}),
-        ("message_stop", {"type": "message_stop"}),
-    ]
-    return "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode()
-
-
 class FakeModel:
     """A Messages API on 127.0.0.1 that answers every call with one streamed text, so a
     CLI that needs a real model (the reference) runs offline."""
@@ -111,7 +97,7 @@ class FakeModel:
                         model = str(json.loads(raw or b"{}").get("model", ""))
                     except ValueError:
                         model = ""
-                    data, kind = _sse(model, "Hello from the fake model."), "text/event-stream"
+                    data, kind = sse_reply(model, "Hello from the fake model."), "text/event-stream"
                 self.send_response(200)
                 self.send_header("content-type", kind)
                 self.send_header("content-length", str(len(data)))
@@ -217,7 +203,8 @@ def main():
                               "first_chunk_ms_min": round(min(times) * 1000, 1),
                               "runs": args.runs}))
             return
-        cmd = [args.dcl, "acp", "--model", "mock-model"]
+        # Absolute: the agent runs in a scratch cwd.
+        cmd = [os.path.abspath(args.dcl), "acp", "--model", "mock-model"]
         times = [first_chunk(cmd, cwd, env) for _ in range(args.runs)]
         print(json.dumps({"first_chunk_ms_median": round(statistics.median(times) * 1000, 1),
                           "first_chunk_ms_min": round(min(times) * 1000, 1),

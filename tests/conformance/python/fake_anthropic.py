@@ -18,7 +18,9 @@ from typing import Any
 REPLY = "Hello from the fake Anthropic server."
 
 
-def _sse(model: str, text: str) -> bytes:
+def sse_reply(model: str, text: str) -> bytes:
+    """One streamed text reply as the Messages API sends it (also used by
+    tests/bench/acp_bench.py's fake model)."""
     events: list[tuple[str, dict[str, Any]]] = [
         ("message_start", {"type": "message_start", "message": {
             "id": "msg_fake_1", "type": "message", "role": "assistant", "model": model,
@@ -53,7 +55,7 @@ class FakeAnthropic:
                 body = json.loads(raw or b"{}")
                 with fake._lock:
                     fake.bodies.append(body)
-                payload = _sse(str(body.get("model", "")), REPLY)
+                payload = sse_reply(str(body.get("model", "")), REPLY)
                 self.send_response(200)
                 self.send_header("content-type", "text/event-stream")
                 self.send_header("content-length", str(len(payload)))
