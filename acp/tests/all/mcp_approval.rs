@@ -3,24 +3,12 @@
 //! is absent; allowed, the model calls it; "always" is remembered in the project's local
 //! settings, so the next session starts it unasked.
 
-mod common;
-
+use crate::common::{Cx, Seen, js, typed, with_client};
 use agent_client_protocol::v1::schema::{
     InitializeRequest, InitializeResponse, NewSessionRequest, NewSessionResponse, PromptRequest,
     PromptResponse,
 };
-use common::{Seen, with_client};
 use serde_json::{Value, json};
-
-type Cx = agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>;
-
-fn typed<T: serde::de::DeserializeOwned>(v: Value) -> T {
-    serde_json::from_value(v).expect("valid ACP message")
-}
-
-fn js<T: serde::Serialize>(v: &T) -> Value {
-    serde_json::to_value(v).expect("json")
-}
 
 /// The project's `.mcp.json`: one server, `demo`, with an `echo` tool.
 fn plant(cwd: &str) {

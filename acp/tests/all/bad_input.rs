@@ -1,9 +1,7 @@
 //! What a client should never send, line by line: each gets a JSON-RPC error or a clean
 //! end, never a hang.
 
-mod common;
-
-use common::{LONG, Raw};
+use crate::common::{LONG, Raw};
 use serde_json::json;
 
 #[tokio::test]

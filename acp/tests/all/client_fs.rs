@@ -5,24 +5,12 @@
 //! before the editor is asked. When it offers `terminal`, Bash runs in the editor's
 //! terminal, shown in the call.
 
-mod common;
-
+use crate::common::{Cx, Seen, js, typed, with_client};
 use agent_client_protocol::v1::schema::{
     InitializeRequest, InitializeResponse, NewSessionRequest, NewSessionResponse, PromptRequest,
     PromptResponse,
 };
-use common::{Seen, with_client};
 use serde_json::{Value, json};
-
-type Cx = agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>;
-
-fn typed<T: serde::de::DeserializeOwned>(v: Value) -> T {
-    serde_json::from_value(v).expect("valid ACP message")
-}
-
-fn js<T: serde::Serialize>(v: &T) -> Value {
-    serde_json::to_value(v).expect("json")
-}
 
 const FS: &str = r#"{"fs": {"readTextFile": true, "writeTextFile": true}}"#;
 

@@ -1,24 +1,12 @@
 //! `dcl acp` driven by the ACP crate's own client side, on the mock model.
 
-mod common;
-
+use crate::common::{Cx, Seen, js, typed, with_client};
 use agent_client_protocol::v1::schema::{
     CancelNotification, InitializeRequest, InitializeResponse, NewSessionRequest,
     NewSessionResponse, PromptRequest, PromptResponse, SetSessionModeRequest,
     SetSessionModeResponse,
 };
-use common::{Seen, with_client};
 use serde_json::{Value, json};
-
-fn typed<T: serde::de::DeserializeOwned>(v: Value) -> T {
-    serde_json::from_value(v).expect("valid ACP message")
-}
-
-fn js<T: serde::Serialize>(v: &T) -> Value {
-    serde_json::to_value(v).expect("json")
-}
-
-type Cx = agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>;
 
 async fn init(cx: &Cx) -> agent_client_protocol::Result<Value> {
     let r: InitializeResponse = cx

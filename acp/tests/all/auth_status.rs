@@ -1,12 +1,10 @@
 //! `dcl auth status`, as the ACP adapters run it.
 
-mod common;
-
 use std::process::Command;
 
 fn run(args: &[&str], key: Option<&str>) -> (serde_json::Value, bool) {
     let home = tempfile::tempdir().expect("home");
-    let mut cmd = Command::new(common::dcl_bin());
+    let mut cmd = Command::new(crate::common::dcl_bin());
     cmd.args(args)
         .env("HOME", home.path())
         .env_remove("ANTHROPIC_API_KEY")

@@ -1,8 +1,6 @@
 //! Drives a `dcl acp` process: the binary from `DCL_BIN`, else the target dir's
 //! `debug/dcl` (`cargo build -p dcl-cli` first). Each test has its own HOME and cwd.
 
-#![allow(dead_code)]
-
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -343,4 +341,15 @@ impl Raw {
             .expect("session id")
             .to_string()
     }
+}
+
+pub type Cx = agent_client_protocol::v1::ConnectionTo<agent_client_protocol::Agent>;
+
+/// A JSON value as the ACP crate's typed message (a test's own message is valid).
+pub fn typed<T: serde::de::DeserializeOwned>(v: Value) -> T {
+    serde_json::from_value(v).expect("valid ACP message")
+}
+
+pub fn js<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).expect("json")
 }
