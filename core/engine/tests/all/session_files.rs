@@ -65,6 +65,36 @@ impl Place {
             self.data.path(),
         )
     }
+
+    /// A session on the mock model in this place (HOME, cwd and data dir its own).
+    fn mock_session(&self) -> Session {
+        let mut env = BTreeMap::new();
+        env.insert("HOME".to_string(), self.home.path().display().to_string());
+        Session::spawn(
+            &tokio::runtime::Handle::current(),
+            SessionOptions {
+                cwd: Some(self.cwd.path().to_path_buf()),
+                model: Some("mock-model".into()),
+                data_dir: Some(self.data.path().to_path_buf()),
+                env,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    }
+
+    /// The text of session `id`'s transcript, wherever under the data dir or HOME it is.
+    fn transcript(&self, id: &str) -> String {
+        let path = files_under(self.data.path())
+            .into_iter()
+            .chain(files_under(self.home.path()))
+            .find(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy() == format!("{id}.jsonl"))
+            })
+            .expect("the session's transcript");
+        std::fs::read_to_string(&path).unwrap()
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -232,19 +262,7 @@ fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rename_session_writes_a_custom_title_to_the_transcript() {
     let place = Place::new();
-    let mut env = BTreeMap::new();
-    env.insert("HOME".to_string(), place.home.path().display().to_string());
-    let session = Session::spawn(
-        &tokio::runtime::Handle::current(),
-        SessionOptions {
-            cwd: Some(place.cwd.path().to_path_buf()),
-            model: Some("mock-model".into()),
-            data_dir: Some(place.data.path().to_path_buf()),
-            env,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let session = place.mock_session();
     session.send(prompt("hello")).unwrap();
     let (_, result) = until_result(&session).await;
     let id = result["session_id"].as_str().unwrap().to_string();
@@ -266,15 +284,7 @@ async fn rename_session_writes_a_custom_title_to_the_transcript() {
     let v = next(&session).await;
     assert_eq!(v["response"]["subtype"], "success", "{v}");
     session.close();
-    let transcript = files_under(place.data.path())
-        .into_iter()
-        .chain(files_under(place.home.path()))
-        .find(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy() == format!("{id}.jsonl"))
-        })
-        .expect("the session's transcript");
-    let text = std::fs::read_to_string(&transcript).unwrap();
+    let text = place.transcript(&id);
     let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
     assert_eq!(last["type"], "custom-title", "{text}");
     assert_eq!(last["customTitle"], "Fix the parser");
@@ -286,19 +296,7 @@ async fn rename_session_writes_a_custom_title_to_the_transcript() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn generate_session_title_answers_and_persists_when_asked() {
     let place = Place::new();
-    let mut env = BTreeMap::new();
-    env.insert("HOME".to_string(), place.home.path().display().to_string());
-    let session = Session::spawn(
-        &tokio::runtime::Handle::current(),
-        SessionOptions {
-            cwd: Some(place.cwd.path().to_path_buf()),
-            model: Some("mock-model".into()),
-            data_dir: Some(place.data.path().to_path_buf()),
-            env,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let session = place.mock_session();
     session.send(prompt("hello")).unwrap();
     let (_, result) = until_result(&session).await;
     let id = result["session_id"].as_str().unwrap().to_string();
@@ -331,15 +329,7 @@ async fn generate_session_title_answers_and_persists_when_asked() {
     let v = next(&session).await;
     assert_eq!(v["response"]["response"]["title"], "Add a cache", "{v}");
     session.close();
-    let transcript = files_under(place.data.path())
-        .into_iter()
-        .chain(files_under(place.home.path()))
-        .find(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy() == format!("{id}.jsonl"))
-        })
-        .expect("the session's transcript");
-    let text = std::fs::read_to_string(&transcript).unwrap();
+    let text = place.transcript(&id);
     let titles: Vec<Value> = text
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
