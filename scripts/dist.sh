@@ -25,11 +25,13 @@
 # Env: CARGO_TARGET_DIR (default target/), DIST_DIR (default dist/), MATURIN (a maturin to use).
 #
 # Other targets (issue 37):
-#   bash scripts/dist.sh --target <triple>       one target; for any but x86_64-unknown-linux-gnu
-#                                                only the executable is cross-built so far
-#                                                (scripts/dist-cross.sh), and the script says so
-#   bash scripts/dist.sh --target <t> --only dcl  just the executable, into dist/<triple>/
-#   bash scripts/dist.sh --all [--only dcl]       every target in ALL_TARGETS
+#   bash scripts/dist.sh --target <triple>       one target; any but x86_64-unknown-linux-gnu is
+#                                                cross-built into dist/<triple>/ by
+#                                                scripts/dist-cross.sh (its header lists what)
+#   bash scripts/dist.sh --target <t> --only dcl  just the executable, into dist/<triple>/ (or a
+#                                                comma list of dcl,wheel,npm,jni,c,go)
+#   bash scripts/dist.sh --all [--only dcl]       every target in ALL_TARGETS; the jar then carries
+#                                                every platform's native/<os>-<arch>/ (scripts/jar_all.py)
 #   --profile <p>                                 the cargo profile of cross-built executables
 #                                                 (default release; `small` for smoke tests)
 set -euo pipefail
@@ -48,23 +50,26 @@ while [[ $# -gt 0 ]]; do
   *) printf '[dist] error: unknown argument %s\n' "$1" >&2; exit 2 ;;
   esac
 done
-[[ -z "$ONLY" || "$ONLY" == dcl ]] || { printf '[dist] error: --only knows only "dcl"\n' >&2; exit 2; }
 if [[ -n "$ONLY" || ${#ARG_TARGETS[@]} -gt 1 || (${#ARG_TARGETS[@]} -eq 1 && "${ARG_TARGETS[0]}" != x86_64-unknown-linux-gnu) ]]; then
   [[ ${#ARG_TARGETS[@]} -gt 0 ]] || ARG_TARGETS=(x86_64-unknown-linux-gnu)
-  missing=()
-  for t in "${ARG_TARGETS[@]}"; do
-    if [[ "$t" == x86_64-unknown-linux-gnu && -z "$ONLY" ]]; then
-      # This machine's own target: every artifact, as without arguments.
-      bash "$0"
-      continue
-    fi
-    bash "$ROOT/scripts/dist-cross.sh" "$t" --profile "$CROSS_PROFILE"
-    [[ -n "$ONLY" ]] || missing+=("$t")
-  done
-  if [[ ${#missing[@]} -gt 0 ]]; then
-    printf '[dist] error: only the dcl executable is cross-built so far; the wheel, npm package, jar and C library were NOT built for: %s\n' "${missing[*]}" >&2
-    exit 3
+  t0=$SECONDS
+  # This machine's own build first (it starts from an empty dist/): the sdist, @dcl/agent, the
+  # jar's classes, and the install test's artifacts.
+  if [[ -z "$ONLY" && " ${ARG_TARGETS[*]} " == *" x86_64-unknown-linux-gnu "* ]]; then
+    bash "$0"
   fi
+  # Then every target cross-built into dist/<triple>/ — this machine's own too: zig links it
+  # against glibc 2.28 (manylinux_2_28), where the quick build above needs this machine's.
+  for t in "${ARG_TARGETS[@]}"; do
+    s0=$SECONDS
+    bash "$ROOT/scripts/dist-cross.sh" "$t" --profile "$CROSS_PROFILE" ${ONLY:+--only "$ONLY"}
+    printf '[dist] %s: %ds\n' "$t" "$((SECONDS - s0))"
+  done
+  # One jar for every platform: the host build's jar gains each cross-built native/<os>-<arch>/.
+  if [[ -z "$ONLY" ]]; then
+    python3 "$ROOT/scripts/jar_all.py" "${DIST_DIR:-$ROOT/dist}"
+  fi
+  printf '[dist] all targets: %ds\n' "$((SECONDS - t0))"
   exit 0
 fi
 DIST="${DIST_DIR:-$ROOT/dist}"
@@ -192,29 +197,24 @@ node_packages() {
   cp -r node/dist node/rust node/README.md "$agent/"
   cp node/native/binding.cjs node/native/binding.d.ts "$agent/native/"
   cp node/scripts/install.mjs "$agent/scripts/"
-  VERSION="$VERSION" PLATFORM="$NPM_PLATFORM" node -e '
+  VERSION="$VERSION" PLATFORMS="$(python3 -c 'import sys; sys.path.insert(0, "scripts"); import npm_platform; print(" ".join(npm_platform.PLATFORMS))')" node -e '
     const fs = require("fs");
     const p = JSON.parse(fs.readFileSync("node/package.json", "utf8"));
     const v = process.env.VERSION;
     p.version = v;
     delete p.devDependencies;
     delete p.dependencies["@napi-rs/cli"];
-    p.optionalDependencies = { [`@dcl/agent-${process.env.PLATFORM}`]: v };
+    // Every platform package (scripts/npm_platform.py): npm installs the one matching the machine.
+    p.optionalDependencies = Object.fromEntries(process.env.PLATFORMS.split(" ").map((x) => [`@dcl/agent-${x}`, v]));
     p.scripts = { install: "node scripts/install.mjs" };
     p.files = ["dist/", "native/binding.cjs", "native/binding.d.ts", "scripts/install.mjs", "rust/", "README.md"];
     fs.writeFileSync(process.argv[1], JSON.stringify(p, null, 2) + "\n");
   ' "$agent/package.json"
 
   mkdir -p "$plat/bin"
-  cp "npm/$NPM_PLATFORM/README.md" "$plat/"
   install -m 0755 "$addon" "$plat/dcl-node.$NPM_PLATFORM.node"
   install -m 0755 "$DIST/dcl" "$plat/bin/dcl"
-  VERSION="$VERSION" node -e '
-    const fs = require("fs");
-    const p = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
-    p.version = process.env.VERSION;
-    fs.writeFileSync(process.argv[2], JSON.stringify(p, null, 2) + "\n");
-  ' "npm/$NPM_PLATFORM/package.json" "$plat/package.json"
+  python3 scripts/npm_platform.py "$NPM_PLATFORM" "$VERSION" "$plat"
 
   (cd "$agent" && npm pack --ignore-scripts --silent --pack-destination "$DIST" >/dev/null)
   (cd "$plat" && npm pack --ignore-scripts --silent --pack-destination "$DIST" >/dev/null)

@@ -19,15 +19,21 @@ const pkg = join(dirname(fileURLToPath(import.meta.url)), "..");
 const rust = join(pkg, "rust");
 const nativeDir = join(pkg, "native");
 
-/** napi-rs's platform name: linux-x64-gnu, linux-x64-musl, darwin-arm64, win32-x64-msvc. */
+/** The prebuilt package's platform (napi-rs's names; src/native.ts's platformName). */
 export function platformName() {
   const { platform, arch } = process;
   if (platform === "linux") {
     const glibc = process.report?.getReport()?.header?.glibcVersionRuntime;
     return `linux-${arch}-${glibc ? "gnu" : "musl"}`;
   }
-  if (platform === "win32") return `win32-${arch}-msvc`;
+  if (platform === "win32") return `win32-${arch}-gnu`;
   return `${platform}-${arch}`;
+}
+
+/** The file name native/binding.cjs loads a source build from: on Windows its -msvc name,
+ * the one it looks for under the official Node (whatever toolchain cargo used). */
+function sourceBuildName() {
+  return process.platform === "win32" ? `win32-${process.arch}-msvc` : platformName();
 }
 
 /**
@@ -53,7 +59,7 @@ export function buildAddon({ manifestPath, targetDir, release, workspace = false
     return 1;
   }
   mkdirSync(nativeDir, { recursive: true });
-  copyFileSync(built, join(nativeDir, `dcl-node.${platformName()}.node`));
+  copyFileSync(built, join(nativeDir, `dcl-node.${sourceBuildName()}.node`));
   return 0;
 }
 
@@ -87,7 +93,7 @@ function installHook() {
   const targetDir = process.env.CARGO_TARGET_DIR || join(rust, "target");
   console.log(`@dcl/agent: building the native addon for ${platform} from source (${probe.stdout.trim()}, ${release ? "release" : "debug"})...`);
   const status = buildAddon({ manifestPath: join(rust, "Cargo.toml"), targetDir, release, cargo });
-  if (status === 0) console.log(`@dcl/agent: built native/dcl-node.${platform}.node`);
+  if (status === 0) console.log(`@dcl/agent: built native/dcl-node.${sourceBuildName()}.node`);
   process.exit(status);
 }
 

@@ -97,15 +97,42 @@ export interface NativeBinding {
 
 let loaded: NativeBinding | undefined;
 
-/** napi-rs's name for this machine: linux-x64-gnu, linux-x64-musl, darwin-arm64, win32-x64-msvc. */
-export function platformName(): string {
-  const { platform, arch } = process;
-  if (platform === "linux") {
-    const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
-    return `linux-${arch}-${report?.header?.glibcVersionRuntime ? "gnu" : "musl"}`;
-  }
-  if (platform === "win32") return `win32-${arch}-msvc`;
+/**
+ * The prebuilt package for a machine, in napi-rs's names: linux-x64-gnu, linux-arm64-musl,
+ * darwin-arm64, win32-x64-gnu (dcl's Windows builds use mingw-w64, which loads into any Node;
+ * scripts/dist-cross.sh says why).
+ */
+export function platformName(
+  platform: string = process.platform,
+  arch: string = process.arch,
+  glibc: boolean = platform === "linux" && hasGlibc(),
+): string {
+  if (platform === "linux") return `linux-${arch}-${glibc ? "gnu" : "musl"}`;
+  if (platform === "win32") return `win32-${arch}-gnu`;
   return `${platform}-${arch}`;
+}
+
+function hasGlibc(): boolean {
+  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+  return Boolean(report?.header?.glibcVersionRuntime);
+}
+
+/**
+ * Loads the addon: on Windows the prebuilt package by name first, since native/binding.cjs
+ * (napi-rs's loader) looks only for an `-msvc` build under the official, MSVC-built Node;
+ * everywhere else, and for a source build, through binding.cjs.
+ */
+function load(file: string): NativeBinding {
+  if (process.platform === "win32" && !process.env.NAPI_RS_NATIVE_LIBRARY_PATH) {
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      return require(`@dcl/agent-${platformName()}`) as NativeBinding;
+    } catch {
+      // not installed: a source build in native/, through binding.cjs
+    }
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(file) as NativeBinding;
 }
 
 /**
@@ -118,8 +145,7 @@ export function native(): NativeBinding {
   if (loaded === undefined) {
     const file = path.join(__dirname, "..", "..", "native", "binding.cjs");
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      loaded = require(file) as NativeBinding;
+      loaded = load(file);
       const addon = loaded;
       // What sessions queued for a session store (`sessionStore`) reaches it before Node
       // exits, and their leases are given up for the next worker: a session's own close

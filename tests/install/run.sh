@@ -2,6 +2,8 @@
 # The install check (.ci/run phase `install`): builds dist/ (scripts/dist.sh), then installs
 # each artifact as a user would and runs it there:
 #
+#   targets        each target's artifacts in dist/ built for its platform (check_targets.py),
+#                  and the jar's loader simulated for every os.name / os.arch (jar/JarPlatforms.java)
 #   static dcl     dcl -v, dcl -p on the mock model
 #   Python         fresh venv, pip install the wheel (+ claude-agent-sdk from PyPI): `dcl` on
 #                  PATH, dcl.query() with can_use_tool allowing a Write, claude-agent-sdk
@@ -27,7 +29,8 @@
 #      checkout's debug build dir, so crates.io dependencies the tests phase compiled are
 #      reused — the workspace crates still compile from the tarball's rust/),
 #      INSTALL_FALLBACK_RELEASE=1 (an optimised fallback build instead of a debug one),
-#      INSTALL_SKIP_FALLBACK=1, INSTALL_STEPS (a subset of "static python node java fallback").
+#      INSTALL_SKIP_FALLBACK=1, INSTALL_STEPS (a subset of "targets static python node java fallback"),
+#      INSTALL_ALL_TARGETS=1 (a target missing from dist/ fails).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -197,7 +200,20 @@ static_dcl() {
   [[ -f "$WORK/static/static.txt" ]] || die "dcl -p on the mock model wrote no file; output: $out"
   log "ok: static dcl -p on the mock model: $(printf '%s' "$out" | tail -n 1)"
 }
-wanted() { [[ " ${INSTALL_STEPS:-static python node java fallback} " == *" $1 "* ]]; }
+wanted() { [[ " ${INSTALL_STEPS:-targets static python node java fallback} " == *" $1 "* ]]; }
+# Every target's artifacts in dist/ (this machine's own, and each dist/<triple>/ of a
+# scripts/dist.sh --target/--all run) are built for their platform, and the jar's loader finds
+# each platform's library for the os.name / os.arch its JVMs report (simulated).
+# INSTALL_ALL_TARGETS=1: a target missing from dist/ fails (after scripts/dist.sh --all).
+targets() {
+  local all=()
+  [[ "${INSTALL_ALL_TARGETS:-0}" == 1 ]] && all=(--all)
+  python3 "$HERE/check_targets.py" "$WORK/dist" "${all[@]}"
+  local jar
+  jar="$(ls "$WORK"/dist/agent-cli-sdk-*.jar | grep -v -- '-sources\|-javadoc' | head -n 1)"
+  java -cp "$jar" "$HERE/jar/JarPlatforms.java" "$jar" "${all[@]}"
+}
+if wanted targets; then step "targets: every platform's artifacts" targets; fi
 if wanted static; then step "static dcl -p (mock model)" static_dcl; fi
 
 # --- Python -------------------------------------------------------------------------------------

@@ -4,7 +4,10 @@
 #   windows   dcl.exe (x86_64-pc-windows-gnu) under wine: -v; print mode on the mock model;
 #             Write, Read, Edit (a CRLF file stays CRLF), Glob and Grep on Windows paths
 #             (Z:\... is wine's view of /); a claude-agent-sdk session through a wrapper
-#             running `wine dcl.exe`; Bash without Git Bash fails naming what to install
+#             running `wine dcl.exe`; Bash without Git Bash fails naming what to install;
+#             Bash through CLAUDE_CODE_GIT_BASH_PATH (a stand-in bash.exe); a process a
+#             command leaves behind ends with dcl.exe (Job Object), while its twin started
+#             outside dcl outlives its parent
 #   aarch64   dcl (aarch64-unknown-linux-musl) under qemu-aarch64-static: -v; print mode on
 #             the mock model with a Bash call; then in an empty root holding only dcl (and
 #             the emulator, which an aarch64 host would not need)
@@ -12,10 +15,15 @@
 #             qemu-aarch64-static with Debian's arm64 libc (dpkg --add-architecture arm64;
 #             apt-get install libc6:arm64): needs no glibc symbol newer than 2.28; -v; print
 #             mode on the mock model with a Bash call
+#   aarch64-python  the aarch64-unknown-linux-gnu wheel (manylinux_2_28) with an aarch64 Python
+#             (Debian's arm64 packages, unpacked) under qemu-aarch64-static: `import dcl`
+#             and one in-process query on the mock model through can_use_tool; the
+#             wheel's own dcl -v
 #   musl      dcl (x86_64-unknown-linux-musl): static; -v; print mode on the mock model with
 #             a Bash call; then in an empty root holding nothing but dcl itself
 #
-#   bash tests/platforms/smoke.sh [windows] [aarch64] [aarch64-gnu] [musl]      (default: all)
+#   bash tests/platforms/smoke.sh [windows] [aarch64] [aarch64-gnu] [aarch64-python] [musl]
+#                                                                          (default: all)
 #
 # Needs: wine (8+; for wine 8 a bcryptprimitives.dll stand-in is built into the test's own
 # prefix, tests/platforms/bcryptprimitives.c), qemu-user-static, mingw-w64, cargo-zigbuild + ziglang (scripts/dist-cross.sh
@@ -29,7 +37,7 @@ WORK="$ROOT/tests/.work/platforms"
 export DIST_DIR="$WORK/dist"
 PROFILE="${SMOKE_PROFILE:-small}"
 STEPS=("$@")
-[[ ${#STEPS[@]} -gt 0 ]] || STEPS=(windows aarch64 aarch64-gnu musl)
+[[ ${#STEPS[@]} -gt 0 ]] || STEPS=(windows aarch64 aarch64-gnu aarch64-python musl)
 FAILED=0
 
 log() { printf '[smoke] %s\n' "$*"; }
@@ -43,7 +51,7 @@ expect() { # expect <what> <needle> <haystack>
 build() {
   [[ "${SMOKE_SKIP_BUILD:-0}" == 1 ]] && return
   local t0=$SECONDS
-  bash "$ROOT/scripts/dist-cross.sh" "$1" --profile "$PROFILE"
+  bash "$ROOT/scripts/dist-cross.sh" "$1" --profile "$PROFILE" --only "${2:-dcl}"
   log "built $1 in $((SECONDS - t0)) s"
 }
 
@@ -101,6 +109,35 @@ windows() {
   # No Git Bash in this wine prefix: the Bash tool must say what to install.
   expect "Bash without Git Bash names Git for Windows" "Git for Windows" \
     "$(run -p "please FAKE_BASH" --model mock-model --allowedTools Bash --output-format stream-json --verbose)"
+  # Git Bash named by the reference's variable: a stand-in bash.exe (fake_git_bash.c; Git for
+  # Windows comes from no package registry) runs the command.
+  local bash_exe="$WORK/fake-git-bash/bash.exe"
+  mkdir -p "$(dirname "$bash_exe")"
+  x86_64-w64-mingw32-gcc -O2 -o "$bash_exe" "$ROOT/tests/platforms/fake_git_bash.c"
+  local wbash="Z:${bash_exe//\//\\}"
+  expect "Bash through CLAUDE_CODE_GIT_BASH_PATH" "fake bash ran: echo via-git-bash" \
+    "$(CLAUDE_CODE_GIT_BASH_PATH="$wbash" tool Bash '{"command":"echo via-git-bash"}')"
+  # Containment: a process a command leaves behind ends with dcl.exe (its Job Object).
+  # The twin first: started by the same bash.exe outside dcl, the sleeper outlives it.
+  local token="dcl-smoke-$$-$RANDOM"
+  (cd "$d" && timeout 60 wine "$bash_exe" -c "spawn-sleeper $token-twin" >/dev/null 2>&1) || true
+  sleep 2
+  if pgrep -f "$token-twin" >/dev/null; then
+    log "ok: outside dcl, the command's child outlives its bash (the twin)"
+  else
+    fail "the twin's sleeper is not running: the containment check below would prove nothing"
+  fi
+  pkill -f "$token-twin" || true
+  expect "a command's child started under dcl.exe" "spawned" \
+    "$(CLAUDE_CODE_GIT_BASH_PATH="$wbash" tool Bash "{\"command\":\"spawn-sleeper $token\"}")"
+  local i
+  for i in 1 2 3 4 5 6 7 8 9 10; do pgrep -f "$token" >/dev/null || break; sleep 1; done
+  if pgrep -f "$token" >/dev/null; then
+    fail "the command's child outlived dcl.exe: $(pgrep -af "$token")"
+    pkill -f "$token" || true
+  else
+    log "ok: the command's child ended with dcl.exe (Job Object)"
+  fi
 }
 
 aarch64() {
@@ -164,6 +201,45 @@ aarch64_gnu() {
   fi
 }
 
+aarch64_python() {
+  local qemu
+  qemu="$(command -v qemu-aarch64-static || true)"
+  [[ -n "$qemu" ]] || { fail "qemu-aarch64-static is missing (apt-get install qemu-user-static)"; return; }
+  [[ -e /lib/ld-linux-aarch64.so.1 ]] ||
+    { fail "no arm64 libc (dpkg --add-architecture arm64; apt-get update; apt-get install libc6:arm64)"; return; }
+  build aarch64-unknown-linux-gnu wheel
+  local wheels=("$DIST_DIR"/aarch64-unknown-linux-gnu/dcl-*-cp39-abi3-*aarch64.whl)
+  [[ -f "${wheels[0]}" ]] || { fail "no aarch64 wheel in $DIST_DIR/aarch64-unknown-linux-gnu"; return; }
+  expect "wheel tag manylinux_2_28 or older" "manylinux_2_" "$(basename "${wheels[0]}")"
+  # An aarch64 Python: Debian's arm64 packages, downloaded and unpacked into a private root
+  # (not installed: they would replace this machine's own python3).
+  local root="$WORK/arm64-python" ver py
+  ver="$(apt-cache depends python3 2>/dev/null | sed -n 's/^ *Depends: python3\.\([0-9]*\)$/\1/p' | head -n 1)"
+  [[ -n "$ver" ]] || { fail "apt-cache names no python3.X this Debian ships"; return; }
+  py="$root/usr/bin/python3.$ver"
+  if [[ ! -x "$py" ]]; then
+    local debs="$WORK/arm64-debs" p
+    rm -rf "$debs" "$root" && mkdir -p "$debs" "$root"
+    for p in $(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
+      --no-replaces --no-enhances --no-pre-depends "python3.$ver-minimal:arm64" "libpython3.$ver-stdlib:arm64" |
+      grep -v '^ ' | grep ':arm64$' | grep -vE '^(libc6|dpkg|tar|install-info|gcc-[0-9]+-base):'); do
+      (cd "$debs" && apt-get download "$p" >/dev/null) || { fail "apt-get download $p"; return; }
+    done
+    (cd "$debs" && apt-get download media-types >/dev/null 2>&1) || true
+    for p in "$debs"/*.deb; do dpkg -x "$p" "$root"; done
+  fi
+  # The wheel unpacked where pip would put it (pip itself is no Debian package for arm64 here).
+  local site="$WORK/arm64-site" home="$WORK/arm64-home"
+  rm -rf "$site" "$home" && mkdir -p "$site" "$home"
+  python3 -m zipfile -e "${wheels[0]}" "$site"
+  expect "the wheel's extension is aarch64" "ARM aarch64" "$(file -b "$site"/dcl/_native*.so)"
+  chmod +x "$site/dcl/_bin/dcl"
+  expect "the wheel's dcl -v under qemu" "0." "$("$qemu" -L / "$site/dcl/_bin/dcl" -v 2>&1)"
+  expect "import dcl + one in-process query on aarch64 Python" "aarch64 in-process query: ok" \
+    "$(cd "$home" && HOME="$home" PYTHONPATH="$site" timeout 300 "$qemu" -L "$root" "$py" \
+      "$ROOT/tests/platforms/aarch64_query.py" "$home" 2>&1 || true)"
+}
+
 musl() {
   build x86_64-unknown-linux-musl
   local exe="$DIST_DIR/x86_64-unknown-linux-musl/dcl"
@@ -198,6 +274,7 @@ for s in "${STEPS[@]}"; do
   windows) windows ;;
   aarch64) aarch64 ;;
   aarch64-gnu) aarch64_gnu ;;
+  aarch64-python) aarch64_python ;;
   musl) musl ;;
   *) fail "unknown step $s" ;;
   esac

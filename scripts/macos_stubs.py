@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Writes the link-time stubs (.tbd) of the macOS frameworks and libraries dcl links, so the
+macOS artifacts link on Linux with cargo-zigbuild.
+
+zig ships a stub of libSystem only; a crate that links `-framework CoreFoundation` (chrono's
+time zone, rustls-native-certs for redis over TLS, libgit2's build script) fails with "unable
+to find framework". Apple's SDK cannot be installed here (no package registry carries it),
+and `-undefined dynamic_lookup` would link anything, misspelt symbols included. A .tbd is
+what the SDK itself holds for each framework: the install name dyld loads at run time and
+the symbols it exports. This script derives the symbols from the source of the crates in
+the target's dependency graph, by construction:
+
+- every `fn` and `static` declared in an `extern` block whose `#[link(name = "X", kind =
+  "framework")]` names the framework, or, for a crate that names the framework once on an
+  empty block (core-foundation-sys), in every unattributed `extern` block of that crate;
+- frameworks a build script links (`cargo:rustc-link-lib=framework=X`) get a stub even when
+  no Rust code declares a symbol of theirs: the C code that needs it is then reported by
+  the linker as an undefined symbol, by name;
+- libiconv, which libgit2's C code calls on Apple targets: the four functions of POSIX
+  <iconv.h>, under the names Apple's libiconv.2.dylib exports.
+
+The stubs say the symbols exist; the binary binds them by name to the framework's install
+name (two-level namespace), as a binary linked against the real SDK does.
+
+    python3 scripts/macos_stubs.py <out dir> [--target aarch64-apple-darwin]
+
+prints the directory to pass as `-F` and `-L`. Tests: tests/platforms/macos_stubs_test.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+# Frameworks and libraries are loaded from these paths on every macOS release dcl supports.
+FRAMEWORK_DIR = "/System/Library/Frameworks"
+ICONV = ("libiconv", "/usr/lib/libiconv.2.dylib", ["iconv", "iconv_open", "iconv_close", "iconvctl"])
+# Build scripts of the graph may link these; each gets a stub even with no declared symbol.
+ALWAYS = ("CoreFoundation", "Security", "SystemConfiguration")
+
+LINK_ATTR = re.compile(r'link\s*\(\s*name\s*=\s*"(?P<name>[A-Za-z0-9_]+)"\s*,\s*kind\s*=\s*"framework"\s*\)')
+EXTERN = re.compile(r'(?:unsafe\s+)?extern\s*(?:"(?:C|system)")?\s*\{')
+ITEM = re.compile(r"\b(?:fn|static(?:\s+mut)?)\s+([A-Za-z_][A-Za-z0-9_]*)")
+BUILD_LINK = re.compile(r"rustc-link-lib=framework=([A-Za-z0-9_]+)")
+
+
+def strip_comments(src: str) -> str:
+    """Removes // and /* */ comments (nested, as Rust allows), keeping string literals."""
+    out: list[str] = []
+    i, n, depth = 0, len(src), 0
+    while i < n:
+        if depth:
+            if src.startswith("/*", i):
+                depth, i = depth + 1, i + 2
+            elif src.startswith("*/", i):
+                depth, i = depth - 1, i + 2
+            else:
+                i += 1
+            continue
+        if src.startswith("/*", i):
+            depth, i = 1, i + 2
+        elif src.startswith("//", i):
+            j = src.find("\n", i)
+            i = n if j < 0 else j
+        elif src[i] == '"':
+            j = i + 1
+            while j < n and src[j] != '"':
+                j += 2 if src[j] == "\\" else 1
+            out.append(src[i : j + 1])
+            i = j + 1
+        else:
+            out.append(src[i])
+            i += 1
+    return "".join(out)
+
+
+def block_end(src: str, open_brace: int) -> int:
+    depth = 0
+    for j in range(open_brace, len(src)):
+        if src[j] == "{":
+            depth += 1
+        elif src[j] == "}":
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(src)
+
+
+def extern_blocks(src: str) -> list[tuple[str | None, str]]:
+    """(framework named by the attributes just before the block, or None; the block's body)."""
+    blocks = []
+    for m in EXTERN.finditer(src):
+        # The attributes of this block: the text since the previous item ended.
+        start = max(src.rfind(";", 0, m.start()), src.rfind("}", 0, m.start())) + 1
+        attrs = LINK_ATTR.findall(src[start : m.start()])
+        close = block_end(src, m.end() - 1)
+        blocks.append((attrs[-1] if attrs else None, src[m.end() : close]))
+    return blocks
+
+
+def crate_symbols(root: Path) -> tuple[dict[str, set[str]], set[str]]:
+    """Symbols per framework declared in one crate's sources, and frameworks its build script links."""
+    files = [p for p in root.rglob("*.rs") if "target" not in p.parts]
+    parsed = []
+    crate_framework = None
+    for path in files:
+        src = strip_comments(path.read_text(errors="replace"))
+        blocks = extern_blocks(src)
+        parsed.append(blocks)
+        for name, body in blocks:
+            if name and not ITEM.search(body):
+                crate_framework = name
+    symbols: dict[str, set[str]] = {}
+    for blocks in parsed:
+        for name, body in blocks:
+            owner = name or crate_framework
+            if owner:
+                symbols.setdefault(owner, set()).update(ITEM.findall(body))
+    linked: set[str] = set()
+    build = root / "build.rs"
+    if build.is_file():
+        linked.update(BUILD_LINK.findall(build.read_text(errors="replace")))
+    return symbols, linked
+
+
+def graph_roots(target: str, manifest: Path) -> list[Path]:
+    meta = json.loads(
+        subprocess.run(
+            ["cargo", "metadata", "--format-version", "1", "--locked", "--filter-platform", target,
+             "--manifest-path", str(manifest)],
+            check=True, capture_output=True, text=True,
+        ).stdout
+    )
+    ids = {node["id"] for node in meta["resolve"]["nodes"]}
+    return [Path(p["manifest_path"]).parent for p in meta["packages"] if p["id"] in ids]
+
+
+def tbd(install_name: str, symbols: set[str]) -> str:
+    targets = "[ x86_64-macos, arm64-macos ]"
+    lines = [
+        "--- !tapi-tbd",
+        "tbd-version:     4",
+        f"targets:         {targets}",
+        f"install-name:    '{install_name}'",
+        "current-version: 1",
+        "compatibility-version: 1",
+    ]
+    if symbols:
+        lines += [
+            "exports:",
+            f"  - targets:         {targets}",
+            "    symbols:         [ " + ", ".join("_" + s for s in sorted(symbols)) + " ]",
+        ]
+    lines.append("...")
+    return "\n".join(lines) + "\n"
+
+
+def write_stubs(out: Path, frameworks: dict[str, set[str]]) -> None:
+    for name, symbols in sorted(frameworks.items()):
+        fw = out / f"{name}.framework"
+        fw.mkdir(parents=True, exist_ok=True)
+        (fw / f"{name}.tbd").write_text(tbd(f"{FRAMEWORK_DIR}/{name}.framework/Versions/A/{name}", symbols))
+    lib, install_name, funcs = ICONV
+    (out / f"{lib}.tbd").write_text(tbd(install_name, set(funcs) | {"lib" + f for f in funcs}))
+
+
+def collect(roots: list[Path]) -> dict[str, set[str]]:
+    frameworks: dict[str, set[str]] = {name: set() for name in ALWAYS}
+    for root in roots:
+        symbols, linked = crate_symbols(root)
+        for name in linked:
+            frameworks.setdefault(name, set())
+        for name, found in symbols.items():
+            frameworks.setdefault(name, set()).update(found)
+    return frameworks
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--target", default="aarch64-apple-darwin")
+    ap.add_argument("--manifest", type=Path, default=Path(__file__).resolve().parent.parent / "Cargo.toml")
+    args = ap.parse_args()
+    if "apple-darwin" not in args.target:
+        print(f"macos_stubs: {args.target} is not a macOS target", file=sys.stderr)
+        return 2
+    frameworks = collect(graph_roots(args.target, args.manifest))
+    write_stubs(args.out, frameworks)
+    counts = ", ".join(f"{k} {len(v)}" for k, v in sorted(frameworks.items()))
+    print(f"macos_stubs: {args.out}: {counts}", file=sys.stderr)
+    print(os.fspath(args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
