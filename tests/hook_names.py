@@ -16,52 +16,19 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rust_source import strip_comments_and_strings, strip_test_items  # noqa: E402
+from rust_source import string_literals  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIST_MODULE = os.path.join("core", "events", "src", "hooks.rs")
 EVENTS = os.path.join("core", "events", "schema", "hook-events.json")
-LITERAL = re.compile(r'(?:b|r|br)?(#*)"')
 
 
 def names(root: str) -> set[str]:
     with open(os.path.join(root, EVENTS)) as f:
         return {e["name"] for e in json.load(f)}
-
-
-def string_literals(text: str):
-    """(offset, contents) of each string literal of code, comments and tests left out."""
-    text = strip_test_items(text)
-    code = strip_comments_and_strings(text)
-    i, n = 0, len(text)
-    while i < n:
-        if code[i] == text[i]:
-            i += 1
-            continue
-        # A blanked stretch: a comment, a char or a string literal.
-        m = LITERAL.match(text, i)
-        if m:
-            hashes = m.group(1)
-            start = m.end()
-            if hashes or m.group(0).startswith(("r", "br")):
-                end = text.find('"' + hashes, start)
-                end = n if end < 0 else end
-                yield i, text[start:end]
-                i = end + 1 + len(hashes)
-                continue
-            end = start
-            while end < n and text[end] != '"':
-                end += 2 if text[end] == "\\" else 1
-            yield i, text[start:end]
-            i = end + 1
-            continue
-        # A comment or a char literal: skip all of it (a comment ends at a kept newline).
-        while i < n and code[i] != text[i]:
-            i += 1
 
 
 def findings(root: str) -> list[str]:

@@ -1,7 +1,9 @@
 """Reading Rust source for the layering checks (tests/typed_errors.py,
-tests/module_cycles.py): comments, literals and test-only items blanked to spaces of the
-same length, newlines kept, so what is left is code and line numbers still hold.
-A small lexer rather than a Rust parser: the checks only need to know what is code."""
+tests/module_cycles.py, tests/hook_names.py, tests/wire_in_emit.py): comments, literals
+and test-only items blanked to spaces of the same length, newlines kept, so what is left
+is code and line numbers still hold; and the string literals of code, for the checks
+that look for a spelling. A small lexer rather than a Rust parser: the checks only need
+to know what is code."""
 from __future__ import annotations
 
 import re
@@ -79,3 +81,53 @@ def strip_test_items(text: str) -> str:
         text = blank(text, m.start(), i)
         pos = m.start() + 1
     return text
+
+
+LITERAL = re.compile(r'(?:b|r|br)?(#*)"')
+
+
+def string_literals(text: str):
+    """(offset, contents) of each string literal of code, comments and tests left out."""
+    text = strip_test_items(text)
+    code = strip_comments_and_strings(text)
+    i, n = 0, len(text)
+    while i < n:
+        if code[i] == text[i]:
+            i += 1
+            continue
+        # A blanked stretch: a comment, a char or a string literal. A comment is skipped
+        # to its end: its spaces are the same in both texts, and a quote after one is
+        # still comment.
+        if text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if text.startswith("/*", i):
+            depth, i = 1, i + 2
+            while i < n and depth:
+                if text.startswith("/*", i):
+                    depth, i = depth + 1, i + 2
+                elif text.startswith("*/", i):
+                    depth, i = depth - 1, i + 2
+                else:
+                    i += 1
+            continue
+        m = LITERAL.match(text, i)
+        if m:
+            hashes = m.group(1)
+            start = m.end()
+            if hashes or m.group(0).startswith(("r", "br")):
+                end = text.find('"' + hashes, start)
+                end = n if end < 0 else end
+                yield i, text[start:end]
+                i = end + 1 + len(hashes)
+                continue
+            end = start
+            while end < n and text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            yield i, text[start:end]
+            i = end + 1
+            continue
+        # A char literal.
+        while i < n and code[i] != text[i]:
+            i += 1

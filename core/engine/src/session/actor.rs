@@ -5,7 +5,8 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use dcl_protocol::{ContentBlock, ControlResponse, Message, MessageContent, UserMessage};
+use dcl_protocol::{ContentBlock, Message, MessageContent, UserMessage};
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -216,7 +217,7 @@ impl Actor {
             Input::Message(m) => self.handle_message(*m),
             Input::Reject(rejected) => {
                 let (request_id, error) = *rejected;
-                self.respond(ControlResponse::error(request_id, error));
+                self.respond(request_id, Err(error));
             }
         }
     }
@@ -335,23 +336,15 @@ impl Actor {
         }
     }
 
-    pub(super) fn respond(&self, response: ControlResponse) {
-        said_if_failed(&self.core.services.emitter, &response);
-        self.core.services.emitter.emit(Message::ControlResponse(
-            dcl_protocol::ControlResponseEnvelope {
-                response,
-                extra: Default::default(),
-            },
-        ));
-    }
-}
-
-/// An events front end reads no control responses: a request it made by a command that
-/// failed (a bad mode, a rewind the checkpoints refuse) reaches it as an error notice.
-pub(super) fn said_if_failed(emitter: &super::emit::Emitter, response: &ControlResponse) {
-    if let ControlResponse::Error { error, .. } = response {
-        emitter.agent(|| {
-            dcl_events::AgentEvent::notice(dcl_events::NoticeLevel::Error, error.clone())
-        });
+    /// Answers the host's control request `request_id`.
+    pub(super) fn respond(
+        &self,
+        request_id: String,
+        answer: Result<Option<Value>, impl std::fmt::Display>,
+    ) {
+        self.core
+            .services
+            .emitter
+            .control_answer(request_id, answer);
     }
 }

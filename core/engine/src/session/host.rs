@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use dcl_protocol::{ControlCancelRequest, ControlRequestEnvelope, ControlResponse, Extra, Message};
+use dcl_protocol::ControlResponse;
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
@@ -147,20 +147,7 @@ impl HostChannel {
             emitter,
             request_id: request_id.clone(),
         };
-        emitter.agent(|| {
-            super::emit::agent::host_request(&request_id, &request, |id| emitter.open_tool_call(id))
-        });
-        if emitter.wants_events()
-            && request.get("tool_name").and_then(Value::as_str) == Some("AskUserQuestion")
-        {
-            let input = request.get("input").cloned().unwrap_or(Value::Null);
-            emitter.asked(&request_id, input);
-        }
-        emitter.emit(Message::ControlRequest(ControlRequestEnvelope {
-            request_id,
-            request,
-            extra: Extra::new(),
-        }));
+        emitter.host_request(&request_id, request);
         let outcome = tokio::select! {
             answer = rx => match answer {
                 Ok(ControlResponse::Success { response, .. }) => Ok(response.unwrap_or(Value::Object(Default::default()))),
@@ -194,14 +181,7 @@ impl Drop for Pending<'_> {
         if self.channel.lock().remove(&self.request_id).is_some() {
             // Nobody answered: the host may drop the request.
             self.emitter
-                .agent(|| dcl_events::AgentEvent::RequestWithdrawn {
-                    request_id: self.request_id.clone(),
-                });
-            self.emitter
-                .emit(Message::ControlCancelRequest(ControlCancelRequest {
-                    request_id: std::mem::take(&mut self.request_id),
-                    extra: Extra::new(),
-                }));
+                .host_request_withdrawn(std::mem::take(&mut self.request_id));
         }
     }
 }
@@ -212,6 +192,7 @@ mod tests {
 
     use super::*;
     use crate::session::emit::{Outbound, Outbox};
+    use dcl_protocol::Message;
 
     fn subtypes(outbox: &Outbox) -> Vec<&'static str> {
         let mut out = Vec::new();

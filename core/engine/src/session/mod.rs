@@ -16,7 +16,6 @@ mod actor;
 mod build;
 mod checkpoints;
 mod client;
-mod commands;
 mod control;
 pub mod conversation;
 mod describe;
@@ -242,7 +241,7 @@ impl Session {
                 Ok(())
             }
             other => {
-                let message = commands::into_message(other, &self.core.services.emitter)
+                let message = emit::command::into_message(other, &self.core.services.emitter)
                     .map_err(|e| SendError::BadCommand(e.to_string()))?;
                 self.send(message)
             }

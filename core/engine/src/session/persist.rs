@@ -7,9 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use dcl_protocol::{
-    AssistantPayload, ContentBlock, Extra, Message, StartupFailureReason, TranscriptMirrorMessage,
-};
+use dcl_protocol::{AssistantPayload, ContentBlock, StartupFailureReason};
 use dcl_store::{
     CompactIds, Homes, MirrorSink, Redactor, ResumeRequest, SessionState, Store, StoreError,
     Target, Transcript, TranscriptOptions,
@@ -17,7 +15,7 @@ use dcl_store::{
 use serde_json::{Map, Value, json};
 
 use super::conversation::{Boundary, Conversation, Entry, Item, NewItem, Recorder, UserOrigin};
-use super::emit::new_uuid;
+use super::emit::{StoreFrames, new_uuid};
 use super::remote_store::{Remote, RemoteError, RemoteStore};
 use crate::options::SessionOptions;
 
@@ -211,52 +209,44 @@ impl Persistence {
 
     /// Before each result: the state line (model, mode, totals) that a resume carries
     /// over, then the mirror frames of everything committed since the last result.
-    pub fn before_result(&self, state: &SessionState) -> Vec<Message> {
+    pub fn before_result(&self, state: &SessionState) -> StoreFrames {
         if let Some(r) = &self.recorder {
             r.write_state(state);
         }
-        let mut out = self
-            .remote
-            .as_ref()
-            .map(|r| r.warnings())
-            .unwrap_or_default();
-        out.extend(self.mirror_frames());
-        out
+        StoreFrames {
+            warnings: self
+                .remote
+                .as_ref()
+                .map(|r| r.warnings())
+                .unwrap_or_default(),
+            mirror: self.mirror_frames(),
+        }
     }
 
     /// The fork barrier (`session_store_fork_barrier_v1`): before `initialize` is
     /// answered, a fork's copied entries are in dcl's session store and leave as
     /// `transcript_mirror` frames, so a host's store holds the fork before it goes on.
     /// Empty for any other session.
-    pub fn fork_barrier(&self) -> Vec<Message> {
+    pub fn fork_barrier(&self) -> StoreFrames {
         if !self.forked {
-            return Vec::new();
+            return StoreFrames::default();
         }
-        let mut out = Vec::new();
+        let mut out = StoreFrames::default();
         if let Some(r) = &self.remote {
             if !r.barrier() {
                 tracing::warn!("session store: the fork's entries are not all stored yet");
             }
-            out.extend(r.warnings());
+            out.warnings = r.warnings();
         }
-        out.extend(self.mirror_frames());
+        out.mirror = self.mirror_frames();
         out
     }
 
-    fn mirror_frames(&self) -> Vec<Message> {
-        let Some(m) = &self.mirror else {
-            return Vec::new();
-        };
-        m.drain_frames()
-            .into_iter()
-            .filter_map(|f| {
-                Some(Message::TranscriptMirror(TranscriptMirrorMessage {
-                    file_path: f.get("filePath")?.as_str()?.to_string(),
-                    entries: f.get("entries")?.as_array()?.clone(),
-                    extra: Extra::new(),
-                }))
-            })
-            .collect()
+    fn mirror_frames(&self) -> Vec<Value> {
+        self.mirror
+            .as_ref()
+            .map(|m| m.drain_frames())
+            .unwrap_or_default()
     }
 }
 

@@ -2,15 +2,14 @@
 //! transcript is drained to Postgres, Redis or a shared folder, so another worker can
 //! resume it. This module is the engine's side: opening the store, bringing a session
 //! the store holds into the local layout before a resume, taking the session's lease,
-//! and turning store trouble into `mirror_error` system messages. The draining itself is
+//! and collecting store trouble for the host (`emit::StoreFrames`). The draining itself is
 //! `dcl_store::remote::sync`.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use dcl_protocol::{Extra, Message, SystemMessage};
-use dcl_store::remote::sync::StoreSync;
+use dcl_store::remote::sync::{StoreSync, StoreWarning};
 use dcl_store::remote::{BackendError, SessionKey, StoreUrl};
 use dcl_store::resume::{find_session, newest_session};
 use dcl_store::{Redactor, Store, Target};
@@ -194,24 +193,9 @@ impl RemoteStore {
         Ok(())
     }
 
-    /// Store trouble since the last call, as `mirror_error` system messages.
-    pub fn warnings(&self) -> Vec<Message> {
-        self.sync
-            .take_warnings()
-            .into_iter()
-            .map(|w| {
-                let mut fields = Extra::new();
-                fields.insert("error".into(), Value::String(w.error));
-                fields.insert("key".into(), w.key.unwrap_or(Value::Null));
-                Message::System(SystemMessage {
-                    subtype: "mirror_error".into(),
-                    // The emitter stamps the session id and a uuid.
-                    session_id: None,
-                    uuid: None,
-                    fields,
-                })
-            })
-            .collect()
+    /// Store trouble since the last call (the host reads it as `mirror_error` lines).
+    pub fn warnings(&self) -> Vec<StoreWarning> {
+        self.sync.take_warnings()
     }
 
     /// The fork barrier: waits until everything written so far (a fork's copied chain)

@@ -117,9 +117,10 @@ impl Actor {
         if self.core.services.dialect().init_before_initialize_answer() {
             crate::session::init::emit_init(&self.core);
         }
-        for m in self.core.persistence.fork_barrier() {
-            self.core.services.emitter.emit(m);
-        }
+        self.core
+            .services
+            .emitter
+            .store_frames(self.core.persistence.fork_barrier());
         let mut response = InitializeResponse {
             agents,
             commands: crate::session::extensions::command_infos(&self.core),

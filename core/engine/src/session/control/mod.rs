@@ -10,7 +10,7 @@ mod mcp_servers;
 mod settings;
 mod turns;
 
-use dcl_protocol::{ControlRequestEnvelope, ControlResponse, HostRequest};
+use dcl_protocol::{ControlRequestEnvelope, HostRequest};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -125,7 +125,7 @@ impl Actor {
         let parsed = match HostRequest::parse(&req.request) {
             Ok(p) => p,
             Err(e) => {
-                self.respond(ControlResponse::error(id, e.to_string()));
+                self.respond(id, Err(e));
                 return;
             }
         };
@@ -167,10 +167,7 @@ impl Actor {
                 subtype: other.subtype().to_string(),
             }),
         };
-        match answer {
-            Ok(payload) => self.respond(ControlResponse::success(id, payload)),
-            Err(e) => self.respond(ControlResponse::error(id, e.to_string())),
-        }
+        self.respond(id, answer);
     }
 }
 
@@ -192,19 +189,8 @@ impl Actor {
         let core = self.core.clone();
         // Owned by the actor: the session does not end before these answers are out.
         self.answers.spawn(async move {
-            let response = match work(core.clone()).await {
-                Ok(payload) => ControlResponse::success(request_id, payload),
-                Err(e) => ControlResponse::error(request_id, e.to_string()),
-            };
-            crate::session::actor::said_if_failed(&core.services.emitter, &response);
-            core.services
-                .emitter
-                .emit(dcl_protocol::Message::ControlResponse(
-                    dcl_protocol::ControlResponseEnvelope {
-                        response,
-                        extra: Default::default(),
-                    },
-                ));
+            let answer = work(core.clone()).await;
+            core.services.emitter.control_answer(request_id, answer);
         });
     }
 }

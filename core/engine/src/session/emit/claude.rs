@@ -1,9 +1,13 @@
 //! The Claude dialect: the line shapes of the reference CLI, which the Claude Agent SDKs
 //! read. The base the other dialects start from.
 
-use dcl_protocol::{AssistantMessage, Extra, Message, SystemSubtype, ToolProgressMessage};
+use dcl_protocol::{
+    AssistantMessage, Extra, Message, MessageContent, SystemSubtype, ToolProgressMessage,
+    UserMessage,
+};
 
 use super::event::Event;
+use super::{new_uuid, now_iso, result};
 
 /// `systemPrompt: ""` asks for no system prompt at all (the reference's reading).
 pub(super) const EMPTY_SYSTEM_PROMPT_IS_NONE: bool = true;
@@ -35,7 +39,7 @@ pub(super) fn render(event: Event<'_>, stream_json: bool) -> Option<Message> {
         })),
         // The result travels in the conversation's `user` line, and the usage in `result`.
         Event::ToolResult { .. } | Event::TurnUsage { .. } => None,
-        Event::TurnResult(result) => Some(Message::Result(*result)),
+        Event::TurnResult(summary) => Some(Message::Result(result::message(*summary))),
         Event::ToolProgress {
             tool_use_id,
             tool_name,
@@ -53,14 +57,42 @@ pub(super) fn render(event: Event<'_>, stream_json: bool) -> Option<Message> {
             })
         }),
         Event::Init(init) => Some(init.into_message()),
+        Event::UserBlocks {
+            uuid,
+            content,
+            tool_use_result,
+        } => {
+            let mut line = UserMessage::new(MessageContent::Blocks(content.to_vec()));
+            line.timestamp = Some(now_iso());
+            line.uuid = Some(uuid);
+            line.tool_use_result = tool_use_result;
+            Some(Message::User(line))
+        }
+        Event::SubagentPrompt { prompt } => {
+            let mut line = UserMessage::new(MessageContent::Text(prompt.to_string()));
+            line.uuid = Some(new_uuid());
+            Some(Message::User(line))
+        }
+        Event::PromptReplay { uuid, message } => {
+            // The host's own line, with everything it sent, marked as the replay.
+            let mut echo = message.clone();
+            echo.uuid = Some(uuid.to_string());
+            echo.session_id = None;
+            echo.timestamp = Some(now_iso());
+            echo.is_replay = Some(true);
+            Some(Message::User(echo))
+        }
+        Event::ApiError(error) => Some(Message::Assistant(result::api_error(error))),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use dcl_protocol::{ToolResultContent, Usage};
+    use dcl_protocol::{ToolResultContent, Usage, UserMessage};
+    use serde_json::json;
 
     use super::super::Dialect;
+    use super::super::event::Event;
     use super::super::event::samples::{self, types, wire};
     use crate::options;
 
@@ -107,6 +139,66 @@ mod tests {
         let init = wire(&claude(true).lines(samples::init()));
         assert_eq!(init[0]["subtype"], "init");
         assert!(init[0].get("capabilities").is_none());
+    }
+
+    #[test]
+    fn dcls_user_lines_carry_their_uuid_time_and_tool_result() {
+        let content = [dcl_protocol::ContentBlock::text(
+            "[Request interrupted by user]",
+        )];
+        let lines = claude(false).lines(samples::user_blocks(&content));
+        assert_eq!(types(&lines), ["user"]);
+        let line = &wire(&lines)[0];
+        assert_eq!(line["uuid"], "u-2");
+        assert_eq!(
+            line["message"]["content"][0]["text"],
+            "[Request interrupted by user]"
+        );
+        assert_eq!(line["tool_use_result"]["stdout"], "out");
+        assert!(line["timestamp"].is_string());
+        assert_eq!(line["parent_tool_use_id"], serde_json::Value::Null);
+        let prompt = wire(&claude(true).lines(Event::SubagentPrompt { prompt: "find it" }));
+        assert_eq!(prompt[0]["message"]["content"], "find it");
+        assert!(prompt[0]["uuid"].is_string() && prompt[0].get("timestamp").is_none());
+    }
+
+    #[test]
+    fn a_replayed_prompt_is_the_hosts_line_marked_as_replay() {
+        let host: UserMessage = serde_json::from_value(json!({
+            "type": "user",
+            "message": {"role": "user", "content": "hi"},
+            "session_id": "the host's",
+            "priority": "later",
+        }))
+        .expect("a user line");
+        let lines = claude(true).lines(Event::PromptReplay {
+            uuid: "p-1",
+            message: &host,
+        });
+        let line = &wire(&lines)[0];
+        assert_eq!(
+            (&line["uuid"], &line["isReplay"]),
+            (&json!("p-1"), &json!(true))
+        );
+        assert_eq!(line["priority"], "later");
+        // The emitter stamps the session's own id.
+        assert!(line.get("session_id").is_none());
+    }
+
+    #[test]
+    fn an_api_error_is_a_synthetic_assistant_line() {
+        let error = dcl_model::ModelError::Http {
+            status: 400,
+            message: "bad".into(),
+            retry_after: None,
+        };
+        let lines = claude(true).lines(samples::api_error(&error));
+        assert_eq!(types(&lines), ["assistant"]);
+        let line = &wire(&lines)[0];
+        assert_eq!(line["error"], "invalid_request");
+        assert_eq!(line["message"]["model"], "<synthetic>");
+        assert_eq!(line["message"]["content"][0]["text"], error.to_string());
+        assert_eq!(line["message"]["usage"]["service_tier"], "standard");
     }
 
     #[test]

@@ -1,7 +1,14 @@
-//! What a turn or the session tells its host at the points where the dialects' lines
-//! differ. Named for what happened; [`super::Dialect::render`] decides the lines.
+//! What a turn or the session tells its host: the conversation's lines, and the points
+//! where the dialects' lines differ. Named for what happened; [`super::Dialect::render`]
+//! decides the lines.
 
-use dcl_protocol::{AssistantPayload, ResultMessage, SystemInit, ToolResultContent, Usage};
+use dcl_model::ModelError;
+use dcl_protocol::{
+    AssistantPayload, ContentBlock, SystemInit, ToolResultContent, Usage, UserMessage,
+};
+use serde_json::Value;
+
+use super::result::TurnSummary;
 
 #[derive(Debug)]
 pub(crate) enum Event<'a> {
@@ -24,8 +31,24 @@ pub(crate) enum Event<'a> {
         /// The session's cost so far.
         total_cost_usd: f64,
     },
-    /// The turn ended with this result.
-    TurnResult(Box<ResultMessage>),
+    /// The turn ended so.
+    TurnResult(Box<TurnSummary>),
+    /// A user line dcl adds to the conversation (a tool call's result, an interrupt's
+    /// marker), recorded under `uuid`; `tool_use_result` is the tool's own account of it.
+    UserBlocks {
+        uuid: String,
+        content: &'a [ContentBlock],
+        tool_use_result: Option<Value>,
+    },
+    /// A subagent's prompt, opening its nested transcript (`forwardSubagentText`).
+    SubagentPrompt { prompt: &'a str },
+    /// The host's prompt `message`, echoed back under `uuid` (`replayUserMessages`).
+    PromptReplay {
+        uuid: &'a str,
+        message: &'a UserMessage,
+    },
+    /// A model request failed and the turn ends on it: the reply the model never gave.
+    ApiError(&'a ModelError),
     /// A tool call is still running after `elapsed_seconds`.
     ToolProgress {
         tool_use_id: String,
@@ -42,11 +65,12 @@ pub(crate) enum Event<'a> {
 #[cfg(test)]
 pub(super) mod samples {
     use dcl_protocol::{
-        AssistantPayload, ContentBlock, Extra, Message, ResultMessage, SystemInit,
+        AssistantPayload, ContentBlock, Extra, Message, SystemInit, TerminalReason,
         ToolResultContent, Usage,
     };
     use serde_json::{Value, json};
 
+    use super::super::result::{Ending, TurnSummary};
     use super::Event;
 
     pub fn block(block: ContentBlock) -> Event<'static> {
@@ -95,18 +119,32 @@ pub(super) mod samples {
 
     /// A result that already carries an extra field of its own.
     pub fn result() -> Event<'static> {
-        let result: ResultMessage = serde_json::from_value(json!({
-            "subtype": "success",
-            "is_error": false,
-            "duration_ms": 1,
-            "duration_api_ms": 1,
-            "num_turns": 1,
-            "result": "done",
-            "session_id": "",
-            "origin": {"kind": "prompt"},
+        Event::TurnResult(Box::new(TurnSummary {
+            ending: Ending::success(Some("done".into()), TerminalReason::Completed),
+            duration_ms: 1,
+            duration_api_ms: 1,
+            num_turns: 1,
+            stop_reason: None,
+            total_cost_usd: 0.0,
+            usage: Usage::default(),
+            model_usage: Vec::new(),
+            permission_denials: Vec::new(),
+            structured_output: None,
+            deferred_tool_use: None,
+            origin: Some(json!({"kind": "prompt"})),
         }))
-        .expect("a result");
-        Event::TurnResult(Box::new(result))
+    }
+
+    pub fn user_blocks(content: &[ContentBlock]) -> Event<'_> {
+        Event::UserBlocks {
+            uuid: "u-2".into(),
+            content,
+            tool_use_result: Some(json!({"stdout": "out"})),
+        }
+    }
+
+    pub fn api_error(error: &dcl_model::ModelError) -> Event<'_> {
+        Event::ApiError(error)
     }
 
     pub fn progress() -> Event<'static> {

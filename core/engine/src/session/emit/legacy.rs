@@ -57,7 +57,14 @@ pub(super) fn line(event: &Event<'_>) -> Option<Message> {
             uuid: String::new(),
             extra: Extra::new(),
         })),
-        Event::TurnResult(_) | Event::ToolProgress { .. } | Event::Init(_) => None,
+        // The first scripts read no user lines and no synthetic failure reply.
+        Event::TurnResult(_)
+        | Event::ToolProgress { .. }
+        | Event::Init(_)
+        | Event::UserBlocks { .. }
+        | Event::SubagentPrompt { .. }
+        | Event::PromptReplay { .. }
+        | Event::ApiError(_) => None,
     }
 }
 
@@ -101,11 +108,15 @@ mod tests {
     }
 
     #[test]
-    fn results_progress_and_init_have_none() {
+    fn results_progress_init_user_lines_and_api_errors_have_none() {
         let d = with_legacy(options::Dialect::Claude);
         assert_eq!(types(&d.lines(samples::result())), ["result"]);
         assert_eq!(types(&d.lines(samples::progress())), ["tool_progress"]);
         assert_eq!(types(&d.lines(samples::init())), ["system"]);
+        let content = [dcl_protocol::ContentBlock::text("x")];
+        assert_eq!(types(&d.lines(samples::user_blocks(&content))), ["user"]);
+        let error = dcl_model::ModelError::connection("reset");
+        assert_eq!(types(&d.lines(samples::api_error(&error))), ["assistant"]);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 use dcl_protocol::{InitializeResponse, Message, SystemSubtype};
 use serde_json::json;
 
-use super::claude;
 use super::event::Event;
+use super::{claude, result};
 
 /// What dcl's Qoder dialect advertises (`system/init.capabilities` and the `initialize`
 /// answer's); only what is implemented.
@@ -36,14 +36,15 @@ pub(super) const READS_TOOL_PROGRESS: bool = false;
 /// The one line `event` becomes, if any.
 pub(super) fn render(event: Event<'_>, stream_json: bool) -> Option<Message> {
     match event {
-        Event::TurnResult(mut result) => {
+        Event::TurnResult(summary) => {
+            let mut result = result::message(*summary);
             // The Qoder SDK's result carries the credits a turn used; dcl bills none.
             result
                 .extra
                 .shift_insert(0, "total_credits".into(), json!(0));
             // Only the Claude TS SDK reads why a session could not start.
             result.startup_failure_reason = None;
-            Some(Message::Result(*result))
+            Some(Message::Result(result))
         }
         Event::Init(init) => Some(init.with_qoder(capabilities()).into_message()),
         Event::ToolProgress { .. } if !READS_TOOL_PROGRESS => None,

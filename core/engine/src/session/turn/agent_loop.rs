@@ -1,7 +1,7 @@
 //! The loop of one turn: record the prompt, then sample and run tools until the model
 //! stops calling them, a limit is reached, a hook stops the turn or it is interrupted.
 
-use dcl_protocol::{ContentBlock, Message, TerminalReason, ToolUseBlock};
+use dcl_protocol::{ContentBlock, TerminalReason, ToolUseBlock};
 
 use super::STRUCTURED_OUTPUT_TOOL;
 use super::compact::{self, Trigger};
@@ -11,7 +11,7 @@ use super::sampling::{self, SampleError};
 use super::{TurnContext, TurnKind, TurnOutcome, TurnState};
 use crate::session::QueuedPrompt;
 use crate::session::conversation::{Conversation, Entry, UserOrigin};
-use crate::session::emit::now_iso;
+use crate::session::emit::Event;
 use crate::session::hooks::{self, HookScope};
 use dcl_events::hook_input::{
     InstructionsLoaded, Interrupt, SessionStart, Stop, StopFailure, SubagentStop, UserPromptSubmit,
@@ -52,12 +52,10 @@ pub(crate) async fn run_turn(
             .agent(|| dcl_events::AgentEvent::ItemCompleted { item });
     }
     if core.services.opts.replay_user_messages {
-        let mut echo = prompt.message.clone();
-        echo.uuid = Some(prompt.uuid.clone());
-        echo.session_id = None;
-        echo.timestamp = Some(now_iso());
-        echo.is_replay = Some(true);
-        ctx.emitter.emit(Message::User(echo));
+        ctx.emitter.event(Event::PromptReplay {
+            uuid: &prompt.uuid,
+            message: &prompt.message,
+        });
     }
     if let Some(instructions) = super::builtin::compact_request(&prompt) {
         return compact_command(ctx, conv, &mut st, instructions).await;

@@ -31,13 +31,13 @@ mod usage;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use dcl_protocol::{ContentBlock, Message, PermissionDenial, Usage, UserMessage};
+use dcl_protocol::{ContentBlock, PermissionDenial, Usage};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::QueuedPrompt;
 use super::conversation::{Conversation, Entry, NewItem, UserOrigin};
-use super::emit::{TurnEmitter, new_uuid, now_iso};
+use super::emit::{Event, TurnEmitter, new_uuid};
 use super::hooks::HookScope;
 use super::services::SessionCore;
 
@@ -211,13 +211,15 @@ impl TurnContext {
         origin: UserOrigin,
     ) {
         let uuid = new_uuid();
-        let mut line = UserMessage::new(dcl_protocol::MessageContent::Blocks(blocks.clone()));
-        line.timestamp = Some(now_iso());
-        line.uuid = Some(uuid.clone());
-        if let UserOrigin::ToolResult { tool_use_result } = &origin {
-            line.tool_use_result = tool_use_result.clone();
-        }
-        self.emitter.emit(Message::User(line));
+        let tool_use_result = match &origin {
+            UserOrigin::ToolResult { tool_use_result } => tool_use_result.clone(),
+            _ => None,
+        };
+        self.emitter.event(Event::UserBlocks {
+            uuid: uuid.clone(),
+            content: &blocks,
+            tool_use_result,
+        });
         self.record(
             conv,
             uuid,

@@ -3,17 +3,14 @@
 
 use std::time::{Duration, Instant};
 
-use dcl_protocol::{
-    AssistantError, AssistantMessage, AssistantPayload, ContentBlock, Extra, Message,
-    ResultMessage, ResultSubtype, StartupFailureReason, StopReason, TerminalReason, Usage,
-};
-use serde_json::{Value, json};
+use dcl_protocol::{ContentBlock, ResultSubtype, StopReason, TerminalReason};
+use serde_json::Value;
 
 use super::STRUCTURED_OUTPUT_TOOL;
 use super::{TurnContext, TurnOutcome, TurnState};
 use crate::session::QueuedPrompt;
 use crate::session::conversation::{Conversation, UserOrigin};
-use crate::session::emit::{Emitter, Event, new_uuid};
+use crate::session::emit::{Emitter, Ending, Event, TurnSummary, full_usage, new_uuid};
 use crate::session::persist::StartupError;
 use crate::session::services::SessionCore;
 use dcl_model::ModelError;
@@ -32,45 +29,6 @@ pub(super) enum Finish {
     /// A built-in command could not do what it was asked (`/compact` with nothing to
     /// compact, or blocked by a hook): the reason.
     CommandFailed(String),
-}
-
-/// The variable part of a `result` line.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Ending {
-    pub subtype: ResultSubtype,
-    pub is_error: bool,
-    pub result: Option<String>,
-    pub terminal_reason: TerminalReason,
-    pub errors: Option<Vec<String>>,
-    pub api_error_status: Option<u16>,
-    /// Why the session could not start, in the TS SDK's words (`startup_failure_reason`).
-    pub startup_failure_reason: Option<StartupFailureReason>,
-}
-
-impl Ending {
-    fn success(result: Option<String>, terminal_reason: TerminalReason) -> Self {
-        Ending {
-            subtype: ResultSubtype::Success,
-            is_error: false,
-            result,
-            terminal_reason,
-            errors: None,
-            api_error_status: None,
-            startup_failure_reason: None,
-        }
-    }
-
-    fn error(subtype: ResultSubtype, terminal_reason: TerminalReason, error: String) -> Self {
-        Ending {
-            subtype,
-            is_error: true,
-            result: None,
-            terminal_reason,
-            errors: Some(vec![error]),
-            api_error_status: None,
-            startup_failure_reason: None,
-        }
-    }
 }
 
 /// What a turn's result says, for each way it can end.
@@ -146,7 +104,7 @@ pub(super) fn finish(
             UserOrigin::Interrupted,
         ),
         Finish::ApiError(e) => {
-            emit_synthetic_error(ctx, &e.to_string(), e);
+            ctx.emitter.event(Event::ApiError(e));
             st.stop_reason = Some(StopReason::StopSequence.into());
         }
         _ => {}
@@ -173,56 +131,6 @@ pub(super) async fn finish_and_suggest(
         ctx.emitter.prompt_suggestion(s);
     }
     outcome
-}
-
-/// Usage as the SDKs type it (`NonNullableUsage`): the token counts plus the keys the
-/// Messages API always reports, filled with their neutral values where dcl has none.
-fn full_usage(u: &Usage) -> Usage {
-    let mut u = u.clone();
-    let defaults = [
-        (
-            "server_tool_use",
-            json!({"web_search_requests": 0, "web_fetch_requests": 0}),
-        ),
-        ("service_tier", json!("standard")),
-        (
-            "cache_creation",
-            json!({"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0}),
-        ),
-        ("inference_geo", json!("")),
-        ("iterations", json!([])),
-        ("speed", json!("standard")),
-    ];
-    for (k, v) in defaults {
-        u.extra.entry(k).or_insert(v);
-    }
-    u
-}
-
-/// The `error` field of the synthetic assistant line an API failure produces.
-fn synthetic_error_kind(e: &ModelError) -> AssistantError {
-    AssistantError::parse(e.assistant_error()).unwrap_or(AssistantError::Unknown)
-}
-
-fn emit_synthetic_error(ctx: &TurnContext, text: &str, e: &ModelError) {
-    ctx.emitter.emit(Message::Assistant(AssistantMessage {
-        message: AssistantPayload {
-            id: new_uuid(),
-            kind: "message".into(),
-            role: "assistant".into(),
-            model: "<synthetic>".into(),
-            content: vec![ContentBlock::text(text)],
-            stop_reason: Some(StopReason::StopSequence.into()),
-            stop_sequence: Some(String::new()),
-            usage: Some(full_usage(&Usage::default())),
-            extra: Extra::new(),
-        },
-        parent_tool_use_id: dcl_protocol::parent_tool_use_id_null(),
-        session_id: String::new(),
-        uuid: String::new(),
-        error: Some(synthetic_error_kind(e).into()),
-        extra: Extra::new(),
-    }));
 }
 
 /// Why the turn stopped, as typed events say it.
@@ -273,13 +181,6 @@ fn emit_result(core: &SessionCore, emitter: &Emitter, st: &TurnState, end: Endin
             errors: end.errors.clone().unwrap_or_default(),
         })
     });
-    let mut extra = Extra::new();
-    if let Some(d) = &st.deferred {
-        extra.insert("deferred_tool_use".into(), d.clone());
-    }
-    if let Some(o) = &st.origin {
-        extra.insert("origin".into(), o.clone());
-    }
     let (model, mode) = core
         .state
         .with(|s| (s.live.model.clone(), s.live.permission_mode));
@@ -299,32 +200,21 @@ fn emit_result(core: &SessionCore, emitter: &Emitter, st: &TurnState, end: Endin
         // The transcript recorder fills in what it was told the conversation excludes.
         excluded: Vec::new(),
     };
-    for frame in core.persistence.before_result(&saved) {
-        emitter.emit(frame);
-    }
-    let mut result = ResultMessage {
-        subtype: end.subtype.into(),
-        is_error: end.is_error,
+    emitter.store_frames(core.persistence.before_result(&saved));
+    emitter.event(Event::TurnResult(Box::new(TurnSummary {
+        ending: end,
         duration_ms: st.started.elapsed().as_millis() as u64,
         duration_api_ms: st.api_time.as_millis() as u64,
         num_turns: st.num_turns,
-        result: end.result,
         stop_reason: st.stop_reason.clone(),
-        session_id: String::new(),
         total_cost_usd: totals.cost_usd,
-        usage: full_usage(&st.usage),
-        model_usage: Default::default(),
+        usage: st.usage.clone(),
+        model_usage: totals.model_usage,
         permission_denials: st.denials.clone(),
-        terminal_reason: Some(end.terminal_reason.into()),
-        errors: end.errors,
         structured_output: st.structured.clone(),
-        api_error_status: Some(end.api_error_status.map_or(Value::Null, |s| json!(s))),
-        startup_failure_reason: end.startup_failure_reason.map(String::from),
-        uuid: None,
-        extra,
-    };
-    result.set_model_usage(totals.model_usage.iter().map(|(m, u)| (m.as_str(), u)));
-    emitter.event(Event::TurnResult(Box::new(result)));
+        deferred_tool_use: st.deferred.clone(),
+        origin: st.origin.clone(),
+    })));
 }
 
 /// A queued prompt cancelled before it started still gets its own result.
@@ -376,6 +266,7 @@ pub(crate) fn emit_startup_error(core: &SessionCore, error: StartupError) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn state() -> TurnState {
         let prompt = QueuedPrompt {

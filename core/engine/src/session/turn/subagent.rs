@@ -17,7 +17,7 @@ use super::{ToolSet, TurnContext, TurnKind, TurnState, TurnStop};
 use crate::agents::{AgentCatalog, AgentSpec, GENERAL_PURPOSE};
 use crate::session::QueuedPrompt;
 use crate::session::conversation::{Conversation, Entry, UserOrigin};
-use crate::session::emit::{TurnEmitter, new_uuid};
+use crate::session::emit::{Event, TurnEmitter, new_uuid};
 use crate::session::hooks::{self, HookScope};
 use crate::session::models;
 use crate::session::services::SessionCore;
@@ -306,10 +306,7 @@ async fn run_child(
     );
     if ctx.emitter.forwards_text() {
         // `forwardSubagentText`: the nested transcript starts with the subagent's prompt.
-        let mut shown =
-            dcl_protocol::UserMessage::new(dcl_protocol::MessageContent::Text(prompt.clone()));
-        shown.uuid = Some(new_uuid());
-        ctx.emitter.emit(dcl_protocol::Message::User(shown));
+        ctx.emitter.event(Event::SubagentPrompt { prompt: &prompt });
     }
     let model = ctx
         .model

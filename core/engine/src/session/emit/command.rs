@@ -1,6 +1,8 @@
 //! [`SessionCommand`]s as the messages the actor reads. The actor still takes host
 //! messages (the stream-json front end's); a command becomes the message that asks the
-//! same, so both front ends reach one set of handlers.
+//! same, so both front ends reach one set of handlers. Here, beside the lines dcl sends,
+//! because these are stream-json lines too (a prompt, dcl's own control requests, the
+//! answers to the host requests dcl sent): the wire is built in this module only.
 
 use dcl_events::{
     ContentBlock, ElicitationAction, ImageSource, McpCommand, PermissionDecision, SessionCommand,
@@ -8,12 +10,12 @@ use dcl_events::{
 use dcl_protocol::Message;
 use serde_json::{Map, Value, json};
 
-use super::emit::{Emitter, new_uuid};
+use super::{Emitter, new_uuid};
 
 /// The message that asks what `command` asks. `Interrupt` and `EndInput` go out of band
-/// ([`super::Session::command`]) and never reach here; if they do, they are the control
-/// request of the same name (`end_input` has none: `None`).
-pub(super) fn into_message(
+/// ([`crate::session::Session::command`]) and never reach here; if they do, they are the
+/// control request of the same name (`end_input` has none: `None`).
+pub(crate) fn into_message(
     command: SessionCommand,
     emitter: &Emitter,
 ) -> Result<Message, serde_json::Error> {
