@@ -6,7 +6,7 @@ Non-test means every line of `src/**/*.rs` except `#[cfg(test)]` modules (a
 and comments count: the budget is about how much there is to read.
 
 Budgets (docs/architecture.md "Where the shape goes next"): the engine keeps the session only, so it
-stays under 15,000 lines; the tools, policy and model live in their own crates.
+stays under its budget below; the tools, policy and model live in their own crates.
 
 Usage: python3 tests/crate_size.py            (check every budget)
        python3 tests/crate_size.py core/tools  (print one crate's count)

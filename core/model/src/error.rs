@@ -301,7 +301,8 @@ mod tests {
         }
     }
 
-    /// What `session::turn::emit_synthetic_error` computed by hand.
+    /// The `error` field of the synthetic assistant line dcl writes for a failed model call
+    /// (the engine's `session/emit` `Event::ApiError`).
     fn legacy_assistant_error(e: &ModelError) -> &'static str {
         match e {
             ModelError::Http {
