@@ -12,7 +12,8 @@ the target's dependency graph, by construction:
 
 - every `fn` and `static` declared in an `extern` block whose `#[link(name = "X", kind =
   "framework")]` names the framework, or, for a crate that names the framework once on an
-  empty block (core-foundation-sys), in every unattributed `extern` block of that crate;
+  empty block (core-foundation-sys), in every unattributed `extern` block of that crate —
+  also where a `macro_rules!` expands to that block, for the names its invocations pass;
 - frameworks a build script links (`cargo:rustc-link-lib=framework=X`) get a stub even when
   no Rust code declares a symbol of theirs: the C code that needs it is then reported by
   the linker as an undefined symbol, by name;
@@ -103,6 +104,31 @@ def extern_blocks(src: str) -> list[tuple[str | None, str]]:
     return blocks
 
 
+MACRO_RULES = re.compile(r"macro_rules!\s*([A-Za-z_][A-Za-z0-9_]*)\s*\{")
+
+
+def macro_symbols(src: str) -> tuple[dict[str, str], set[str]]:
+    """Symbols a `macro_rules!` of this file declares for its invocations: a macro whose
+    expansion is an extern block declaring `static $x` / `fn $x`, invoked as `name! { A =>
+    kSymbol, ... }` (security-framework-sys declares its key algorithms so). Returns the
+    extern blocks' framework attribute per macro (None: the crate's) and the symbols."""
+    found: set[str] = set()
+    owners: dict[str, str] = {}
+    for m in MACRO_RULES.finditer(src):
+        body = src[m.end() : block_end(src, m.end() - 1)]
+        for framework, block in extern_blocks(body):
+            for var in re.findall(r"\b(?:fn|static(?:\s+mut)?)\s+\$([A-Za-z_]\w*)", block):
+                # Where $var sits in the rule's pattern: after `=>` or before it.
+                after = re.search(r"=>\s*\$" + var + r":ident", body) is not None
+                for inv in re.finditer(re.escape(m.group(1)) + r"!\s*[{(\[]", src):
+                    args = src[inv.end() : block_end(src, inv.end() - 1) if src[inv.end() - 1] == "{" else len(src)]
+                    pairs = re.findall(r"([A-Za-z_]\w*)\s*=>\s*([A-Za-z_]\w*)", args)
+                    found.update(b if after else a for a, b in pairs)
+                if framework:
+                    owners[m.group(1)] = framework
+    return owners, found
+
+
 def crate_symbols(root: Path) -> tuple[dict[str, set[str]], set[str]]:
     """Symbols per framework declared in one crate's sources, and frameworks its build script links."""
     files = [p for p in root.rglob("*.rs") if "target" not in p.parts]
@@ -111,16 +137,23 @@ def crate_symbols(root: Path) -> tuple[dict[str, set[str]], set[str]]:
     for path in files:
         src = strip_comments(path.read_text(errors="replace"))
         blocks = extern_blocks(src)
-        parsed.append(blocks)
+        owners, macro_found = macro_symbols(src)
+        # A macro's own extern block without an attribute belongs to the crate's framework.
+        macro_owned = [(next(iter(owners.values()), None), macro_found)] if macro_found else []
+        parsed.append((blocks, macro_owned))
         for name, body in blocks:
             if name and not ITEM.search(body):
                 crate_framework = name
     symbols: dict[str, set[str]] = {}
-    for blocks in parsed:
+    for blocks, macro_owned in parsed:
         for name, body in blocks:
             owner = name or crate_framework
             if owner:
                 symbols.setdefault(owner, set()).update(ITEM.findall(body))
+        for name, found in macro_owned:
+            owner = name or crate_framework
+            if owner:
+                symbols.setdefault(owner, set()).update(found)
     linked: set[str] = set()
     build = root / "build.rs"
     if build.is_file():

@@ -54,16 +54,18 @@ class Target:
 
 ELF_X64 = r"ELF 64-bit LSB .*x86-64"
 ELF_ARM = r"ELF 64-bit LSB .*ARM aarch64"
+ELF_SO_X64 = r"ELF 64-bit LSB shared object, x86-64"
+ELF_SO_ARM = r"ELF 64-bit LSB shared object, ARM aarch64"
 TARGETS = {
-    HOST: Target("dcl", ELF_X64 + ".*static", ELF_X64 + ".*shared object", r"manylinux_2_(1[7-9]|2[0-9]|3[0-4])_x86_64|manylinux2014_x86_64",
+    HOST: Target("dcl", ELF_X64 + ".*static", ELF_SO_X64, r"manylinux_2_(1[7-9]|2[0-9]|3[0-4])_x86_64|manylinux2014_x86_64",
                  "linux-x64-gnu", "linux", "x64", "glibc", "linux-x86_64", "lib{}.so", True),
-    "x86_64-unknown-linux-gnu": Target("dcl", ELF_X64, ELF_X64 + ".*shared object", r"manylinux_2_(1[7-9]|2[0-8])_x86_64|manylinux2014_x86_64",
+    "x86_64-unknown-linux-gnu": Target("dcl", ELF_X64, ELF_SO_X64, r"manylinux_2_(1[7-9]|2[0-8])_x86_64|manylinux2014_x86_64",
                  "linux-x64-gnu", "linux", "x64", "glibc", "linux-x86_64", "lib{}.so", True),
-    "aarch64-unknown-linux-gnu": Target("dcl", ELF_ARM, ELF_ARM + ".*shared object", r"manylinux_2_(1[7-9]|2[0-8])_aarch64|manylinux2014_aarch64",
+    "aarch64-unknown-linux-gnu": Target("dcl", ELF_ARM, ELF_SO_ARM, r"manylinux_2_(1[7-9]|2[0-8])_aarch64|manylinux2014_aarch64",
                                         "linux-arm64-gnu", "linux", "arm64", "glibc", "linux-aarch64", "lib{}.so", True),
-    "x86_64-unknown-linux-musl": Target("dcl", ELF_X64 + ".*static", ELF_X64 + ".*shared object", r"musllinux_1_[0-2]_x86_64",
+    "x86_64-unknown-linux-musl": Target("dcl", ELF_X64 + ".*static", ELF_SO_X64, r"musllinux_1_[0-2]_x86_64",
                                         "linux-x64-musl", "linux", "x64", "musl", "linux-musl-x86_64", "lib{}.so", True),
-    "aarch64-unknown-linux-musl": Target("dcl", ELF_ARM + ".*static", ELF_ARM + ".*shared object", r"musllinux_1_[0-2]_aarch64",
+    "aarch64-unknown-linux-musl": Target("dcl", ELF_ARM + ".*static", ELF_SO_ARM, r"musllinux_1_[0-2]_aarch64",
                                          "linux-arm64-musl", "linux", "arm64", "musl", "linux-musl-aarch64", "lib{}.so", True),
     "x86_64-apple-darwin": Target("dcl", r"Mach-O 64-bit .*x86_64", r"Mach-O 64-bit .*x86_64.*dynamically linked shared library",
                                   r"macosx_1[0-9]_[0-9]+_x86_64", "darwin-x64", "darwin", "x64", None, "darwin-x86_64", "lib{}.dylib", True),
@@ -190,6 +192,9 @@ def present(dist: Path) -> list[str]:
 
 
 def version_of(dist: Path) -> str | None:
+    """The version the artifacts carry, from a wheel's or an npm package's file name."""
+    for p in sorted(dist.glob("**/dcl-*-cp39-abi3-*.whl")):
+        return p.name.split("-")[1]
     for p in sorted(dist.glob("**/dcl-agent-*.tgz")):
         m = re.search(r"-(\d+\.\d+\.\d+[^/]*)\.tgz$", p.name)
         if m:
@@ -206,7 +211,7 @@ def main() -> int:
     missing = [t for t in TARGETS if t not in found]
     c = Checker(dist, version or "?")
     if not version:
-        c.failed.append(f"no dcl-agent-*.tgz in {dist}: no version to check against")
+        c.failed.append(f"no wheel or npm package in {dist}: no version to check against")
     else:
         for triple in found:
             c.target(triple, TARGETS[triple])

@@ -39,19 +39,23 @@ public final class JarPlatforms {
           failed.add(what + ": the loader looks in native/" + dir + ", not native/" + p[3]);
           continue;
         }
-        if (jar.getEntry("native/" + dir + "/") == null && jar.getEntry("native/" + dir + "/" + p[4]) == null) {
+        String prefix = "native/" + dir + "/";
+        if (jar.stream().noneMatch(e -> e.getName().startsWith(prefix))) {
           System.out.println((all ? "FAIL " : "note ") + what + ": the jar has no native/" + dir + "/");
           if (all) {
             failed.add(what + ": no native/" + dir);
           }
           continue;
         }
+        int before = failed.size();
         for (String f : new String[] {p[4], p[4] + ".sha256", p[5], p[5] + ".sha256"}) {
-          if (jar.getEntry("native/" + dir + "/" + f) == null) {
-            failed.add(what + ": native/" + dir + "/" + f + " is missing");
+          if (jar.getEntry(prefix + f) == null) {
+            failed.add(what + ": " + prefix + f + " is missing");
           }
         }
-        System.out.println("ok   " + what + " -> native/" + dir + "/" + p[4]);
+        if (failed.size() == before) {
+          System.out.println("ok   " + what + " -> " + prefix + p[4]);
+        }
       }
     }
     for (String f : failed) {
