@@ -266,7 +266,10 @@ go_module() {
     cc="${CC:-cc}"
   fi
   local ldflags="-L$OUT/c"
-  [[ "$TRIPLE" == *apple* && "$MODE" == zig ]] && ldflags="$ldflags -F$stubs -L$stubs"
+  if [[ "$TRIPLE" == *apple* && "$MODE" == zig ]]; then
+    python3 "$ROOT/scripts/macos_stubs.py" "$stubs" --target "$TRIPLE" --go-root "$(go env GOROOT)" >/dev/null
+    ldflags="$ldflags -F$stubs -L$stubs"
+  fi
   # A test binary links (a package build alone does not): proof the module links libdcl.
   (cd "$ROOT/go" && CGO_ENABLED=1 GOOS="$goos" GOARCH="$goarch" CC="$cc" CGO_LDFLAGS="$ldflags" \
     GOFLAGS=-mod=mod go test -c -o "$CARGO_TARGET_DIR/go-$TRIPLE.test" .)

@@ -18,12 +18,14 @@ the target's dependency graph, by construction:
   no Rust code declares a symbol of theirs: the C code that needs it is then reported by
   the linker as an undefined symbol, by name;
 - libiconv, which libgit2's C code calls on Apple targets: the four functions of POSIX
-  <iconv.h>, under the names Apple's libiconv.2.dylib exports.
+  <iconv.h>, under the names Apple's libiconv.2.dylib exports;
+- with --go-root, the /usr/lib libraries Go's darwin runtime binds through
+  `//go:cgo_import_dynamic` (libresolv), for the Go module's cgo link.
 
 The stubs say the symbols exist; the binary binds them by name to the framework's install
 name (two-level namespace), as a binary linked against the real SDK does.
 
-    python3 scripts/macos_stubs.py <out dir> [--target aarch64-apple-darwin]
+    python3 scripts/macos_stubs.py <out dir> [--target aarch64-apple-darwin] [--go-root <GOROOT>]
 
 prints the directory to pass as `-F` and `-L`. Tests: tests/platforms/macos_stubs_test.py.
 """
@@ -193,13 +195,34 @@ def tbd(install_name: str, symbols: set[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_stubs(out: Path, frameworks: dict[str, set[str]]) -> None:
+GO_IMPORT = re.compile(r'^//go:cgo_import_dynamic\s+\S+\s+(\S+)\s+"([^"]+)"', re.M)
+
+
+def go_libraries(goroot: Path) -> dict[str, set[str]]:
+    """Libraries Go's own darwin code binds by `//go:cgo_import_dynamic` (libresolv for
+    the resolver), which a cgo program's external link then names (`-lresolv`): install
+    path -> symbols. libSystem is zig's own; frameworks are the Rust side's business."""
+    libs: dict[str, set[str]] = {}
+    for path in (goroot / "src").rglob("*darwin*.go"):
+        if path.name.endswith("_test.go"):
+            continue
+        for sym, lib in GO_IMPORT.findall(path.read_text(errors="replace")):
+            if lib.startswith("/usr/lib/") and "libSystem" not in lib:
+                libs.setdefault(lib, set()).add(sym)
+    return libs
+
+
+def write_stubs(out: Path, frameworks: dict[str, set[str]], libraries: dict[str, set[str]] | None = None) -> None:
     for name, symbols in sorted(frameworks.items()):
         fw = out / f"{name}.framework"
         fw.mkdir(parents=True, exist_ok=True)
         (fw / f"{name}.tbd").write_text(tbd(f"{FRAMEWORK_DIR}/{name}.framework/Versions/A/{name}", symbols))
     lib, install_name, funcs = ICONV
     (out / f"{lib}.tbd").write_text(tbd(install_name, set(funcs) | {"lib" + f for f in funcs}))
+    for install_name, symbols in sorted((libraries or {}).items()):
+        # /usr/lib/libresolv.9.dylib is what `-lresolv` finds as libresolv.tbd.
+        stem = Path(install_name).name.split(".")[0]
+        (out / f"{stem}.tbd").write_text(tbd(install_name, symbols))
 
 
 def collect(roots: list[Path]) -> dict[str, set[str]]:
@@ -218,12 +241,13 @@ def main() -> int:
     ap.add_argument("out", type=Path)
     ap.add_argument("--target", default="aarch64-apple-darwin")
     ap.add_argument("--manifest", type=Path, default=Path(__file__).resolve().parent.parent / "Cargo.toml")
+    ap.add_argument("--go-root", type=Path, help="also the libraries Go's darwin runtime binds (a cgo link)")
     args = ap.parse_args()
     if "apple-darwin" not in args.target:
         print(f"macos_stubs: {args.target} is not a macOS target", file=sys.stderr)
         return 2
     frameworks = collect(graph_roots(args.target, args.manifest))
-    write_stubs(args.out, frameworks)
+    write_stubs(args.out, frameworks, go_libraries(args.go_root) if args.go_root else None)
     counts = ", ".join(f"{k} {len(v)}" for k, v in sorted(frameworks.items()))
     print(f"macos_stubs: {args.out}: {counts}", file=sys.stderr)
     print(os.fspath(args.out))

@@ -25,7 +25,7 @@ pub fn is_session_id(id: &str) -> bool {
 }
 
 fn homes() -> Vec<PathBuf> {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let home = dcl_bridge::options::user_home(|k| std::env::var(k).ok());
     let mut out = Vec::new();
     match std::env::var_os("DCL_CONFIG_DIR") {
         Some(d) => out.push(PathBuf::from(d)),

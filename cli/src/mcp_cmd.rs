@@ -291,11 +291,11 @@ fn rendered(e: &clap::Error) -> String {
 
 /// dcl home, where sessions read the user's `mcp.json`: `DCL_CONFIG_DIR`, else `~/.dcl`.
 fn home_dir() -> Result<PathBuf, McpCmdError> {
-    let set = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
-    match (set("DCL_CONFIG_DIR"), set("HOME")) {
-        (Some(d), _) => Ok(PathBuf::from(d)),
-        (None, Some(h)) => Ok(PathBuf::from(h).join(".dcl")),
-        _ => Err(McpCmdError::NoHome),
+    match std::env::var_os("DCL_CONFIG_DIR").filter(|v| !v.is_empty()) {
+        Some(d) => Ok(PathBuf::from(d)),
+        None => dcl_store::home::user_home(|k| std::env::var(k).ok())
+            .map(|h| h.join(".dcl"))
+            .ok_or(McpCmdError::NoHome),
     }
 }
 
@@ -514,9 +514,7 @@ const NOT_APPROVED: &str = "⚠ not approved, not started (a project .mcp.json s
 /// (a health check runs the command), as a session would not start them.
 fn not_approved(servers: &BTreeMap<String, (ServerConfig, Scope)>, cwd: &Path) -> BTreeSet<String> {
     use dcl_bridge::options::{McpjsonDecision, Settings};
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from);
+    let home = dcl_store::home::user_home(|k| std::env::var(k).ok());
     let approval = match Settings::load(home.as_deref(), cwd, None, None) {
         Ok(settings) => settings.mcpjson_approval(),
         Err(e) => {

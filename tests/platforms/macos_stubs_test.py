@@ -64,6 +64,18 @@ class Collect(unittest.TestCase):
         got = stubs.collect([root])
         self.assertFalse(any("CFLookalike" in v for v in got.values()))
 
+    def test_go_runtime_libraries(self) -> None:
+        goroot = crate({
+            "src/internal/syscall/unix/net_darwin.go": '//go:cgo_import_dynamic libresolv_res_9_ninit res_9_ninit "/usr/lib/libresolv.9.dylib"\n'
+            '//go:cgo_import_dynamic libc_getpid getpid "/usr/lib/libSystem.B.dylib"\n',
+            "src/net/x_darwin_test.go": '//go:cgo_import_dynamic t_x res_9_test "/usr/lib/libresolv.9.dylib"\n',
+        })
+        libs = stubs.go_libraries(goroot)
+        self.assertEqual(libs, {"/usr/lib/libresolv.9.dylib": {"res_9_ninit"}})
+        out = Path(tempfile.mkdtemp())
+        stubs.write_stubs(out, {}, libs)
+        self.assertIn("install-name:    '/usr/lib/libresolv.9.dylib'", (out / "libresolv.tbd").read_text())
+
     def test_tbd_names_the_install_path_and_both_architectures(self) -> None:
         out = Path(tempfile.mkdtemp())
         stubs.write_stubs(out, {"Security": {"SecItemCopyMatching"}})

@@ -115,8 +115,19 @@ windows() {
   mkdir -p "$(dirname "$bash_exe")"
   x86_64-w64-mingw32-gcc -O2 -o "$bash_exe" "$ROOT/tests/platforms/fake_git_bash.c"
   local wbash="Z:${bash_exe//\//\\}"
-  expect "Bash through CLAUDE_CODE_GIT_BASH_PATH" "fake bash ran: echo via-git-bash" \
-    "$(CLAUDE_CODE_GIT_BASH_PATH="$wbash" tool Bash '{"command":"echo via-git-bash"}')"
+  # (dcl prefixes the command with its working-directory tracking, so the text bash.exe got
+  # ends with the command.)
+  local ran
+  ran="$(CLAUDE_CODE_GIT_BASH_PATH="$wbash" tool Bash '{"command":"echo via-git-bash"}')"
+  expect "Bash through CLAUDE_CODE_GIT_BASH_PATH" '"content":"fake bash ran: ' "$ran"
+  expect "the command reached Git Bash" 'echo via-git-bash","is_error":false' "$ran"
+  # Windows has no HOME: the session's home is the user profile (wine's C:\users\<name>),
+  # so the transcript is written and nothing warns of a missing home.
+  if [[ "$ran" == *"no home for transcripts"* ]]; then
+    fail "dcl.exe found no home (USERPROFILE) for its transcripts"
+  else
+    log "ok: the session's home is the user profile (transcripts written)"
+  fi
   # Containment: a process a command leaves behind ends with dcl.exe (its Job Object).
   # The twin first: started by the same bash.exe outside dcl, the sleeper outlives it.
   local token="dcl-smoke-$$-$RANDOM"

@@ -39,11 +39,9 @@ pub fn run(args: &Args, mut opts: SessionOptions) -> Result<ExitCode, TuiError> 
         .clone()
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_else(|| PathBuf::from("."));
-    let home = opts
-        .env
-        .get("HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+    let home = dcl_bridge::options::user_home(|k| {
+        opts.env.get(k).cloned().or_else(|| std::env::var(k).ok())
+    });
     let dcl_home = opts
         .env
         .get("DCL_CONFIG_DIR")

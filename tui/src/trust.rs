@@ -16,7 +16,7 @@ pub fn record_path(env: &BTreeMap<String, String>, qoder: bool) -> Option<PathBu
     };
     match env.get(var) {
         Some(dir) => Some(Path::new(dir).join(file)),
-        None => env.get("HOME").map(|h| Path::new(h).join(file)),
+        None => dcl_bridge::options::user_home(|k| env.get(k).cloned()).map(|h| h.join(file)),
     }
 }
 

@@ -185,6 +185,8 @@ pub struct SessionOptions {
 pub use dcl_policy::settings::read_flag_value;
 /// Whether a project `.mcp.json` server may start (`dcl mcp list|get` decide as a session does).
 pub use dcl_policy::settings::{McpjsonDecision, Settings};
+/// The user's home from an environment (`HOME`; the profile folder on Windows).
+pub use dcl_store::home::user_home;
 
 /// Keys and the environment carry secrets: `Debug` shows neither.
 impl std::fmt::Debug for SessionOptions {
@@ -292,6 +294,17 @@ impl SessionOptions {
     }
 
     fn resolve(mut self, explicit_dialect: bool) -> Result<Self, OptionsError> {
+        // Windows has no HOME of its own: the session's (its settings, transcripts,
+        // checkpoints, `~` in rules, and what tools get) is the user's profile folder.
+        if cfg!(windows)
+            && !self.env.contains_key("HOME")
+            && let Some(home) = dcl_store::home::user_home(|k| {
+                self.env.get(k).cloned().or_else(|| std::env::var(k).ok())
+            })
+        {
+            self.env
+                .insert("HOME".into(), home.to_string_lossy().into_owned());
+        }
         let env = &self.env;
         if !explicit_dialect && env.contains_key(env_vars::QODER_ENTRYPOINT) {
             self.dialect = Dialect::Qoder;

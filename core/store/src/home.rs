@@ -38,6 +38,26 @@ impl Dialect {
     }
 }
 
+/// The user's home directory from an environment: `HOME`; on Windows, which has no `HOME`
+/// of its own, `USERPROFILE`, else `HOMEDRIVE` + `HOMEPATH` — where the reference CLI's
+/// `os.homedir()` looks, so `~/.claude` is the same folder for both.
+pub fn user_home(env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    user_home_on(env, cfg!(windows))
+}
+
+/// [`user_home`] as on Windows (`windows`) or elsewhere, whatever this build's OS.
+pub fn user_home_on(env: impl Fn(&str) -> Option<String>, windows: bool) -> Option<PathBuf> {
+    if let Some(home) = non_empty(env("HOME")) {
+        return Some(PathBuf::from(home));
+    }
+    if !windows {
+        return None;
+    }
+    non_empty(env("USERPROFILE"))
+        .or_else(|| Some(non_empty(env("HOMEDRIVE"))? + &non_empty(env("HOMEPATH"))?))
+        .map(PathBuf::from)
+}
+
 /// dcl's own folder name, under the user's home and in a project.
 pub const DCL_FOLDER: &str = ".dcl";
 
@@ -69,7 +89,7 @@ impl Homes {
     ) -> Homes {
         let dialect = Dialect::from_env(&env);
         let absolute = |p: PathBuf| if p.is_absolute() { p } else { cwd.join(p) };
-        let user_home = non_empty(env("HOME")).map(PathBuf::from);
+        let user_home = user_home(&env);
 
         let explicit_dcl = data_dir
             .filter(|p| !p.as_os_str().is_empty())
@@ -171,6 +191,43 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         move |k| map.get(k).cloned()
+    }
+
+    #[test]
+    fn windows_home_is_the_user_profile_as_the_reference_finds_it() {
+        let profile = env(&[
+            ("USERPROFILE", r"C:\Users\ann"),
+            ("HOMEDRIVE", "D:"),
+            ("HOMEPATH", r"\x"),
+        ]);
+        assert_eq!(
+            user_home_on(&profile, true),
+            Some(PathBuf::from(r"C:\Users\ann"))
+        );
+        let drive = env(&[("HOMEDRIVE", "D:"), ("HOMEPATH", r"\Users\ann")]);
+        assert_eq!(
+            user_home_on(&drive, true),
+            Some(PathBuf::from(r"D:\Users\ann"))
+        );
+        // A HOME set on Windows (Git Bash, MSYS) still wins.
+        let both = env(&[("HOME", "/c/home"), ("USERPROFILE", r"C:\Users\ann")]);
+        assert_eq!(user_home_on(&both, true), Some(PathBuf::from("/c/home")));
+        assert_eq!(user_home_on(env(&[("HOMEDRIVE", "D:")]), true), None);
+    }
+
+    #[test]
+    fn elsewhere_only_home_names_the_home() {
+        let profile = env(&[
+            ("USERPROFILE", "/p"),
+            ("HOMEDRIVE", "D:"),
+            ("HOMEPATH", "/x"),
+        ]);
+        assert_eq!(user_home_on(&profile, false), None);
+        assert_eq!(user_home_on(env(&[("HOME", "")]), false), None);
+        assert_eq!(
+            user_home_on(env(&[("HOME", "/u")]), false),
+            Some(PathBuf::from("/u"))
+        );
     }
 
     #[test]

@@ -157,11 +157,9 @@ impl Policy {
         // Where the paths led when this call resolved them is what the tool will open:
         // it is judged as well, so a swap between resolution and decision cannot slip by.
         touched.extend(ctx.checked.resolved_aliases());
-        let home = ctx
-            .env
-            .get("HOME")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+        let home = dcl_store::home::user_home(|k| {
+            ctx.env.get(k).cloned().or_else(|| std::env::var(k).ok())
+        });
         // The rule kind follows the tool: only Bash input is read as a command line.
         let command = (rules::rule_kind(tool_name) == rules::RuleKind::Command)
             .then(|| input.get("command").and_then(Value::as_str))
