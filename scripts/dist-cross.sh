@@ -167,14 +167,14 @@ checksum() { # checksum <file>: <file>.sha256 as NativeBridge reads it
 VERSION="$(cargo metadata --no-deps --format-version 1 --offline --manifest-path "$ROOT/Cargo.toml" |
   python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "dcl-cli"))')"
 
-# The executable and the libraries wanted (addon, JNI, C) in one cargo run where they link
-# alike: the crates they share are compiled once, with one feature set. musl's libraries
+# The executable and the libraries (addon, JNI, C) in one cargo run where they link alike:
+# the crates they share are compiled once, with one feature set — and always all three, so
+# the executable every artifact carries is the same whichever subset --only asks for
+# (`--only dcl` alone builds just the executable, for the smoke tests). musl's libraries
 # link musl dynamically, so there they are a second run (cdylib below).
 LIBS_WITH_EXE=()
-if [[ "$TRIPLE" != *musl ]]; then
-  for a in npm:dcl-node jni:dcl-java c:dcl-c go:dcl-c; do
-    if [[ -z "$ONLY" || ",$ONLY," == *",${a%%:*},"* ]]; then LIBS_WITH_EXE+=(-p "${a#*:}"); fi
-  done
+if [[ "$TRIPLE" != *musl && "$ONLY" != dcl ]]; then
+  LIBS_WITH_EXE=(-p dcl-node -p dcl-java -p dcl-c)
 fi
 exe() {
   if [[ ${#LIBS_WITH_EXE[@]} -gt 0 ]]; then
@@ -271,8 +271,11 @@ go_module() {
     ldflags="$ldflags -F$stubs -L$stubs"
   fi
   # A test binary links (a package build alone does not): proof the module links libdcl.
+  # -w: no DWARF, else Go's macOS link runs dsymutil and `strip -S`, which only a Mac has.
+  local goldflags=()
+  [[ "$TRIPLE" == *apple* && "$MODE" == zig ]] && goldflags=(-ldflags=-w)
   (cd "$ROOT/go" && CGO_ENABLED=1 GOOS="$goos" GOARCH="$goarch" CC="$cc" CGO_LDFLAGS="$ldflags" \
-    GOFLAGS=-mod=mod go test -c -o "$CARGO_TARGET_DIR/go-$TRIPLE.test" .)
+    GOFLAGS=-mod=mod go test -c "${goldflags[@]}" -o "$CARGO_TARGET_DIR/go-$TRIPLE.test" .)
   local desc
   desc="$(file -b "$CARGO_TARGET_DIR/go-$TRIPLE.test")"
   [[ "$desc" =~ ${EXPECT%%.\*static} ]] || die "the Go test binary is not for $TRIPLE: $desc"

@@ -19,10 +19,12 @@
 #             (Debian's arm64 packages, unpacked) under qemu-aarch64-static: `import dcl`
 #             and one in-process query on the mock model through can_use_tool; the
 #             wheel's own dcl -v
+#   macos     the test binaries of dcl-sandbox, dcl-policy and dcl-store link for
+#             aarch64-apple-darwin and x86_64-apple-darwin (Mach-O; a Mac runs them)
 #   musl      dcl (x86_64-unknown-linux-musl): static; -v; print mode on the mock model with
 #             a Bash call; then in an empty root holding nothing but dcl itself
 #
-#   bash tests/platforms/smoke.sh [windows] [aarch64] [aarch64-gnu] [aarch64-python] [musl]
+#   bash tests/platforms/smoke.sh [windows] [aarch64] [aarch64-gnu] [aarch64-python] [macos] [musl]
 #                                                                          (default: all)
 #
 # Needs: wine (8+; for wine 8 a bcryptprimitives.dll stand-in is built into the test's own
@@ -37,7 +39,7 @@ WORK="$ROOT/tests/.work/platforms"
 export DIST_DIR="$WORK/dist"
 PROFILE="${SMOKE_PROFILE:-small}"
 STEPS=("$@")
-[[ ${#STEPS[@]} -gt 0 ]] || STEPS=(windows aarch64 aarch64-gnu aarch64-python musl)
+[[ ${#STEPS[@]} -gt 0 ]] || STEPS=(windows aarch64 aarch64-gnu aarch64-python macos musl)
 FAILED=0
 
 log() { printf '[smoke] %s\n' "$*"; }
@@ -279,6 +281,34 @@ musl() {
   fi
 }
 
+# macOS, from Linux: the platform crates' test binaries link for both architectures (against
+# scripts/macos_stubs.py's framework stubs); they cannot run here.
+macos() {
+  local t stubs
+  # cargo-zigbuild and zig from the venv scripts/dist-cross.sh keeps (made here if missing).
+  local zigenv="$ROOT/tests/.work/zigenv"
+  if ! command -v cargo-zigbuild >/dev/null; then
+    [[ -x "$zigenv/bin/cargo-zigbuild" ]] ||
+      { python3 -m venv "$zigenv" && "$zigenv/bin/pip" install -q ziglang cargo-zigbuild; }
+    export PATH="$zigenv/bin:$PATH"
+  fi
+  for t in aarch64-apple-darwin x86_64-apple-darwin; do
+    rustup target list --installed | grep -qx "$t" || rustup target add "$t"
+    stubs="$(python3 "$ROOT/scripts/macos_stubs.py" "${CARGO_TARGET_DIR:-$ROOT/target}/macos-stubs" --target "$t")"
+    local out
+    out="$(RUSTFLAGS="-C link-arg=-F$stubs -C link-arg=-L$stubs" cargo-zigbuild test --locked --no-run \
+      --target "$t" -p dcl-sandbox -p dcl-policy -p dcl-store --message-format=json 2>/dev/null |
+      python3 -c 'import json,sys; [print(m["executable"]) for m in map(json.loads, sys.stdin) if m.get("reason") == "compiler-artifact" and m.get("executable")]')"
+    [[ -n "$out" ]] || { fail "$t: no test binary linked"; continue; }
+    local exe n=0
+    while read -r exe; do
+      n=$((n + 1))
+      expect "$t test binary $(basename "$exe")" "Mach-O 64-bit" "$(file -b "$exe")"
+    done <<<"$out"
+    log "$t: $n test binaries linked"
+  done
+}
+
 t0=$SECONDS
 for s in "${STEPS[@]}"; do
   case "$s" in
@@ -286,6 +316,7 @@ for s in "${STEPS[@]}"; do
   aarch64) aarch64 ;;
   aarch64-gnu) aarch64_gnu ;;
   aarch64-python) aarch64_python ;;
+  macos) macos ;;
   musl) musl ;;
   *) fail "unknown step $s" ;;
   esac
