@@ -120,6 +120,16 @@ if [[ "$TRIPLE" == *windows-gnu && "$HOST" == *linux* ]]; then
   MODE=mingw
   command -v x86_64-w64-mingw32-gcc >/dev/null || die "x86_64-w64-mingw32-gcc is missing (apt-get install mingw-w64)"
   export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
+  # napi's build script for windows-gnu wants MinGW Node's libnode.dll to link the addon
+  # against. The addon resolves Node's functions at run time from the process that loads it
+  # (napi-sys's dyn-symbols), so it imports nothing from there: an empty DLL of that name
+  # satisfies the build script, and npm_package() checks no import of it is left, so the
+  # addon loads into the official node.exe.
+  libnode="$CARGO_TARGET_DIR/libnode-stub"
+  mkdir -p "$libnode"
+  [[ -f "$libnode/libnode.dll" ]] || printf 'int dcl_libnode_stub;\n' |
+    x86_64-w64-mingw32-gcc -shared -x c - -o "$libnode/libnode.dll"
+  export LIBNODE_PATH="$libnode"
 elif [[ "$TRIPLE" == *linux* || ("$TRIPLE" == *apple-darwin && "$HOST" != *apple-darwin) ]]; then
   MODE=zig
   zigbuild
@@ -200,7 +210,11 @@ cdylib() { # cdylib <package> <lib name>: the package's library as a cdylib, pri
 }
 
 wheel() {
-  # The executable rides in the wheel as dcl/_bin/dcl[.exe] (dcl.cli runs it).
+  # The executable rides in the wheel as dcl/_bin/dcl[.exe] (dcl.cli runs it). That folder is
+  # in the checkout, so builds of two targets at once take turns (flock) instead of packing
+  # each other's executable, or none.
+  exec 9>"$ROOT/python/.dist-wheel.lock"
+  flock 9
   local bin="$ROOT/python/src/dcl/_bin"
   rm -rf "$bin"
   mkdir -p "$bin"
@@ -213,6 +227,7 @@ wheel() {
     die "maturin failed for $TRIPLE"
   }
   rm -rf "$bin"
+  flock -u 9
 }
 
 npm_package() {
@@ -220,6 +235,13 @@ npm_package() {
   addon="$(cdylib dcl-node dcl_node)"
   rm -rf "$stage"
   mkdir -p "$stage/bin"
+  if [[ "$TRIPLE" == *windows* ]] && command -v x86_64-w64-mingw32-objdump >/dev/null; then
+    local imports
+    imports="$(x86_64-w64-mingw32-objdump -p "$addon" | sed -n 's/^\s*DLL Name: //p' | tr '\n' ' ')"
+    [[ "$imports" != *libnode* && "$imports" != *node.exe* ]] ||
+      die "the Windows addon imports from Node's own DLL ($imports): it would load into MinGW's Node only"
+    log "$TRIPLE: the addon imports only $imports"
+  fi
   install -m 0755 "$addon" "$stage/dcl-node.$NAPI.node"
   install -m 0755 "$OUT/$EXE" "$stage/bin/$EXE"
   python3 "$ROOT/scripts/npm_platform.py" "$NAPI" "$VERSION" "$stage"

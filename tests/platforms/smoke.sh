@@ -231,12 +231,13 @@ aarch64_python() {
   [[ -n "$ver" ]] || { fail "apt-cache names no python3.X this Debian ships"; return; }
   py="$root/usr/bin/python3.$ver"
   if [[ ! -x "$py" ]]; then
-    local debs="$WORK/arm64-debs" p
+    local debs="$WORK/arm64-debs" p out
     rm -rf "$debs" "$root" && mkdir -p "$debs" "$root"
     for p in $(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
       --no-replaces --no-enhances --no-pre-depends "python3.$ver-minimal:arm64" "libpython3.$ver-stdlib:arm64" |
       grep -v '^ ' | grep ':arm64$' | grep -vE '^(libc6|dpkg|tar|install-info|gcc-[0-9]+-base):'); do
-      (cd "$debs" && apt-get download "$p" >/dev/null) || { fail "apt-get download $p"; return; }
+      # (apt warns that root downloads unsandboxed into a folder _apt cannot write: harmless.)
+      out="$(cd "$debs" && apt-get download "$p" 2>&1)" || { fail "apt-get download $p: $out"; return; }
     done
     (cd "$debs" && apt-get download media-types >/dev/null 2>&1) || true
     for p in "$debs"/*.deb; do dpkg -x "$p" "$root"; done
