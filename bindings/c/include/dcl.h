@@ -282,7 +282,9 @@ void dcl_string_free(char *s);
 DclWaker *dcl_waker_new(void);
 
 /*
- The descriptor an event loop may watch for reading instead of [`dcl_waker_wait`].
+ The descriptor an event loop may watch for reading instead of [`dcl_waker_wait`]; -1 on
+ Windows (its wake-up is a socket, whose handle an `int` cannot hold: wait with
+ [`dcl_waker_wait`] there).
 
  # Safety
  `waker` live.

@@ -680,14 +680,26 @@ pub extern "C" fn dcl_waker_new() -> *mut DclWaker {
     }
 }
 
-/// The descriptor an event loop may watch for reading instead of [`dcl_waker_wait`].
+/// The descriptor an event loop may watch for reading instead of [`dcl_waker_wait`]; -1 on
+/// Windows (its wake-up is a socket, whose handle an `int` cannot hold: wait with
+/// [`dcl_waker_wait`] there).
 ///
 /// # Safety
 /// `waker` live.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn dcl_waker_fd(waker: *const DclWaker) -> i32 {
     // SAFETY: the caller passes a live waker or NULL.
-    unsafe { waker.as_ref() }.map_or(-1, |w| w.inner.fd())
+    unsafe { waker.as_ref() }.map_or(-1, |w| watchable_fd(&w.inner))
+}
+
+#[cfg(unix)]
+fn watchable_fd(waker: &dcl_bridge::host::Waker) -> i32 {
+    waker.fd()
+}
+
+#[cfg(not(unix))]
+fn watchable_fd(_waker: &dcl_bridge::host::Waker) -> i32 {
+    -1
 }
 
 /// Asks to be woken once: `key` comes out of [`dcl_waker_wait`] when the session has
@@ -727,17 +739,9 @@ pub unsafe extern "C" fn dcl_waker_wait(
             Err(p) => p.into_inner(),
         };
         if spill.is_empty() {
-            let mut fds = libc::pollfd {
-                fd: w.inner.fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            let timeout = i32::try_from(timeout_ms.max(-1)).unwrap_or(i32::MAX);
-            // SAFETY: one valid pollfd for the duration of the call.
-            let rc = unsafe { libc::poll(&mut fds, 1, timeout) };
-            if rc > 0 {
-                spill.extend(w.inner.take_ready());
-            }
+            // The bridge's own wait (a condition variable beside the socket): the same on
+            // every OS, where poll(2) on the socket would be Unix-only.
+            spill.extend(w.inner.wait_ready(millis(timeout_ms)));
         }
         let n = spill.len().min(cap);
         if n > 0 && !keys.is_null() {
