@@ -32,6 +32,8 @@ async def main(work: Path) -> int:
     kinds = []
     async for m in dcl.query(prompt=f"please FAKE_WRITE {target}", options=opts):
         kinds.append(type(m).__name__)
+        if type(m).__name__ == "UserMessage":
+            print(f"tool result: {getattr(m, 'content', m)!r}"[:600])
     print(f"messages: {kinds}; asked: {asked}; written: {target.is_file()}")
     ok = platform.machine() == "aarch64" and asked == ["Write"] and target.is_file() and "ResultMessage" in kinds
     print("aarch64 in-process query: " + ("ok" if ok else "FAILED"))

@@ -76,10 +76,15 @@ impl Waker {
         })
     }
 
-    /// The descriptor to watch for reading.
+    /// The descriptor to watch for reading (on Windows the socket's handle, which the
+    /// selector event loop's `add_reader` takes).
     #[getter]
-    fn fd(&self) -> i32 {
-        self.inner.fd()
+    fn fd(&self) -> i64 {
+        #[cfg(unix)]
+        return i64::from(self.inner.fd());
+        // A SOCKET is a u64 whose values stay far below i64::MAX.
+        #[cfg(not(unix))]
+        return i64::try_from(self.inner.fd()).unwrap_or(-1);
     }
 
     /// The keys made ready since the last call (and clears the descriptor).
