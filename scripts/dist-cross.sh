@@ -7,7 +7,8 @@
 #   dcl-agent-<napi platform>-<v>.tgz           npm @dcl/agent-<napi platform>: addon + bin/dcl
 #   java/<os>-<arch>/{lib,}dcl_java.* + dcl     the JNI library and executable, with .sha256 each,
 #                                               for the one jar scripts/dist.sh --all assembles
-#   c/{libdcl.so|libdcl.dylib|dcl.dll, dcl.h}   the C library and its header (+ dcl.dll.a on Windows)
+#   c/{libdcl.so|libdcl.dylib|dcl.dll, dcl.h}   the C library and its header (+ libdcl.dll.a,
+#                                               the import library, on Windows)
 #   go.ok                                       Linux and macOS: the Go module built with cgo
 #                                               against c/ (`go vet` + `go build` for the target)
 #
@@ -266,7 +267,7 @@ c_library() {
   mkdir -p "$OUT/c"
   install -m 0755 "$lib" "$OUT/c/$(so dcl)"
   # mingw writes the import library a Windows linker needs beside the DLL.
-  [[ -f "$OUTDIR/dcl.dll.a" ]] && install -m 0644 "$OUTDIR/dcl.dll.a" "$OUT/c/dcl.dll.a"
+  if [[ -f "$OUTDIR/libdcl.dll.a" ]]; then install -m 0644 "$OUTDIR/libdcl.dll.a" "$OUT/c/libdcl.dll.a"; fi
   install -m 0644 "$ROOT/bindings/c/include/dcl.h" "$OUT/c/dcl.h"
 }
 
