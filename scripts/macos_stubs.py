@@ -40,6 +40,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+# The project's Rust lexer (comments nested, raw strings, char literals), shared with the
+# layering checks.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from rust_source import strip_comments  # noqa: E402
+
 # Frameworks and libraries are loaded from these paths on every macOS release dcl supports.
 FRAMEWORK_DIR = "/System/Library/Frameworks"
 ICONV = ("libiconv", "/usr/lib/libiconv.2.dylib", ["iconv", "iconv_open", "iconv_close", "iconvctl"])
@@ -50,36 +55,6 @@ LINK_ATTR = re.compile(r'link\s*\(\s*name\s*=\s*"(?P<name>[A-Za-z0-9_]+)"\s*,\s*
 EXTERN = re.compile(r'(?:unsafe\s+)?extern\s*(?:"(?:C|system)")?\s*\{')
 ITEM = re.compile(r"\b(?:fn|static(?:\s+mut)?)\s+([A-Za-z_][A-Za-z0-9_]*)")
 BUILD_LINK = re.compile(r"rustc-link-lib=framework=([A-Za-z0-9_]+)")
-
-
-def strip_comments(src: str) -> str:
-    """Removes // and /* */ comments (nested, as Rust allows), keeping string literals."""
-    out: list[str] = []
-    i, n, depth = 0, len(src), 0
-    while i < n:
-        if depth:
-            if src.startswith("/*", i):
-                depth, i = depth + 1, i + 2
-            elif src.startswith("*/", i):
-                depth, i = depth - 1, i + 2
-            else:
-                i += 1
-            continue
-        if src.startswith("/*", i):
-            depth, i = 1, i + 2
-        elif src.startswith("//", i):
-            j = src.find("\n", i)
-            i = n if j < 0 else j
-        elif src[i] == '"':
-            j = i + 1
-            while j < n and src[j] != '"':
-                j += 2 if src[j] == "\\" else 1
-            out.append(src[i : j + 1])
-            i = j + 1
-        else:
-            out.append(src[i])
-            i += 1
-    return "".join(out)
 
 
 def block_end(src: str, open_brace: int) -> int:

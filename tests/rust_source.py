@@ -1,5 +1,6 @@
 """Reading Rust source for the layering checks (tests/typed_errors.py,
-tests/module_cycles.py, tests/hook_names.py, tests/wire_in_emit.py): comments, literals
+tests/module_cycles.py, tests/hook_names.py, tests/wire_in_emit.py) and the macOS link
+stubs (scripts/macos_stubs.py): comments, literals
 and test-only items blanked to spaces of the same length, newlines kept, so what is left
 is code and line numbers still hold; and the string literals of code, for the checks
 that look for a spelling. A small lexer rather than a Rust parser: the checks only need
@@ -14,24 +15,39 @@ def blank(text: str, start: int, end: int) -> str:
     return text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
 
 
-def strip_comments_and_strings(text: str) -> str:
-    """Blanks comments and string/char literals (same length, newlines kept)."""
+def comment_end(text: str, i: int) -> int | None:
+    """Where the comment starting at `i` ends (`//` to the line's end, `/* */` nested as
+    Rust nests them); None when no comment starts there."""
+    if text.startswith("//", i):
+        end = text.find("\n", i)
+        return len(text) if end < 0 else end
+    if not text.startswith("/*", i):
+        return None
+    depth, j = 1, i + 2
+    while j < len(text) and depth:
+        if text.startswith("/*", j):
+            depth, j = depth + 1, j + 2
+        elif text.startswith("*/", j):
+            depth, j = depth - 1, j + 2
+        else:
+            j += 1
+    return j
+
+
+def strip_comments(text: str) -> str:
+    """Blanks comments only (same length, newlines kept): literals stay readable."""
+    return strip_comments_and_strings(text, literals=False)
+
+
+def strip_comments_and_strings(text: str, literals: bool = True) -> str:
+    """Blanks comments and string/char literals (same length, newlines kept); with
+    `literals=False`, comments only."""
     out, i, n = [], 0, len(text)
     while i < n:
         c = text[i]
         j = i
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-        elif text.startswith("/*", i):
-            depth, j = 1, i + 2
-            while j < n and depth:
-                if text.startswith("/*", j):
-                    depth, j = depth + 1, j + 2
-                elif text.startswith("*/", j):
-                    depth, j = depth - 1, j + 2
-                else:
-                    j += 1
+        if (end := comment_end(text, i)) is not None:
+            j = end
         elif c in "rb" and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")) and (
             m := re.match(r'(?:br|r|b)(#*)"', text[i:])
         ):
@@ -54,8 +70,11 @@ def strip_comments_and_strings(text: str) -> str:
         if j == i:
             out.append(c)
             i += 1
-        else:
+        elif literals or comment_end(text, i) is not None:
             out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        else:
+            out.append(text[i:j])
             i = j
     return "".join(out)
 
@@ -98,19 +117,8 @@ def string_literals(text: str):
         # A blanked stretch: a comment, a char or a string literal. A comment is skipped
         # to its end: its spaces are the same in both texts, and a quote after one is
         # still comment.
-        if text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        if text.startswith("/*", i):
-            depth, i = 1, i + 2
-            while i < n and depth:
-                if text.startswith("/*", i):
-                    depth, i = depth + 1, i + 2
-                elif text.startswith("*/", i):
-                    depth, i = depth - 1, i + 2
-                else:
-                    i += 1
+        if (end := comment_end(text, i)) is not None:
+            i = end
             continue
         m = LITERAL.match(text, i)
         if m:
