@@ -6,6 +6,8 @@
 3. claude-agent-sdk's query() driving the wheel's `dcl` (cli_path) with the same callback.
 
     python python_checks.py <expected-version> <work-dir>
+
+tests/platforms/aarch64_query.py imports `check_inprocess` for the aarch64 wheel under qemu.
 """
 
 from __future__ import annotations
@@ -17,20 +19,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-VERSION, WORK = sys.argv[1], Path(sys.argv[2])
-
 
 def fail(msg: str) -> None:
     sys.exit(f"python check FAILED: {msg}")
 
 
-def check_console_script() -> str:
+def check_console_script(version: str) -> str:
     exe = shutil.which("dcl")
     venv_bin = Path(sys.executable).parent
     if exe is None or Path(exe).parent != venv_bin:
         fail(f"`dcl` on PATH is {exe!r}, not the venv's console script in {venv_bin}")
     out = subprocess.run([exe, "-v"], capture_output=True, text=True, timeout=60)
-    if out.returncode != 0 or f"(dcl {VERSION})" not in out.stdout:
+    if out.returncode != 0 or f"(dcl {version})" not in out.stdout:
         fail(f"`dcl -v` gave {out.returncode}: {out.stdout!r} {out.stderr!r}")
     import dcl.cli
 
@@ -53,14 +53,16 @@ async def check_inprocess(cwd: Path) -> None:
     target = cwd / "inprocess.txt"
     opts = dcl.Options(model="mock-model", cwd=str(cwd), can_use_tool=can_use_tool,
                        permission_mode="default", env={"HOME": str(cwd.parent / "home")})
-    results = []
+    results, tool_results = [], []
     async for m in dcl.query(prompt=f"please FAKE_WRITE {target}", options=opts):
         if type(m).__name__ == "ResultMessage":
             results.append(m)
+        elif type(m).__name__ == "UserMessage":
+            tool_results.append(getattr(m, "content", m))
     if asked != ["Write"]:
         fail(f"dcl.query: can_use_tool saw {asked}, not one Write")
     if not target.is_file():
-        fail("dcl.query: the Write was allowed but the file is not there")
+        fail(f"dcl.query: the Write was allowed but the file is not there; the tool said {tool_results!r}"[:2000])
     if len(results) != 1 or results[0].is_error:
         fail(f"dcl.query: results {results!r}")
     print(f"ok: dcl.query in-process, can_use_tool allowed Write, {target.name} written")
@@ -96,14 +98,16 @@ async def check_claude_sdk(exe: str, cwd: Path) -> None:
 
 
 def main() -> None:
+    version, work = sys.argv[1], Path(sys.argv[2])
     for name in ("CARGO_TARGET_DIR", "DCL_BIN", "DCL_CLI_PATH"):
         if name in os.environ:
             fail(f"{name} is set in the user environment")
-    exe = check_console_script()
+    exe = check_console_script(version)
     for sub in ("inprocess", "claude", "home"):
-        (WORK / sub).mkdir(parents=True, exist_ok=True)
-    asyncio.run(check_inprocess(WORK / "inprocess"))
-    asyncio.run(check_claude_sdk(exe, WORK / "claude"))
+        (work / sub).mkdir(parents=True, exist_ok=True)
+    asyncio.run(check_inprocess(work / "inprocess"))
+    asyncio.run(check_claude_sdk(exe, work / "claude"))
 
 
-main()
+if __name__ == "__main__":
+    main()

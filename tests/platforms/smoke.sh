@@ -250,7 +250,7 @@ aarch64_python() {
   chmod +x "$site/dcl/_bin/dcl"
   expect "the wheel's dcl -v under qemu" "0." "$("$qemu" -L / "$site/dcl/_bin/dcl" -v 2>&1)"
   expect "import dcl + one in-process query on aarch64 Python" "aarch64 in-process query: ok" \
-    "$(cd "$home" && HOME="$home" PYTHONPATH="$site" timeout 300 "$qemu" -L "$root" "$py" \
+    "$(cd "$home" && HOME="$home" PYTHONPATH="$site:$ROOT/tests/install" timeout 300 "$qemu" -L "$root" "$py" \
       "$ROOT/tests/platforms/aarch64_query.py" "$home" 2>&1 || true)"
 }
 
